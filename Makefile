@@ -1,0 +1,102 @@
+# harness: build, test, install. GNU make.
+
+VERSION := 0.1.0
+COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+
+PKGS := libseccomp libcap libcurl libcjson libarchive openssl
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CC ?= cc
+OPT ?= -O2 -g
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
+	-Wold-style-definition -Wwrite-strings -Wpointer-arith -Wundef -Wvla -Wimplicit-fallthrough \
+	-Wmissing-declarations -Wredundant-decls -Wnested-externs -Wno-format-truncation
+CFLAGS += -std=gnu11 $(OPT) $(WARN) -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
+	-DHX_VERSION='"$(VERSION)"' -DHX_COMMIT='"$(COMMIT)"' $(PKG_CFLAGS)
+LDLIBS += $(PKG_LIBS) -lm
+
+BUILD ?= build
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+LIB_SRC := $(filter-out harness/main.c,$(wildcard harness/*.c)) $(wildcard cgroups/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+HELPER_SRC := $(wildcard tests/helpers/*.c)
+HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
+SOURCES := $(wildcard harness/*.[ch] cgroups/*.[ch] tests/unit/*.[ch] tests/helpers/*.c)
+
+.PHONY: all test unit integration guest asan install deps format format-check run clean
+
+# The binary is bin/harness: ./harness is the folder of its sources.
+all: bin/harness
+
+bin/harness: $(BUILD)/harness/main.o $(BUILD)/libharness.a
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/libharness.a: $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+# The commit is baked into main.o only, so a new commit relinks nothing else.
+$(BUILD)/harness/main.o: .git-commit
+.git-commit: FORCE
+	@echo '$(COMMIT)' | cmp -s - $@ || echo '$(COMMIT)' > $@
+FORCE:
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libharness.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libharness.a $(LDFLAGS) $(LDLIBS) -lcmocka
+
+$(BUILD)/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -static -o $@ $< || $(CC) $(CFLAGS) -o $@ $<
+
+-include $(LIB_OBJ:.o=.d) $(BUILD)/harness/main.d
+
+# The README's test command: unit tests, integration tests on this host, the cgroup v2 guest tests.
+test: bin/harness $(UNIT_BIN) $(HELPER_BIN)
+	tests/run.sh --build $(BUILD) all
+
+unit: $(UNIT_BIN)
+	tests/run.sh --build $(BUILD) unit
+
+integration: bin/harness $(HELPER_BIN)
+	tests/run.sh --build $(BUILD) integration
+
+guest: bin/harness $(HELPER_BIN)
+	tests/run.sh --build $(BUILD) guest
+
+# ASan + UBSan build of the library, running the unit tests.
+asan:
+	$(MAKE) BUILD=build-asan OPT='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
+		LDFLAGS='-fsanitize=address,undefined' unit
+
+install: bin/harness
+	install -D -m 0755 bin/harness $(DESTDIR)$(PREFIX)/bin/harness
+	install -d $(DESTDIR)$(PREFIX)/share/harness
+	cp -R images scenarios $(DESTDIR)$(PREFIX)/share/harness/
+
+deps:
+	@ci/deps.sh
+
+format:
+	clang-format -i $(SOURCES)
+
+format-check:
+	clang-format --dry-run --Werror $(SOURCES)
+
+# The main job: everything a fresh machine needs, then the default suite.
+run: deps all
+	bin/harness doctor
+	bin/harness run
+
+clean:
+	rm -rf $(BUILD) build-asan bin .git-commit

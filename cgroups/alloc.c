@@ -1,0 +1,132 @@
+/* Topology-aware CPU allocation: disjoint, whole-core-first CPU sets for sut, client, fixture, noise. */
+#include "alloc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const cg_slice_names[CG_NR_SLICES] = {"sut", "client", "fixture", "noise"};
+
+void cg_usable_cpus(const struct cg_topo *t, const struct cg_cpus *cpuset, const struct cg_cpus *affinity,
+		    struct cg_cpus *ret)
+{
+	*ret = t->online;
+	if (cpuset)
+		cg_cpus_and(ret, cpuset);
+	if (affinity)
+		cg_cpus_and(ret, affinity);
+}
+
+/*
+ * Lower is better: the order in which a slice takes free CPUs. The tiers, worst first: a core whose
+ * other threads belong to another slice; a second thread of a core nobody holds yet; a sibling on a
+ * core this slice already holds; CPU 0; another NUMA node than the slice's.
+ */
+static long alloc_rank(const struct cg_topo *t, const struct cg_cpus *usable, const struct cg_cpus *free_,
+		       const struct cg_cpus *own_cores, enum cg_slice slice, int node, int cpu)
+{
+	const struct cg_cpu_info *c = &t->cpu[cpu];
+	struct cg_cpus core, others, core_free;
+	long rank = 0;
+
+	cg_topo_core_cpus(t, cpu, &core);
+	cg_cpus_and(&core, usable);
+	others = core;
+	cg_cpus_andnot(&others, free_);
+	cg_cpus_andnot(&others, own_cores);
+	core_free = core;
+	cg_cpus_and(&core_free, free_);
+	if (!cg_cpus_empty(&others))
+		rank += 1L << 40;
+	else if (cg_cpus_test(own_cores, (unsigned)cpu))
+		rank += 1L << 34;
+	else if (cg_cpus_next(&core_free, 0) != cpu)
+		rank += 1L << 36;
+	if (cpu == 0)
+		rank += 1L << 32;
+	if (node >= 0 && c->node != node)
+		rank += 1L << 28;
+	if (slice == CG_SLICE_SUT && cg_cpus_test(&t->isolated, (unsigned)cpu))
+		rank -= 1L << 24;
+	return rank + (long)c->core_idx * 64 + c->smt_rank;
+}
+
+/* The node with the most free CPUs, if it can hold n of them on its own; -1 when none can. */
+static int alloc_pick_node(const struct cg_topo *t, const struct cg_cpus *free_, unsigned n)
+{
+	unsigned nfree[CG_MAX_CPUS] = {0};
+	int best = -1;
+
+	CG_CPUS_FOREACH(cpu, free_)
+	nfree[t->cpu[cpu].node]++;
+	for (int node = 0; node < CG_MAX_CPUS; node++)
+		if (nfree[node] >= n && (best < 0 || nfree[node] > nfree[best]))
+			best = node;
+	return best;
+}
+
+static void alloc_one(const struct cg_topo *t, const struct cg_cpus *usable, struct cg_cpus *free_,
+		      enum cg_slice slice, unsigned n, struct cg_alloc *a)
+{
+	struct cg_cpus own_cores = {0};
+	int node = alloc_pick_node(t, free_, n);
+
+	for (unsigned i = 0; i < n; i++) {
+		long best_rank = 0;
+		int best = -1;
+
+		CG_CPUS_FOREACH(cpu, free_)
+		{
+			long r = alloc_rank(t, usable, free_, &own_cores, slice, node, cpu);
+
+			if (best < 0 || r < best_rank) {
+				best = cpu;
+				best_rank = r;
+			}
+		}
+		if (best < 0)
+			return;
+		cg_cpus_set(&a->cpus[slice], (unsigned)best);
+		cg_cpus_set(&a->mems[slice], (unsigned)t->cpu[best].node);
+		cg_cpus_clear(free_, (unsigned)best);
+		{
+			struct cg_cpus core;
+
+			cg_topo_core_cpus(t, best, &core);
+			cg_cpus_or(&own_cores, &core);
+		}
+	}
+}
+
+int cg_alloc_cpus(const struct cg_topo *t, const struct cg_cpus *usable, const unsigned want[CG_NR_SLICES],
+		  struct cg_alloc *ret, struct hx_err *err)
+{
+	struct cg_alloc a = {0};
+	struct cg_cpus free_ = *usable;
+	unsigned total = 0, have = cg_cpus_count(usable);
+
+	for (int s = 0; s < CG_NR_SLICES; s++)
+		total += want[s];
+	if (total > have) {
+		unsigned others = total - want[CG_SLICE_SUT];
+
+		if (have < 2)
+			return hx_fail(err, HX_EXIT_HOST, ERANGE,
+				       "this host has %u usable CPU: pinned mode needs one for the runtime and one for "
+				       "the client (use --mode quota or --mode none)",
+				       have);
+		if (others < have)
+			return hx_fail(err, HX_EXIT_HOST, ERANGE,
+				       "this host has %u usable CPUs: pinned mode can give the runtime %u and the "
+				       "others %u (try --cpus %u, or --mode quota)",
+				       have, have - others, others, have - others);
+		return hx_fail(err, HX_EXIT_HOST, ERANGE,
+			       "this host has %u usable CPUs: pinned mode can give the runtime %u and the client %u "
+			       "(try --cpus %u --client-cpus %u, or --mode quota)",
+			       have, have - have / 2, have / 2, have - have / 2, have / 2);
+	}
+	for (int s = 0; s < CG_NR_SLICES; s++)
+		alloc_one(t, usable, &free_, (enum cg_slice)s, want[s], &a);
+	*ret = a;
+	return 0;
+}

@@ -1,0 +1,595 @@
+/* The cgroup front API: run trees, slices, spawning into a slice, stats, teardown and gc. */
+#include "cg.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../harness/cleanup.h"
+#include "../harness/util.h"
+#include "cg_internal.h"
+
+const struct cg_file_def cg_files[CG_NR_FILES] = {
+	[CG_F_CPUS] = {"CPU set", CG_CTRL_CPUSET, "cpuset.cpus", "cpuset.cpus"},
+	[CG_F_MEMS] = {"memory node set", CG_CTRL_CPUSET, "cpuset.mems", "cpuset.mems"},
+	[CG_F_CPU_QUOTA] = {"CPU quota", CG_CTRL_CPU, "cpu.max", "cpu.cfs_quota_us"},
+	[CG_F_CPU_PERIOD] = {"CPU quota period", CG_CTRL_CPU, NULL, "cpu.cfs_period_us"},
+	[CG_F_MEMORY_MAX] = {"memory limit", CG_CTRL_MEMORY, "memory.max", "memory.limit_in_bytes"},
+	[CG_F_SWAP_MAX] = {"swap limit", CG_CTRL_MEMORY, "memory.swap.max", "memory.memsw.limit_in_bytes"},
+	[CG_F_PIDS_MAX] = {"process limit", CG_CTRL_PIDS, "pids.max", "pids.max"},
+	[CG_F_CPU_STAT] = {"CPU statistics", CG_CTRL_CPU, "cpu.stat", "cpu.stat"},
+	[CG_F_CPU_USER] = {"user CPU time", CG_CTRL_CPUACCT, NULL, "cpuacct.usage_user"},
+	[CG_F_CPU_SYSTEM] = {"system CPU time", CG_CTRL_CPUACCT, NULL, "cpuacct.usage_sys"},
+	[CG_F_MEMORY_CURRENT] = {"memory usage", CG_CTRL_MEMORY, "memory.current", "memory.usage_in_bytes"},
+	[CG_F_MEMORY_PEAK] = {"peak memory", CG_CTRL_MEMORY, "memory.peak", "memory.max_usage_in_bytes"},
+	[CG_F_MEMORY_EVENTS] = {"OOM events", CG_CTRL_MEMORY, "memory.events", "memory.oom_control"},
+	[CG_F_PIDS_CURRENT] = {"process count", CG_CTRL_PIDS, "pids.current", "pids.current"},
+	[CG_F_PIDS_PEAK] = {"peak process count", CG_CTRL_PIDS, "pids.peak", "pids.peak"},
+};
+
+const char *const cg_stat_names[CG_NR_STATS] = {
+	"cpu_user_usec",	"cpu_system_usec", "nr_periods", "nr_throttled", "throttled_usec",
+	"memory_current_bytes", "memory_peak_bytes", "oom",	 "oom_kill",	 "pids_current",
+	"pids_peak",
+};
+const char *const cg_psi_names[CG_NR_PSI] = {"cpu", "memory", "io"};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int cg_path(const struct cg_tree *t, const char *base, int slice, const char *file, char *buf, size_t len,
+	    struct hx_err *err)
+{
+	int n = snprintf(buf, len, "%s/%s%s%s%s%s", base, t->run_id, slice >= 0 ? "/" : "",
+			 slice >= 0 ? cg_slice_names[slice] : "", file ? "/" : "", file ? file : "");
+
+	if (n < 0 || (size_t)n >= len)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENAMETOOLONG, "cgroup path too long under %s", base);
+	return 0;
+}
+
+int cg_file_path(const struct cg_tree *t, int slice, enum cg_file f, char *buf, size_t len,
+		 struct hx_err *err)
+{
+	const struct cg_file_def *d = &cg_files[f];
+	bool v2 = t->be == &cg_backend_v2;
+	const char *name = v2 ? d->v2 : d->v1;
+	const char *base = v2 ? t->ubase : t->base[d->ctrl];
+
+	if (!name || !base[0])
+		return hx_fail(err, HX_EXIT_HOST, ENOTSUP,
+			       "this host's %s backend has no %s (the %s controller is not available to harness)",
+			       t->be->name, d->what, cg_ctrl_names[d->ctrl]);
+	if (cg_path(t, base, slice, name, buf, len, err) < 0)
+		return -err->errnum;
+	if (!util_exists(buf))
+		return hx_fail(err, HX_EXIT_HOST, ENOTSUP, "this kernel has no %s (%s is missing)", d->what, buf);
+	return 0;
+}
+
+int cg_write_file(const struct cg_tree *t, int slice, enum cg_file f, const char *value, struct hx_err *err)
+{
+	char path[PATH_MAX];
+
+	if (cg_file_path(t, slice, f, path, sizeof(path), err) < 0)
+		return -err->errnum;
+	return util_write_file(path, value, err);
+}
+
+int cg_read_file(const struct cg_tree *t, int slice, enum cg_file f, char **ret)
+{
+	struct hx_err err = {0};
+	char path[PATH_MAX];
+
+	if (cg_file_path(t, slice, f, path, sizeof(path), &err) < 0)
+		return -ENOENT;
+	if (util_read_file(path, ret, NULL, &err) < 0)
+		return -err.errnum;
+	return 0;
+}
+
+int cg_move_pid(const char *dir, pid_t pid, struct hx_err *err)
+{
+	char path[PATH_MAX], val[32];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(val, sizeof(val), "%d", (int)pid);
+	return util_write_file(path, val, err);
+}
+
+int cg_rmdir(const char *path)
+{
+	for (int i = 0; i < 2000; i++) {
+		if (rmdir(path) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -errno;
+		usleep(500);
+	}
+	return -EBUSY;
+}
+
+void cg_stat_set(struct cg_stats *st, enum cg_stat k, uint64_t v)
+{
+	st->v[k] = v;
+	st->have[k] = true;
+}
+
+/* "some avg10=0.00 avg60=0.00 avg300=0.00 total=123\nfull avg10=... total=..." */
+void cg_read_psi(const char *dir, struct cg_stats *st)
+{
+	for (int r = 0; r < CG_NR_PSI; r++) {
+		struct hx_err err = {0};
+		char path[PATH_MAX];
+		_cleanup_free_ char *text = NULL;
+		struct cg_psi *p = &st->psi[r];
+		const char *full;
+		unsigned long long total;
+
+		snprintf(path, sizeof(path), "%s/%s.pressure", dir, cg_psi_names[r]);
+		if (util_read_file(path, &text, NULL, &err) < 0)
+			continue;
+		if (sscanf(text, "some avg10=%lf avg60=%*f avg300=%*f total=%llu", &p->some_avg10, &total) != 2)
+			continue;
+		p->some_total_usec = total;
+		p->have = true;
+		full = strstr(text, "full ");
+		if (full && sscanf(full, "full avg10=%lf avg60=%*f avg300=%*f total=%llu", &p->full_avg10,
+				   &total) == 2) {
+			p->full_total_usec = total;
+			p->have_full = true;
+		}
+	}
+}
+
+/* Field 22 of /proc/PID/stat: start time in clock ticks since boot. */
+static int proc_start_time(pid_t pid, unsigned long long *ret)
+{
+	struct hx_err err = {0};
+	char path[64];
+	_cleanup_free_ char *text = NULL;
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (util_read_file(path, &text, NULL, &err) < 0)
+		return -err.errnum;
+	p = strrchr(text, ')'); /* the command name may hold spaces and parentheses */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+			 ret) != 1)
+		return -EINVAL;
+	return 0;
+}
+
+int cg_run_id(char *buf, size_t len, struct hx_err *err)
+{
+	unsigned long long start;
+	int r = proc_start_time(getpid(), &start);
+
+	if (r < 0)
+		return hx_fail(err, HX_EXIT_INTERNAL, -r, "cannot read our own start time from /proc/self/stat");
+	snprintf(buf, len, "harness-%d-%llu", (int)getpid(), start);
+	return 0;
+}
+
+static int tree_bases(struct cg_tree *t, const char *root_override, struct hx_err *err)
+{
+	const struct cg_host *h = t->host;
+
+	for (int c = 0; c < CG_NR_CTRLS; c++) {
+		struct cg_hier hi = h->v1[c];
+
+		if (!hi.mounted)
+			continue;
+		if (root_override)
+			snprintf(hi.self, sizeof(hi.self), "%s", root_override);
+		if (cg_hier_dir(&hi, t->base[c], sizeof(t->base[c]), err) < 0)
+			return hx_wrap(err, "%s hierarchy", cg_ctrl_names[c]);
+	}
+	if (h->unified.mounted) {
+		struct cg_hier hi = h->unified;
+
+		if (root_override)
+			snprintf(hi.self, sizeof(hi.self), "%s", root_override);
+		if (cg_hier_dir(&hi, t->ubase, sizeof(t->ubase), err) < 0) {
+			if (h->mode == CG_MODE_UNIFIED)
+				return hx_wrap(err, "unified hierarchy");
+			t->ubase[0] = '\0'; /* a hybrid host without a usable mirror: no cgroup.kill, no PSI */
+			hx_clear(err);
+		}
+	}
+	return 0;
+}
+
+static int tree_new(const char *run_id, const char *root_override, unsigned slices, struct cg_tree **ret,
+		    struct hx_err *err)
+{
+	const struct cg_host *h;
+	_cleanup_free_ struct cg_tree *t = NULL;
+
+	if (cg_host_get(&h, err) < 0)
+		return -err->errnum;
+	if (h->mode == CG_MODE_NONE)
+		return hx_fail(err, HX_EXIT_HOST, ENOENT,
+			       "no cgroup file system is mounted: mount cgroup2 on /sys/fs/cgroup");
+	if (root_override && root_override[0] != '/')
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "--cgroup-root takes a cgroup path starting with '/', not '%s'", root_override);
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	t->host = h;
+	t->be = h->mode == CG_MODE_UNIFIED ? &cg_backend_v2 : &cg_backend_v1;
+	t->slices = slices;
+	snprintf(t->run_id, sizeof(t->run_id), "%s", run_id);
+	if (tree_bases(t, root_override, err) < 0)
+		return -err->errnum;
+	*ret = steal_pointer(&t);
+	return 0;
+}
+
+int cg_tree_create(const char *run_id, const char *root_override, unsigned slices, struct cg_tree **ret,
+		   struct hx_err *err)
+{
+	struct cg_tree *t = NULL;
+
+	if (tree_new(run_id, root_override, slices, &t, err) < 0)
+		return -err->errnum;
+	if (t->be->create(t, err) < 0) {
+		cg_tree_destroy(t);
+		return hx_wrap(err, "cannot create the cgroup tree %s", run_id);
+	}
+	*ret = t;
+	return 0;
+}
+
+int cg_slice_apply(struct cg_tree *t, enum cg_slice s, const struct cg_limits *l, struct hx_err *err)
+{
+	if (!(t->created & (1u << s)))
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOENT, "slice %s was not created", cg_slice_names[s]);
+	if (t->be->apply(t, s, l, err) < 0)
+		return hx_wrap(err, "slice %s", cg_slice_names[s]);
+	return 0;
+}
+
+/* clone3(CLONE_INTO_CGROUP), Linux >= 5.7: the child starts inside the slice. 0 in the child. */
+static pid_t spawn_clone3(int cgfd)
+{
+	struct clone_args args = {
+		.flags = CLONE_INTO_CGROUP,
+		.exit_signal = SIGCHLD,
+		.cgroup = (uint64_t)cgfd,
+	};
+
+	return (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+}
+
+static int spawn_v2(struct cg_tree *t, enum cg_slice s, int (*fn)(void *), void *arg, pid_t *ret_pid,
+		    struct hx_err *err)
+{
+	static bool clone3_broken;
+	char dir[PATH_MAX];
+	_cleanup_close_ int fd = -1;
+	pid_t pid;
+
+	if (clone3_broken)
+		return 1;
+	if (cg_path(t, t->ubase, s, NULL, dir, sizeof(dir), err) < 0)
+		return -err->errnum;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return hx_syserr(err, "open %s", dir);
+	pid = spawn_clone3(fd);
+	if (pid == 0)
+		_exit(fn(arg));
+	if (pid < 0) {
+		/* ENOSYS before 5.3, E2BIG/EINVAL before CLONE_INTO_CGROUP (5.7), EPERM under some seccomp. */
+		if (errno == ENOSYS || errno == E2BIG || errno == EINVAL || errno == EPERM) {
+			clone3_broken = true;
+			return 1;
+		}
+		return hx_syserr(err, "clone3 into %s", dir);
+	}
+	t->last_move_ns = 0;
+	*ret_pid = pid;
+	return 0;
+}
+
+/* fork, then place the child while it waits on a pipe; it runs fn only once it is inside. */
+static int spawn_fork(struct cg_tree *t, enum cg_slice s, int (*fn)(void *), void *arg, pid_t *ret_pid,
+		      struct hx_err *err)
+{
+	int sync[2];
+	pid_t pid;
+	uint64_t t0;
+	char go = 1;
+
+	if (pipe2(sync, O_CLOEXEC) < 0)
+		return hx_syserr(err, "pipe");
+	pid = fork();
+	if (pid < 0) {
+		close(sync[0]);
+		close(sync[1]);
+		return hx_syserr(err, "fork");
+	}
+	if (pid == 0) {
+		char c;
+
+		close(sync[1]);
+		if (read(sync[0], &c, 1) != 1)
+			_exit(127); /* the parent could not place us: never run outside the slice */
+		close(sync[0]);
+		_exit(fn(arg));
+	}
+	close(sync[0]);
+	t0 = now_ns();
+	if (t->be->attach(t, s, pid, err) < 0) {
+		close(sync[1]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return hx_wrap(err, "cannot place a process in slice %s", cg_slice_names[s]);
+	}
+	t->last_move_ns = now_ns() - t0;
+	if (write(sync[1], &go, 1) != 1) {
+		hx_syserr(err, "sync pipe");
+		close(sync[1]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -err->errnum;
+	}
+	close(sync[1]);
+	*ret_pid = pid;
+	return 0;
+}
+
+int cg_spawn(struct cg_tree *t, enum cg_slice s, int (*fn)(void *), void *arg, pid_t *ret_pid,
+	     struct hx_err *err)
+{
+	if (!(t->created & (1u << s)))
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOENT, "slice %s was not created", cg_slice_names[s]);
+	if (t->be == &cg_backend_v2) {
+		int r = spawn_v2(t, s, fn, arg, ret_pid, err);
+
+		if (r <= 0)
+			return r;
+	}
+	return spawn_fork(t, s, fn, arg, ret_pid, err);
+}
+
+int cg_slice_stats(struct cg_tree *t, enum cg_slice s, struct cg_stats *ret, struct hx_err *err)
+{
+	char dir[PATH_MAX];
+
+	if (!(t->created & (1u << s)))
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOENT, "slice %s was not created", cg_slice_names[s]);
+	*ret = (struct cg_stats){0};
+	t->be->stats(t, s, ret);
+	if (t->have_unified && cg_path(t, t->ubase, s, NULL, dir, sizeof(dir), err) == 0)
+		cg_read_psi(dir, ret);
+	return 0;
+}
+
+/* Every directory of a slice: the unified one and one per distinct v1 hierarchy. */
+static size_t slice_dirs(const struct cg_tree *t, enum cg_slice s, char dirs[][PATH_MAX], size_t max)
+{
+	struct hx_err err = {0};
+	size_t n = 0;
+
+	if (t->have_unified && cg_path(t, t->ubase, (int)s, NULL, dirs[n], PATH_MAX, &err) == 0)
+		n++;
+	for (int c = 0; c < CG_NR_CTRLS && n < max; c++) {
+		bool dup = false;
+
+		if (!t->base[c][0] || cg_path(t, t->base[c], (int)s, NULL, dirs[n], PATH_MAX, &err) < 0)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			dup |= strcmp(dirs[i], dirs[n]) == 0;
+		if (!dup)
+			n++;
+	}
+	return n;
+}
+
+/* SIGKILL every pid listed in dir/cgroup.procs; returns how many were listed. */
+static int kill_listed(const char *dir)
+{
+	struct hx_err err = {0};
+	char path[PATH_MAX];
+	_cleanup_free_ char *text = NULL;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	if (util_read_file(path, &text, NULL, &err) < 0)
+		return 0;
+	for (char *p = text; *p;) {
+		char *end;
+		long pid = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (pid > 0) {
+			kill((pid_t)pid, SIGKILL);
+			n++;
+		}
+		p = end;
+		while (*p == '\n')
+			p++;
+	}
+	return n;
+}
+
+int cg_slice_kill(struct cg_tree *t, enum cg_slice s, struct hx_err *err)
+{
+	char dirs[CG_NR_CTRLS + 1][PATH_MAX];
+	char path[PATH_MAX];
+	size_t n;
+
+	if (!(t->created & (1u << s)))
+		return 0;
+	n = slice_dirs(t, s, dirs, HX_ARRAY_SIZE(dirs));
+	/* cgroup.kill (Linux >= 5.14) kills atomically, forks included; else SIGKILL until empty. */
+	snprintf(path, sizeof(path), "%s/cgroup.kill", dirs[0]);
+	if (n && t->have_unified && util_exists(path) && util_write_file(path, "1", err) < 0)
+		return -err->errnum;
+	for (int i = 0; i < 5000; i++) {
+		int listed = 0;
+
+		for (size_t d = 0; d < n; d++)
+			listed += kill_listed(dirs[d]);
+		if (listed == 0)
+			return 0;
+		usleep(i < 100 ? 100 : 1000);
+	}
+	return hx_fail(err, HX_EXIT_INTERNAL, EBUSY, "slice %s: processes survive SIGKILL", cg_slice_names[s]);
+}
+
+void cg_tree_destroy(struct cg_tree *t)
+{
+	if (!t)
+		return;
+	for (int s = CG_NR_SLICES - 1; s >= 0; s--) {
+		struct hx_err err = {0};
+
+		if (cg_slice_kill(t, (enum cg_slice)s, &err) < 0)
+			hx_report(&err);
+	}
+	t->be->destroy(t);
+	free(t);
+}
+
+uint64_t cg_last_move_ns(const struct cg_tree *t)
+{
+	return t->last_move_ns;
+}
+
+const char *cg_backend_name(const struct cg_tree *t)
+{
+	return t->be->name;
+}
+
+bool cg_slice_has(const struct cg_tree *t, enum cg_slice s, const char *file)
+{
+	struct hx_err err = {0};
+	char path[PATH_MAX];
+
+	return t->have_unified && (t->created & (1u << s)) &&
+	       cg_path(t, t->ubase, (int)s, file, path, sizeof(path), &err) == 0 && util_exists(path);
+}
+
+/* "harness-<pid>-<start>" whose process is gone (or is another process now): an orphan. */
+static bool run_id_is_orphan(const char *name)
+{
+	int pid;
+	unsigned long long start, now;
+	char tail;
+
+	if (sscanf(name, "harness-%d-%llu%c", &pid, &start, &tail) != 2 || pid <= 0)
+		return false;
+	if (proc_start_time(pid, &now) < 0)
+		return true;
+	return now != start;
+}
+
+static int gc_scan(const char *dir, const char *root_override, unsigned *removed, struct hx_err *err)
+{
+	_cleanup_closedir_ DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		struct cg_tree *t = NULL;
+
+		if (de->d_type != DT_DIR || !run_id_is_orphan(de->d_name))
+			continue;
+		if (tree_new(de->d_name, root_override, (1u << CG_NR_SLICES) - 1, &t, err) < 0)
+			return -err->errnum;
+		t->created = (1u << CG_NR_SLICES) - 1; /* missing ones are skipped as ENOENT */
+		t->have_unified = t->ubase[0] != '\0';
+		cg_tree_destroy(t);
+		(*removed)++;
+	}
+	return 0;
+}
+
+int cg_gc(const char *root_override, unsigned *ret_removed, struct hx_err *err)
+{
+	struct cg_tree *probe = NULL;
+	unsigned removed = 0;
+
+	if (tree_new("probe", root_override, 0, &probe, err) < 0)
+		return -err->errnum;
+	/* Every hierarchy is scanned: a crash may leave a tree in some and not others. */
+	for (int c = 0; c < CG_NR_CTRLS; c++)
+		if (probe->base[c][0] && gc_scan(probe->base[c], root_override, &removed, err) < 0)
+			goto out;
+	if (probe->ubase[0])
+		gc_scan(probe->ubase, root_override, &removed, err);
+out:
+	free(probe);
+	*ret_removed = removed;
+	return err->msg[0] ? -err->errnum : 0;
+}
+
+int cg_own_cpuset(struct cg_cpus *ret, struct hx_err *err)
+{
+	const struct cg_host *h;
+	char dir[PATH_MAX], path[PATH_MAX];
+	_cleanup_free_ char *text = NULL;
+	const char *file;
+
+	if (cg_host_get(&h, err) < 0)
+		return -err->errnum;
+	if (h->mode == CG_MODE_UNIFIED) {
+		if (cg_hier_dir(&h->unified, dir, sizeof(dir), err) < 0)
+			goto unknown;
+		file = "cpuset.cpus.effective";
+	} else {
+		if (cg_hier_dir(&h->v1[CG_CTRL_CPUSET], dir, sizeof(dir), err) < 0)
+			goto unknown;
+		file = "cpuset.effective_cpus";
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if (util_read_line(path, &text, err) < 0 || cg_cpus_parse(text, ret) < 0)
+		goto unknown;
+	return 0;
+unknown:
+	/* No cpuset controller here: it constrains nothing. */
+	hx_clear(err);
+	memset(ret->bits, 0xff, sizeof(ret->bits));
+	return 0;
+}
+
+int cg_own_affinity(struct cg_cpus *ret, struct hx_err *err)
+{
+	cpu_set_t *set = CPU_ALLOC(CG_MAX_CPUS);
+	size_t size = CPU_ALLOC_SIZE(CG_MAX_CPUS);
+
+	if (!set)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	if (sched_getaffinity(0, size, set) < 0) {
+		CPU_FREE(set);
+		return hx_syserr(err, "sched_getaffinity");
+	}
+	*ret = (struct cg_cpus){0};
+	for (unsigned c = 0; c < CG_MAX_CPUS; c++)
+		if (CPU_ISSET_S(c, size, set))
+			cg_cpus_set(ret, c);
+	CPU_FREE(set);
+	return 0;
+}

@@ -1,0 +1,88 @@
+/* The cgroup front API: a run's tree of slices, their limits, processes, stats and teardown, over a
+ * v2 or a v1 (with hybrid mirror) backend chosen once from the host's mode. */
+#ifndef CG_CG_H
+#define CG_CG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../harness/err.h"
+#include "alloc.h"
+#include "cpus.h"
+#include "mode.h"
+
+struct cg_limits {
+	struct cg_cpus cpus;     /* required: every slice gets a CPU set (all usable CPUs when unpinned) */
+	struct cg_cpus mems;     /* NUMA nodes; empty means the parent's */
+	uint64_t cpu_quota_us;   /* 0: no quota */
+	uint64_t cpu_period_us;  /* with a quota; 100000 when 0 */
+	uint64_t memory_max;     /* bytes; 0: no limit (swap is then not limited either) */
+	uint64_t pids_max;       /* 0: no limit */
+};
+
+enum cg_stat {
+	CG_STAT_CPU_USER_USEC,
+	CG_STAT_CPU_SYSTEM_USEC,
+	CG_STAT_NR_PERIODS,
+	CG_STAT_NR_THROTTLED,
+	CG_STAT_THROTTLED_USEC,
+	CG_STAT_MEMORY_CURRENT,
+	CG_STAT_MEMORY_PEAK,
+	CG_STAT_OOM,
+	CG_STAT_OOM_KILL,
+	CG_STAT_PIDS_CURRENT,
+	CG_STAT_PIDS_PEAK,
+	CG_NR_STATS,
+};
+
+enum cg_psi_res { CG_PSI_CPU, CG_PSI_MEMORY, CG_PSI_IO, CG_NR_PSI };
+
+struct cg_psi {
+	bool have, have_full;
+	double some_avg10, full_avg10;
+	uint64_t some_total_usec, full_total_usec;
+};
+
+struct cg_stats {
+	uint64_t v[CG_NR_STATS];
+	bool have[CG_NR_STATS]; /* false: the host cannot tell (never reported as zero) */
+	struct cg_psi psi[CG_NR_PSI];
+};
+
+extern const char *const cg_stat_names[CG_NR_STATS];
+extern const char *const cg_psi_names[CG_NR_PSI];
+
+struct cg_tree;
+
+/* A run id that names its owner: "harness-<pid>-<start time in clock ticks>". */
+int cg_run_id(char *buf, size_t len, struct hx_err *err);
+/* Create harness-<run-id>/ and the slices in `slices` (a bit per enum cg_slice) under the cgroup we
+ * were started in, or under root_override (a cgroup path such as "/bench") when not NULL. */
+int cg_tree_create(const char *run_id, const char *root_override, unsigned slices, struct cg_tree **ret,
+		   struct hx_err *err);
+int cg_slice_apply(struct cg_tree *t, enum cg_slice s, const struct cg_limits *l, struct hx_err *err);
+/* Start fn(arg) in a new child process that is inside the slice from its first instruction;
+ * the child _exits with fn's return value. */
+int cg_spawn(struct cg_tree *t, enum cg_slice s, int (*fn)(void *), void *arg, pid_t *ret_pid,
+	     struct hx_err *err);
+int cg_slice_stats(struct cg_tree *t, enum cg_slice s, struct cg_stats *ret, struct hx_err *err);
+/* Kill every process in the slice and wait until it is empty. */
+int cg_slice_kill(struct cg_tree *t, enum cg_slice s, struct hx_err *err);
+/* Kill, remove every cgroup of the tree leaf-first, free it. Safe on NULL. */
+void cg_tree_destroy(struct cg_tree *t);
+/* Nanoseconds the last process move into a slice took (0 when clone3 placed it directly). */
+uint64_t cg_last_move_ns(const struct cg_tree *t);
+const char *cg_backend_name(const struct cg_tree *t);
+/* Whether the slice's unified cgroup (v2, or the hybrid mirror) has a file: "cgroup.kill", ... */
+bool cg_slice_has(const struct cg_tree *t, enum cg_slice s, const char *file);
+
+/* Remove trees whose owning harness process has exited; *ret_removed counts them. */
+int cg_gc(const char *root_override, unsigned *ret_removed, struct hx_err *err);
+
+/* Our own CPU constraints: the effective cpuset of the cgroup we run in (all CPUs when the host
+ * does not say) and our sched affinity. */
+int cg_own_cpuset(struct cg_cpus *ret, struct hx_err *err);
+int cg_own_affinity(struct cg_cpus *ret, struct hx_err *err);
+
+#endif

@@ -1,0 +1,83 @@
+/* From a CPU budget (--cpus, --client-cpus, --mode, --memory) to the limits of each slice. */
+#include "plan.h"
+
+#include <errno.h>
+#include <string.h>
+
+const char *const cg_cpu_mode_names[3] = {"pinned", "quota", "none"};
+
+#define CG_QUOTA_PERIOD_US 100000
+
+int cg_cpu_mode_parse(const char *s, enum cg_cpu_mode *ret)
+{
+	for (int m = 0; m < 3; m++)
+		if (strcmp(s, cg_cpu_mode_names[m]) == 0) {
+			*ret = (enum cg_cpu_mode)m;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static unsigned min_u(unsigned a, unsigned b)
+{
+	return a < b ? a : b;
+}
+
+static unsigned max_u(unsigned a, unsigned b)
+{
+	return a > b ? a : b;
+}
+
+/* Defaults model a 4-vCPU CI runner, with as many CPUs again for the client where the host has them. */
+static void plan_split(unsigned usable, const struct cg_budget *b, unsigned *sut, unsigned *client)
+{
+	unsigned s = b->cpus, c = b->client_cpus;
+
+	if (!s)
+		s = max_u(1, min_u(4, c ? (usable > c ? usable - c : 1) : usable / 2));
+	if (!c)
+		c = max_u(1, min_u(s, usable > s ? usable - s : 0));
+	*sut = s;
+	*client = c;
+}
+
+int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const struct cg_budget *b,
+		   struct cg_slice_plan *ret, struct hx_err *err)
+{
+	struct cg_slice_plan p = {0};
+	struct cg_alloc a;
+	unsigned want[CG_NR_SLICES] = {0};
+	unsigned have = cg_cpus_count(usable);
+
+	plan_split(have, b, &p.cpus, &p.client_cpus);
+	p.slices = (1u << CG_SLICE_SUT) | (1u << CG_SLICE_CLIENT);
+	if (b->mode != CG_CPU_PINNED && p.cpus > have)
+		return hx_fail(err, HX_EXIT_HOST, ERANGE,
+			       "this host has %u usable CPUs: %s mode can give the runtime at most %u (try --cpus %u)",
+			       have, cg_cpu_mode_names[b->mode], have, have);
+	/* The client keeps its own pinned set in every mode, so that numbers match across modes. */
+	want[CG_SLICE_SUT] = b->mode == CG_CPU_PINNED ? p.cpus : 0;
+	want[CG_SLICE_CLIENT] = p.client_cpus;
+	if (b->mode != CG_CPU_PINNED && p.client_cpus >= have)
+		want[CG_SLICE_CLIENT] = have > 1 ? have - 1 : 0;
+	if (cg_alloc_cpus(t, usable, want, &a, err) < 0)
+		return -err->errnum;
+	for (int s = 0; s < CG_NR_SLICES; s++) {
+		p.limits[s].cpus = a.cpus[s];
+		p.limits[s].mems = a.mems[s];
+	}
+	if (b->mode != CG_CPU_PINNED) {
+		p.limits[CG_SLICE_SUT].cpus = *usable; /* the runtime sees every CPU of the harness */
+		p.limits[CG_SLICE_SUT].mems = (struct cg_cpus){0};
+		if (cg_cpus_empty(&p.limits[CG_SLICE_CLIENT].cpus))
+			p.limits[CG_SLICE_CLIENT].cpus = *usable;
+	}
+	if (b->mode == CG_CPU_QUOTA) {
+		p.limits[CG_SLICE_SUT].cpu_quota_us = (uint64_t)p.cpus * CG_QUOTA_PERIOD_US;
+		p.limits[CG_SLICE_SUT].cpu_period_us = CG_QUOTA_PERIOD_US;
+	}
+	p.limits[CG_SLICE_SUT].memory_max = b->memory_max;
+	p.limits[CG_SLICE_SUT].pids_max = b->pids_max;
+	*ret = p;
+	return 0;
+}

@@ -1,0 +1,38 @@
+/* The CPU budget of a run: how many CPUs the system under test and the client get in each mode,
+ * and the limits each slice gets. Pure computation: no side effects, testable on fixture trees. */
+#ifndef CG_PLAN_H
+#define CG_PLAN_H
+
+#include <stdint.h>
+
+#include "../harness/err.h"
+#include "alloc.h"
+#include "cg.h"
+#include "topo.h"
+
+enum cg_cpu_mode { CG_CPU_PINNED, CG_CPU_QUOTA, CG_CPU_NONE };
+
+extern const char *const cg_cpu_mode_names[3];
+
+int cg_cpu_mode_parse(const char *s, enum cg_cpu_mode *ret);
+
+struct cg_budget {
+	enum cg_cpu_mode mode;
+	unsigned cpus;        /* 0: choose from the host */
+	unsigned client_cpus; /* 0: choose from the host */
+	uint64_t memory_max;  /* bytes for the sut slice; 0: none */
+	uint64_t pids_max;    /* for the sut slice; 0: none */
+};
+
+struct cg_slice_plan {
+	struct cg_limits limits[CG_NR_SLICES];
+	unsigned slices;   /* bit per slice that the run creates */
+	unsigned cpus;     /* the budget actually given to the sut */
+	unsigned client_cpus;
+};
+
+/* Turn a budget into per-slice limits on this topology and usable set; exit 3 when it does not fit. */
+int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const struct cg_budget *b,
+		   struct cg_slice_plan *ret, struct hx_err *err);
+
+#endif

@@ -1,0 +1,10 @@
+/* The verbs of the harness command line, each `int verb_x(int argc, char **argv)` returning the exit
+ * code; argv[0] is the verb's name. */
+#ifndef HX_VERBS_H
+#define HX_VERBS_H
+
+int verb_doctor(int argc, char **argv);
+int verb_exec(int argc, char **argv);
+int verb_gc(int argc, char **argv);
+
+#endif
