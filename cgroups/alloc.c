@@ -19,8 +19,8 @@ void cg_usable_cpus(const struct cg_topo *t, const struct cg_cpus *cpuset, const
 
 /*
  * Lower is better: the order in which a slice takes free CPUs. The tiers, worst first: a core whose
- * other threads belong to another slice; a second thread of a core nobody holds yet; a sibling on a
- * core this slice already holds; CPU 0; another NUMA node than the slice's.
+ * other threads belong to another slice; another NUMA node than the one the slice fits in; a second
+ * thread of a core nobody holds yet; a sibling on a core this slice already holds; CPU 0.
  */
 static long alloc_rank(const struct cg_topo *t, const struct cg_cpus *usable, const struct cg_cpus *free_,
 		       const struct cg_cpus *own_cores, enum cg_slice slice, int node, int cpu)
@@ -45,7 +45,7 @@ static long alloc_rank(const struct cg_topo *t, const struct cg_cpus *usable, co
 	if (cpu == 0)
 		rank += 1L << 32;
 	if (node >= 0 && c->node != node)
-		rank += 1L << 28;
+		rank += 1L << 38;
 	if (slice == CG_SLICE_SUT && cg_cpus_test(&t->isolated, (unsigned)cpu))
 		rank -= 1L << 24;
 	return rank + (long)c->core_idx * 64 + c->smt_rank;
@@ -57,16 +57,16 @@ static int alloc_pick_node(const struct cg_topo *t, const struct cg_cpus *free_,
 	unsigned nfree[CG_MAX_CPUS] = {0};
 	int best = -1;
 
-	CG_CPUS_FOREACH(cpu, free_)
-	nfree[t->cpu[cpu].node]++;
+	CG_CPUS_FOREACH (cpu, free_)
+		nfree[t->cpu[cpu].node]++;
 	for (int node = 0; node < CG_MAX_CPUS; node++)
 		if (nfree[node] >= n && (best < 0 || nfree[node] > nfree[best]))
 			best = node;
 	return best;
 }
 
-static void alloc_one(const struct cg_topo *t, const struct cg_cpus *usable, struct cg_cpus *free_,
-		      enum cg_slice slice, unsigned n, struct cg_alloc *a)
+static void alloc_one(const struct cg_topo *t, const struct cg_cpus *usable, struct cg_cpus *free_, enum cg_slice slice,
+		      unsigned n, struct cg_alloc *a)
 {
 	struct cg_cpus own_cores = {0};
 	int node = alloc_pick_node(t, free_, n);
@@ -75,8 +75,7 @@ static void alloc_one(const struct cg_topo *t, const struct cg_cpus *usable, str
 		long best_rank = 0;
 		int best = -1;
 
-		CG_CPUS_FOREACH(cpu, free_)
-		{
+		CG_CPUS_FOREACH (cpu, free_) {
 			long r = alloc_rank(t, usable, free_, &own_cores, slice, node, cpu);
 
 			if (best < 0 || r < best_rank) {

@@ -39,9 +39,9 @@ const struct cg_file_def cg_files[CG_NR_FILES] = {
 };
 
 const char *const cg_stat_names[CG_NR_STATS] = {
-	"cpu_user_usec",	"cpu_system_usec", "nr_periods", "nr_throttled", "throttled_usec",
-	"memory_current_bytes", "memory_peak_bytes", "oom",	 "oom_kill",	 "pids_current",
-	"pids_peak",
+	"cpu_user_usec",  "cpu_system_usec",	  "nr_periods",	       "nr_throttled",
+	"throttled_usec", "memory_current_bytes", "memory_peak_bytes", "oom",
+	"oom_kill",	  "pids_current",	  "pids_peak",
 };
 const char *const cg_psi_names[CG_NR_PSI] = {"cpu", "memory", "io"};
 
@@ -64,8 +64,7 @@ int cg_path(const struct cg_tree *t, const char *base, int slice, const char *fi
 	return 0;
 }
 
-int cg_file_path(const struct cg_tree *t, int slice, enum cg_file f, char *buf, size_t len,
-		 struct hx_err *err)
+int cg_file_path(const struct cg_tree *t, int slice, enum cg_file f, char *buf, size_t len, struct hx_err *err)
 {
 	const struct cg_file_def *d = &cg_files[f];
 	bool v2 = t->be == &cg_backend_v2;
@@ -150,8 +149,8 @@ void cg_read_psi(const char *dir, struct cg_stats *st)
 		p->some_total_usec = total;
 		p->have = true;
 		full = strstr(text, "full ");
-		if (full && sscanf(full, "full avg10=%lf avg60=%*f avg300=%*f total=%llu", &p->full_avg10,
-				   &total) == 2) {
+		if (full &&
+		    sscanf(full, "full avg10=%lf avg60=%*f avg300=%*f total=%llu", &p->full_avg10, &total) == 2) {
 			p->full_total_usec = total;
 			p->have_full = true;
 		}
@@ -170,8 +169,8 @@ static int proc_start_time(pid_t pid, unsigned long long *ret)
 	if (util_read_file(path, &text, NULL, &err) < 0)
 		return -err.errnum;
 	p = strrchr(text, ')'); /* the command name may hold spaces and parentheses */
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-			 ret) != 1)
+	if (!p ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", ret) != 1)
 		return -EINVAL;
 	return 0;
 }
@@ -357,8 +356,7 @@ static int spawn_fork(struct cg_tree *t, enum cg_slice s, int (*fn)(void *), voi
 	return 0;
 }
 
-int cg_spawn(struct cg_tree *t, enum cg_slice s, int (*fn)(void *), void *arg, pid_t *ret_pid,
-	     struct hx_err *err)
+int cg_spawn(struct cg_tree *t, enum cg_slice s, int (*fn)(void *), void *arg, pid_t *ret_pid, struct hx_err *err)
 {
 	if (!(t->created & (1u << s)))
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOENT, "slice %s was not created", cg_slice_names[s]);

@@ -13,12 +13,12 @@
 #include "mode.h"
 
 struct cg_limits {
-	struct cg_cpus cpus;     /* required: every slice gets a CPU set (all usable CPUs when unpinned) */
-	struct cg_cpus mems;     /* NUMA nodes; empty means the parent's */
-	uint64_t cpu_quota_us;   /* 0: no quota */
-	uint64_t cpu_period_us;  /* with a quota; 100000 when 0 */
-	uint64_t memory_max;     /* bytes; 0: no limit (swap is then not limited either) */
-	uint64_t pids_max;       /* 0: no limit */
+	struct cg_cpus cpus;	/* required: every slice gets a CPU set (all usable CPUs when unpinned) */
+	struct cg_cpus mems;	/* NUMA nodes; empty means the parent's */
+	uint64_t cpu_quota_us;	/* 0: no quota */
+	uint64_t cpu_period_us; /* with a quota; 100000 when 0 */
+	uint64_t memory_max;	/* bytes; 0: no limit (swap is then not limited either) */
+	uint64_t pids_max;	/* 0: no limit */
 };
 
 enum cg_stat {
@@ -64,8 +64,7 @@ int cg_tree_create(const char *run_id, const char *root_override, unsigned slice
 int cg_slice_apply(struct cg_tree *t, enum cg_slice s, const struct cg_limits *l, struct hx_err *err);
 /* Start fn(arg) in a new child process that is inside the slice from its first instruction;
  * the child _exits with fn's return value. */
-int cg_spawn(struct cg_tree *t, enum cg_slice s, int (*fn)(void *), void *arg, pid_t *ret_pid,
-	     struct hx_err *err);
+int cg_spawn(struct cg_tree *t, enum cg_slice s, int (*fn)(void *), void *arg, pid_t *ret_pid, struct hx_err *err);
 int cg_slice_stats(struct cg_tree *t, enum cg_slice s, struct cg_stats *ret, struct hx_err *err);
 /* Kill every process in the slice and wait until it is empty. */
 int cg_slice_kill(struct cg_tree *t, enum cg_slice s, struct hx_err *err);

@@ -27,10 +27,10 @@ enum cg_file {
 };
 
 struct cg_file_def {
-	const char *what;  /* for messages: "memory limit" */
+	const char *what; /* for messages: "memory limit" */
 	enum cg_ctrl ctrl;
-	const char *v2;    /* NULL: v2 has no such file */
-	const char *v1;    /* NULL: v1 has no such file */
+	const char *v2; /* NULL: v2 has no such file */
+	const char *v1; /* NULL: v1 has no such file */
 };
 
 extern const struct cg_file_def cg_files[CG_NR_FILES];
@@ -51,14 +51,14 @@ struct cg_tree {
 	const struct cg_host *host;
 	const struct cg_backend *be;
 	char run_id[64];
-	unsigned slices;                     /* bit per enum cg_slice asked for */
-	unsigned created;                    /* bit per enum cg_slice whose cgroups exist */
-	char base[CG_NR_CTRLS][PATH_MAX];    /* v1: our cgroup in each controller's hierarchy; "" if none */
-	char ubase[PATH_MAX];                /* the unified tree's cgroup we start from; "" if none */
-	bool have_unified;                   /* v2, or a hybrid mirror that was created */
+	unsigned slices;		  /* bit per enum cg_slice asked for */
+	unsigned created;		  /* bit per enum cg_slice whose cgroups exist */
+	char base[CG_NR_CTRLS][PATH_MAX]; /* v1: our cgroup in each controller's hierarchy; "" if none */
+	char ubase[PATH_MAX];		  /* the unified tree's cgroup we start from; "" if none */
+	bool have_unified;		  /* v2, or a hybrid mirror that was created */
 	/* v2 only */
-	unsigned added_ctrls;                /* controllers we enabled in the parent's subtree_control */
-	bool in_supervisor_leaf;             /* we moved ourselves into harness-<id>/supervisor */
+	unsigned added_ctrls;	 /* controllers we enabled in the parent's subtree_control */
+	bool in_supervisor_leaf; /* we moved ourselves into harness-<id>/supervisor */
 	uint64_t last_move_ns;
 };
 
@@ -67,8 +67,7 @@ int cg_path(const struct cg_tree *t, const char *base, int slice, const char *fi
 	    struct hx_err *err);
 /* The path of a file of a slice (or of the tree itself with slice -1) in the hierarchy that holds it;
  * refuses, naming the knob, when this host has no such file. */
-int cg_file_path(const struct cg_tree *t, int slice, enum cg_file f, char *buf, size_t len,
-		 struct hx_err *err);
+int cg_file_path(const struct cg_tree *t, int slice, enum cg_file f, char *buf, size_t len, struct hx_err *err);
 int cg_write_file(const struct cg_tree *t, int slice, enum cg_file f, const char *value, struct hx_err *err);
 /* Read a whole file of a slice; -ENOENT when the host lacks it. */
 int cg_read_file(const struct cg_tree *t, int slice, enum cg_file f, char **ret);

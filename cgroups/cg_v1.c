@@ -51,8 +51,8 @@ static int v1_cpuset_inherit(const struct cg_tree *t, int slice, struct hx_err *
 			snprintf(from, sizeof(from), "%s/%s", base, files[i]);
 		else if (cg_path(t, base, -1, files[i], from, sizeof(from), err) < 0)
 			return -err->errnum;
-		if (cg_path(t, base, slice, files[i], to, sizeof(to), err) < 0 ||
-		    util_read_line(from, &val, err) < 0 || util_write_file(to, val, err) < 0)
+		if (cg_path(t, base, slice, files[i], to, sizeof(to), err) < 0 || util_read_line(from, &val, err) < 0 ||
+		    util_write_file(to, val, err) < 0)
 			return -err->errnum;
 	}
 	return 0;

@@ -73,7 +73,8 @@ static int v2_enable(const char *dir, unsigned *added, struct hx_err *err)
 {
 	_cleanup_free_ char *avail = NULL, *enabled = NULL;
 
-	if (v2_read(dir, "cgroup.controllers", &avail, err) < 0 || v2_read(dir, "cgroup.subtree_control", &enabled, err) < 0)
+	if (v2_read(dir, "cgroup.controllers", &avail, err) < 0 ||
+	    v2_read(dir, "cgroup.subtree_control", &enabled, err) < 0)
 		return -err->errnum;
 	for (size_t i = 0; i < HX_ARRAY_SIZE(v2_ctrls); i++) {
 		const char *name = cg_ctrl_names[v2_ctrls[i]];
@@ -149,8 +150,7 @@ static int v2_create(struct cg_tree *t, struct hx_err *err)
 	}
 	t->have_unified = true;
 	t->created = t->slices;
-	if (v2_make_room(t, err) < 0 || v2_enable(t->ubase, &t->added_ctrls, err) < 0 ||
-	    v2_enable(tree, NULL, err) < 0)
+	if (v2_make_room(t, err) < 0 || v2_enable(t->ubase, &t->added_ctrls, err) < 0 || v2_enable(tree, NULL, err) < 0)
 		return -err->errnum;
 	for (int s = 0; s < CG_NR_SLICES; s++) {
 		if (!(t->slices & (1u << s)))
@@ -239,23 +239,37 @@ static void v2_stats(struct cg_tree *t, enum cg_slice s, struct cg_stats *st)
 	}
 }
 
+/* Disable our controllers in dir's subtree_control (those in mask; all of ours when mask is ~0). */
+static void v2_disable(const char *dir, unsigned mask)
+{
+	struct hx_err err = {0};
+
+	for (size_t i = HX_ARRAY_SIZE(v2_ctrls); i-- > 0;) {
+		char cmd[32];
+
+		if (!(mask & (1u << v2_ctrls[i])))
+			continue;
+		snprintf(cmd, sizeof(cmd), "-%s", cg_ctrl_names[v2_ctrls[i]]);
+		v2_write(dir, "cgroup.subtree_control", cmd, &err);
+	}
+}
+
 static void v2_destroy(struct cg_tree *t)
 {
 	struct hx_err err = {0};
-	char path[PATH_MAX];
+	char path[PATH_MAX], tree[PATH_MAX];
+	int r;
 
+	if (cg_path(t, t->ubase, -1, NULL, tree, sizeof(tree), &err) < 0)
+		return;
 	for (int s = CG_NR_SLICES - 1; s >= 0; s--)
 		if ((t->created & (1u << s)) && cg_path(t, t->ubase, s, NULL, path, sizeof(path), &err) == 0)
 			cg_rmdir(path);
-	/* Give back what we enabled, so that we may rejoin our own cgroup; another run still using a
-	 * controller keeps it enabled (EBUSY), which is right. */
-	for (size_t i = 0; i < HX_ARRAY_SIZE(v2_ctrls); i++) {
-		char cmd[32];
-
-		if (!(t->added_ctrls & (1u << v2_ctrls[i])))
-			continue;
-		snprintf(cmd, sizeof(cmd), "-%s", cg_ctrl_names[v2_ctrls[i]]);
-		v2_write(t->ubase, "cgroup.subtree_control", cmd, &err);
+	/* Give back what we enabled, bottom-up (a parent cannot drop a controller a child still enables),
+	 * so that we may rejoin our own cgroup. Another run still using one keeps it enabled (EBUSY). */
+	if (t->added_ctrls) {
+		v2_disable(tree, ~0u);
+		v2_disable(t->ubase, t->added_ctrls);
 	}
 	if (t->in_supervisor_leaf) {
 		if (cg_move_pid(t->ubase, getpid(), &err) == 0 &&
@@ -263,13 +277,12 @@ static void v2_destroy(struct cg_tree *t)
 			cg_rmdir(path);
 		else
 			fprintf(stderr, "harness: warning: cannot leave our supervisor cgroup: %s\n", err.msg);
+	} else if (cg_path(t, t->ubase, -1, "supervisor", path, sizeof(path), &err) == 0) {
+		cg_rmdir(path); /* gc of a dead harness's tree: its leaf is empty now */
 	}
-	if (cg_path(t, t->ubase, -1, NULL, path, sizeof(path), &err) == 0) {
-		int r = cg_rmdir(path);
-
-		if (r < 0)
-			fprintf(stderr, "harness: warning: cannot remove %s: %s\n", path, strerror(-r));
-	}
+	r = cg_rmdir(tree);
+	if (r < 0)
+		fprintf(stderr, "harness: warning: cannot remove %s: %s\n", tree, strerror(-r));
 }
 
 const struct cg_backend cg_backend_v2 = {

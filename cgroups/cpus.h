@@ -28,6 +28,7 @@ void cg_cpus_andnot(struct cg_cpus *dst, const struct cg_cpus *src);
 /* The lowest CPU >= from in s, or -1. */
 int cg_cpus_next(const struct cg_cpus *s, unsigned from);
 
-#define CG_CPUS_FOREACH(cpu, s) for (int cpu = cg_cpus_next((s), 0); cpu >= 0; cpu = cg_cpus_next((s), (unsigned)cpu + 1))
+#define CG_CPUS_FOREACH(cpu, s) \
+	for (int cpu = cg_cpus_next((s), 0); cpu >= 0; cpu = cg_cpus_next((s), (unsigned)cpu + 1))
 
 #endif

@@ -10,10 +10,10 @@
 #include "../harness/err.h"
 
 enum cg_mode {
-	CG_MODE_NONE,    /* no cgroup file system mounted */
+	CG_MODE_NONE,	 /* no cgroup file system mounted */
 	CG_MODE_UNIFIED, /* cgroup2 at /sys/fs/cgroup */
-	CG_MODE_LEGACY,  /* v1 controllers only */
-	CG_MODE_HYBRID,  /* v1 controllers plus an (empty) cgroup2 tree, usually /sys/fs/cgroup/unified */
+	CG_MODE_LEGACY,	 /* v1 controllers only */
+	CG_MODE_HYBRID,	 /* v1 controllers plus an (empty) cgroup2 tree, usually /sys/fs/cgroup/unified */
 };
 
 /* The controllers harness uses; v1 mounts each in its own hierarchy (or several together). */

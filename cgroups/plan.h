@@ -18,7 +18,7 @@ int cg_cpu_mode_parse(const char *s, enum cg_cpu_mode *ret);
 
 struct cg_budget {
 	enum cg_cpu_mode mode;
-	unsigned cpus;        /* 0: choose from the host */
+	unsigned cpus;	      /* 0: choose from the host */
 	unsigned client_cpus; /* 0: choose from the host */
 	uint64_t memory_max;  /* bytes for the sut slice; 0: none */
 	uint64_t pids_max;    /* for the sut slice; 0: none */
@@ -26,8 +26,8 @@ struct cg_budget {
 
 struct cg_slice_plan {
 	struct cg_limits limits[CG_NR_SLICES];
-	unsigned slices;   /* bit per slice that the run creates */
-	unsigned cpus;     /* the budget actually given to the sut */
+	unsigned slices; /* bit per slice that the run creates */
+	unsigned cpus;	 /* the budget actually given to the sut */
 	unsigned client_cpus;
 };
 

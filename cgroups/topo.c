@@ -11,8 +11,7 @@
 #include "../harness/cleanup.h"
 #include "../harness/util.h"
 
-static int topo_read_cpus(const char *root, const char *rel, struct cg_cpus *ret, bool optional,
-			  struct hx_err *err)
+static int topo_read_cpus(const char *root, const char *rel, struct cg_cpus *ret, bool optional, struct hx_err *err)
 {
 	char path[PATH_MAX];
 	_cleanup_free_ char *text = NULL;
@@ -76,8 +75,8 @@ static int topo_read_nodes(const char *root, struct cg_topo *t, struct hx_err *e
 		snprintf(rel, sizeof(rel), "devices/system/node/%s/cpulist", de->d_name);
 		if (topo_read_cpus(root, rel, &cpus, false, err) < 0)
 			return -err->errnum;
-		CG_CPUS_FOREACH(cpu, &cpus)
-		t->cpu[cpu].node = node;
+		CG_CPUS_FOREACH (cpu, &cpus)
+			t->cpu[cpu].node = node;
 		t->nr_nodes++;
 	}
 	if (t->nr_nodes == 0)
@@ -92,8 +91,7 @@ static void topo_rank_cores(struct cg_topo *t)
 	int pkgs[CG_MAX_CPUS];
 	int nr_pkgs = 0;
 
-	CG_CPUS_FOREACH(cpu, &t->online)
-	{
+	CG_CPUS_FOREACH (cpu, &t->online) {
 		struct cg_cpu_info *c = &t->cpu[cpu];
 		int rank = 0;
 		bool pkg_seen = false;
@@ -138,8 +136,7 @@ int cg_topo_read(const char *root, struct cg_topo *ret, struct hx_err *err)
 		r = hx_wrap(err, "topology");
 		goto out;
 	}
-	CG_CPUS_FOREACH(cpu, &t->online)
-	{
+	CG_CPUS_FOREACH (cpu, &t->online) {
 		struct cg_cpu_info *c = &t->cpu[cpu];
 
 		if (topo_read_id(root, cpu, "physical_package_id", &c->package, err) < 0 ||
@@ -163,7 +160,7 @@ out:
 void cg_topo_core_cpus(const struct cg_topo *t, int cpu, struct cg_cpus *ret)
 {
 	*ret = (struct cg_cpus){0};
-	CG_CPUS_FOREACH(o, &t->online)
-	if (t->cpu[o].core_idx == t->cpu[cpu].core_idx)
-		cg_cpus_set(ret, (unsigned)o);
+	CG_CPUS_FOREACH (o, &t->online)
+		if (t->cpu[o].core_idx == t->cpu[cpu].core_idx)
+			cg_cpus_set(ret, (unsigned)o);
 }

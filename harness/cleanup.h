@@ -43,24 +43,24 @@ static inline void hx_killp(const pid_t *pid)
 	}
 }
 
-#define _cleanup_free_ __attribute__((cleanup(hx_freep)))
-#define _cleanup_close_ __attribute__((cleanup(hx_closep)))
-#define _cleanup_fclose_ __attribute__((cleanup(hx_fclosep)))
+#define _cleanup_free_	   __attribute__((cleanup(hx_freep)))
+#define _cleanup_close_	   __attribute__((cleanup(hx_closep)))
+#define _cleanup_fclose_   __attribute__((cleanup(hx_fclosep)))
 #define _cleanup_closedir_ __attribute__((cleanup(hx_closedirp)))
-#define _cleanup_kill_ __attribute__((cleanup(hx_killp)))
+#define _cleanup_kill_	   __attribute__((cleanup(hx_killp)))
 
 /* Take ownership away from a cleanup variable: returns its value and leaves NULL (or -1) behind. */
-#define steal_pointer(pp)                                                                          \
-	({                                                                                         \
-		__typeof__(*(pp)) _stolen = *(pp);                                                 \
-		*(pp) = NULL;                                                                      \
-		_stolen;                                                                           \
+#define steal_pointer(pp)                          \
+	({                                         \
+		__typeof__(*(pp)) _stolen = *(pp); \
+		*(pp) = NULL;                      \
+		_stolen;                           \
 	})
-#define steal_fd(fdp)                                                                              \
-	({                                                                                         \
-		int _stolen_fd = *(fdp);                                                           \
-		*(fdp) = -1;                                                                       \
-		_stolen_fd;                                                                        \
+#define steal_fd(fdp)                    \
+	({                               \
+		int _stolen_fd = *(fdp); \
+		*(fdp) = -1;             \
+		_stolen_fd;              \
 	})
 
 #endif

@@ -100,8 +100,7 @@ static int probe_cpus(cJSON *root, const char *sysfs, unsigned *ret_usable, stru
 	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpufreq/boost", sysfs);
 	json_file_line(c, "boost", path);
 	list = cJSON_AddArrayToObject(c, "topology");
-	CG_CPUS_FOREACH(cpu, &t->online)
-	{
+	CG_CPUS_FOREACH (cpu, &t->online) {
 		cJSON *e = cJSON_CreateObject();
 
 		cJSON_AddNumberToObject(e, "cpu", cpu);
@@ -278,8 +277,7 @@ static void probe_runtimes(cJSON *root)
 	}
 }
 
-int doctor_probe(const char *sysfs_root, cJSON **ret, int *ret_pinned_ok, char *why, size_t why_len,
-		 struct hx_err *err)
+int doctor_probe(const char *sysfs_root, cJSON **ret, int *ret_pinned_ok, char *why, size_t why_len, struct hx_err *err)
 {
 	cJSON *root = cJSON_CreateObject();
 	unsigned usable = 0;

@@ -52,16 +52,15 @@ static void print_cgroups(const cJSON *cg)
 	if (cJSON_GetObjectItem(cg, "backend"))
 		printf(", backend %s", jstr(cg, "backend"));
 	printf("\n");
-	cJSON_ArrayForEach(c, cJSON_GetObjectItem(cg, "controllers"))
-	{
+	cJSON_ArrayForEach (c, cJSON_GetObjectItem(cg, "controllers")) {
 		printf("  %-10s %s %-8s %s%s\n", jstr(c, "name"), jstr(c, "hierarchy"),
 		       cJSON_IsTrue(cJSON_GetObjectItem(c, "usable")) ? "usable" : "missing",
 		       cJSON_GetObjectItem(c, "mount") ? jstr(c, "mount") : "",
 		       cJSON_GetObjectItem(c, "fix") ? jstr(c, "fix") : "");
 	}
-	printf("  %-10s %s\n", "create", cJSON_IsTrue(cJSON_GetObjectItem(cg, "can_create"))
-						 ? "yes, below the cgroup harness was started in"
-						 : jstr(cg, "create_error"));
+	printf("  %-10s %s\n", "create",
+	       cJSON_IsTrue(cJSON_GetObjectItem(cg, "can_create")) ? "yes, below the cgroup harness was started in"
+								   : jstr(cg, "create_error"));
 	if (u)
 		printf("  %-10s cgroup.kill %s, cgroup.freeze %s, PSI %s, clone into cgroup %s\n", "unified",
 		       yes(u, "kill"), yes(u, "freeze"), yes(u, "psi"), yes(u, "clone_into_cgroup"));
@@ -79,8 +78,7 @@ static void print_cpus(const cJSON *c)
 	printf("  %-10s %d package(s), %d core(s), %d thread(s) per core, %d NUMA node(s)\n", "topology",
 	       (int)jnum(c, "packages"), (int)jnum(c, "cores"), (int)jnum(c, "threads_per_core"),
 	       (int)jnum(c, "numa_nodes"));
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(c, "topology"))
-	{
+	cJSON_ArrayForEach (e, cJSON_GetObjectItem(c, "topology")) {
 		printf("  cpu %-6d package %d die %d core %d node %d thread %d%s\n", (int)jnum(e, "cpu"),
 		       (int)jnum(e, "package"), (int)jnum(e, "die"), (int)jnum(e, "core"), (int)jnum(e, "node"),
 		       (int)jnum(e, "smt_rank"), cJSON_IsTrue(cJSON_GetObjectItem(e, "usable")) ? "" : " (not usable)");
@@ -107,8 +105,10 @@ static void print_text(const cJSON *r)
 	printf("user ns      %s (max %d)%s%s\n", yes(u, "supported"), (int)jnum(u, "max"),
 	       cJSON_GetObjectItem(u, "fix") ? ": " : "", cJSON_GetObjectItem(u, "fix") ? jstr(u, "fix") : "");
 	printf("runtimes    ");
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(r, "runtimes")) printf(" %s (%s)", jstr(e, "name"), jstr(e, "path"));
-	printf("\npinned run   %s\n", cJSON_IsTrue(cJSON_GetObjectItem(r, "pinned_possible")) ? "possible" : jstr(r, "reason"));
+	cJSON_ArrayForEach (e, cJSON_GetObjectItem(r, "runtimes"))
+		printf(" %s (%s)", jstr(e, "name"), jstr(e, "path"));
+	printf("\npinned run   %s\n",
+	       cJSON_IsTrue(cJSON_GetObjectItem(r, "pinned_possible")) ? "possible" : jstr(r, "reason"));
 }
 
 int verb_doctor(int argc, char **argv)
@@ -122,11 +122,12 @@ int verb_doctor(int argc, char **argv)
 	if (opt_parse("doctor", doctor_tab, &o, argc, argv, false, &npos, &err) < 0)
 		return hx_report(&err);
 	if (o.help) {
-		opt_print_help(stdout, "harness doctor [--json]",
-			       "Report what this host offers a benchmark run: cgroup mode and controllers, usable CPUs\n"
-			       "and their topology, kernel facilities, runtimes. Exits 0 when a pinned run is possible,\n"
-			       "3 when not (with the reason and the fix).",
-			       doctor_tab);
+		opt_print_help(
+			stdout, "harness doctor [--json]",
+			"Report what this host offers a benchmark run: cgroup mode and controllers, usable CPUs\n"
+			"and their topology, kernel facilities, runtimes. Exits 0 when a pinned run is possible,\n"
+			"3 when not (with the reason and the fix).",
+			doctor_tab);
 		return HX_EXIT_OK;
 	}
 	if (npos > 0) {

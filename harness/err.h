@@ -15,9 +15,9 @@ enum hx_exit {
 };
 
 struct hx_err {
-	int errnum;        /* errno of the root cause, 0 when none */
+	int errnum;	   /* errno of the root cause, 0 when none */
 	enum hx_exit exit; /* how the process should exit if nobody recovers */
-	char msg[1024];    /* "context: context: root cause" */
+	char msg[1024];	   /* "context: context: root cause" */
 };
 
 /* Record a failure; returns -errnum (or -EINVAL when errnum is 0) so callers can `return hx_fail(...)`. */

@@ -83,7 +83,8 @@ static int exec_make_plan(const struct exec_opts *o, char **argv, struct exec_pl
 	p->budget.memory_max = o->memory;
 	p->budget.pids_max = o->pids_max ? o->pids_max : 4096;
 	if (o->mode && cg_cpu_mode_parse(o->mode, &p->budget.mode) < 0)
-		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "exec: --mode takes pinned, quota or none, not '%s'", o->mode);
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "exec: --mode takes pinned, quota or none, not '%s'",
+			       o->mode);
 	if (o->memory && o->memory < (4u << 20))
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "exec: --memory must be at least 4M");
 	if (cg_topo_read("/sys", t, err) < 0 || cg_own_cpuset(&cpuset, err) < 0 || cg_own_affinity(&affinity, err) < 0)
@@ -152,7 +153,7 @@ static void exec_print_stats(const struct exec_opts *o, const struct exec_plan *
 		cJSON_Delete(j);
 		return;
 	}
-	fprintf(stderr, "harness: slice sut (cgroup %s, mode %s, cpus %s, client cpus %s), exit status %d:\n",
+	fprintf(stderr, "harness: slice sut (cgroup %s, mode %s, on CPUs %s; client on CPUs %s), exit status %d:\n",
 		cg_backend_name(tree), cg_cpu_mode_names[p->budget.mode], cpus, client, code);
 	res_stats_print(stderr, st);
 }
@@ -182,7 +183,8 @@ static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct
 	if (cg_run_id(id, sizeof(id), err) < 0 || cg_tree_create(id, o->cgroup_root, p->slices.slices, &tree, err) < 0)
 		goto out;
 	for (int s = 0; s < CG_NR_SLICES; s++)
-		if ((p->slices.slices & (1u << s)) && cg_slice_apply(tree, (enum cg_slice)s, &p->slices.limits[s], err) < 0)
+		if ((p->slices.slices & (1u << s)) &&
+		    cg_slice_apply(tree, (enum cg_slice)s, &p->slices.limits[s], err) < 0)
 			goto out;
 	if (cg_spawn(tree, CG_SLICE_SUT, exec_child_main, &child, &pid, err) < 0)
 		goto out;
@@ -222,11 +224,12 @@ int verb_exec(int argc, char **argv)
 	if (opt_parse("exec", exec_tab, &o, argc, argv, true, &npos, &err) < 0)
 		return hx_report(&err);
 	if (o.help) {
-		opt_print_help(stdout, "harness exec [OPTIONS] -- CMD [ARG...]",
-			       "Run CMD in a fresh sut slice: pinned CPUs (the client's set stays reserved, as in a run),\n"
-			       "a memory limit and a process limit. Exits with CMD's status (128+N when killed by\n"
-			       "signal N; 127 when CMD is not found), or 2/3/4 when harness itself fails.",
-			       exec_tab);
+		opt_print_help(
+			stdout, "harness exec [OPTIONS] -- CMD [ARG...]",
+			"Run CMD in a fresh sut slice: pinned CPUs (the client's set stays reserved, as in a run),\n"
+			"a memory limit and a process limit. Exits with CMD's status (128+N when killed by\n"
+			"signal N; 127 when CMD is not found), or 2/3/4 when harness itself fails.",
+			exec_tab);
 		return HX_EXIT_OK;
 	}
 	if (npos == 0) {

@@ -23,8 +23,7 @@ static const struct hx_opt *opt_find_short(const struct hx_opt *tab, char c)
 	return NULL;
 }
 
-static int opt_store(const char *verb, const struct hx_opt *o, void *out, const char *val,
-		     struct hx_err *err)
+static int opt_store(const char *verb, const struct hx_opt *o, void *out, const char *val, struct hx_err *err)
 {
 	char *field = (char *)out + o->offset;
 	uint64_t u;
@@ -56,8 +55,8 @@ static int opt_store(const char *verb, const struct hx_opt *o, void *out, const 
 		struct opt_list *l = (struct opt_list *)field;
 
 		if (l->n == OPT_LIST_MAX)
-			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "%s: --%s given more than %d times", verb,
-				       o->name, OPT_LIST_MAX);
+			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "%s: --%s given more than %d times", verb, o->name,
+				       OPT_LIST_MAX);
 		l->items[l->n++] = val;
 		return 0;
 	}
@@ -95,15 +94,15 @@ static int opt_one(const char *verb, const struct hx_opt *tab, void *out, int ar
 	}
 	if (!val) {
 		if (*i + 1 >= argc)
-			return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s: --%s needs %s (see 'harness %s --help')",
-				       verb, o->name, o->arg ? o->arg : "a value", verb);
+			return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s: --%s needs %s (see 'harness %s --help')", verb,
+				       o->name, o->arg ? o->arg : "a value", verb);
 		val = argv[++*i];
 	}
 	return opt_store(verb, o, out, val, err);
 }
 
-int opt_parse(const char *verb, const struct hx_opt *tab, void *out, int argc, char **argv,
-	      bool stop_at_positional, int *ret_npos, struct hx_err *err)
+int opt_parse(const char *verb, const struct hx_opt *tab, void *out, int argc, char **argv, bool stop_at_positional,
+	      int *ret_npos, struct hx_err *err)
 {
 	int npos = 0;
 	int i;

@@ -40,6 +40,6 @@ void res_stats_print(FILE *f, const struct cg_stats *st)
 	}
 	for (int r = 0; r < CG_NR_PSI; r++)
 		if (st->psi[r].have)
-			fprintf(f, "  psi_%-18s some avg10 %.2f total %" PRIu64 " us\n", cg_psi_names[r], st->psi[r].some_avg10,
-				st->psi[r].some_total_usec);
+			fprintf(f, "  psi_%-18s some avg10 %.2f total %" PRIu64 " us\n", cg_psi_names[r],
+				st->psi[r].some_avg10, st->psi[r].some_total_usec);
 }

@@ -1,0 +1,185 @@
+#!/usr/bin/env bats
+# harness exec on real cgroups: pinning, quota, memory and process limits, exit status, signals,
+# teardown and gc. Runs on this host (v1 or hybrid) and, unchanged, in the cgroup v2 guest.
+
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+setup() {
+	need_root
+}
+
+teardown() {
+	assert_no_leftovers
+}
+
+@test "exec --cpus 1 pins the command to one CPU that is not the client's" {
+	run --separate-stderr "$HARNESS" exec --cpus 1 --stats --json -- grep Cpus_allowed_list /proc/self/status
+	[ "$status" -eq 0 ]
+	got=$(echo "$output" | awk '{print $2}')
+	[ "$got" = "$(json_field "$stderr" cpus)" ]
+	[[ "$got" =~ ^[0-9]+$ ]]
+	client=$(json_field "$stderr" client_cpus)
+	[ -n "$client" ]
+	[ "$got" != "$client" ]
+}
+
+@test "pinned to one CPU, two spinning threads get one CPU of time" {
+	run --separate-stderr "$HARNESS" exec --cpus 1 --stats --json -- "$HELPERS/busy" 2 1
+	[ "$status" -eq 0 ]
+	user=$(json_field "$stderr" stats.cpu_user_usec)
+	sys=$(json_field "$stderr" stats.cpu_system_usec)
+	echo "user $user sys $sys"
+	[ $((user + sys)) -gt 700000 ]
+	[ $((user + sys)) -lt 1300000 ]
+}
+
+@test "quota mode: the command sees every CPU and is throttled to its budget" {
+	run --separate-stderr "$HARNESS" exec --mode quota --cpus 1 --stats --json -- sh -c \
+		"grep Cpus_allowed_list /proc/self/status; exec $HELPERS/busy 2 1"
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | awk '{print $2}')" = "$(doctor_json | doctor_field cpus.usable)" ]
+	throttled=$(json_field "$stderr" stats.nr_throttled)
+	echo "nr_throttled $throttled"
+	[ "$throttled" -gt 0 ]
+	[ "$(json_field "$stderr" stats.throttled_usec)" -gt 0 ]
+}
+
+@test "--memory 64M: a 256 MiB allocation is OOM-killed, exit 137, oom_kill counted" {
+	run --separate-stderr "$HARNESS" exec --memory 64M --stats --json -- python3 -c 'bytearray(256<<20)'
+	[ "$status" -eq 137 ]
+	[ "$(json_field "$stderr" exit_status)" = 137 ]
+	[ "$(json_field "$stderr" stats.oom_kill)" -ge 1 ]
+	peak=$(json_field "$stderr" stats.memory_peak_bytes)
+	[ "$peak" -le $((64 << 20)) ]
+	[ "$peak" -gt $((32 << 20)) ]
+}
+
+@test "--pids-max stops a fork loop" {
+	run "$HARNESS" exec --pids-max 20 -- "$HELPERS/forks" 200
+	[ "$status" -eq 0 ]
+	[ "$output" -lt 20 ]
+	[ "$output" -ge 10 ]
+}
+
+@test "stats: every field is a number or absent, never made up" {
+	run --separate-stderr "$HARNESS" exec --stats --json -- true
+	[ "$status" -eq 0 ]
+	for f in cpu_user_usec cpu_system_usec memory_peak_bytes oom_kill pids_peak; do
+		v=$(json_field "$stderr" "stats.$f")
+		[[ "$v" =~ ^[0-9]+$ ]] || { echo "$f = '$v'"; return 1; }
+	done
+	mode=$(doctor_json | doctor_field cgroup.mode)
+	if [ "$mode" != unified ]; then
+		# v1 counts OOM kills but not OOM events: absent, not zero
+		[ -z "$(json_field "$stderr" stats.oom)" ]
+	else
+		[ "$(json_field "$stderr" stats.oom)" = 0 ]
+	fi
+}
+
+@test "the command's exit status passes through; a signal gives 128+N" {
+	run "$HARNESS" exec -- sh -c 'exit 7'
+	[ "$status" -eq 7 ]
+	run "$HARNESS" exec -- sh -c 'kill -TERM $$'
+	[ "$status" -eq 143 ]
+}
+
+@test "a missing command: exit 127 with a one-line message" {
+	run -127 "$HARNESS" exec -- /nonexistent/cmd
+	[ "$status" -eq 127 ]
+	[[ "$output" == *"cannot run '/nonexistent/cmd': No such file or directory"* ]]
+}
+
+@test "more CPUs than the host has: exit 3 with what fits" {
+	usable=$(doctor_json | doctor_field cpus.usable_count)
+	run "$HARNESS" exec --cpus "$usable" -- true
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"this host has $usable usable CPUs: pinned mode can give the runtime"* ]]
+	run "$HARNESS" exec --mode quota --cpus $((usable + 1)) -- true
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"quota mode can give the runtime at most $usable"* ]]
+}
+
+@test "SIGTERM to harness reaches the command; nothing is left behind" {
+	"$HARNESS" exec -- sh -c 'trap "exit 42" TERM; while :; do sleep 0.05; done' &
+	pid=$!
+	for _ in $(seq 100); do [ -n "$(leftover_cgroups)" ] && break; sleep 0.05; done
+	sleep 0.2
+	kill -TERM "$pid"
+	wait "$pid" || status=$?
+	[ "${status:-0}" -eq 42 ]
+}
+
+@test "a command that leaves a background child behind: the slice is emptied" {
+	run "$HARNESS" exec -- sh -c 'sleep 300 & echo $!'
+	[ "$status" -eq 0 ]
+	! running "$output"
+}
+
+@test "gc removes the tree of a harness that was SIGKILLed, and what ran in it" {
+	"$HARNESS" exec -- sleep 300 &
+	pid=$!
+	for _ in $(seq 100); do [ -n "$(leftover_cgroups)" ] && break; sleep 0.05; done
+	[ -n "$(leftover_cgroups)" ]
+	sleep 0.2
+	sleeper=$(pgrep -P "$pid" sleep)
+	[ -n "$sleeper" ]
+	kill -KILL "$pid"
+	wait "$pid" || true
+	running "$sleeper"
+	run "$HARNESS" gc
+	[ "$status" -eq 0 ]
+	[[ "$output" == "removed 1 orphaned cgroup tree" ]]
+	! running "$sleeper"
+}
+
+@test "gc leaves the tree of a live harness alone" {
+	"$HARNESS" exec -- sleep 2 &
+	pid=$!
+	for _ in $(seq 100); do [ -n "$(leftover_cgroups)" ] && break; sleep 0.05; done
+	run "$HARNESS" gc
+	[ "$status" -eq 0 ]
+	[[ "$output" == "removed 0 orphaned cgroup trees" ]]
+	[ -n "$(leftover_cgroups)" ]
+	wait "$pid"
+}
+
+@test "v2: the command is cloned straight into its slice (no cgroup move)" {
+	[ "$(doctor_json | doctor_field cgroup.mode)" = unified ] || skip "the host's cgroups are not v2 (the guest suite covers this)"
+	run --separate-stderr "$HARNESS" exec --stats --json -- true
+	[ "$status" -eq 0 ]
+	[ "$(json_field "$stderr" cgroup_backend)" = v2 ]
+	[ "$(json_field "$stderr" cgroup_move_usec)" = 0 ]
+}
+
+@test "v2: alone in a delegated cgroup, harness works from a leaf and leaves the cgroup as it was" {
+	[ "$(doctor_json | doctor_field cgroup.mode)" = unified ] || skip "the host's cgroups are not v2 (the guest suite covers this)"
+	deleg=/sys/fs/cgroup/test-delegated-$$
+	mkdir "$deleg"
+	before=$(cat "$deleg/cgroup.subtree_control")
+	run sh -c "echo \$\$ > $deleg/cgroup.procs && exec $HARNESS exec --cpus 1 --memory 64M -- grep -c . /proc/self/status"
+	echo "$output"
+	after=$(cat "$deleg/cgroup.subtree_control")
+	children=$(find "$deleg" -mindepth 1 -type d)
+	rmdir "$deleg"
+	[ "$status" -eq 0 ]
+	[ "$after" = "$before" ]
+	[ -z "$children" ]
+}
+
+@test "v2: a populated cgroup without delegation is refused with the fix" {
+	[ "$(doctor_json | doctor_field cgroup.mode)" = unified ] || skip "the host's cgroups are not v2 (the guest suite covers this)"
+	deleg=/sys/fs/cgroup/test-populated-$$
+	mkdir "$deleg"
+	sleep 30 &
+	other=$!
+	echo "$other" >"$deleg/cgroup.procs"
+	run sh -c "echo \$\$ > $deleg/cgroup.procs && exec $HARNESS exec -- true"
+	kill "$other"
+	wait "$other" || true
+	rmdir "$deleg"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"other process"*"systemd-run --scope -p Delegate=yes"* ]]
+}

@@ -1,0 +1,247 @@
+/* The CPU allocator and the budget planner on the fixture trees. */
+#include "testutil.h"
+
+#include "../../cgroups/alloc.h"
+#include "../../cgroups/plan.h"
+#include "../../cgroups/topo.h"
+
+static struct cg_topo topo;
+
+static const struct cg_topo *load(const char *name)
+{
+	struct hx_err err = {0};
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "sysfs/%s", name);
+	if (cg_topo_read(fixture(rel), &topo, &err) < 0)
+		fail_msg("%s: %s", name, err.msg);
+	return &topo;
+}
+
+/* Every allocation: the counts asked for, inside usable, pairwise disjoint. */
+static void check_invariants(const struct cg_alloc *a, const struct cg_cpus *usable, const unsigned want[])
+{
+	for (int s = 0; s < CG_NR_SLICES; s++) {
+		struct cg_cpus outside = a->cpus[s];
+
+		assert_int_equal(cg_cpus_count(&a->cpus[s]), want[s]);
+		cg_cpus_andnot(&outside, usable);
+		assert_true(cg_cpus_empty(&outside));
+		for (int o = s + 1; o < CG_NR_SLICES; o++) {
+			struct cg_cpus both = a->cpus[s];
+
+			cg_cpus_and(&both, &a->cpus[o]);
+			assert_true(cg_cpus_empty(&both));
+		}
+	}
+}
+
+static void alloc_ok(const struct cg_topo *t, const struct cg_cpus *usable, const unsigned want[], struct cg_alloc *a)
+{
+	struct hx_err err = {0};
+
+	if (cg_alloc_cpus(t, usable, want, a, &err) < 0)
+		fail_msg("allocation failed: %s", err.msg);
+	check_invariants(a, usable, want);
+}
+
+/* The physical cores a set touches. */
+static unsigned cores_of(const struct cg_topo *t, const struct cg_cpus *s)
+{
+	struct cg_cpus seen = {0};
+
+	CG_CPUS_FOREACH (cpu, s)
+		cg_cpus_set(&seen, (unsigned)t->cpu[cpu].core_idx);
+	return cg_cpus_count(&seen);
+}
+
+static void test_vm2_one_each(void **state)
+{
+	const struct cg_topo *t = load("vm2");
+	unsigned want[CG_NR_SLICES] = {1, 1, 0, 0};
+	struct cg_alloc a;
+
+	(void)state;
+	alloc_ok(t, &t->online, want, &a);
+	assert_cpus(&a.cpus[CG_SLICE_SUT], "1"); /* CPU 0, the housekeeping CPU, goes to the client */
+	assert_cpus(&a.cpus[CG_SLICE_CLIENT], "0");
+	assert_cpus(&a.mems[CG_SLICE_SUT], "0");
+}
+
+static void test_vm2_too_many(void **state)
+{
+	const struct cg_topo *t = load("vm2");
+	unsigned want[CG_NR_SLICES] = {2, 1, 0, 0};
+	struct cg_alloc a;
+	struct hx_err err = {0};
+
+	(void)state;
+	assert_true(cg_alloc_cpus(t, &t->online, want, &a, &err) < 0);
+	assert_int_equal(err.exit, HX_EXIT_HOST);
+	assert_non_null(strstr(err.msg, "this host has 2 usable CPUs: pinned mode can give the runtime 1"));
+	assert_non_null(strstr(err.msg, "--cpus 1"));
+}
+
+static void test_cpu0_avoided(void **state)
+{
+	const struct cg_topo *t = load("isolated");
+	unsigned want[CG_NR_SLICES] = {2, 2, 1, 1};
+	struct cg_cpus usable;
+	struct cg_alloc a;
+
+	(void)state;
+	cg_cpus_parse("0-3", &usable); /* not the isolated ones: as without taskset */
+	want[CG_SLICE_FIXTURE] = 0;
+	want[CG_SLICE_NOISE] = 0;
+	want[CG_SLICE_CLIENT] = 1;
+	alloc_ok(t, &usable, want, &a);
+	assert_false(cg_cpus_test(&a.cpus[CG_SLICE_SUT], 0));
+	assert_false(cg_cpus_test(&a.cpus[CG_SLICE_CLIENT], 0));
+}
+
+static void test_smt_whole_cores_first(void **state)
+{
+	const struct cg_topo *t = load("smt2x8x2");
+	unsigned want[CG_NR_SLICES] = {4, 4, 2, 1};
+	struct cg_alloc a;
+
+	(void)state;
+	alloc_ok(t, &t->online, want, &a);
+	/* 4 CPUs on 4 distinct cores, and no core shared between two slices */
+	assert_int_equal(cores_of(t, &a.cpus[CG_SLICE_SUT]), 4);
+	assert_int_equal(cores_of(t, &a.cpus[CG_SLICE_CLIENT]), 4);
+	for (int s = 0; s < CG_NR_SLICES; s++)
+		CG_CPUS_FOREACH (cpu, &a.cpus[s]) {
+			struct cg_cpus core;
+
+			cg_topo_core_cpus(t, cpu, &core);
+			for (int o = 0; o < CG_NR_SLICES; o++) {
+				struct cg_cpus both = core;
+
+				cg_cpus_and(&both, &a.cpus[o]);
+				if (o != s && !cg_cpus_empty(&both))
+					fail_msg("CPU %d's core is shared by %s and %s", cpu, cg_slice_names[s],
+						 cg_slice_names[o]);
+			}
+		}
+	assert_false(cg_cpus_test(&a.cpus[CG_SLICE_SUT], 0));
+	/* one NUMA node per slice */
+	assert_int_equal(cg_cpus_count(&a.mems[CG_SLICE_SUT]), 1);
+	assert_int_equal(cg_cpus_count(&a.mems[CG_SLICE_CLIENT]), 1);
+}
+
+static void test_smt_siblings_of_own_cores(void **state)
+{
+	const struct cg_topo *t = load("smt2x8x2");
+	unsigned want[CG_NR_SLICES] = {12, 4, 0, 0};
+	struct cg_alloc a;
+
+	(void)state;
+	alloc_ok(t, &t->online, want, &a);
+	/* one socket holds it: 8 whole cores, then 4 siblings of those same cores */
+	assert_int_equal(cores_of(t, &a.cpus[CG_SLICE_SUT]), 8);
+	assert_int_equal(cg_cpus_count(&a.mems[CG_SLICE_SUT]), 1);
+}
+
+static void test_smt_spans_nodes(void **state)
+{
+	const struct cg_topo *t = load("smt2x8x2");
+	unsigned want[CG_NR_SLICES] = {20, 4, 0, 0};
+	struct cg_alloc a;
+
+	(void)state;
+	alloc_ok(t, &t->online, want, &a);
+	assert_cpus(&a.mems[CG_SLICE_SUT], "0-1");
+	assert_int_equal(cores_of(t, &a.cpus[CG_SLICE_SUT]), 16); /* all 16 whole cores before 4 siblings */
+}
+
+static void test_offline_never_used(void **state)
+{
+	const struct cg_topo *t = load("offline");
+	unsigned want[CG_NR_SLICES] = {2, 2, 0, 0};
+	struct cg_alloc a;
+
+	(void)state;
+	alloc_ok(t, &t->online, want, &a);
+	assert_int_equal(cores_of(t, &a.cpus[CG_SLICE_SUT]), 2);
+	assert_false(cg_cpus_test(&a.cpus[CG_SLICE_SUT], 0));
+}
+
+static void test_isolated_first_for_sut(void **state)
+{
+	const struct cg_topo *t = load("isolated");
+	unsigned want[CG_NR_SLICES] = {2, 2, 0, 0};
+	struct cg_alloc a;
+
+	(void)state;
+	alloc_ok(t, &t->online, want, &a); /* harness started under taskset -c 0-7 */
+	assert_cpus(&a.cpus[CG_SLICE_SUT], "4-5");
+	assert_cpus(&a.cpus[CG_SLICE_CLIENT], "1-2");
+}
+
+static void plan(const char *tree, enum cg_cpu_mode mode, unsigned cpus, struct cg_slice_plan *p, struct hx_err *err,
+		 int expect)
+{
+	const struct cg_topo *t = load(tree);
+	struct cg_budget b = {.mode = mode, .cpus = cpus, .memory_max = 64 << 20};
+
+	assert_int_equal(cg_plan_slices(t, &t->online, &b, p, err) < 0, expect < 0);
+}
+
+static void test_plan_modes(void **state)
+{
+	struct cg_slice_plan p;
+	struct hx_err err = {0};
+
+	(void)state;
+	plan("vm2", CG_CPU_PINNED, 0, &p, &err, 0);
+	assert_int_equal(p.cpus, 1);
+	assert_cpus(&p.limits[CG_SLICE_SUT].cpus, "1");
+	assert_cpus(&p.limits[CG_SLICE_CLIENT].cpus, "0");
+	assert_int_equal(p.limits[CG_SLICE_SUT].cpu_quota_us, 0);
+	assert_int_equal(p.limits[CG_SLICE_SUT].memory_max, 64 << 20);
+
+	plan("vm2", CG_CPU_QUOTA, 1, &p, &err, 0);
+	assert_cpus(&p.limits[CG_SLICE_SUT].cpus, "0-1"); /* the runtime sees every CPU */
+	assert_int_equal(p.limits[CG_SLICE_SUT].cpu_quota_us, 100000);
+	assert_int_equal(p.limits[CG_SLICE_SUT].cpu_period_us, 100000);
+
+	plan("vm2", CG_CPU_NONE, 0, &p, &err, 0);
+	assert_cpus(&p.limits[CG_SLICE_SUT].cpus, "0-1");
+	assert_int_equal(p.limits[CG_SLICE_SUT].cpu_quota_us, 0);
+
+	plan("smt2x8x2", CG_CPU_PINNED, 0, &p, &err, 0);
+	assert_int_equal(p.cpus, 4); /* a 4-vCPU CI runner by default */
+	assert_int_equal(p.client_cpus, 4);
+}
+
+static void test_plan_does_not_fit(void **state)
+{
+	struct cg_slice_plan p;
+	struct hx_err err = {0};
+
+	(void)state;
+	plan("vm2", CG_CPU_PINNED, 2, &p, &err, -1);
+	assert_int_equal(err.exit, HX_EXIT_HOST);
+	plan("vm2", CG_CPU_QUOTA, 3, &p, &err, -1);
+	assert_int_equal(err.exit, HX_EXIT_HOST);
+	assert_non_null(strstr(err.msg, "quota mode can give the runtime at most 2"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_vm2_one_each),
+		cmocka_unit_test(test_vm2_too_many),
+		cmocka_unit_test(test_cpu0_avoided),
+		cmocka_unit_test(test_smt_whole_cores_first),
+		cmocka_unit_test(test_smt_siblings_of_own_cores),
+		cmocka_unit_test(test_smt_spans_nodes),
+		cmocka_unit_test(test_offline_never_used),
+		cmocka_unit_test(test_isolated_first_for_sut),
+		cmocka_unit_test(test_plan_modes),
+		cmocka_unit_test(test_plan_does_not_fit),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
