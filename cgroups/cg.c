@@ -267,10 +267,10 @@ int cg_slice_apply(struct cg_tree *t, enum cg_slice s, const struct cg_limits *l
 }
 
 /* clone3(CLONE_INTO_CGROUP), Linux >= 5.7: the child starts inside the slice. 0 in the child. */
-static pid_t spawn_clone3(int cgfd)
+static pid_t spawn_clone3(int cgfd, unsigned long flags)
 {
 	struct clone_args args = {
-		.flags = CLONE_INTO_CGROUP,
+		.flags = CLONE_INTO_CGROUP | flags,
 		.exit_signal = SIGCHLD,
 		.cgroup = (uint64_t)cgfd,
 	};
@@ -278,8 +278,8 @@ static pid_t spawn_clone3(int cgfd)
 	return (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 }
 
-static int spawn_v2(struct cg_tree *t, enum cg_slice s, int (*fn)(void *), void *arg, pid_t *ret_pid,
-		    struct hx_err *err)
+static int spawn_v2(struct cg_tree *t, enum cg_slice s, unsigned long flags, int (*fn)(void *), void *arg,
+		    pid_t *ret_pid, struct hx_err *err)
 {
 	static bool clone3_broken;
 	char dir[PATH_MAX];
@@ -293,7 +293,7 @@ static int spawn_v2(struct cg_tree *t, enum cg_slice s, int (*fn)(void *), void 
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return hx_syserr(err, "open %s", dir);
-	pid = spawn_clone3(fd);
+	pid = spawn_clone3(fd, flags);
 	if (pid == 0)
 		_exit(fn(arg));
 	if (pid < 0) {
@@ -309,9 +309,10 @@ static int spawn_v2(struct cg_tree *t, enum cg_slice s, int (*fn)(void *), void 
 	return 0;
 }
 
-/* fork, then place the child while it waits on a pipe; it runs fn only once it is inside. */
-static int spawn_fork(struct cg_tree *t, enum cg_slice s, int (*fn)(void *), void *arg, pid_t *ret_pid,
-		      struct hx_err *err)
+/* clone like fork (no new stack), then place the child while it waits on a pipe; it runs fn only
+ * once it is inside. */
+static int spawn_fork(struct cg_tree *t, enum cg_slice s, unsigned long flags, int (*fn)(void *), void *arg,
+		      pid_t *ret_pid, struct hx_err *err)
 {
 	int sync[2];
 	pid_t pid;
@@ -320,11 +321,11 @@ static int spawn_fork(struct cg_tree *t, enum cg_slice s, int (*fn)(void *), voi
 
 	if (pipe2(sync, O_CLOEXEC) < 0)
 		return hx_syserr(err, "pipe");
-	pid = fork();
+	pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
 	if (pid < 0) {
 		close(sync[0]);
 		close(sync[1]);
-		return hx_syserr(err, "fork");
+		return hx_syserr(err, "clone");
 	}
 	if (pid == 0) {
 		char c;
@@ -356,17 +357,18 @@ static int spawn_fork(struct cg_tree *t, enum cg_slice s, int (*fn)(void *), voi
 	return 0;
 }
 
-int cg_spawn(struct cg_tree *t, enum cg_slice s, int (*fn)(void *), void *arg, pid_t *ret_pid, struct hx_err *err)
+int cg_spawn(struct cg_tree *t, enum cg_slice s, unsigned long clone_flags, int (*fn)(void *), void *arg,
+	     pid_t *ret_pid, struct hx_err *err)
 {
 	if (!(t->created & (1u << s)))
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOENT, "slice %s was not created", cg_slice_names[s]);
 	if (t->be == &cg_backend_v2) {
-		int r = spawn_v2(t, s, fn, arg, ret_pid, err);
+		int r = spawn_v2(t, s, clone_flags, fn, arg, ret_pid, err);
 
 		if (r <= 0)
 			return r;
 	}
-	return spawn_fork(t, s, fn, arg, ret_pid, err);
+	return spawn_fork(t, s, clone_flags, fn, arg, ret_pid, err);
 }
 
 int cg_slice_stats(struct cg_tree *t, enum cg_slice s, struct cg_stats *ret, struct hx_err *err)

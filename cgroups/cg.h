@@ -62,9 +62,10 @@ int cg_run_id(char *buf, size_t len, struct hx_err *err);
 int cg_tree_create(const char *run_id, const char *root_override, unsigned slices, struct cg_tree **ret,
 		   struct hx_err *err);
 int cg_slice_apply(struct cg_tree *t, enum cg_slice s, const struct cg_limits *l, struct hx_err *err);
-/* Start fn(arg) in a new child process that is inside the slice from its first instruction;
- * the child _exits with fn's return value. */
-int cg_spawn(struct cg_tree *t, enum cg_slice s, int (*fn)(void *), void *arg, pid_t *ret_pid, struct hx_err *err);
+/* Start fn(arg) in a new child process that is inside the slice from its first instruction, in the
+ * new namespaces that clone_flags ask for (CLONE_NEW*); the child _exits with fn's return value. */
+int cg_spawn(struct cg_tree *t, enum cg_slice s, unsigned long clone_flags, int (*fn)(void *), void *arg,
+	     pid_t *ret_pid, struct hx_err *err);
 int cg_slice_stats(struct cg_tree *t, enum cg_slice s, struct cg_stats *ret, struct hx_err *err);
 /* Kill every process in the slice and wait until it is empty. */
 int cg_slice_kill(struct cg_tree *t, enum cg_slice s, struct hx_err *err);

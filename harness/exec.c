@@ -1,13 +1,17 @@
-/* `harness exec`: run one command in a fresh sut slice (with the client set reserved, as in a run),
- * pass its exit status through, and optionally report the slice's stats. */
+/* `harness exec`: run one command in a fresh sut slice, in a sandbox unless --no-sandbox (with the
+ * client set reserved, as in a run), pass its exit status through, and optionally report the slice's
+ * stats and where the time went. --client runs a second command in the client slice's own sandbox,
+ * in the same network namespace, as a run does with the load client. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,16 +20,18 @@
 #include "../cgroups/plan.h"
 #include "cleanup.h"
 #include "opt.h"
+#include "sandbox.h"
+#include "sbx_net.h"
 #include "stats_json.h"
 #include "util.h"
 #include "verbs.h"
 
 struct exec_opts {
-	bool help, stats, json;
+	bool help, stats, json, timing, no_sandbox, allow_io_uring;
 	unsigned cpus, client_cpus;
-	uint64_t memory, pids_max;
-	const char *mode;
-	const char *cgroup_root;
+	uint64_t memory, pids_max, tmp_size;
+	const char *mode, *cgroup_root, *client;
+	struct opt_list binds, envs;
 };
 
 static const struct hx_opt exec_tab[] = {
@@ -36,8 +42,21 @@ static const struct hx_opt exec_tab[] = {
 	{"pids-max", 0, OPT_UINT, offsetof(struct exec_opts, pids_max), "N", "process limit (default 4096)"},
 	{"mode", 0, OPT_STR, offsetof(struct exec_opts, mode), "MODE",
 	 "pinned (own CPUs), quota (N CPUs of time on every CPU) or none"},
+	{"bind", 0, OPT_LIST, offsetof(struct exec_opts, binds), "SRC:DST[:rw]",
+	 "make host path SRC visible at DST inside (read-only unless :rw)"},
+	{"env", 0, OPT_LIST, offsetof(struct exec_opts, envs), "K=V",
+	 "set a variable inside (the environment starts empty)"},
+	{"tmp-size", 0, OPT_SIZE, offsetof(struct exec_opts, tmp_size), "SIZE",
+	 "size of the sandbox's /tmp (default 256M)"},
+	{"allow-io-uring", 0, OPT_FLAG, offsetof(struct exec_opts, allow_io_uring), NULL,
+	 "let the command use io_uring (refused by default, as in Docker)"},
+	{"client", 0, OPT_STR, offsetof(struct exec_opts, client), "CMD",
+	 "also run sh -c CMD in the client slice's sandbox (same network); exit with its status"},
+	{"no-sandbox", 0, OPT_FLAG, offsetof(struct exec_opts, no_sandbox), NULL,
+	 "the slice only: no namespaces (debugging)"},
 	{"stats", 0, OPT_FLAG, offsetof(struct exec_opts, stats), NULL, "print the slice's stats on stderr at exit"},
-	{"json", 0, OPT_FLAG, offsetof(struct exec_opts, json), NULL, "print the stats as JSON"},
+	{"timing", 0, OPT_FLAG, offsetof(struct exec_opts, timing), NULL, "print where the time went on stderr"},
+	{"json", 0, OPT_FLAG, offsetof(struct exec_opts, json), NULL, "print --stats and --timing as one JSON line"},
 	{"cgroup-root", 0, OPT_STR, offsetof(struct exec_opts, cgroup_root), "PATH",
 	 "create the run's cgroups below this cgroup path instead of our own"},
 	{"help", 'h', OPT_FLAG, offsetof(struct exec_opts, help), NULL, "show this help"},
@@ -47,27 +66,110 @@ static const struct hx_opt exec_tab[] = {
 struct exec_plan {
 	struct cg_budget budget;
 	struct cg_slice_plan slices;
+	struct sbx_config sbx[2]; /* sut, client */
 	char **argv;
+	char *client_argv[4];
+	bool sandbox, client;
 };
 
-struct exec_child {
-	char **argv;
-	sigset_t mask;
-	int report_fd; /* close-on-exec: EOF means execve succeeded */
+/* What one started command left: its pid, its sandbox, its status. */
+struct exec_proc {
+	pid_t pid;
+	struct sbx sbx;
+	int status;
+	bool done;
 };
 
-static int exec_child_main(void *arg)
+struct exec_timing {
+	uint64_t start_ns, netns_ns, slice_ns, exit_ns;
+};
+
+static uint64_t mono_ns(void)
 {
-	struct exec_child *c = arg;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* --no-sandbox: the command runs as we do, in the slice only. */
+struct exec_bare {
+	char **argv;
+	int report_fd;
+};
+
+static int exec_bare_main(void *arg)
+{
+	struct exec_bare *b = arg;
+	sigset_t none;
 	int e;
 
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
-	sigprocmask(SIG_SETMASK, &c->mask, NULL);
-	execvp(c->argv[0], c->argv);
+	execvp(b->argv[0], b->argv);
 	e = errno;
-	if (write(c->report_fd, &e, sizeof(e)) < 0)
+	if (write(b->report_fd, &e, sizeof(e)) < 0)
 		_exit(127);
 	return e == ENOENT ? 127 : 126;
+}
+
+static int exec_parse_bind(const char *spec, struct sbx_bind *b, struct hx_err *err)
+{
+	char *copy = strdup(spec), *dst, *mode;
+	struct stat st;
+
+	if (!copy)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	dst = strchr(copy, ':');
+	if (!dst)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "exec: --bind takes SRC:DST[:rw], not '%s'", spec);
+	*dst++ = '\0';
+	mode = strchr(dst, ':');
+	if (mode)
+		*mode++ = '\0';
+	b->src = copy;
+	b->dst = dst;
+	b->rw = mode && strcmp(mode, "rw") == 0;
+	if (mode && !b->rw && strcmp(mode, "ro") != 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "exec: --bind %s: the mode is ro or rw, not '%s'", spec,
+			       mode);
+	if (copy[0] != '/' || dst[0] != '/' || strcmp(dst, "/") == 0 || strstr(dst, "..") ||
+	    strncmp(dst, "/proc", 5) == 0 || strncmp(dst, "/dev", 4) == 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "exec: --bind %s: SRC and DST must be absolute, DST not /, /proc, /dev or with '..'",
+			       spec);
+	if (stat(copy, &st) < 0)
+		return hx_fail(err, HX_EXIT_USAGE, errno, "exec: --bind %s: %s: %s", spec, copy, strerror(errno));
+	return 0;
+}
+
+static int exec_sandbox_plan(const struct exec_opts *o, struct exec_plan *p, struct hx_err *err)
+{
+	for (int i = 0; i < 2; i++) {
+		struct sbx_config *c = &p->sbx[i];
+
+		sbx_config_init(c);
+		c->seccomp.allow_io_uring = o->allow_io_uring;
+		if (o->tmp_size)
+			c->rootfs.tmp_size = o->tmp_size;
+		for (size_t b = 0; b < o->binds.n; b++) {
+			if (c->rootfs.nbinds == SBX_MAX_BINDS)
+				return hx_fail(err, HX_EXIT_USAGE, E2BIG, "exec: at most %d --bind", SBX_MAX_BINDS);
+			if (exec_parse_bind(o->binds.items[b], &c->rootfs.binds[c->rootfs.nbinds++], err) < 0)
+				return -err->errnum;
+		}
+		for (size_t e = 0; e < o->envs.n; e++) {
+			int r = sbx_env_set(c, o->envs.items[e]);
+
+			if (r < 0)
+				return hx_fail(err, HX_EXIT_USAGE, -r, "exec: --env takes K=V, not '%s'%s",
+					       o->envs.items[e], r == -E2BIG ? " (too many)" : "");
+		}
+	}
+	p->sbx[0].argv = p->argv;
+	p->sbx[1].argv = p->client_argv;
+	return 0;
 }
 
 static int exec_make_plan(const struct exec_opts *o, char **argv, struct exec_plan *p, struct hx_err *err)
@@ -78,6 +180,13 @@ static int exec_make_plan(const struct exec_opts *o, char **argv, struct exec_pl
 	if (!t)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	p->argv = argv;
+	p->sandbox = !o->no_sandbox;
+	p->client = o->client != NULL;
+	p->client_argv[0] = (char *)"/bin/sh";
+	p->client_argv[1] = (char *)"-c";
+	p->client_argv[2] = (char *)o->client;
+	if (p->client && !p->sandbox)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "exec: --client needs the sandbox (drop --no-sandbox)");
 	p->budget.cpus = o->cpus;
 	p->budget.client_cpus = o->client_cpus;
 	p->budget.memory_max = o->memory;
@@ -87,131 +196,245 @@ static int exec_make_plan(const struct exec_opts *o, char **argv, struct exec_pl
 			       o->mode);
 	if (o->memory && o->memory < (4u << 20))
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "exec: --memory must be at least 4M");
+	if (exec_sandbox_plan(o, p, err) < 0)
+		return -err->errnum;
 	if (cg_topo_read("/sys", t, err) < 0 || cg_own_cpuset(&cpuset, err) < 0 || cg_own_affinity(&affinity, err) < 0)
 		return -err->errnum;
 	cg_usable_cpus(t, &cpuset, &affinity, &usable);
 	return cg_plan_slices(t, &usable, &p->budget, &p->slices, err);
 }
 
-/* Wait for the main child, forwarding termination signals; returns its wait status. */
-static int exec_wait(int sfd, pid_t main_pid, struct cg_tree *tree)
+/* Start one command in a slice: sandboxed, or bare with an exec-failure pipe. Waits for its execve. */
+static int exec_start(const struct exec_plan *p, struct cg_tree *tree, enum cg_slice s, struct exec_proc *proc,
+		      struct hx_err *err)
 {
-	int status = 0, signals = 0;
+	const struct sbx_config *c = &p->sbx[s == CG_SLICE_SUT ? 0 : 1];
+	struct exec_bare bare = {.argv = p->argv};
+	int report[2], e = 0;
 
-	for (;;) {
-		struct signalfd_siginfo si;
-		pid_t pid;
-
-		if (read(sfd, &si, sizeof(si)) != sizeof(si)) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (si.ssi_signo != SIGCHLD) {
-			/* The first signal is the command's to handle; a second one ends the slice. */
-			if (signals++ == 0) {
-				kill(main_pid, (int)si.ssi_signo);
-			} else {
-				struct hx_err err = {0};
-
-				cg_slice_kill(tree, CG_SLICE_SUT, &err);
-			}
-			continue;
-		}
-		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-			if (pid == main_pid)
-				return status;
+	proc->pid = -1;
+	proc->sbx.report_fd = -1;
+	if (p->sandbox) {
+		if (sbx_start(tree, s, c, &proc->sbx, err) < 0)
+			return -err->errnum;
+		proc->pid = proc->sbx.pid;
+		return sbx_wait_exec(&proc->sbx, c->argv[0], err);
 	}
-	waitpid(main_pid, &status, 0);
-	return status;
+	if (pipe2(report, O_CLOEXEC) < 0)
+		return hx_syserr(err, "exec: pipe");
+	bare.report_fd = report[1];
+	if (cg_spawn(tree, s, 0, exec_bare_main, &bare, &proc->pid, err) < 0) {
+		close(report[0]);
+		close(report[1]);
+		return -err->errnum;
+	}
+	close(report[1]);
+	if (read(report[0], &e, sizeof(e)) != sizeof(e))
+		e = 0;
+	close(report[0]);
+	if (e)
+		return hx_fail(err, HX_EXIT_USAGE, e, "cannot run '%s': %s", p->argv[0], strerror(e));
+	return 0;
 }
 
-static void exec_print_stats(const struct exec_opts *o, const struct exec_plan *p, struct cg_tree *tree,
-			     const struct cg_stats *st, int code)
+static void exec_reap(struct exec_proc *procs, int n)
+{
+	int status;
+	pid_t pid;
+
+	/* we are a child subreaper: orphans of the commands come back to us and are reaped here too */
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+		for (int i = 0; i < n; i++)
+			if (procs[i].pid == pid) {
+				procs[i].status = status;
+				procs[i].done = true;
+			}
+}
+
+/* Wait until procs[want] is done or timeout_ms passes (-1: forever). The first termination signal
+ * goes to procs[fwd]; a second one kills the slices. Returns 0 when done, -ETIMEDOUT otherwise. */
+static int exec_wait(int sfd, struct exec_proc *procs, int n, int want, int fwd, struct cg_tree *tree, int timeout_ms,
+		     int *signals)
+{
+	uint64_t deadline = timeout_ms < 0 ? 0 : mono_ns() + (uint64_t)timeout_ms * 1000000u;
+
+	exec_reap(procs, n);
+	while (!procs[want].done) {
+		struct pollfd pfd = {.fd = sfd, .events = POLLIN};
+		struct signalfd_siginfo si;
+		int left = -1;
+
+		if (timeout_ms >= 0) {
+			uint64_t now = mono_ns();
+
+			if (now >= deadline)
+				return -ETIMEDOUT;
+			left = (int)((deadline - now) / 1000000u) + 1;
+		}
+		if (poll(&pfd, 1, left) <= 0 || read(sfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo == SIGCHLD) {
+			exec_reap(procs, n);
+		} else if ((*signals)++ == 0) {
+			kill(procs[fwd].pid, (int)si.ssi_signo);
+		} else {
+			struct hx_err ignored = {0};
+
+			for (int s = 0; s < CG_NR_SLICES; s++)
+				cg_slice_kill(tree, (enum cg_slice)s, &ignored);
+		}
+	}
+	return 0;
+}
+
+static int exit_code(int status)
+{
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static cJSON *exec_timing_json(const struct exec_timing *tm, struct cg_tree *tree, const struct exec_proc *sut)
+{
+	cJSON *j = cJSON_CreateObject();
+	const struct sbx_stamps *st = sut->sbx.stamps;
+
+	cJSON_AddNumberToObject(j, "netns_ms", ms(tm->netns_ns));
+	cJSON_AddNumberToObject(j, "slice_ms", ms(tm->slice_ns));
+	cJSON_AddNumberToObject(j, "cgroup_move_ms", ms(cg_last_move_ns(tree)));
+	if (st && st->exec_ns) {
+		cJSON_AddNumberToObject(j, "clone_to_child_ms", ms(st->child_ns - st->clone_ns));
+		cJSON_AddNumberToObject(j, "sandbox_setup_ms", ms(st->exec_ns - st->child_ns));
+		cJSON_AddNumberToObject(j, "clone_to_execve_ms", ms(st->exec_ns - st->clone_ns));
+		cJSON_AddNumberToObject(j, "execve_to_exit_ms", ms(tm->exit_ns - st->exec_ns));
+	}
+	cJSON_AddNumberToObject(j, "total_ms", ms(tm->exit_ns - tm->start_ns));
+	return j;
+}
+
+static void exec_report(const struct exec_opts *o, const struct exec_plan *p, struct cg_tree *tree,
+			const struct exec_proc *procs, const struct exec_timing *tm, int code)
 {
 	char cpus[CG_MAX_CPUS * 5], client[CG_MAX_CPUS * 5];
+	cJSON *j = cJSON_CreateObject(), *timing = exec_timing_json(tm, tree, &procs[0]);
+	struct cg_stats st;
+	struct hx_err err = {0};
 
 	cg_cpus_format(&p->slices.limits[CG_SLICE_SUT].cpus, cpus, sizeof(cpus));
 	cg_cpus_format(&p->slices.limits[CG_SLICE_CLIENT].cpus, client, sizeof(client));
-	if (o->json) {
-		cJSON *j = cJSON_CreateObject();
-		_cleanup_free_ char *s = NULL;
-
-		cJSON_AddStringToObject(j, "slice", "sut");
-		cJSON_AddStringToObject(j, "mode", cg_cpu_mode_names[p->budget.mode]);
-		cJSON_AddStringToObject(j, "cgroup_backend", cg_backend_name(tree));
-		cJSON_AddNumberToObject(j, "cpu_budget", p->slices.cpus);
-		cJSON_AddStringToObject(j, "cpus", cpus);
-		cJSON_AddStringToObject(j, "client_cpus", client);
-		if (p->budget.memory_max)
-			cJSON_AddNumberToObject(j, "memory_max_bytes", (double)p->budget.memory_max);
-		cJSON_AddNumberToObject(j, "exit_status", code);
-		cJSON_AddNumberToObject(j, "cgroup_move_usec", (double)cg_last_move_ns(tree) / 1000.0);
-		cJSON_AddItemToObject(j, "stats", res_stats_json(st));
-		s = cJSON_PrintUnformatted(j);
-		fprintf(stderr, "%s\n", s);
-		cJSON_Delete(j);
-		return;
+	cJSON_AddStringToObject(j, "slice", "sut");
+	cJSON_AddStringToObject(j, "mode", cg_cpu_mode_names[p->budget.mode]);
+	cJSON_AddStringToObject(j, "cgroup_backend", cg_backend_name(tree));
+	cJSON_AddBoolToObject(j, "sandbox", p->sandbox);
+	cJSON_AddNumberToObject(j, "cpu_budget", p->slices.cpus);
+	cJSON_AddStringToObject(j, "cpus", cpus);
+	cJSON_AddStringToObject(j, "client_cpus", client);
+	if (p->budget.memory_max)
+		cJSON_AddNumberToObject(j, "memory_max_bytes", (double)p->budget.memory_max);
+	cJSON_AddNumberToObject(j, "exit_status", code);
+	cJSON_AddNumberToObject(j, "cgroup_move_usec", (double)cg_last_move_ns(tree) / 1000.0);
+	if (o->stats && cg_slice_stats(tree, CG_SLICE_SUT, &st, &err) == 0) {
+		cJSON_AddItemToObject(j, "stats", res_stats_json(&st));
+		if (!o->json) {
+			fprintf(stderr,
+				"harness: slice sut (cgroup %s, mode %s, on CPUs %s; client on CPUs %s), exit status "
+				"%d:\n",
+				cg_backend_name(tree), cg_cpu_mode_names[p->budget.mode], cpus, client, code);
+			res_stats_print(stderr, &st);
+		}
 	}
-	fprintf(stderr, "harness: slice sut (cgroup %s, mode %s, on CPUs %s; client on CPUs %s), exit status %d:\n",
-		cg_backend_name(tree), cg_cpu_mode_names[p->budget.mode], cpus, client, code);
-	res_stats_print(stderr, st);
+	if (p->client && procs[1].done)
+		cJSON_AddNumberToObject(j, "server_exit_status", exit_code(procs[0].status));
+	if (o->timing && !o->json) {
+		const cJSON *e;
+
+		fprintf(stderr, "harness: timing:");
+		cJSON_ArrayForEach (e, timing)
+			fprintf(stderr, " %s %.3f", e->string, e->valuedouble);
+		fprintf(stderr, "\n");
+	}
+	if (o->timing)
+		cJSON_AddItemToObject(j, "timing", timing);
+	else
+		cJSON_Delete(timing);
+	if (o->json) {
+		_cleanup_free_ char *s = cJSON_PrintUnformatted(j);
+
+		fprintf(stderr, "%s\n", s);
+	}
+	cJSON_Delete(j);
+}
+
+/* With --client: the client's exit ends the run; the server gets SIGTERM and 2 s before the kill. */
+static int exec_supervise(const struct exec_plan *p, int sfd, struct exec_proc *procs, struct cg_tree *tree)
+{
+	int signals = 0, n = p->client ? 2 : 1, want = p->client ? 1 : 0;
+
+	exec_wait(sfd, procs, n, want, want, tree, -1, &signals);
+	if (p->client && !procs[0].done) {
+		kill(procs[0].pid, SIGTERM);
+		exec_wait(sfd, procs, n, 0, 0, tree, 2000, &signals);
+	}
+	return exit_code(procs[want].status);
 }
 
 static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct hx_err *err)
 {
-	struct exec_child child = {.argv = p->argv, .report_fd = -1};
+	struct exec_proc procs[2] = {{.pid = -1, .sbx.report_fd = -1}, {.pid = -1, .sbx.report_fd = -1}};
+	struct exec_timing tm = {.start_ns = mono_ns()};
 	struct cg_tree *tree = NULL;
-	struct cg_stats st;
 	_cleanup_close_ int sfd = -1;
-	int report[2] = {-1, -1};
+	int netns = -1, code = -1;
 	sigset_t block;
 	char id[64];
-	pid_t pid = -1;
-	int status, code = HX_EXIT_INTERNAL, child_errno = 0;
 
 	sigemptyset(&block);
 	for (int s = 0; s < 5; s++)
 		sigaddset(&block, (int[]){SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT}[s]);
-	sigprocmask(SIG_BLOCK, &block, &child.mask);
+	sigprocmask(SIG_BLOCK, &block, NULL);
 	sfd = signalfd(-1, &block, SFD_CLOEXEC);
 	/* Orphaned descendants come back to us, so none outlives the run unnoticed. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	if (sfd < 0 || pipe2(report, O_CLOEXEC) < 0)
-		return hx_syserr(err, "exec: setup");
-	child.report_fd = report[1];
+	if (sfd < 0)
+		return hx_syserr(err, "exec: signalfd");
+	if (p->sandbox && sbx_net_prepare(&netns, err) < 0)
+		goto out;
+	tm.netns_ns = mono_ns() - tm.start_ns;
+	for (int i = 0; i < 2; i++)
+		((struct sbx_config *)&p->sbx[i])->netns_fd = netns;
 	if (cg_run_id(id, sizeof(id), err) < 0 || cg_tree_create(id, o->cgroup_root, p->slices.slices, &tree, err) < 0)
 		goto out;
 	for (int s = 0; s < CG_NR_SLICES; s++)
 		if ((p->slices.slices & (1u << s)) &&
 		    cg_slice_apply(tree, (enum cg_slice)s, &p->slices.limits[s], err) < 0)
 			goto out;
-	if (cg_spawn(tree, CG_SLICE_SUT, exec_child_main, &child, &pid, err) < 0)
-		goto out;
-	close(report[1]);
-	report[1] = -1;
-	if (read(report[0], &child_errno, sizeof(child_errno)) == sizeof(child_errno)) {
-		waitpid(pid, NULL, 0);
-		code = hx_fail(err, child_errno == ENOENT ? HX_EXIT_USAGE : HX_EXIT_USAGE, child_errno,
-			       "exec: cannot run '%s': %s", p->argv[0], strerror(child_errno));
-		code = child_errno == ENOENT ? 127 : 126;
+	tm.slice_ns = mono_ns() - tm.start_ns - tm.netns_ns;
+	if (exec_start(p, tree, CG_SLICE_SUT, &procs[0], err) < 0 ||
+	    (p->client && exec_start(p, tree, CG_SLICE_CLIENT, &procs[1], err) < 0)) {
+		code = err->errnum == ENOENT && err->exit == HX_EXIT_USAGE ? 127
+		       : err->exit == HX_EXIT_USAGE			   ? 126
+									   : -1;
 		goto out;
 	}
-	status = exec_wait(sfd, pid, tree);
-	code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-	if (o->stats && cg_slice_stats(tree, CG_SLICE_SUT, &st, err) == 0)
-		exec_print_stats(o, p, tree, &st, code);
+	code = exec_supervise(p, sfd, procs, tree);
+	tm.exit_ns = mono_ns();
+	if (o->stats || o->timing)
+		exec_report(o, p, tree, procs, &tm, code);
 out:
-	if (report[0] >= 0)
-		close(report[0]);
-	if (report[1] >= 0)
-		close(report[1]);
 	cg_tree_destroy(tree);
+	for (int i = 0; i < 2; i++)
+		sbx_release(&procs[i].sbx);
+	sbx_net_cleanup(&netns);
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
+	if (code < 0)
+		return hx_report(err);
 	if (err->msg[0])
-		fprintf(stderr, "harness: %s\n", err->msg);
-	return err->msg[0] && child_errno == 0 ? (int)err->exit : code;
+		fprintf(stderr, "harness: exec: %s\n", err->msg);
+	return code;
 }
 
 int verb_exec(int argc, char **argv)
@@ -226,9 +449,10 @@ int verb_exec(int argc, char **argv)
 	if (o.help) {
 		opt_print_help(
 			stdout, "harness exec [OPTIONS] -- CMD [ARG...]",
-			"Run CMD in a fresh sut slice: pinned CPUs (the client's set stays reserved, as in a run),\n"
-			"a memory limit and a process limit. Exits with CMD's status (128+N when killed by\n"
-			"signal N; 127 when CMD is not found), or 2/3/4 when harness itself fails.",
+			"Run CMD in a sandbox in a fresh sut slice: pinned CPUs (the client's set stays reserved, as\n"
+			"in a run), a memory and a process limit, new namespaces, a read-only root, no privileges,\n"
+			"a seccomp filter, an environment built from scratch. Exits with CMD's status (128+N when\n"
+			"killed by signal N; 127 when CMD is not found), or 2/3/4 when harness itself fails.",
 			exec_tab);
 		return HX_EXIT_OK;
 	}

@@ -26,7 +26,7 @@ teardown() {
 }
 
 @test "pinned to one CPU, two spinning threads get one CPU of time" {
-	run --separate-stderr "$HARNESS" exec --cpus 1 --stats --json -- "$HELPERS/busy" 2 1
+	run --separate-stderr "$HARNESS" exec --bind "$HELPERS:/opt/helpers" --cpus 1 --stats --json -- /opt/helpers/busy 2 1
 	[ "$status" -eq 0 ]
 	user=$(json_field "$stderr" stats.cpu_user_usec)
 	sys=$(json_field "$stderr" stats.cpu_system_usec)
@@ -36,8 +36,8 @@ teardown() {
 }
 
 @test "quota mode: the command sees every CPU and is throttled to its budget" {
-	run --separate-stderr "$HARNESS" exec --mode quota --cpus 1 --stats --json -- sh -c \
-		"grep Cpus_allowed_list /proc/self/status; exec $HELPERS/busy 2 1"
+	run --separate-stderr "$HARNESS" exec --bind "$HELPERS:/opt/helpers" --mode quota --cpus 1 --stats --json -- sh -c \
+		"grep Cpus_allowed_list /proc/self/status; exec /opt/helpers/busy 2 1"
 	[ "$status" -eq 0 ]
 	[ "$(echo "$output" | awk '{print $2}')" = "$(doctor_json | doctor_field cpus.usable)" ]
 	throttled=$(json_field "$stderr" stats.nr_throttled)
@@ -57,7 +57,7 @@ teardown() {
 }
 
 @test "--pids-max stops a fork loop" {
-	run "$HARNESS" exec --pids-max 20 -- "$HELPERS/forks" 200
+	run "$HARNESS" exec --bind "$HELPERS:/opt/helpers" --pids-max 20 -- /opt/helpers/forks 200
 	[ "$status" -eq 0 ]
 	[ "$output" -lt 20 ]
 	[ "$output" -ge 10 ]
@@ -113,19 +113,39 @@ teardown() {
 }
 
 @test "a command that leaves a background child behind: the slice is emptied" {
-	run "$HARNESS" exec -- sh -c 'sleep 300 & echo $!'
-	[ "$status" -eq 0 ]
-	! running "$output"
+	for sandbox in "" --no-sandbox; do
+		run "$HARNESS" exec $sandbox -- sh -c 'sleep 301 & echo started'
+		[ "$status" -eq 0 ]
+		[ "$output" = started ]
+		! pgrep -f '^sleep 301'
+	done
 }
 
-@test "gc removes the tree of a harness that was SIGKILLed, and what ran in it" {
-	"$HARNESS" exec -- sleep 300 &
+# The newest harness-* tree's owner pid and the host pid of a marker process.
+wait_for_tree() {
+	for _ in $(seq 100); do [ -n "$(leftover_cgroups)" ] && pgrep -f "$1" >/dev/null && return 0; sleep 0.05; done
+	return 1
+}
+
+@test "a SIGKILLed harness takes its sandbox down; gc removes the tree it left" {
+	"$HARNESS" exec -- sleep 302 &
 	pid=$!
-	for _ in $(seq 100); do [ -n "$(leftover_cgroups)" ] && break; sleep 0.05; done
+	wait_for_tree '^sleep 302'
+	kill -KILL "$pid"
+	wait "$pid" || true
+	for _ in $(seq 100); do pgrep -f '^sleep 302' >/dev/null || break; sleep 0.05; done
+	! pgrep -f '^sleep 302'
 	[ -n "$(leftover_cgroups)" ]
-	sleep 0.2
-	sleeper=$(pgrep -P "$pid" sleep)
-	[ -n "$sleeper" ]
+	run "$HARNESS" gc
+	[ "$status" -eq 0 ]
+	[[ "$output" == "removed 1 orphaned cgroup tree" ]]
+}
+
+@test "gc kills what still runs in the tree of a dead harness (--no-sandbox)" {
+	"$HARNESS" exec --no-sandbox -- sleep 303 &
+	pid=$!
+	wait_for_tree '^sleep 303'
+	sleeper=$(pgrep -f '^sleep 303')
 	kill -KILL "$pid"
 	wait "$pid" || true
 	running "$sleeper"
@@ -138,7 +158,8 @@ teardown() {
 @test "gc leaves the tree of a live harness alone" {
 	"$HARNESS" exec -- sleep 2 &
 	pid=$!
-	for _ in $(seq 100); do [ -n "$(leftover_cgroups)" ] && break; sleep 0.05; done
+	wait_for_tree '^sleep 2'
+
 	run "$HARNESS" gc
 	[ "$status" -eq 0 ]
 	[[ "$output" == "removed 0 orphaned cgroup trees" ]]

@@ -1,0 +1,53 @@
+/* The sandbox: new mount, PID, IPC, UTS and cgroup namespaces in a slice, the run's network
+ * namespace, a tmpfs root, no privileges, a seccomp filter, and an init as PID 1. */
+#ifndef HX_SANDBOX_H
+#define HX_SANDBOX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../cgroups/cg.h"
+#include "err.h"
+#include "sbx_mount.h"
+#include "sbx_seccomp.h"
+
+#define SBX_MAX_ENV 64
+
+struct sbx_config {
+	char *const *argv;
+	const char *env[SBX_MAX_ENV + 1]; /* built from scratch: sbx_env_init, then sbx_env_set */
+	size_t nenv;
+	struct sbx_rootfs rootfs;
+	struct sbx_seccomp_opts seccomp;
+	const char *cwd;
+	int netns_fd; /* the run's network namespace */
+};
+
+/* Where the time went, stamped with CLOCK_MONOTONIC (ns) by parent and child alike. */
+struct sbx_stamps {
+	uint64_t clone_ns; /* parent, just before clone */
+	uint64_t child_ns; /* child, first instruction (inside the slice) */
+	uint64_t exec_ns;  /* payload, just before execve */
+};
+
+void sbx_config_init(struct sbx_config *c);
+/* K=V, replacing an earlier K. Returns -EINVAL for a malformed one, -E2BIG when full. */
+int sbx_env_set(struct sbx_config *c, const char *kv);
+
+/* A running sandbox: its init's pid and the channel that reports setup failures. */
+struct sbx {
+	pid_t pid;
+	int report_fd;
+	struct sbx_stamps *stamps; /* shared with the child */
+	void *seccomp_ctx;
+};
+
+/* Start c->argv in a new sandbox inside slice s. */
+int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, struct sbx *ret, struct hx_err *err);
+/* Wait until the payload has called execve (0) or setup failed: the error names the step and errno
+ * ("sandbox: pivot_root: Invalid argument"), or for execve the command `what`. */
+int sbx_wait_exec(struct sbx *x, const char *what, struct hx_err *err);
+void sbx_release(struct sbx *x);
+
+#endif

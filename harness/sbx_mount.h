@@ -1,0 +1,32 @@
+/* The sandbox's root file system: a tmpfs root with read-only binds of what programs need. */
+#ifndef HX_SBX_MOUNT_H
+#define HX_SBX_MOUNT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SBX_MAX_BINDS 32
+#define SBX_HOME      "/home/harness"
+#define SBX_USER      "harness"
+#define SBX_UID	      1000
+#define SBX_GID	      1000
+
+struct sbx_bind {
+	const char *src; /* host path */
+	const char *dst; /* absolute path inside */
+	bool rw;
+};
+
+struct sbx_rootfs {
+	struct sbx_bind binds[SBX_MAX_BINDS];
+	size_t nbinds;
+	uint64_t tmp_size;  /* bytes of /tmp */
+	uint64_t home_size; /* bytes of HOME */
+};
+
+/* In the sandbox child, in a new mount namespace: build the root, pivot into it, detach the old root,
+ * remount / read-only. Returns -errno; *ret_step names the step that failed. */
+int sbx_mount_apply_in_child(const struct sbx_rootfs *r, const char **ret_step);
+
+#endif
