@@ -100,3 +100,8 @@ run: deps all
 
 clean:
 	rm -rf $(BUILD) build-asan bin .git-commit
+
+# Benchmarks print figures and ratios against their peer tools; they assert nothing.
+.PHONY: bench-sandbox
+bench-sandbox: bin/harness
+	bench/sandbox.sh

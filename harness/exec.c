@@ -329,6 +329,8 @@ static void exec_report(const struct exec_opts *o, const struct exec_plan *p, st
 	cJSON_AddStringToObject(j, "mode", cg_cpu_mode_names[p->budget.mode]);
 	cJSON_AddStringToObject(j, "cgroup_backend", cg_backend_name(tree));
 	cJSON_AddBoolToObject(j, "sandbox", p->sandbox);
+	if (p->sandbox)
+		cJSON_AddItemToObject(j, "seccomp", sbx_seccomp_describe(&p->sbx[0].seccomp));
 	cJSON_AddNumberToObject(j, "cpu_budget", p->slices.cpus);
 	cJSON_AddStringToObject(j, "cpus", cpus);
 	cJSON_AddStringToObject(j, "client_cpus", client);
