@@ -57,7 +57,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libharness.a
 
 $(BUILD)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Wno-missing-prototypes -o $@ $< -lpthread
+	$(CC) $(CFLAGS) -Wno-missing-prototypes -o $@ $< -lpthread -lssl -lcrypto
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/harness/main.d
 

@@ -2,6 +2,7 @@
 #include "plan.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const cg_cpu_mode_names[3] = {"pinned", "quota", "none"};
@@ -80,4 +81,25 @@ int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const 
 	p.limits[CG_SLICE_SUT].pids_max = b->pids_max;
 	*ret = p;
 	return 0;
+}
+
+int cg_plan_host(const struct cg_budget *b, struct cg_slice_plan *ret, struct hx_err *err)
+{
+	struct cg_topo *t = calloc(1, sizeof(*t));
+	struct cg_cpus cpuset, affinity, usable;
+	int r;
+
+	if (!t)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	r = cg_topo_read("/sys", t, err);
+	if (r == 0)
+		r = cg_own_cpuset(&cpuset, err);
+	if (r == 0)
+		r = cg_own_affinity(&affinity, err);
+	if (r == 0) {
+		cg_usable_cpus(t, &cpuset, &affinity, &usable);
+		r = cg_plan_slices(t, &usable, b, ret, err);
+	}
+	free(t);
+	return r;
 }

@@ -35,4 +35,7 @@ struct cg_slice_plan {
 int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const struct cg_budget *b,
 		   struct cg_slice_plan *ret, struct hx_err *err);
 
+/* The same on this host: its topology under /sys, our cpuset and affinity. */
+int cg_plan_host(const struct cg_budget *b, struct cg_slice_plan *ret, struct hx_err *err);
+
 #endif

@@ -114,36 +114,6 @@ static int exec_bare_main(void *arg)
 	return e == ENOENT ? 127 : 126;
 }
 
-static int exec_parse_bind(const char *spec, struct sbx_bind *b, struct hx_err *err)
-{
-	char *copy = strdup(spec), *dst, *mode;
-	struct stat st;
-
-	if (!copy)
-		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
-	dst = strchr(copy, ':');
-	if (!dst)
-		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "exec: --bind takes SRC:DST[:rw], not '%s'", spec);
-	*dst++ = '\0';
-	mode = strchr(dst, ':');
-	if (mode)
-		*mode++ = '\0';
-	b->src = copy;
-	b->dst = dst;
-	b->rw = mode && strcmp(mode, "rw") == 0;
-	if (mode && !b->rw && strcmp(mode, "ro") != 0)
-		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "exec: --bind %s: the mode is ro or rw, not '%s'", spec,
-			       mode);
-	if (copy[0] != '/' || dst[0] != '/' || strcmp(dst, "/") == 0 || strstr(dst, "..") ||
-	    strncmp(dst, "/proc", 5) == 0 || strncmp(dst, "/dev", 4) == 0)
-		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
-			       "exec: --bind %s: SRC and DST must be absolute, DST not /, /proc, /dev or with '..'",
-			       spec);
-	if (stat(copy, &st) < 0)
-		return hx_fail(err, HX_EXIT_USAGE, errno, "exec: --bind %s: %s: %s", spec, copy, strerror(errno));
-	return 0;
-}
-
 static int exec_sandbox_plan(const struct exec_opts *o, struct exec_plan *p, struct hx_err *err)
 {
 	for (int i = 0; i < 2; i++) {
@@ -156,7 +126,7 @@ static int exec_sandbox_plan(const struct exec_opts *o, struct exec_plan *p, str
 		for (size_t b = 0; b < o->binds.n; b++) {
 			if (c->rootfs.nbinds == SBX_MAX_BINDS)
 				return hx_fail(err, HX_EXIT_USAGE, E2BIG, "exec: at most %d --bind", SBX_MAX_BINDS);
-			if (exec_parse_bind(o->binds.items[b], &c->rootfs.binds[c->rootfs.nbinds++], err) < 0)
+			if (sbx_parse_bind(o->binds.items[b], &c->rootfs.binds[c->rootfs.nbinds++], err) < 0)
 				return -err->errnum;
 		}
 		for (size_t e = 0; e < o->envs.n; e++) {
@@ -174,11 +144,6 @@ static int exec_sandbox_plan(const struct exec_opts *o, struct exec_plan *p, str
 
 static int exec_make_plan(const struct exec_opts *o, char **argv, struct exec_plan *p, struct hx_err *err)
 {
-	_cleanup_free_ struct cg_topo *t = calloc(1, sizeof(*t));
-	struct cg_cpus cpuset, affinity, usable;
-
-	if (!t)
-		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	p->argv = argv;
 	p->sandbox = !o->no_sandbox;
 	p->client = o->client != NULL;
@@ -198,10 +163,7 @@ static int exec_make_plan(const struct exec_opts *o, char **argv, struct exec_pl
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "exec: --memory must be at least 4M");
 	if (exec_sandbox_plan(o, p, err) < 0)
 		return -err->errnum;
-	if (cg_topo_read("/sys", t, err) < 0 || cg_own_cpuset(&cpuset, err) < 0 || cg_own_affinity(&affinity, err) < 0)
-		return -err->errnum;
-	cg_usable_cpus(t, &cpuset, &affinity, &usable);
-	return cg_plan_slices(t, &usable, &p->budget, &p->slices, err);
+	return cg_plan_host(&p->budget, &p->slices, err);
 }
 
 /* Start one command in a slice: sandboxed, or bare with an exec-failure pipe. Waits for its execve. */

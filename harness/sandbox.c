@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -80,6 +83,35 @@ int sbx_env_set(struct sbx_config *c, const char *kv)
 	return 0;
 }
 
+int sbx_parse_bind(const char *spec, struct sbx_bind *b, struct hx_err *err)
+{
+	_cleanup_free_ char *copy = strdup(spec);
+	char *dst, *mode;
+	struct stat st;
+
+	if (!copy)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	dst = strchr(copy, ':');
+	if (!dst)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "--bind takes SRC:DST[:rw], not '%s'", spec);
+	*dst++ = '\0';
+	mode = strchr(dst, ':');
+	if (mode)
+		*mode++ = '\0';
+	b->rw = mode && strcmp(mode, "rw") == 0;
+	if (mode && !b->rw && strcmp(mode, "ro") != 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "--bind %s: the mode is ro or rw, not '%s'", spec, mode);
+	if (copy[0] != '/' || dst[0] != '/' || strcmp(dst, "/") == 0 || strstr(dst, "..") ||
+	    strncmp(dst, "/proc", 5) == 0 || strncmp(dst, "/dev", 4) == 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "--bind %s: SRC and DST must be absolute, DST not /, /proc, /dev or with '..'", spec);
+	if (stat(copy, &st) < 0)
+		return hx_fail(err, HX_EXIT_USAGE, errno, "--bind %s: %s: %s", spec, copy, strerror(errno));
+	b->dst = dst;
+	b->src = steal_pointer(&copy); /* dst points into it: both live as long as the config */
+	return 0;
+}
+
 /* In a child: tell the parent which step failed and end. */
 static __attribute__((noreturn)) void child_fail(int fd, const char *step, int errnum)
 {
@@ -105,6 +137,12 @@ static __attribute__((noreturn)) void payload(struct sbx_child *x)
 		child_fail(x->report_fd, step, -r);
 	if (chdir(x->c->cwd) < 0)
 		child_fail(x->report_fd, "chdir", errno);
+	if (x->c->quiet) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+			child_fail(x->report_fd, "redirect output to /dev/null", errno);
+	}
 	if ((r = sbx_seccomp_apply_in_child(x->seccomp_ctx)) < 0)
 		child_fail(x->report_fd, "seccomp", -r);
 	environ = (char **)x->c->env;
@@ -123,7 +161,7 @@ static void init_forward(int sig)
 
 /* PID 1 of the sandbox: forwards termination signals, reaps everything, exits with the payload's
  * status (128+N for a signal), and its exit takes every other process of the namespace with it. */
-static int init_loop(pid_t child)
+static int init_loop(pid_t child, struct sbx_stamps *stamps)
 {
 	static const int fwd[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 	struct sigaction sa = {.sa_handler = init_forward};
@@ -136,13 +174,18 @@ static int init_loop(pid_t child)
 		sigaction(fwd[i], &sa, NULL);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	for (;;) {
-		pid_t p = waitpid(-1, &status, 0);
+		struct rusage ru;
+		pid_t p = wait4(-1, &status, 0, &ru);
 
 		if (p < 0 && errno == EINTR)
 			continue;
 		if (p < 0)
 			break;
 		if (p == child) {
+			stamps->exit_ns = mono_ns();
+			stamps->utime_us = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
+			stamps->stime_us = (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
+			stamps->maxrss_kb = (uint64_t)ru.ru_maxrss;
 			code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 			break;
 		}
@@ -186,7 +229,7 @@ static int sbx_child_main(void *arg)
 		child_fail(x->report_fd, step, errno);
 	}
 	close(x->report_fd);
-	return init_loop(child);
+	return init_loop(child, x->stamps);
 }
 
 int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, struct sbx *ret, struct hx_err *err)
@@ -212,7 +255,14 @@ int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, st
 	}
 	x.report_fd = report[1];
 	out.stamps->clone_ns = mono_ns();
-	if (cg_spawn(t, s, SBX_CLONE_FLAGS, sbx_child_main, &x, &out.pid, err) < 0) {
+	if (!t) {
+		out.pid = (pid_t)syscall(SYS_clone, SBX_CLONE_FLAGS | SIGCHLD, NULL, NULL, NULL, NULL);
+		if (out.pid == 0)
+			_exit(sbx_child_main(&x));
+		if (out.pid < 0)
+			hx_syserr(err, "clone");
+	}
+	if ((t && cg_spawn(t, s, SBX_CLONE_FLAGS, sbx_child_main, &x, &out.pid, err) < 0) || out.pid < 0) {
 		close(report[0]);
 		close(report[1]);
 		sbx_release(&out);

@@ -22,16 +22,21 @@ struct sbx_config {
 	struct sbx_seccomp_opts seccomp;
 	const char *cwd;
 	int netns_fd; /* the run's network namespace */
+	bool quiet;   /* the command's stdout and stderr go to /dev/null */
 };
 
 /* Where the time went, stamped with CLOCK_MONOTONIC (ns) by parent and child alike. */
 struct sbx_stamps {
-	uint64_t clone_ns; /* parent, just before clone */
-	uint64_t child_ns; /* child, first instruction (inside the slice) */
-	uint64_t exec_ns;  /* payload, just before execve */
+	uint64_t clone_ns;			/* parent, just before clone */
+	uint64_t child_ns;			/* child, first instruction (inside the slice) */
+	uint64_t exec_ns;			/* payload, just before execve */
+	uint64_t exit_ns;			/* init, when the payload was reaped */
+	uint64_t utime_us, stime_us, maxrss_kb; /* the payload's rusage (with its reaped children) */
 };
 
 void sbx_config_init(struct sbx_config *c);
+/* "SRC:DST[:ro|rw]", both absolute, DST not /, /proc or /dev; SRC must exist. A usage error otherwise. */
+int sbx_parse_bind(const char *spec, struct sbx_bind *b, struct hx_err *err);
 /* K=V, replacing an earlier K. Returns -EINVAL for a malformed one, -E2BIG when full. */
 int sbx_env_set(struct sbx_config *c, const char *kv);
 
@@ -43,7 +48,8 @@ struct sbx {
 	void *seccomp_ctx;
 };
 
-/* Start c->argv in a new sandbox inside slice s. */
+/* Start c->argv in a new sandbox inside slice s; with t NULL, in the caller's own cgroup (a launcher
+ * already inside the slice: no cgroup move). */
 int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, struct sbx *ret, struct hx_err *err);
 /* Wait until the payload has called execve (0) or setup failed: the error names the step and errno
  * ("sandbox: pivot_root: Invalid argument"), or for execve the command `what`. */

@@ -1,0 +1,21 @@
+/* Summary statistics of repeated measurements: mean, stddev, median, CV, min, max, MAD, a bootstrap
+ * 95% confidence interval of the median, and hyperfine's MAD-based outlier test. */
+#ifndef HX_STATS_H
+#define HX_STATS_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct stats_summary {
+	size_t n;
+	double mean, stddev, median, cv, min, max, mad;
+	double ci95_low, ci95_high; /* bootstrap of the median */
+	size_t outliers;	    /* modified z-score above 14, as hyperfine counts them */
+};
+
+/* Summarise v[0..n) (not modified). The bootstrap uses a fixed seed: the same data give the same CI. */
+void stats_summarize(const double *v, size_t n, struct stats_summary *ret);
+cJSON *stats_json(const struct stats_summary *s, double scale);
+
+#endif
