@@ -102,6 +102,27 @@ clean:
 	rm -rf $(BUILD) build-asan bin .git-commit
 
 # Benchmarks print figures and ratios against their peer tools; they assert nothing.
-.PHONY: bench-sandbox
+.PHONY: bench-sandbox bench-load bench-startup
 bench-sandbox: bin/harness
 	bench/sandbox.sh
+bench-load: bin/harness $(BUILD)/helpers/hello-server
+	bench/load.sh
+bench-startup: bin/harness
+	bench/startup.sh
+
+# Fuzz targets (clang libFuzzer + ASan/UBSan) for the parsers of outside input; FUZZ_SECONDS each.
+FUZZ_SECONDS ?= 20
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+.PHONY: fuzz
+fuzz: $(FUZZ_TARGETS)
+	@for t in $(FUZZ_TARGETS); do \
+		name=$$(basename $$t); corpus=$(BUILD)/fuzz/corpus-$$name; mkdir -p $$corpus; \
+		echo "fuzz: $$name for $(FUZZ_SECONDS)s"; \
+		$$t -max_total_time=$(FUZZ_SECONDS) $$corpus tests/fuzz/corpus/$${name#fuzz_} >$$corpus.log 2>&1; \
+		rc=$$?; tail -1 $$corpus.log; [ $$rc -eq 0 ] || { tail -40 $$corpus.log; exit 1; }; \
+	done
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c harness/http.c harness/ws.c
+	@mkdir -p $(dir $@)
+	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE \
+		-o $@ $< harness/http.c harness/ws.c -lcrypto

@@ -225,6 +225,19 @@ static void conn_fail_inflight(struct worker *w, struct conn *c, enum load_err k
 	c->wpos = 0;
 }
 
+/* A connection attempt failed (connect, TLS): an error; in -n mode it uses up a request, so that a
+ * dead server ends the run; the next attempt waits a little. */
+static void conn_attempt_failed(struct worker *w, struct conn *c)
+{
+	w->r.errors[LE_CONNECT]++;
+	if (w->quota != UINT64_MAX) {
+		w->finished++;
+		w->issued++;
+	}
+	conn_close(w, c);
+	c->retry_at = load_now_ns() + LOAD_RETRY_NS;
+}
+
 static void conn_open(struct worker *w, struct conn *c)
 {
 	int one = 1;
@@ -243,11 +256,7 @@ static void conn_open(struct worker *w, struct conn *c)
 	conn_events(w, c, EPOLLOUT);
 	return;
 failed:
-	w->r.errors[LE_CONNECT]++;
-	if (w->quota != UINT64_MAX) /* -n: a failed attempt uses up a request, so a dead server ends the run */
-		w->finished++, w->issued++;
-	conn_close(w, c);
-	c->retry_at = load_now_ns() + LOAD_RETRY_NS;
+	conn_attempt_failed(w, c);
 }
 
 static void conn_reconnect(struct worker *w, struct conn *c)
@@ -422,11 +431,8 @@ static void conn_handshake(struct worker *w, struct conn *c)
 		conn_events(w, c, EPOLLIN);
 	else if (r == TP_WANT_WRITE)
 		conn_events(w, c, EPOLLOUT);
-	else {
-		w->r.errors[LE_CONNECT]++;
-		conn_close(w, c);
-		c->retry_at = load_now_ns() + LOAD_RETRY_NS;
-	}
+	else
+		conn_attempt_failed(w, c);
 }
 
 static void conn_connected(struct worker *w, struct conn *c)
@@ -434,17 +440,9 @@ static void conn_connected(struct worker *w, struct conn *c)
 	int e = 0;
 	socklen_t len = sizeof(e);
 
-	if (getsockopt(c->tp.fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0 || e) {
-		w->r.errors[LE_CONNECT]++;
-		if (w->quota != UINT64_MAX)
-			w->finished++, w->issued++;
-		conn_close(w, c);
-		c->retry_at = load_now_ns() + LOAD_RETRY_NS;
-		return;
-	}
-	if (w->cfg->url.tls && tp_tls_attach(&c->tp) < 0) {
-		w->r.errors[LE_CONNECT]++;
-		conn_close(w, c);
+	if (getsockopt(c->tp.fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0 || e ||
+	    (w->cfg->url.tls && tp_tls_attach(&c->tp) < 0)) {
+		conn_attempt_failed(w, c);
 		return;
 	}
 	c->state = CS_HANDSHAKE;

@@ -2,7 +2,7 @@
  * epoll HTTP/1.1 server answering every request (pipelined too) with "Hello, World!", counting them.
  * It prints "port N" once listening and "requests N" when SIGTERM or SIGINT ends it. Modes misbehave
  * on every 10th request: reset (half a response, then RST), stall (never answer), close (answer with
- * Connection: close). Test and benchmark peer for harness load. */
+ * Connection: close), 500 (answer 500). Test and benchmark peer for harness load. */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -21,9 +21,10 @@
 static const char ok_resp[] = "HTTP/1.1 200 OK\r\nContent-Length: 13\r\nContent-Type: text/plain\r\n\r\nHello, World!";
 static const char chunked_resp[] =
 	"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n7\r\nHello, \r\n6\r\nWorld!\r\n0\r\n\r\n";
+static const char err_resp[] = "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 5\r\n\r\noops!";
 static const char close_resp[] = "HTTP/1.1 200 OK\r\nContent-Length: 13\r\nConnection: close\r\n\r\nHello, World!";
 
-enum mode { M_OK, M_CHUNKED, M_RESET, M_STALL, M_CLOSE };
+enum mode { M_OK, M_CHUNKED, M_RESET, M_STALL, M_CLOSE, M_500 };
 
 struct client {
 	int fd;
@@ -110,7 +111,9 @@ static bool serve(int ep, struct client *c)
 			cl_close(ep, c, false);
 			return false;
 		}
-		if (mode == M_CHUNKED)
+		if (odd && mode == M_500)
+			cl_write(c, err_resp, sizeof(err_resp) - 1);
+		else if (mode == M_CHUNKED)
 			cl_write(c, chunked_resp, sizeof(chunked_resp) - 1);
 		else
 			cl_write(c, ok_resp, sizeof(ok_resp) - 1);
@@ -164,13 +167,17 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--port") && i + 1 < argc)
 			port = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
+			static const char *const names[] = {"ok", "chunked", "reset", "stall", "close", "500"};
 			const char *m = argv[++i];
+			size_t k = 0;
 
-			mode = !strcmp(m, "chunked") ? M_CHUNKED
-			       : !strcmp(m, "reset") ? M_RESET
-			       : !strcmp(m, "stall") ? M_STALL
-			       : !strcmp(m, "close") ? M_CLOSE
-						     : M_OK;
+			while (k < sizeof(names) / sizeof(names[0]) && strcmp(m, names[k]))
+				k++;
+			if (k == sizeof(names) / sizeof(names[0])) {
+				fprintf(stderr, "hello-server: unknown mode '%s'\n", m);
+				return 2;
+			}
+			mode = (enum mode)k;
 		} else if (!strcmp(argv[i], "--tls") && i + 2 < argc) {
 			tls = SSL_CTX_new(TLS_server_method());
 			if (SSL_CTX_use_certificate_chain_file(tls, argv[i + 1]) != 1 ||

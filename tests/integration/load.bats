@@ -1,0 +1,204 @@
+#!/usr/bin/env bats
+# harness load against real servers on loopback: the C hello server (with misbehaving modes and TLS),
+# a Node WebSocket chat room, and real commands for startup timing.
+
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+# Start the hello server with the given arguments; sets PORT and SERVER.
+start_server() {
+	"$HELPERS/hello-server" "$@" >"$BATS_TEST_TMPDIR/server.out" &
+	SERVER=$!
+	for _ in $(seq 100); do grep -q '^port ' "$BATS_TEST_TMPDIR/server.out" 2>/dev/null && break; sleep 0.02; done
+	PORT=$(awk '/^port /{print $2}' "$BATS_TEST_TMPDIR/server.out")
+	[ -n "$PORT" ]
+}
+
+# Stop it and print how many requests it saw.
+server_count() {
+	kill -TERM "$SERVER"
+	wait "$SERVER" || true
+	awk '/^requests /{print $2}' "$BATS_TEST_TMPDIR/server.out"
+}
+
+field() {
+	python3 -c 'import json,sys; d=json.load(sys.stdin)
+for k in sys.argv[1].split("."): d=d[k]
+print(d)' "$1" <<<"$output"
+}
+
+teardown() {
+	[ -z "${SERVER:-}" ] || kill "$SERVER" 2>/dev/null || true
+}
+
+@test "-n: the client's count matches the server's own count exactly" {
+	start_server
+	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 10 -t 2 -n 5000 --json
+	[ "$status" -eq 0 ]
+	[ "$(field requests)" = 5000 ]
+	[ "$(field errors.total)" = 0 ]
+	[ "$(server_count)" = 5000 ]
+}
+
+@test "pipelined requests are answered and counted one by one" {
+	start_server
+	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 4 --pipeline 16 -n 6400 --json
+	[ "$status" -eq 0 ]
+	[ "$(field requests)" = 6400 ]
+	[ "$(server_count)" = 6400 ]
+}
+
+@test "-d: req/s, ordered percentiles, bytes, client cost in the JSON" {
+	start_server
+	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 50 -t 1 -d 2s --json
+	[ "$status" -eq 0 ]
+	python3 - "$output" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1])
+l = d["latency_us"]
+assert d["rps"] > 1000 and d["requests"] > 2000, d
+assert 1.9 < d["duration_s"] < 2.5
+assert l["min"] <= l["p50"] <= l["p75"] <= l["p90"] <= l["p95"] <= l["p99"] <= l["p999"] <= l["max"], l
+assert d["bytes"] >= d["requests"] * 78  # one response is 78 bytes
+assert d["client"]["cpu_us_per_request"] > 0 and 0 < d["client"]["max_thread_busy"] <= 1.05
+assert d["config"]["mode"] == "closed" and d["errors"]["total"] == 0
+PY
+	server_count >/dev/null
+}
+
+@test "chunked responses parse" {
+	start_server --mode chunked
+	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 5 -n 2000 --json
+	[ "$status" -eq 0 ]
+	[ "$(field errors.parse)" = 0 ]
+	[ "$(field requests)" = 2000 ]
+}
+
+@test "a server that resets mid-response: read errors, exit 1" {
+	start_server --mode reset
+	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 5 -n 1000 --json
+	[ "$status" -eq 1 ]
+	[ "$(field errors.read)" -gt 0 ]
+	[ "$(field reconnects)" -gt 0 ]
+}
+
+@test "a server that stalls past --timeout: timeout errors" {
+	start_server --mode stall
+	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 5 -d 1.5s --timeout 200 --json
+	[ "$status" -eq 1 ]
+	[ "$(field errors.timeout)" -gt 0 ]
+}
+
+@test "Connection: close from the server: reconnects, no errors" {
+	start_server --mode close
+	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 5 -n 1000 --json
+	[ "$status" -eq 0 ]
+	[ "$(field reconnects)" -ge 90 ]
+	[ "$(field errors.total)" = 0 ]
+	[ "$(server_count)" = 1000 ]
+}
+
+@test "5xx answers count as errors by kind" {
+	start_server --mode 500
+	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 1 -n 1000 --json
+	[ "$status" -eq 1 ]
+	[ "$(field errors.status_5xx)" = 100 ]
+	[ "$(field errors.status_4xx)" = 0 ]
+}
+
+@test "open loop -R: the rate is kept, and both corrected and uncorrected latency are reported" {
+	start_server
+	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 20 -R 2000 -d 2s --json
+	[ "$status" -eq 0 ]
+	python3 - "$output" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["config"]["mode"] == "open"
+assert 3600 <= d["requests"] <= 4200, d["requests"]
+assert d["latency_uncorrected_us"]["p50"] <= d["latency_us"]["p50"] + 1
+PY
+}
+
+@test "TLS against a self-signed certificate: -k works, certificate checks refuse it otherwise" {
+	command -v openssl >/dev/null || hx_skip "openssl is missing (make deps)"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 \
+		-keyout "$BATS_TEST_TMPDIR/key.pem" -out "$BATS_TEST_TMPDIR/cert.pem" 2>/dev/null
+	start_server --tls "$BATS_TEST_TMPDIR/cert.pem" "$BATS_TEST_TMPDIR/key.pem"
+	run "$HARNESS" load "https://127.0.0.1:$PORT/" -k -c 4 -n 400 --json
+	[ "$status" -eq 0 ]
+	[ "$(field requests)" = 400 ]
+	[ "$(field config.transport)" = tls ]
+	run "$HARNESS" load "https://127.0.0.1:$PORT/" -c 2 -n 10 --json
+	[ "$status" -eq 1 ]
+	[ "$(field errors.connect)" -gt 0 ]
+	[ "$(field requests)" = 0 ]
+}
+
+@test "a refused connection and a bad URL fail clearly" {
+	run "$HARNESS" load "http://127.0.0.1:9/" -c 1 -n 3 --json
+	[ "$status" -eq 1 ]
+	[ "$(field errors.connect)" -ge 3 ]
+	run "$HARNESS" load "gopher://x/" -n 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"not an http, https, ws or wss URL"* ]]
+	run "$HARNESS" load "http://127.0.0.1:1/" -n 1 -d 1s
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"give -n or -d, not both"* ]]
+}
+
+start_chat() {
+	node "$HARNESS_TOP/tests/servers/ws-chat.js" 0 "$@" >"$BATS_TEST_TMPDIR/chat.out" &
+	SERVER=$!
+	for _ in $(seq 200); do grep -q '^port ' "$BATS_TEST_TMPDIR/chat.out" 2>/dev/null && break; sleep 0.05; done
+	PORT=$(awk '/^port /{print $2}' "$BATS_TEST_TMPDIR/chat.out")
+	[ -n "$PORT" ]
+}
+
+@test "WebSocket chat: 16 clients x 80 messages = 20,480 deliveries, each exactly once" {
+	start_chat
+	run "$HARNESS" load --chat "ws://127.0.0.1:$PORT/" --clients 16 --messages 80 --json
+	[ "$status" -eq 0 ]
+	[ "$(field deliveries)" = 20480 ]
+	[ "$(field invariant_ok)" = True ]
+	[ "$(field lost)" = 0 ]
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["deliveries_per_s"] > 0 and 0 < d["rtt_us"]["p50"] <= d["rtt_us"]["p99"]' "$output"
+}
+
+@test "WebSocket chat: a server that drops messages fails the run" {
+	start_chat --drop 300
+	run --separate-stderr "$HARNESS" load --chat "ws://127.0.0.1:$PORT/" --clients 8 --messages 40 --timeout 1000 --json
+	[ "$status" -eq 1 ]
+	[ "$(field invariant_ok)" = False ]
+	[ "$(field lost)" -gt 0 ]
+	[[ "$stderr" == *"chat invariant broken"*"deliveries lost"* ]]
+}
+
+@test "startup, plain: runs, hyperfine's export format, a failing command fails the series" {
+	run "$HARNESS" load --startup --no-sandbox -r 5 -w 1 --json --export-hyperfine "$BATS_TEST_TMPDIR/h.json" -- /bin/true
+	[ "$status" -eq 0 ]
+	[ "$(field runs)" = 5 ]
+	python3 - "$BATS_TEST_TMPDIR/h.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+assert r["command"] == "/bin/true" and len(r["times"]) == 5 and r["exit_codes"] == [0] * 5
+assert 0 < r["min"] <= r["median"] <= r["max"] < 1
+for k in ("mean", "stddev", "user", "system"): assert k in r
+PY
+	run "$HARNESS" load --startup --no-sandbox -r 3 -w 0 -- /bin/false
+	[ "$status" -eq 1 ]
+	run "$HARNESS" load --startup --no-sandbox -r 3 -- /nonexistent
+	[ "$status" -eq 2 ]
+}
+
+@test "startup, sandboxed: every run in a fresh sandbox, its output discarded unless asked for" {
+	need_root
+	run "$HARNESS" load --startup -r 5 -w 1 --json -- sh -c 'echo "hidden-$((40 + 2))"; test "$(id -u)" = 1000'
+	[ "$status" -eq 0 ]
+	[ "$(field sandbox)" = True ]
+	[ "$(field failed_runs)" = 0 ]
+	[[ "$output" != *hidden-42* ]]
+	run "$HARNESS" load --startup -r 2 -w 0 --show-output -- sh -c 'echo "shown-$((40 + 2))"'
+	[[ "$output" == *shown-42* ]]
+	assert_no_leftovers
+}
