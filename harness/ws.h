@@ -38,8 +38,8 @@ void ws_parser_free(struct ws_parser *p);
 /* Consume bytes until one event completes (ev->type != WS_EV_NONE) or the input ends. Returns the
  * bytes consumed or -1 on a protocol error (p->error). */
 ssize_t ws_parse(struct ws_parser *p, const uint8_t *buf, size_t len, struct ws_event_out *ev);
-/* Encode one frame; mask NULL sends it unmasked (server side, tests). Returns its size, or 0 when
- * cap is too small. */
+/* Encode one frame into out (which must not overlap payload); mask NULL sends it unmasked (server
+ * side, tests). Returns its size, or 0 when cap is too small. */
 size_t ws_encode(uint8_t *out, size_t cap, int opcode, bool fin, const void *payload, size_t len, const uint8_t *mask);
 /* A random Sec-WebSocket-Key and the Sec-WebSocket-Accept the server must answer with. */
 int ws_make_key(char key[25]);
