@@ -19,6 +19,7 @@
 #include "../cgroups/cg.h"
 #include "../cgroups/plan.h"
 #include "cleanup.h"
+#include "images.h"
 #include "opt.h"
 #include "sandbox.h"
 #include "sbx_net.h"
@@ -30,7 +31,7 @@ struct exec_opts {
 	bool help, stats, json, timing, no_sandbox, allow_io_uring;
 	unsigned cpus, client_cpus;
 	uint64_t memory, pids_max, tmp_size;
-	const char *mode, *cgroup_root, *client;
+	const char *mode, *cgroup_root, *client, *image;
 	struct opt_list binds, envs;
 };
 
@@ -42,6 +43,8 @@ static const struct hx_opt exec_tab[] = {
 	{"pids-max", 0, OPT_UINT, offsetof(struct exec_opts, pids_max), "N", "process limit (default 4096)"},
 	{"mode", 0, OPT_STR, offsetof(struct exec_opts, mode), "MODE",
 	 "pinned (own CPUs), quota (N CPUs of time on every CPU) or none"},
+	{"image", 0, OPT_STR, offsetof(struct exec_opts, image), "NAME",
+	 "run with this image at /opt/runtime (its entry's folder first on PATH, $RUNTIME its entry)"},
 	{"bind", 0, OPT_LIST, offsetof(struct exec_opts, binds), "SRC:DST[:rw]",
 	 "make host path SRC visible at DST inside (read-only unless :rw)"},
 	{"env", 0, OPT_LIST, offsetof(struct exec_opts, envs), "K=V",
@@ -139,6 +142,24 @@ static int exec_sandbox_plan(const struct exec_opts *o, struct exec_plan *p, str
 	}
 	p->sbx[0].argv = p->argv;
 	p->sbx[1].argv = p->client_argv;
+	if (o->image) {
+		struct img_cache cache = {.lock_fd = -1};
+		struct manifest m;
+		struct img_status st;
+		int r;
+
+		if (man_load(img_manifest_dir(), o->image, &m, err) < 0)
+			return -err->errnum;
+		r = img_cache_open(&cache, err);
+		if (r == 0)
+			r = img_status(&cache, &m, false, &st, err);
+		if (r == 0)
+			r = img_apply_to_sandbox(&m, &st, &p->sbx[0], err);
+		img_cache_close(&cache);
+		man_free(&m);
+		if (r < 0)
+			return r;
+	}
 	return 0;
 }
 
@@ -150,8 +171,9 @@ static int exec_make_plan(const struct exec_opts *o, char **argv, struct exec_pl
 	p->client_argv[0] = (char *)"/bin/sh";
 	p->client_argv[1] = (char *)"-c";
 	p->client_argv[2] = (char *)o->client;
-	if (p->client && !p->sandbox)
-		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "exec: --client needs the sandbox (drop --no-sandbox)");
+	if ((p->client || o->image) && !p->sandbox)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "exec: --client and --image need the sandbox (drop --no-sandbox)");
 	p->budget.cpus = o->cpus;
 	p->budget.client_cpus = o->client_cpus;
 	p->budget.memory_max = o->memory;

@@ -23,7 +23,7 @@ static const struct verb verbs[] = {
 	{"run", NULL, "run scenarios on runtimes in sandboxed, pinned slices; write results"},
 	{"exec", verb_exec, "run one command in a fresh slice (pinned CPUs, memory limit), print its stats"},
 	{"load", verb_load, "HTTP/WebSocket load generator and startup timer"},
-	{"images", NULL, "list, pull, verify and remove runtime images"},
+	{"images", verb_images, "list, pull, verify and remove runtime images"},
 	{"scenarios", NULL, "list the scenarios"},
 	{"report", NULL, "re-render a results file (md, json, csv)"},
 	{"compare", NULL, "compare two results files"},

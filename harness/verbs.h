@@ -7,5 +7,6 @@ int verb_doctor(int argc, char **argv);
 int verb_exec(int argc, char **argv);
 int verb_gc(int argc, char **argv);
 int verb_load(int argc, char **argv);
+int verb_images(int argc, char **argv);
 
 #endif

@@ -1,0 +1,122 @@
+/* Strict manifest parsing: the shipped shapes, and each kind of mistake named by file and field. */
+#include "testutil.h"
+
+#include "../../harness/manifest.h"
+
+static const char npm_ok[] =
+	"{\"name\": \"bun\", \"version\": \"1.4.5\", \"kind\": \"runtime\",\n"
+	" \"source\": {\"type\": \"npm\", \"package\": \"@oven/bun-linux-x64\", \"version\": \"1.4.5\",\n"
+	"  \"integrity\": "
+	"\"sha512-IWX9BELoGHAUtMonkeSaNaZwXzRk+oDw6Mk+HBFXd3KHYIBNBsIGRupMZPcgNoDbJpLu6gAJjIoIVPZtt1aJ1g==\"},\n"
+	" \"entry\": \"bin/bun\", \"run\": [\"{entry}\", \"{script}\"],\n"
+	" \"env\": {\"BUN_INSTALL_CACHE_DIR\": \"/tmp/c\"}, \"version_command\": [\"{entry}\", \"--version\"],\n"
+	" \"version_expect\": \"1.4.5\"}";
+
+static void test_npm(void **state)
+{
+	struct manifest m;
+	struct hx_err err = {0};
+	char id[160];
+
+	(void)state;
+	if (man_parse("images/bun.json", npm_ok, &m, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(m.name, "bun");
+	assert_int_equal(m.source, MAN_SRC_NPM);
+	assert_int_equal(m.kind, MAN_RUNTIME);
+	assert_string_equal(m.package, "@oven/bun-linux-x64");
+	assert_string_equal(m.run[1], "{script}");
+	assert_null(m.run[2]);
+	assert_string_equal(m.env[0], "BUN_INSTALL_CACHE_DIR=/tmp/c");
+	man_digest_id(&m, id, sizeof(id));
+	assert_int_equal(strlen(id), 7 + 128);
+	assert_true(strncmp(id, "sha512-2165fd0442e8", 19) == 0); /* the base64 integrity as hex */
+	man_free(&m);
+}
+
+static void test_url_and_host(void **state)
+{
+	struct manifest m;
+	struct hx_err err = {0};
+	char id[160];
+
+	(void)state;
+	assert_int_equal(man_parse("x.json",
+				   "{\"name\":\"t\",\"version\":\"1\",\"kind\":\"fixture\",\"entry\":\"bin/"
+				   "t\",\"source\":{\"type\":\"url\","
+				   "\"url\":\"https://example.invalid/t.tgz\",\"sha256\":\""
+				   "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+				   "\",\"strip_components\":2}}",
+				   &m, &err),
+			 0);
+	assert_int_equal(m.strip_components, 2);
+	man_digest_id(&m, id, sizeof(id));
+	assert_string_equal(id, "sha256-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+	man_free(&m);
+	assert_int_equal(man_parse("h.json",
+				   "{\"name\":\"pg\",\"version\":\"15\",\"kind\":\"fixture\",\"entry\":\"/usr/bin/pg\","
+				   "\"source\":{\"type\":\"host\",\"path\":\"/usr/bin/pg\"}}",
+				   &m, &err),
+			 0);
+	man_digest_id(&m, id, sizeof(id));
+	assert_string_equal(id, "");
+	man_free(&m);
+}
+
+static void expect(const char *text, const char *needle)
+{
+	struct manifest m;
+	struct hx_err err = {0};
+
+	assert_true(man_parse("images/x.json", text, &m, &err) < 0);
+	assert_int_equal(err.exit, HX_EXIT_USAGE);
+	if (!strstr(err.msg, needle))
+		fail_msg("'%s' does not say '%s'", err.msg, needle);
+	assert_true(strncmp(err.msg, "images/x.json: ", 15) == 0);
+}
+
+#define BASE "\"name\":\"t\",\"version\":\"1\",\"kind\":\"runtime\",\"entry\":\"bin/t\",\"run\":[\"{entry}\"]"
+#define SRC  "\"source\":{\"type\":\"host\",\"path\":\"/x\"}"
+
+static void test_mistakes(void **state)
+{
+	(void)state;
+	expect("{", "not valid JSON");
+	expect("[]", "expected a JSON object");
+	expect("{" BASE "," SRC ",\"extra\":1}", "extra: unknown key");
+	expect("{\"version\":\"1\",\"kind\":\"runtime\",\"entry\":\"/x\",\"run\":[\"x\"]," SRC "}", "name: missing");
+	expect("{\"name\":7,\"version\":\"1\",\"kind\":\"runtime\",\"entry\":\"/x\"," SRC "}",
+	       "name: expected a string");
+	expect("{\"name\":\"T!\",\"version\":\"1\",\"kind\":\"fixture\",\"entry\":\"/x\"," SRC "}",
+	       "name: use lowercase");
+	expect("{" BASE ",\"source\":{\"type\":\"ftp\"}}",
+	       "source.type: expected \"npm\", \"url\" or \"host\", not \"ftp\"");
+	expect("{" BASE ",\"source\":{\"type\":\"host\",\"path\":\"/x\",\"sha\":1}}", "source.sha: unknown key");
+	expect("{" BASE ",\"source\":{\"type\":\"npm\",\"package\":\"p\",\"version\":\"1\",\"integrity\":\"md5-x\"}}",
+	       "source.integrity: expected sha512-");
+	expect("{" BASE ",\"source\":{\"type\":\"url\",\"url\":\"ftp://x\",\"sha256\":\"00\"}}",
+	       "source.url: expected an http");
+	expect("{" BASE ",\"source\":{\"type\":\"url\",\"url\":\"http://x\",\"sha256\":\"00\"}}",
+	       "source.sha256: expected 64");
+	expect("{" BASE ",\"source\":{\"type\":\"url\",\"url\":\"http://x\",\"sha256\":\""
+	       "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\",\"strip_components\":1.5}}",
+	       "strip_components: expected a whole number");
+	expect("{\"name\":\"t\",\"version\":\"1\",\"kind\":\"runtime\",\"entry\":\"/x\"," SRC "}",
+	       "run: a runtime needs");
+	expect("{\"name\":\"t\",\"version\":\"1\",\"kind\":\"thing\",\"entry\":\"/x\"," SRC "}", "kind: expected");
+	expect("{" BASE "," SRC "}", "entry: expected an absolute path");
+	expect("{" BASE ",\"env\":{\"A=B\":\"c\"}," SRC "}", "env: 'A=B' is not a variable name");
+	expect("{\"name\":\"t\",\"version\":\"1\",\"kind\":\"runtime\",\"entry\":\"/x\",\"run\":[1]," SRC "}",
+	       "run: expected an array of strings");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_npm),
+		cmocka_unit_test(test_url_and_host),
+		cmocka_unit_test(test_mistakes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
