@@ -56,6 +56,7 @@ void sbx_config_init(struct sbx_config *c)
 
 	memset(c, 0, sizeof(*c));
 	c->netns_fd = -1;
+	c->out_fd = -1;
 	c->cwd = SBX_HOME;
 	c->rootfs.tmp_size = 256 << 20;
 	c->rootfs.home_size = 64 << 20;
@@ -137,11 +138,11 @@ static __attribute__((noreturn)) void payload(struct sbx_child *x)
 		child_fail(x->report_fd, step, -r);
 	if (chdir(x->c->cwd) < 0)
 		child_fail(x->report_fd, "chdir", errno);
-	if (x->c->quiet) {
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (x->c->quiet || x->c->out_fd >= 0) {
+		int out = x->c->out_fd >= 0 ? x->c->out_fd : open("/dev/null", O_RDWR | O_CLOEXEC);
 
-		if (null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
-			child_fail(x->report_fd, "redirect output to /dev/null", errno);
+		if (out < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+			child_fail(x->report_fd, "redirect output", errno);
 	}
 	if ((r = sbx_seccomp_apply_in_child(x->seccomp_ctx)) < 0)
 		child_fail(x->report_fd, "seccomp", -r);

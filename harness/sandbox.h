@@ -23,6 +23,7 @@ struct sbx_config {
 	const char *cwd;
 	int netns_fd; /* the run's network namespace */
 	bool quiet;   /* the command's stdout and stderr go to /dev/null */
+	int out_fd;   /* >= 0: the command's stdout and stderr go here (a log file) */
 };
 
 /* Where the time went, stamped with CLOCK_MONOTONIC (ns) by parent and child alike. */

@@ -23,10 +23,7 @@
 #include "stats.h"
 #include "util.h"
 
-struct run_record {
-	uint64_t wall_ns, user_us, sys_us, maxrss_kb;
-	int status; /* exit code, 128+N for a signal, -errno when it could not start */
-};
+#define run_record startup_record
 
 struct series {
 	char **argv;
@@ -129,14 +126,44 @@ static int launcher_main(void *arg)
 	return 0;
 }
 
-static int series_sandboxed(struct series *s, const struct startup_opts *o, struct run_record *recs, struct hx_err *err)
+int startup_series_in(struct cg_tree *tree, const struct sbx_config *base, unsigned runs, unsigned warmup,
+		      struct startup_record *recs, struct hx_err *err)
+{
+	struct series s = {.argv = (char **)base->argv, .runs = runs, .warmup = warmup, .sbx = *base};
+	int p[2] = {-1, -1}, rc = 0;
+	unsigned got = 0;
+	pid_t launcher = -1;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return hx_syserr(err, "startup: pipe");
+	s.out_fd = p[1];
+	if (cg_spawn(tree, CG_SLICE_SUT, 0, launcher_main, &s, &launcher, err) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -err->errnum;
+	}
+	close(p[1]);
+	while (got < warmup + runs && read(p[0], &recs[got], sizeof(*recs)) == sizeof(*recs))
+		if (recs[got++].status < 0)
+			break;
+	close(p[0]);
+	while (waitpid(launcher, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (got && recs[got - 1].status < 0)
+		rc = hx_fail(err, HX_EXIT_USAGE, -recs[got - 1].status, "startup: cannot run '%s': %s", s.argv[0],
+			     strerror(-recs[got - 1].status));
+	else if (got < warmup + runs)
+		rc = hx_fail(err, HX_EXIT_INTERNAL, EIO, "startup: the launcher stopped after %u runs", got);
+	return rc;
+}
+
+static int series_sandboxed(struct series *s, const struct startup_opts *o, struct run_record *recs,
+			    struct hx_err *err)
 {
 	struct cg_budget b = {.mode = CG_CPU_PINNED, .pids_max = 4096};
 	struct cg_slice_plan plan;
 	struct cg_tree *tree = NULL;
-	int netns = -1, p[2] = {-1, -1}, rc = 0;
-	unsigned got = 0;
-	pid_t launcher = -1;
+	int netns = -1, rc = 0;
 	char id[64];
 
 	sbx_config_init(&s->sbx);
@@ -153,32 +180,10 @@ static int series_sandboxed(struct series *s, const struct startup_opts *o, stru
 	s->sbx.netns_fd = netns;
 	if (cg_run_id(id, sizeof(id), err) < 0 || cg_tree_create(id, NULL, plan.slices, &tree, err) < 0 ||
 	    cg_slice_apply(tree, CG_SLICE_SUT, &plan.limits[CG_SLICE_SUT], err) < 0 ||
-	    cg_slice_apply(tree, CG_SLICE_CLIENT, &plan.limits[CG_SLICE_CLIENT], err) < 0 || pipe2(p, O_CLOEXEC) < 0) {
-		rc = err->msg[0] ? -err->errnum : hx_syserr(err, "startup: pipe");
-		goto out;
-	}
-	s->out_fd = p[1];
-	if (cg_spawn(tree, CG_SLICE_SUT, 0, launcher_main, s, &launcher, err) < 0) {
+	    cg_slice_apply(tree, CG_SLICE_CLIENT, &plan.limits[CG_SLICE_CLIENT], err) < 0)
 		rc = -err->errnum;
-		goto out;
-	}
-	close(p[1]);
-	p[1] = -1;
-	while (got < s->warmup + s->runs && read(p[0], &recs[got], sizeof(*recs)) == sizeof(*recs)) {
-		if (recs[got++].status < 0)
-			break;
-	}
-	waitpid(launcher, NULL, 0);
-	if (got < s->warmup + s->runs && (got == 0 || recs[got - 1].status >= 0))
-		rc = hx_fail(err, HX_EXIT_INTERNAL, EIO, "startup: the launcher stopped after %u runs", got);
-	else if (got && recs[got - 1].status < 0)
-		rc = hx_fail(err, HX_EXIT_USAGE, -recs[got - 1].status, "startup: cannot run '%s': %s", s->argv[0],
-			     strerror(-recs[got - 1].status));
-out:
-	if (p[0] >= 0)
-		close(p[0]);
-	if (p[1] >= 0)
-		close(p[1]);
+	else
+		rc = startup_series_in(tree, &s->sbx, s->runs, s->warmup, recs, err);
 	cg_tree_destroy(tree);
 	sbx_net_cleanup(&netns);
 	return rc;
