@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../cgroups/cg.h"
 #include "chat.h"
 #include "cleanup.h"
 #include "load.h"
@@ -114,6 +115,16 @@ static cJSON *load_json(const struct load_config *c, const struct load_result *r
 	cJSON_AddNumberToObject(cl, "cpu_us_per_request", r->requests ? r->cpu_s * 1e6 / (double)r->requests : 0);
 	cJSON_AddNumberToObject(cl, "max_thread_busy", round(r->max_thread_busy * 1000) / 1000);
 	cJSON_AddBoolToObject(cl, "saturated", r->max_thread_busy >= SATURATED);
+	{
+		struct cg_cpus aff;
+		struct hx_err ignored = {0};
+		char list[CG_MAX_CPUS * 5];
+
+		if (cg_own_affinity(&aff, &ignored) == 0) {
+			cg_cpus_format(&aff, list, sizeof(list));
+			cJSON_AddStringToObject(cl, "cpus", list);
+		}
+	}
 	cfg = cJSON_AddObjectToObject(j, "config");
 	cJSON_AddStringToObject(cfg, "mode", c->rate > 0 ? "open" : "closed");
 	cJSON_AddNumberToObject(cfg, "connections", c->conns);

@@ -13,6 +13,9 @@
 #define HX_COMMIT "unknown"
 #endif
 
+const char *const hx_version = HX_VERSION;
+const char *const hx_commit = HX_COMMIT;
+
 struct verb {
 	const char *name;
 	int (*fn)(int argc, char **argv); /* NULL: not built yet */
@@ -20,12 +23,12 @@ struct verb {
 };
 
 static const struct verb verbs[] = {
-	{"run", NULL, "run scenarios on runtimes in sandboxed, pinned slices; write results"},
+	{"run", verb_run, "run scenarios on runtimes in sandboxed, pinned slices; write results"},
 	{"exec", verb_exec, "run one command in a fresh slice (pinned CPUs, memory limit), print its stats"},
 	{"load", verb_load, "HTTP/WebSocket load generator and startup timer"},
 	{"images", verb_images, "list, pull, verify and remove runtime images"},
-	{"scenarios", NULL, "list the scenarios"},
-	{"report", NULL, "re-render a results file (md, json, csv)"},
+	{"scenarios", verb_scenarios, "list the scenarios"},
+	{"report", verb_report, "re-render a results file (md, json, csv)"},
 	{"compare", NULL, "compare two results files"},
 	{"doctor", verb_doctor, "report what this host offers (cgroups, CPUs, kernel facilities) and why"},
 	{"gc", verb_gc, "remove cgroup trees left behind by harness processes that died"},

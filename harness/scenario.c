@@ -35,14 +35,14 @@ static int known_keys(const char *file, const char *where, const cJSON *o, const
 
 	if (!cJSON_IsObject(o))
 		return scn_fail(err, file, where[0] ? where : NULL, "expected an object");
-	cJSON_ArrayForEach(it, o)
-	{
+	cJSON_ArrayForEach (it, o) {
 		bool ok = false;
 
 		for (const char *const *k = keys; *k; k++)
 			ok |= strcmp(*k, it->string) == 0;
 		if (!ok)
-			return scn_fail(err, file, it->string, "unknown key in %s (a typo?)", where[0] ? where : "the scenario");
+			return scn_fail(err, file, it->string, "unknown key in %s (a typo?)",
+					where[0] ? where : "the scenario");
 	}
 	return 0;
 }
@@ -99,22 +99,26 @@ static int parse_scripts(const char *file, const cJSON *root, struct scenario *s
 	if (per) {
 		if (!cJSON_IsObject(per))
 			return scn_fail(err, file, "scripts", "expected an object: runtime -> script");
-		cJSON_ArrayForEach(it, per)
-		{
+		cJSON_ArrayForEach (it, per) {
 			struct scn_script *sc = &s->scripts[s->nscripts];
 
-			if (s->nscripts == SCN_MAX_RUNTIMES + 1 || !cJSON_IsString(it) || strlen(it->string) >= sizeof(sc->runtime))
-				return scn_fail(err, file, "scripts", "expected at most %d runtime names with string values", SCN_MAX_RUNTIMES);
+			if (s->nscripts == SCN_MAX_RUNTIMES + 1 || !cJSON_IsString(it) ||
+			    strlen(it->string) >= sizeof(sc->runtime))
+				return scn_fail(err, file, "scripts",
+						"expected at most %d runtime names with string values",
+						SCN_MAX_RUNTIMES);
 			snprintf(sc->runtime, sizeof(sc->runtime), "%s", it->string);
 			snprintf(sc->path, sizeof(sc->path), "%s", it->valuestring);
 			s->nscripts++;
 		}
 	}
 	if (!s->nscripts)
-		return scn_fail(err, file, "script", "give \"script\" (one for every runtime) or \"scripts\" (per runtime)");
+		return scn_fail(err, file, "script",
+				"give \"script\" (one for every runtime) or \"scripts\" (per runtime)");
 	for (size_t i = 0; i < s->nscripts; i++)
 		if (s->scripts[i].path[0] == '/' || strstr(s->scripts[i].path, ".."))
-			return scn_fail(err, file, "script", "'%s' must be a path inside the scenario folder", s->scripts[i].path);
+			return scn_fail(err, file, "script", "'%s' must be a path inside the scenario folder",
+					s->scripts[i].path);
 	return 0;
 }
 
@@ -124,8 +128,7 @@ static int parse_runtimes(const char *file, const cJSON *root, struct scenario *
 
 	if (!cJSON_IsArray(rt) || cJSON_GetArraySize(rt) < 1 || cJSON_GetArraySize(rt) > SCN_MAX_RUNTIMES)
 		return scn_fail(err, file, "runtimes", "expected an array of 1 to %d image names", SCN_MAX_RUNTIMES);
-	cJSON_ArrayForEach(it, rt)
-	{
+	cJSON_ArrayForEach (it, rt) {
 		if (!cJSON_IsString(it) || strlen(it->valuestring) >= sizeof(s->runtimes[0]))
 			return scn_fail(err, file, "runtimes", "expected image names");
 		snprintf(s->runtimes[s->nruntimes++], sizeof(s->runtimes[0]), "%s", it->valuestring);
@@ -136,7 +139,8 @@ static int parse_runtimes(const char *file, const cJSON *root, struct scenario *
 static int parse_http(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
 	static const char *const ready_keys[] = {"path", "status", "timeout_s", NULL};
-	static const char *const load_keys[] = {"connections", "threads", "pipeline", "requests", "warmup_requests", NULL};
+	static const char *const load_keys[] = {"connections", "threads",	  "pipeline",
+						"requests",    "warmup_requests", NULL};
 	const cJSON *ready = cJSON_GetObjectItemCaseSensitive(root, "ready");
 	const cJSON *load = cJSON_GetObjectItemCaseSensitive(root, "load");
 	double req = 10000, warm = 1000;
@@ -173,12 +177,14 @@ static int parse_http(const char *file, const cJSON *root, struct scenario *s, s
 
 static int parse_root(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
-	static const char *const keys[] = {"name", "description", "workload", "runtimes", "script", "scripts", "port",
-					   "ready", "load", "runs", "warmup", "repeat", "max_errors", NULL};
+	static const char *const keys[] = {"name",    "description", "workload",   "runtimes", "script",
+					   "scripts", "port",	     "ready",	   "load",     "runs",
+					   "warmup",  "repeat",	     "max_errors", NULL};
 	char workload[16] = "";
 	double maxerr = 0;
 
-	if (known_keys(file, "", root, keys, err) < 0 || str_field(file, root, "name", s->name, sizeof(s->name), true, err) < 0 ||
+	if (known_keys(file, "", root, keys, err) < 0 ||
+	    str_field(file, root, "name", s->name, sizeof(s->name), true, err) < 0 ||
 	    str_field(file, root, "description", s->description, sizeof(s->description), false, err) < 0 ||
 	    str_field(file, root, "workload", workload, sizeof(workload), true, err) < 0 ||
 	    parse_runtimes(file, root, s, err) < 0 || parse_scripts(file, root, s, err) < 0)
@@ -256,8 +262,9 @@ int scn_load(const char *dir, const char *name, struct scenario *s, struct hx_er
 	snprintf(file, sizeof(file), "%s/scenario.json", folder);
 	if (util_read_file(file, &text, NULL, err) < 0) {
 		if (err->errnum == ENOENT)
-			return hx_fail(err, HX_EXIT_USAGE, ENOENT, "no scenario '%s' (%s does not exist; 'harness scenarios ls' lists them)",
-				       name, file);
+			return hx_fail(err, HX_EXIT_USAGE, ENOENT,
+				       "no scenario '%s' (%s does not exist; 'harness scenarios ls' lists them)", name,
+				       file);
 		return -err->errnum;
 	}
 	if (scn_parse(file, text, s, err) < 0)
@@ -269,7 +276,8 @@ int scn_load(const char *dir, const char *name, struct scenario *s, struct hx_er
 
 		snprintf(p, sizeof(p), "%s/%s", s->dir, s->scripts[i].path);
 		if (!util_exists(p))
-			return hx_fail(err, HX_EXIT_USAGE, ENOENT, "%s: script '%s' does not exist", file, s->scripts[i].path);
+			return hx_fail(err, HX_EXIT_USAGE, ENOENT, "%s: script '%s' does not exist", file,
+				       s->scripts[i].path);
 	}
 	return 0;
 }

@@ -20,7 +20,7 @@ extern const double scn_profile_scale[3];
 
 struct scn_script {
 	char runtime[64]; /* "" for the default */
-	char path[256];   /* relative to the scenario folder */
+	char path[256];	  /* relative to the scenario folder */
 };
 
 struct scenario {

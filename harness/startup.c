@@ -157,8 +157,7 @@ int startup_series_in(struct cg_tree *tree, const struct sbx_config *base, unsig
 	return rc;
 }
 
-static int series_sandboxed(struct series *s, const struct startup_opts *o, struct run_record *recs,
-			    struct hx_err *err)
+static int series_sandboxed(struct series *s, const struct startup_opts *o, struct run_record *recs, struct hx_err *err)
 {
 	struct cg_budget b = {.mode = CG_CPU_PINNED, .pids_max = 4096};
 	struct cg_slice_plan plan;

@@ -8,5 +8,12 @@ int verb_exec(int argc, char **argv);
 int verb_gc(int argc, char **argv);
 int verb_load(int argc, char **argv);
 int verb_images(int argc, char **argv);
+int verb_run(int argc, char **argv);
+int verb_scenarios(int argc, char **argv);
+int verb_report(int argc, char **argv);
+
+/* Set in main.c, where the build stamps them. */
+extern const char *const hx_version;
+extern const char *const hx_commit;
 
 #endif

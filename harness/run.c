@@ -1,0 +1,425 @@
+/* One trial of a scenario on a runtime in a mode: fresh slices, the server (or the startup series) in
+ * the sut slice's sandbox, the load client in the client slice's sandbox, in the run's network
+ * namespace; stats collected, everything torn down. */
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "load.h"
+#include "sandbox.h"
+#include "startup.h"
+#include "stats.h"
+#include "stats_json.h"
+#include "util.h"
+
+volatile int run_interrupted;
+
+static double now_s(void)
+{
+	return (double)load_now_ns() / 1e9;
+}
+
+/* The payload (PID 2 in the sandbox) as the host sees it: the only child of the sandbox's init. */
+static pid_t payload_pid(pid_t init)
+{
+	char path[64];
+	_cleanup_free_ char *text = NULL;
+	struct hx_err err = {0};
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)init, (int)init);
+	if (util_read_file(path, &text, NULL, &err) < 0)
+		return -1;
+	return (pid_t)atoi(text);
+}
+
+/* VmRSS or VmHWM of a process, in kB; -1 when it is gone. */
+static long proc_kb(pid_t pid, const char *key)
+{
+	char path[64];
+	_cleanup_free_ char *text = NULL;
+	struct hx_err err = {0};
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (pid <= 0 || util_read_file(path, &text, NULL, &err) < 0 || !(p = strstr(text, key)))
+		return -1;
+	return strtol(p + strlen(key) + 1, NULL, 10);
+}
+
+/* The CPUs a process may run on, as the kernel says (Cpus_allowed_list): what the slice really gave. */
+static void proc_cpus(pid_t pid, cJSON *o)
+{
+	char path[64], list[256];
+	_cleanup_free_ char *text = NULL;
+	struct hx_err err = {0};
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (pid > 0 && util_read_file(path, &text, NULL, &err) == 0 && (p = strstr(text, "Cpus_allowed_list:")) &&
+	    sscanf(p + 18, " %255s", list) == 1)
+		cJSON_AddStringToObject(o, "cpus", list);
+}
+
+/* The last lines of a log, for a trial that failed. */
+static void log_tail(const char *path, char *buf, size_t len)
+{
+	_cleanup_free_ char *text = NULL;
+	struct hx_err err = {0};
+	size_t n;
+	const char *p;
+	int lines = 0;
+
+	buf[0] = '\0';
+	if (util_read_file(path, &text, &n, &err) < 0 || n == 0)
+		return;
+	util_rstrip(text);
+	n = strlen(text);
+	for (p = text + n; p > text && lines < 8; p--)
+		if (p[-1] == '\n')
+			lines++;
+	snprintf(buf, len, "%s", p);
+}
+
+/* Probe from inside the run's network namespace: HTTP GET path until status, or time out. */
+static int probe_ready(int netns, unsigned port, const char *path, unsigned status, double timeout_s, pid_t server)
+{
+	pid_t pid = fork();
+	int st = 0;
+
+	if (pid == 0) {
+		double end = now_s() + timeout_s;
+
+		if (setns(netns, CLONE_NEWNET) < 0)
+			_exit(2);
+		while (now_s() < end) {
+			struct sockaddr_in a = {.sin_family = AF_INET,
+						.sin_port = htons((unsigned short)port),
+						.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+			int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			char req[512], resp[64] = "";
+			int code = 0;
+
+			if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
+				int n = snprintf(req, sizeof(req),
+						 "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+						 path);
+				struct timeval tv = {1, 0};
+
+				setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+				if (write(fd, req, (size_t)n) == n && read(fd, resp, sizeof(resp) - 1) > 12)
+					sscanf(resp, "HTTP/1.%*c %d", &code);
+			}
+			if (fd >= 0)
+				close(fd);
+			if (code == (int)status)
+				_exit(0);
+			if (kill(server, 0) < 0)
+				_exit(3);
+			usleep(20000);
+		}
+		_exit(1);
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		if (run_interrupted)
+			kill(pid, SIGKILL);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 4;
+}
+
+/* Expand a manifest template: {entry} and {script}. */
+static void expand_argv(char *const *tmpl, const char *entry, const char *script, char **out, char store[][PATH_MAX])
+{
+	size_t i = 0;
+
+	for (; tmpl[i] && i < MAN_MAX_ARGV; i++) {
+		const char *t = tmpl[i];
+
+		if (strcmp(t, "{entry}") == 0)
+			snprintf(store[i], PATH_MAX, "%s", entry);
+		else if (strcmp(t, "{script}") == 0)
+			snprintf(store[i], PATH_MAX, "%s", script);
+		else
+			snprintf(store[i], PATH_MAX, "%s", t);
+		out[i] = store[i];
+	}
+	out[i] = NULL;
+}
+
+/* The sut sandbox: the image, the scenario read-only at /scenario, PORT. */
+static int sut_config(struct run_env *env, const struct scenario *s, const struct manifest *m,
+		      const struct img_status *st, struct sbx_config *c, char **argv, char store[][PATH_MAX],
+		      struct hx_err *err)
+{
+	char script[PATH_MAX];
+	static char port[32];
+	const char *entry;
+
+	sbx_config_init(c);
+	c->netns_fd = env->netns_fd;
+	c->rootfs.binds[c->rootfs.nbinds++] = (struct sbx_bind){.src = s->dir, .dst = "/scenario", .rw = false};
+	c->cwd = "/scenario";
+	if (img_apply_to_sandbox(m, st, c, err) < 0)
+		return -err->errnum;
+	snprintf(port, sizeof(port), "PORT=%u", s->port);
+	sbx_env_set(c, port);
+	entry = strchr(c->env[c->nenv - 1], '=') + 1; /* RUNTIME=, set last by the image */
+	for (size_t i = 0; i < c->nenv; i++)
+		if (strncmp(c->env[i], "RUNTIME=", 8) == 0)
+			entry = c->env[i] + 8;
+	snprintf(script, sizeof(script), "/scenario/%s", scn_script_for(s, m->name));
+	expand_argv(m->run, entry, script, argv, store);
+	c->argv = argv;
+	return 0;
+}
+
+static void stats_into(cJSON *o, const char *key, struct cg_tree *tree, enum cg_slice sl)
+{
+	struct cg_stats st;
+	struct hx_err err = {0};
+
+	if (cg_slice_stats(tree, sl, &st, &err) == 0)
+		cJSON_AddItemToObject(o, key, res_stats_json(&st));
+}
+
+/* Run `harness load` in the client slice's sandbox; its JSON lands in *ret. */
+static int run_client(struct run_env *env, struct cg_tree *tree, const struct scenario *s, uint64_t requests,
+		      double left_s, cJSON **ret, struct hx_err *err)
+{
+	char url[128], conns[16], threads[16], reqs[32], pipeline[16], out[PATH_MAX], timeout[16];
+	char *argv[] = {(char *)"/opt/harness/harness",
+			(char *)"load",
+			url,
+			(char *)"-c",
+			conns,
+			(char *)"-t",
+			threads,
+			(char *)"-n",
+			reqs,
+			(char *)"--pipeline",
+			pipeline,
+			(char *)"--timeout",
+			timeout,
+			(char *)"--json",
+			NULL};
+	struct sbx_config c;
+	struct sbx x = {.pid = -1, .report_fd = -1};
+	_cleanup_free_ char *text = NULL;
+	_cleanup_close_ int fd = -1;
+	int status = 0;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u%s", s->port, s->ready_path);
+	snprintf(conns, sizeof(conns), "%u", s->connections);
+	snprintf(threads, sizeof(threads), "%u", s->threads);
+	snprintf(reqs, sizeof(reqs), "%llu", (unsigned long long)requests);
+	snprintf(pipeline, sizeof(pipeline), "%u", s->pipeline);
+	snprintf(timeout, sizeof(timeout), "%u", 5000);
+	snprintf(out, sizeof(out), "%s/client.json", env->dir);
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return hx_syserr(err, "run: %s", out);
+	sbx_config_init(&c);
+	c.netns_fd = env->netns_fd;
+	c.argv = argv;
+	c.out_fd = fd;
+	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = env->harness, .dst = "/opt/harness/harness"};
+	if (sbx_start(tree, CG_SLICE_CLIENT, &c, &x, err) < 0 || sbx_wait_exec(&x, argv[0], err) < 0) {
+		sbx_release(&x);
+		return hx_wrap(err, "load client");
+	}
+	for (double end = now_s() + (left_s > 0 ? left_s : 1e9);;) {
+		pid_t r = waitpid(x.pid, &status, WNOHANG);
+
+		if (r == x.pid)
+			break;
+		if (run_interrupted || now_s() > end) {
+			struct hx_err ignored = {0};
+
+			cg_slice_kill(tree, CG_SLICE_CLIENT, &ignored);
+			waitpid(x.pid, &status, 0);
+			sbx_release(&x);
+			return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT,
+				       run_interrupted ? "interrupted" : "cut: the scenario's --cap ran out");
+		}
+		usleep(5000);
+	}
+	sbx_release(&x);
+	if (util_read_file(out, &text, NULL, err) < 0)
+		return -err->errnum;
+	*ret = cJSON_Parse(text);
+	if (!*ret)
+		return hx_fail(err, HX_EXIT_INTERNAL, EIO, "the load client's output is not JSON: %.200s", text);
+	return 0;
+}
+
+static int stop_server(struct cg_tree *tree, struct sbx *x)
+{
+	struct hx_err ignored = {0};
+	int status = -1;
+
+	if (x->pid > 0) {
+		kill(x->pid, SIGTERM);
+		for (int i = 0; i < 200 && waitpid(x->pid, &status, WNOHANG) == 0; i++)
+			usleep(10000);
+	}
+	cg_slice_kill(tree, CG_SLICE_SUT, &ignored);
+	if (x->pid > 0)
+		waitpid(x->pid, &status, WNOHANG);
+	return status;
+}
+
+/* Write 5 to clear_refs (Linux >= 4.0): the process's peak RSS starts again from its current RSS. */
+static void reset_hwm(pid_t pid)
+{
+	char path[64];
+	struct hx_err err = {0};
+
+	snprintf(path, sizeof(path), "/proc/%d/clear_refs", (int)pid);
+	util_write_file(path, "5", &err);
+}
+
+static int trial_http(struct run_env *env, const struct scenario *s, const struct manifest *m,
+		      const struct img_status *st, struct cg_tree *tree, double deadline, cJSON *trial,
+		      struct hx_err *err)
+{
+	char *argv[MAN_MAX_ARGV + 1], store[MAN_MAX_ARGV][PATH_MAX], logpath[PATH_MAX], tail[2048];
+	struct sbx_config c;
+	struct sbx x = {.pid = -1, .report_fd = -1};
+	cJSON *load = NULL, *server = cJSON_AddObjectToObject(trial, "server");
+	_cleanup_close_ int logfd = -1;
+	pid_t payload;
+	int rc = 0, ready;
+
+	snprintf(logpath, sizeof(logpath), "%s/server-%s-%s.log", env->dir, s->name, m->name);
+	logfd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (logfd < 0)
+		return hx_syserr(err, "run: %s", logpath);
+	if (sut_config(env, s, m, st, &c, argv, store, err) < 0)
+		return -err->errnum;
+	c.out_fd = logfd;
+	if (sbx_start(tree, CG_SLICE_SUT, &c, &x, err) < 0 || sbx_wait_exec(&x, argv[0], err) < 0) {
+		sbx_release(&x);
+		return hx_wrap(err, "server");
+	}
+	cJSON_AddStringToObject(server, "log", logpath);
+	ready = probe_ready(env->netns_fd, s->port, s->ready_path, s->ready_status, s->ready_timeout_s, x.pid);
+	if (ready != 0) {
+		stop_server(tree, &x);
+		log_tail(logpath, tail, sizeof(tail));
+		rc = hx_fail(err, HX_EXIT_VERDICT, EIO, "the server %s; its last output: %s",
+			     ready == 3 ? "exited before it was ready" : "was not ready in time",
+			     tail[0] ? tail : "(nothing)");
+		goto out;
+	}
+	payload = payload_pid(x.pid);
+	cJSON_AddNumberToObject(server, "idle_rss_kb", (double)proc_kb(payload, "VmRSS:"));
+	proc_cpus(payload, server);
+	if (s->warmup_requests &&
+	    (rc = run_client(env, tree, s, s->warmup_requests, deadline - now_s(), &load, err)) == 0)
+		cJSON_Delete(load), load = NULL;
+	if (rc == 0) {
+		reset_hwm(payload);
+		rc = run_client(env, tree, s, s->requests, deadline - now_s(), &load, err);
+	}
+	if (load) {
+		cJSON_AddItemToObject(trial, "load", load);
+		cJSON_AddNumberToObject(server, "peak_rss_kb", (double)proc_kb(payload, "VmHWM:"));
+		cJSON_AddNumberToObject(server, "post_load_rss_kb", (double)proc_kb(payload, "VmRSS:"));
+	}
+	if (kill(x.pid, 0) < 0 || proc_kb(payload, "VmRSS:") < 0) {
+		log_tail(logpath, tail, sizeof(tail));
+		if (rc == 0)
+			rc = hx_fail(err, HX_EXIT_VERDICT, EIO, "the server died during the load; its last output: %s",
+				     tail);
+	}
+	{
+		cJSON *slices = cJSON_AddObjectToObject(trial, "slices");
+
+		stats_into(slices, "sut", tree, CG_SLICE_SUT);
+		stats_into(slices, "client", tree, CG_SLICE_CLIENT);
+	}
+	stop_server(tree, &x);
+out:
+	sbx_release(&x);
+	return rc;
+}
+
+static int trial_startup(struct run_env *env, const struct scenario *s, const struct manifest *m,
+			 const struct img_status *st, struct cg_tree *tree, cJSON *trial, struct hx_err *err)
+{
+	char *argv[MAN_MAX_ARGV + 1], store[MAN_MAX_ARGV][PATH_MAX];
+	struct sbx_config c;
+	_cleanup_free_ struct startup_record *recs = calloc(s->runs + s->warmup, sizeof(*recs));
+	_cleanup_free_ double *ms = calloc(s->runs, sizeof(*ms));
+	struct stats_summary sum;
+	cJSON *o;
+	unsigned failed = 0;
+	double user = 0, sys = 0;
+	uint64_t rss = 0;
+
+	if (!recs || !ms)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	if (sut_config(env, s, m, st, &c, argv, store, err) < 0)
+		return -err->errnum;
+	c.quiet = true;
+	if (startup_series_in(tree, &c, s->runs, s->warmup, recs, err) < 0)
+		return -err->errnum;
+	for (unsigned i = 0; i < s->runs; i++) {
+		const struct startup_record *r = &recs[s->warmup + i];
+
+		ms[i] = (double)r->wall_ns / 1e6;
+		failed += r->status != 0;
+		user += (double)r->user_us / 1e3 / s->runs;
+		sys += (double)r->sys_us / 1e3 / s->runs;
+		rss = r->maxrss_kb > rss ? r->maxrss_kb : rss;
+	}
+	stats_summarize(ms, s->runs, &sum);
+	o = cJSON_AddObjectToObject(trial, "startup");
+	cJSON_AddItemToObject(o, "wall_ms", stats_json(&sum, 1));
+	cJSON_AddNumberToObject(o, "user_ms", user);
+	cJSON_AddNumberToObject(o, "system_ms", sys);
+	cJSON_AddNumberToObject(o, "max_rss_kb", (double)rss);
+	cJSON_AddNumberToObject(o, "failed_runs", failed);
+	if (failed)
+		return hx_fail(err, HX_EXIT_VERDICT, EIO, "%u of %u runs exited non-zero", failed, s->runs);
+	return 0;
+}
+
+int run_trial(struct run_env *env, const struct scenario *s, const struct manifest *m, const struct img_status *st,
+	      enum cg_cpu_mode mode, double deadline, cJSON *trial, struct hx_err *err)
+{
+	struct cg_tree *tree = NULL;
+	char id[64], cpus[CG_MAX_CPUS * 5];
+	cJSON *sets = cJSON_AddObjectToObject(trial, "cpus");
+	double t0 = now_s();
+	int rc;
+
+	for (int sl = 0; sl < CG_NR_SLICES; sl++)
+		if (env->plan[mode].slices & (1u << sl)) {
+			cg_cpus_format(&env->plan[mode].limits[sl].cpus, cpus, sizeof(cpus));
+			cJSON_AddStringToObject(sets, cg_slice_names[sl], cpus);
+		}
+	if (cg_run_id(id, sizeof(id), err) < 0 || cg_tree_create(id, NULL, env->plan[mode].slices, &tree, err) < 0)
+		return -err->errnum;
+	rc = 0;
+	for (int sl = 0; sl < CG_NR_SLICES && rc == 0; sl++)
+		if (env->plan[mode].slices & (1u << sl))
+			rc = cg_slice_apply(tree, (enum cg_slice)sl, &env->plan[mode].limits[sl], err);
+	if (rc == 0)
+		rc = s->workload == SCN_HTTP ? trial_http(env, s, m, st, tree, deadline, trial, err)
+					     : trial_startup(env, s, m, st, tree, trial, err);
+	cJSON_AddNumberToObject(trial, "wall_s", now_s() - t0);
+	cg_tree_destroy(tree);
+	return rc;
+}
