@@ -195,7 +195,7 @@ static void stats_into(cJSON *o, const char *key, struct cg_tree *tree, enum cg_
 
 /* Run `harness load` in the client slice's sandbox; its JSON lands in *ret. */
 static int run_client(struct run_env *env, struct cg_tree *tree, const struct scenario *s, uint64_t requests,
-		      double left_s, cJSON **ret, struct hx_err *err)
+		      double left_s, pid_t server, cJSON **ret, struct hx_err *err)
 {
 	char url[128], conns[16], threads[16], reqs[32], pipeline[16], out[PATH_MAX], timeout[16];
 	char *argv[] = {(char *)"/opt/harness/harness",
@@ -243,13 +243,18 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 
 		if (r == x.pid)
 			break;
-		if (run_interrupted || now_s() > end) {
+		/* The server's init is our child: once it exits, it is reaped here and the load stops. */
+		bool server_gone = waitpid(server, NULL, WNOHANG) == server || kill(server, 0) < 0;
+
+		if (run_interrupted || now_s() > end || server_gone) {
 			struct hx_err ignored = {0};
 
 			cg_slice_kill(tree, CG_SLICE_CLIENT, &ignored);
 			waitpid(x.pid, &status, 0);
 			sbx_release(&x);
-			return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT,
+			if (server_gone)
+				return hx_fail(err, HX_EXIT_VERDICT, EPIPE, "the server exited during the load");
+			return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT, "%s",
 				       run_interrupted ? "interrupted" : "cut: the scenario's --cap ran out");
 		}
 		usleep(5000);
@@ -326,22 +331,27 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	cJSON_AddNumberToObject(server, "idle_rss_kb", (double)proc_kb(payload, "VmRSS:"));
 	proc_cpus(payload, server);
 	if (s->warmup_requests &&
-	    (rc = run_client(env, tree, s, s->warmup_requests, deadline - now_s(), &load, err)) == 0)
+	    (rc = run_client(env, tree, s, s->warmup_requests, deadline - now_s(), x.pid, &load, err)) == 0)
 		cJSON_Delete(load), load = NULL;
 	if (rc == 0) {
 		reset_hwm(payload);
-		rc = run_client(env, tree, s, s->requests, deadline - now_s(), &load, err);
+		rc = run_client(env, tree, s, s->requests, deadline - now_s(), x.pid, &load, err);
 	}
 	if (load) {
 		cJSON_AddItemToObject(trial, "load", load);
 		cJSON_AddNumberToObject(server, "peak_rss_kb", (double)proc_kb(payload, "VmHWM:"));
 		cJSON_AddNumberToObject(server, "post_load_rss_kb", (double)proc_kb(payload, "VmRSS:"));
 	}
-	if (kill(x.pid, 0) < 0 || proc_kb(payload, "VmRSS:") < 0) {
+	if (rc < 0 && err->errnum == EPIPE) {
+		x.pid = -1; /* reaped by run_client: its PID may belong to someone else now */
 		log_tail(logpath, tail, sizeof(tail));
-		if (rc == 0)
-			rc = hx_fail(err, HX_EXIT_VERDICT, EIO, "the server died during the load; its last output: %s",
-				     tail);
+		hx_fail(err, HX_EXIT_VERDICT, EPIPE, "the server exited during the load; its last output: %s",
+			tail[0] ? tail : "(nothing)");
+	} else if (kill(x.pid, 0) < 0 || proc_kb(payload, "VmRSS:") < 0) {
+		/* whatever the client saw, the server is gone: say so, with what it printed last */
+		log_tail(logpath, tail, sizeof(tail));
+		rc = hx_fail(err, HX_EXIT_VERDICT, EPIPE, "the server exited during the load; its last output: %s",
+			     tail[0] ? tail : "(nothing)");
 	}
 	{
 		cJSON *slices = cJSON_AddObjectToObject(trial, "slices");

@@ -1,0 +1,127 @@
+#!/usr/bin/env bats
+# harness run end to end on this machine: real runtimes, slices, sandboxes, the load client.
+
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+setup() {
+	need_root
+	cd "$BATS_TEST_TMPDIR"
+}
+
+teardown() {
+	assert_no_leftovers
+}
+
+check_results() {
+	python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "harness-results/1" and d["harness"]["commit"]
+assert d["host"]["cgroup"]["mode"] and d["seccomp"]["eperm"] and d["images"]
+for t in d["trials"]:
+    assert t["status"] == "ok", t
+    if "server" in t:  # the CPU sets the processes really had are the slices' sets
+        assert t["server"]["cpus"] == t["cpus"]["sut"], t
+        assert t["load"]["client"]["cpus"] == t["cpus"]["client"], t
+        assert t["load"]["errors"]["total"] == 0 and t["load"]["requests"] > 0
+        assert t["slices"]["sut"]["cpu_user_usec"] > 0
+    else:
+        assert t["startup"]["wall_ms"]["median"] > 0 and t["startup"]["failed_runs"] == 0
+for g in d["summaries"]:
+    assert g["trials"] >= 1 and not g["failed"]
+assert d["verdict"] == "ok" and sorted(t["order"] for t in d["trials"]) == list(range(1, len(d["trials"]) + 1))
+PY
+}
+
+@test "run --cpus 1 --runtimes node20 --profile quick startup http-hello: a table, valid results, real CPU sets" {
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --profile quick --out r.json startup http-hello
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"== startup"* && "$output" == *"== http-hello"* ]]
+	grep -E '^node20 +pinned +[0-9.]+ ' <<<"$output"
+	[[ "$stderr" == *"harness: results: r.json"* ]]
+	check_results r.json
+	[ "$(python3 -c 'import json; print(len(json.load(open("r.json"))["trials"]))')" = 6 ]
+}
+
+@test "every runtime whose image is present passes startup and http-hello" {
+	present=$("$HARNESS" images ls | awk '$3 == "runtime" && $5 == "present" {print $1}' | paste -sd, -)
+	echo "present: $present"
+	[ -n "$present" ]
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes "$present" --profile quick --repeat 1 --out all.json startup http-hello
+	echo "$output"
+	echo "$stderr" | tail -5
+	[ "$status" -eq 0 ]
+	check_results all.json
+}
+
+@test "--mode pinned,quota: both modes side by side with their ratio" {
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --profile quick --repeat 1 --mode pinned,quota --out m.json http-hello
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -E '^node20 +pinned ' <<<"$output"
+	grep -E '^node20 +quota .* [0-9.]+x' <<<"$output"
+	python3 -c 'import json; d=json.load(open("m.json")); assert d["config"]["modes"]["quota"]["sut_cpu_quota_us"] == 100000'
+	run "$HARNESS" report m.json --format csv
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[0]}" == scenario,runtime,mode,* ]]
+	run "$HARNESS" report m.json
+	[[ "$output" == *"| node20 "*"| quota "* ]]
+}
+
+@test "a server that never listens fails its trial with its last output, exit 1" {
+	run --separate-stderr "$HARNESS" run --runtimes node20 --out n.json "$HARNESS_FIXTURES/scenarios/never-listens"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"was not ready in time; its last output: starting up, but never listening"* ]]
+	python3 -c 'import json; t=json.load(open("n.json"))["trials"][0]; assert t["status"] == "failed" and "never listening" in t["error"], t'
+}
+
+@test "a server that crashes mid-load is reported, not hung on" {
+	run --separate-stderr timeout 120 "$HARNESS" run --runtimes node20 --out c.json "$HARNESS_FIXTURES/scenarios/crash-mid-load"
+	echo "$stderr" | tail -3
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"crash-mid-load node20 pinned trial 1"* ]]
+	python3 - <<'PY'
+import json
+t = json.load(open("c.json"))["trials"][0]
+assert t["status"] != "ok" or t["load"]["errors"]["total"] > 0, t
+assert "crashing on purpose" in t.get("error", "") or t["load"]["errors"]["total"] > 0
+PY
+}
+
+@test "Ctrl-C mid-run keeps a valid partial results file and leaves nothing behind" {
+	"$HARNESS" run --runtimes node20 --repeat 20 --profile quick --out i.json startup >/dev/null 2>&1 &
+	pid=$!
+	for _ in $(seq 300); do
+		[ -s i.json ] && python3 -c 'import json; assert json.load(open("i.json"))["trials"]' 2>/dev/null && break
+		sleep 0.1
+	done
+	kill -INT "$pid"
+	wait "$pid" || status=$?
+	[ "${status:-0}" -eq 130 ]
+	python3 -c 'import json; d=json.load(open("i.json")); assert d["interrupted"] and 1 <= len(d["trials"]) < 20, len(d["trials"])'
+	! pgrep -f '/scenario/hello.js'
+}
+
+@test "bad input: an unknown scenario or runtime is exit 2, a budget the host lacks exit 3" {
+	run "$HARNESS" run no-such-scenario
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no scenario 'no-such-scenario'"* ]]
+	run "$HARNESS" run --runtimes nodejs99 startup
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no image 'nodejs99'"* ]]
+	usable=$(doctor_json | doctor_field cpus.usable_count)
+	run "$HARNESS" run --cpus "$usable" --runtimes node20 startup
+	[ "$status" -eq 3 ]
+	run "$HARNESS" run --profile huge startup
+	[ "$status" -eq 2 ]
+}
+
+@test "scenarios ls lists the shipped scenarios" {
+	run "$HARNESS" scenarios ls
+	[ "$status" -eq 0 ]
+	for s in startup startup-ts http-hello http-wintercg; do grep -qE "^$s " <<<"$output"; done
+}
