@@ -1,0 +1,97 @@
+/* Strict scenario parsing, profile scaling and script choice. */
+#include "testutil.h"
+
+#include "../../harness/scenario.h"
+
+static const char http_ok[] =
+	"{\"name\":\"h\",\"workload\":\"http\",\"runtimes\":[\"node20\",\"bun\"],\"script\":\"s.js\","
+	"\"scripts\":{\"bun\":\"b.js\"},\"port\":8080,\"ready\":{\"path\":\"/up\",\"status\":204},"
+	"\"load\":{\"connections\":1000,\"requests\":100000,\"warmup_requests\":4000},\"repeat\":2}";
+
+static void test_http(void **state)
+{
+	struct scenario s;
+	struct hx_err err = {0};
+
+	(void)state;
+	if (scn_parse("h.json", http_ok, &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(s.workload, SCN_HTTP);
+	assert_int_equal(s.port, 8080);
+	assert_string_equal(s.ready_path, "/up");
+	assert_int_equal(s.ready_status, 204);
+	assert_int_equal(s.connections, 1000);
+	assert_int_equal(s.threads, 1);
+	assert_string_equal(scn_script_for(&s, "bun"), "b.js");
+	assert_string_equal(scn_script_for(&s, "node20"), "s.js");
+	assert_true(scn_supports(&s, "bun") && !scn_supports(&s, "deno"));
+	scn_scale(&s, SCN_QUICK);
+	assert_int_equal(s.requests, 25000);
+	assert_int_equal(s.warmup_requests, 1000);
+	assert_int_equal(s.repeat, 2);
+}
+
+static void test_startup_defaults_and_full(void **state)
+{
+	struct scenario s;
+	struct hx_err err = {0};
+
+	(void)state;
+	assert_int_equal(
+		scn_parse("s.json",
+			  "{\"name\":\"s\",\"workload\":\"startup\",\"runtimes\":[\"deno\"],\"script\":\"h.js\"}", &s,
+			  &err),
+		0);
+	assert_int_equal(s.runs, 30);
+	assert_int_equal(s.warmup, 5);
+	assert_int_equal(s.repeat, 3);
+	scn_scale(&s, SCN_FULL);
+	assert_int_equal(s.runs, 90);
+}
+
+static void expect(const char *text, const char *needle)
+{
+	struct scenario s;
+	struct hx_err err = {0};
+
+	assert_true(scn_parse("x/scenario.json", text, &s, &err) < 0);
+	assert_int_equal(err.exit, HX_EXIT_USAGE);
+	if (!strstr(err.msg, needle))
+		fail_msg("'%s' does not say '%s'", err.msg, needle);
+}
+
+#define RT "\"runtimes\":[\"node20\"]"
+
+static void test_mistakes(void **state)
+{
+	(void)state;
+	expect("nope", "not valid JSON");
+	expect("{\"name\":\"x\",\"workload\":\"startup\"," RT ",\"script\":\"a\",\"extra\":1}", "extra: unknown key");
+	expect("{\"name\":\"x\",\"workload\":\"gpu\"," RT ",\"script\":\"a\"}",
+	       "workload: expected \"startup\" or \"http\"");
+	expect("{\"name\":\"x\",\"workload\":\"startup\",\"runtimes\":[],\"script\":\"a\"}",
+	       "runtimes: expected an array of 1");
+	expect("{\"name\":\"x\",\"workload\":\"startup\"," RT "}", "script: give");
+	expect("{\"name\":\"x\",\"workload\":\"startup\"," RT ",\"script\":\"../etc/passwd\"}",
+	       "inside the scenario folder");
+	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\"}", "load: an http scenario needs");
+	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"port\":80,\"load\":{}}",
+	       "port: expected a number from 1024");
+	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"load\":{\"connections\":1.5}}",
+	       "expected a whole number");
+	expect("{\"name\":\"x\",\"workload\":\"http\"," RT
+	       ",\"script\":\"a\",\"load\":{\"connections\":2,\"threads\":4}}",
+	       "more threads than connections");
+	expect("{\"name\":\"x\",\"workload\":\"startup\"," RT ",\"script\":\"a\",\"load\":{}}", "no server to load");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_http),
+		cmocka_unit_test(test_startup_defaults_and_full),
+		cmocka_unit_test(test_mistakes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
