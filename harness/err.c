@@ -22,6 +22,17 @@ int hx_fail(struct hx_err *err, enum hx_exit exit, int errnum, const char *fmt, 
 	return err_ret(err);
 }
 
+int hx_fail_field(struct hx_err *err, const char *file, const char *field, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s: %s%s%s", file, field ? field : "", field ? ": " : "", msg);
+}
+
 int hx_syserr(struct hx_err *err, const char *fmt, ...)
 {
 	int saved = errno;

@@ -23,6 +23,9 @@ struct hx_err {
 /* Record a failure; returns -errnum (or -EINVAL when errnum is 0) so callers can `return hx_fail(...)`. */
 int hx_fail(struct hx_err *err, enum hx_exit exit, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* A usage error in a file: "<file>: <field>: <message>" (field may be NULL), exit 2. */
+int hx_fail_field(struct hx_err *err, const char *file, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* Record a failed system call: the message gets ": strerror(errno)" and exit is HX_EXIT_INTERNAL. */
 int hx_syserr(struct hx_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prefix context to the message already recorded; returns the same negative value as hx_fail. */

@@ -25,22 +25,8 @@
 const char *img_manifest_dir(void)
 {
 	static char dir[PATH_MAX];
-	char exe[PATH_MAX], *slash;
-	ssize_t n;
 
-	if (getenv("HARNESS_IMAGES_DIR"))
-		return getenv("HARNESS_IMAGES_DIR");
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return "images";
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(dir, sizeof(dir), "%s/../images", exe);
-	if (!util_exists(dir))
-		snprintf(dir, sizeof(dir), "%s/../share/harness/images", exe);
-	return dir;
+	return util_data_dir("HARNESS_IMAGES_DIR", "images", dir, sizeof(dir));
 }
 
 static int mkdir_p(const char *path)

@@ -20,20 +20,6 @@ struct field {
 	bool required;
 };
 
-static int man_fail(struct hx_err *err, const char *file, const char *field, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int man_fail(struct hx_err *err, const char *file, const char *field, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s: %s%s%s", file, field ? field : "", field ? ": " : "", msg);
-}
-
 /* Every key of o must be in allowed; every required one present. */
 static int check_keys(const char *file, const char *where, const cJSON *o, const struct field *allowed,
 		      struct hx_err *err)
@@ -49,7 +35,7 @@ static int check_keys(const char *file, const char *where, const cJSON *o, const
 			char key[256];
 
 			snprintf(key, sizeof(key), "%s%s", where, it->string);
-			return man_fail(err, file, key, "unknown key (a typo?)%s", "");
+			return hx_fail_field(err, file, key, "unknown key (a typo?)%s", "");
 		}
 	}
 	for (const struct field *f = allowed; f->key; f++)
@@ -57,7 +43,7 @@ static int check_keys(const char *file, const char *where, const cJSON *o, const
 			char key[256];
 
 			snprintf(key, sizeof(key), "%s%s", where, f->key);
-			return man_fail(err, file, key, "missing%s", "");
+			return hx_fail_field(err, file, key, "missing%s", "");
 		}
 	return 0;
 }
@@ -72,9 +58,9 @@ static int get_str(const char *file, const char *where, const cJSON *o, const ch
 	if (!v)
 		return 0;
 	if (!cJSON_IsString(v))
-		return man_fail(err, file, name, "expected a string%s", "");
+		return hx_fail_field(err, file, name, "expected a string%s", "");
 	if (strlen(v->valuestring) >= len || !v->valuestring[0])
-		return man_fail(err, file, name, "empty or too long (at most %zu characters)", len - 1);
+		return hx_fail_field(err, file, name, "empty or too long (at most %zu characters)", len - 1);
 	snprintf(buf, len, "%s", v->valuestring);
 	return 0;
 }
@@ -87,10 +73,10 @@ static int get_argv(const char *file, const cJSON *o, const char *key, char **ou
 	if (!v)
 		return 0;
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0 || cJSON_GetArraySize(v) > MAN_MAX_ARGV)
-		return man_fail(err, file, key, "expected an array of 1 to 16 strings%s", "");
+		return hx_fail_field(err, file, key, "expected an array of 1 to 16 strings%s", "");
 	cJSON_ArrayForEach (it, v) {
 		if (!cJSON_IsString(it))
-			return man_fail(err, file, key, "expected an array of strings%s", "");
+			return hx_fail_field(err, file, key, "expected an array of strings%s", "");
 		out[n] = strdup(it->valuestring);
 		if (!out[n++])
 			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
@@ -106,13 +92,13 @@ static int get_env(const char *file, const cJSON *o, struct manifest *m, struct 
 	if (!v)
 		return 0;
 	if (!cJSON_IsObject(v) || cJSON_GetArraySize(v) > MAN_MAX_ENV)
-		return man_fail(err, file, "env", "expected an object of at most 16 string values%s", "");
+		return hx_fail_field(err, file, "env", "expected an object of at most 16 string values%s", "");
 	cJSON_ArrayForEach (it, v) {
 		size_t len;
 
 		if (!cJSON_IsString(it) || !it->string[0] || strchr(it->string, '='))
-			return man_fail(err, file, "env", "'%s' is not a variable name with a string value",
-					it->string);
+			return hx_fail_field(err, file, "env", "'%s' is not a variable name with a string value",
+					     it->string);
 		len = strlen(it->string) + strlen(it->valuestring) + 2;
 		m->env[n] = malloc(len);
 		if (!m->env[n])
@@ -143,9 +129,9 @@ static int parse_source(const char *file, const cJSON *src, struct manifest *m, 
 	unsigned char raw[128];
 
 	if (!cJSON_IsObject(src))
-		return man_fail(err, file, "source", "expected an object%s", "");
+		return hx_fail_field(err, file, "source", "expected an object%s", "");
 	if (!cJSON_IsString(type))
-		return man_fail(err, file, "source.type", "expected \"npm\", \"url\" or \"host\"%s", "");
+		return hx_fail_field(err, file, "source.type", "expected \"npm\", \"url\" or \"host\"%s", "");
 	if (strcmp(type->valuestring, "npm") == 0) {
 		m->source = MAN_SRC_NPM;
 		if (check_keys(file, "source.", src, npm, err) < 0 ||
@@ -155,8 +141,8 @@ static int parse_source(const char *file, const cJSON *src, struct manifest *m, 
 			return -err->errnum;
 		if (strncmp(m->integrity, "sha512-", 7) != 0 || strlen(m->integrity) != 7 + 88 ||
 		    EVP_DecodeBlock(raw, (const unsigned char *)m->integrity + 7, 88) != 66)
-			return man_fail(err, file, "source.integrity",
-					"expected sha512-<base64 of 64 bytes>, as npm gives it%s", "");
+			return hx_fail_field(err, file, "source.integrity",
+					     "expected sha512-<base64 of 64 bytes>, as npm gives it%s", "");
 	} else if (strcmp(type->valuestring, "url") == 0) {
 		m->source = MAN_SRC_URL;
 		if (check_keys(file, "source.", src, url, err) < 0 ||
@@ -165,14 +151,14 @@ static int parse_source(const char *file, const cJSON *src, struct manifest *m, 
 			return -err->errnum;
 		if (strncmp(m->url, "http://", 7) != 0 && strncmp(m->url, "https://", 8) != 0 &&
 		    strncmp(m->url, "file://", 7) != 0)
-			return man_fail(err, file, "source.url", "expected an http, https or file URL%s", "");
+			return hx_fail_field(err, file, "source.url", "expected an http, https or file URL%s", "");
 		if (!is_hex(m->sha256, 64))
-			return man_fail(err, file, "source.sha256", "expected 64 lowercase hex digits%s", "");
+			return hx_fail_field(err, file, "source.sha256", "expected 64 lowercase hex digits%s", "");
 		strip = cJSON_GetObjectItemCaseSensitive(src, "strip_components");
 		if (strip && (!cJSON_IsNumber(strip) || strip->valuedouble < 0 || strip->valuedouble > 8 ||
 			      strip->valuedouble != (int)strip->valuedouble))
-			return man_fail(err, file, "source.strip_components", "expected a whole number from 0 to 8%s",
-					"");
+			return hx_fail_field(err, file, "source.strip_components",
+					     "expected a whole number from 0 to 8%s", "");
 		m->strip_components = strip ? (unsigned)strip->valueint : 0;
 	} else if (strcmp(type->valuestring, "host") == 0) {
 		m->source = MAN_SRC_HOST;
@@ -180,10 +166,10 @@ static int parse_source(const char *file, const cJSON *src, struct manifest *m, 
 		    get_str(file, "source.", src, "path", m->path, sizeof(m->path), err) < 0)
 			return -err->errnum;
 		if (m->path[0] != '/')
-			return man_fail(err, file, "source.path", "expected an absolute path%s", "");
+			return hx_fail_field(err, file, "source.path", "expected an absolute path%s", "");
 	} else {
-		return man_fail(err, file, "source.type", "expected \"npm\", \"url\" or \"host\", not \"%s\"",
-				type->valuestring);
+		return hx_fail_field(err, file, "source.type", "expected \"npm\", \"url\" or \"host\", not \"%s\"",
+				     type->valuestring);
 	}
 	return 0;
 }
@@ -204,7 +190,7 @@ static int parse_root(const char *file, const cJSON *root, struct manifest *m, s
 	char kind[16] = "";
 
 	if (!cJSON_IsObject(root))
-		return man_fail(err, file, NULL, "expected a JSON object%s", "");
+		return hx_fail_field(err, file, NULL, "expected a JSON object%s", "");
 	if (check_keys(file, "", root, top, err) < 0 ||
 	    get_str(file, "", root, "name", m->name, sizeof(m->name), err) < 0 ||
 	    get_str(file, "", root, "version", m->version, sizeof(m->version), err) < 0 ||
@@ -216,19 +202,19 @@ static int parse_root(const char *file, const cJSON *root, struct manifest *m, s
 	    get_argv(file, root, "version_command", m->version_command, err) < 0 || get_env(file, root, m, err) < 0)
 		return -err->errnum;
 	if (strspn(m->name, "abcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(m->name))
-		return man_fail(err, file, "name", "use lowercase letters, digits, '.', '_' and '-' only%s", "");
+		return hx_fail_field(err, file, "name", "use lowercase letters, digits, '.', '_' and '-' only%s", "");
 	if (strcmp(kind, "runtime") == 0)
 		m->kind = MAN_RUNTIME;
 	else if (strcmp(kind, "fixture") == 0)
 		m->kind = MAN_FIXTURE;
 	else
-		return man_fail(err, file, "kind", "expected \"runtime\" or \"fixture\", not \"%s\"", kind);
+		return hx_fail_field(err, file, "kind", "expected \"runtime\" or \"fixture\", not \"%s\"", kind);
 	if (m->kind == MAN_RUNTIME && !m->run[0])
-		return man_fail(err, file, "run", "a runtime needs an argv template with {script}%s", "");
+		return hx_fail_field(err, file, "run", "a runtime needs an argv template with {script}%s", "");
 	if ((m->source == MAN_SRC_HOST) != (m->entry[0] == '/') || strstr(m->entry, ".."))
-		return man_fail(err, file, "entry", "expected %s",
-				m->source == MAN_SRC_HOST ? "an absolute path"
-							  : "a path inside the image, without '..'");
+		return hx_fail_field(err, file, "entry", "expected %s",
+				     m->source == MAN_SRC_HOST ? "an absolute path"
+							       : "a path inside the image, without '..'");
 	return 0;
 }
 
@@ -240,8 +226,8 @@ int man_parse(const char *file, const char *text, struct manifest *m, struct hx_
 	memset(m, 0, sizeof(*m));
 	snprintf(m->file, sizeof(m->file), "%s", file);
 	if (!root)
-		return man_fail(err, file, NULL, "not valid JSON (near '%.20s')",
-				cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "");
+		return hx_fail_field(err, file, NULL, "not valid JSON (near '%.20s')",
+				     cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "");
 	r = parse_root(file, root, m, err);
 	cJSON_Delete(root);
 	if (r < 0)

@@ -15,34 +15,20 @@
 const char *const scn_profile_names[3] = {"quick", "standard", "full"};
 const double scn_profile_scale[3] = {0.25, 1.0, 3.0};
 
-static int scn_fail(struct hx_err *err, const char *file, const char *field, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int scn_fail(struct hx_err *err, const char *file, const char *field, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s: %s%s%s", file, field ? field : "", field ? ": " : "", msg);
-}
-
 static int known_keys(const char *file, const char *where, const cJSON *o, const char *const *keys, struct hx_err *err)
 {
 	const cJSON *it;
 
 	if (!cJSON_IsObject(o))
-		return scn_fail(err, file, where[0] ? where : NULL, "expected an object");
+		return hx_fail_field(err, file, where[0] ? where : NULL, "expected an object");
 	cJSON_ArrayForEach (it, o) {
 		bool ok = false;
 
 		for (const char *const *k = keys; *k; k++)
 			ok |= strcmp(*k, it->string) == 0;
 		if (!ok)
-			return scn_fail(err, file, it->string, "unknown key in %s (a typo?)",
-					where[0] ? where : "the scenario");
+			return hx_fail_field(err, file, it->string, "unknown key in %s (a typo?)",
+					     where[0] ? where : "the scenario");
 	}
 	return 0;
 }
@@ -53,9 +39,9 @@ static int str_field(const char *file, const cJSON *o, const char *key, char *bu
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
 	if (!v)
-		return required ? scn_fail(err, file, key, "missing") : 0;
+		return required ? hx_fail_field(err, file, key, "missing") : 0;
 	if (!cJSON_IsString(v) || !v->valuestring[0] || strlen(v->valuestring) >= len)
-		return scn_fail(err, file, key, "expected a non-empty string of at most %zu characters", len - 1);
+		return hx_fail_field(err, file, key, "expected a non-empty string of at most %zu characters", len - 1);
 	snprintf(buf, len, "%s", v->valuestring);
 	return 0;
 }
@@ -68,7 +54,7 @@ static int num_field(const char *file, const cJSON *o, const char *key, double l
 	if (!v)
 		return 0;
 	if (!cJSON_IsNumber(v) || v->valuedouble < lo || v->valuedouble > hi)
-		return scn_fail(err, file, key, "expected a number from %g to %g", lo, hi);
+		return hx_fail_field(err, file, key, "expected a number from %g to %g", lo, hi);
 	*ret = v->valuedouble;
 	return 0;
 }
@@ -81,7 +67,7 @@ static int uint_field(const char *file, const cJSON *o, const char *key, double 
 	if (num_field(file, o, key, lo, hi, &d, err) < 0)
 		return -err->errnum;
 	if (d != (double)(unsigned)d)
-		return scn_fail(err, file, key, "expected a whole number");
+		return hx_fail_field(err, file, key, "expected a whole number");
 	*ret = (unsigned)d;
 	return 0;
 }
@@ -98,27 +84,27 @@ static int parse_scripts(const char *file, const cJSON *root, struct scenario *s
 	}
 	if (per) {
 		if (!cJSON_IsObject(per))
-			return scn_fail(err, file, "scripts", "expected an object: runtime -> script");
+			return hx_fail_field(err, file, "scripts", "expected an object: runtime -> script");
 		cJSON_ArrayForEach (it, per) {
 			struct scn_script *sc = &s->scripts[s->nscripts];
 
 			if (s->nscripts == SCN_MAX_RUNTIMES + 1 || !cJSON_IsString(it) ||
 			    strlen(it->string) >= sizeof(sc->runtime))
-				return scn_fail(err, file, "scripts",
-						"expected at most %d runtime names with string values",
-						SCN_MAX_RUNTIMES);
+				return hx_fail_field(err, file, "scripts",
+						     "expected at most %d runtime names with string values",
+						     SCN_MAX_RUNTIMES);
 			snprintf(sc->runtime, sizeof(sc->runtime), "%s", it->string);
 			snprintf(sc->path, sizeof(sc->path), "%s", it->valuestring);
 			s->nscripts++;
 		}
 	}
 	if (!s->nscripts)
-		return scn_fail(err, file, "script",
-				"give \"script\" (one for every runtime) or \"scripts\" (per runtime)");
+		return hx_fail_field(err, file, "script",
+				     "give \"script\" (one for every runtime) or \"scripts\" (per runtime)");
 	for (size_t i = 0; i < s->nscripts; i++)
 		if (s->scripts[i].path[0] == '/' || strstr(s->scripts[i].path, ".."))
-			return scn_fail(err, file, "script", "'%s' must be a path inside the scenario folder",
-					s->scripts[i].path);
+			return hx_fail_field(err, file, "script", "'%s' must be a path inside the scenario folder",
+					     s->scripts[i].path);
 	return 0;
 }
 
@@ -127,10 +113,11 @@ static int parse_runtimes(const char *file, const cJSON *root, struct scenario *
 	const cJSON *rt = cJSON_GetObjectItemCaseSensitive(root, "runtimes"), *it;
 
 	if (!cJSON_IsArray(rt) || cJSON_GetArraySize(rt) < 1 || cJSON_GetArraySize(rt) > SCN_MAX_RUNTIMES)
-		return scn_fail(err, file, "runtimes", "expected an array of 1 to %d image names", SCN_MAX_RUNTIMES);
+		return hx_fail_field(err, file, "runtimes", "expected an array of 1 to %d image names",
+				     SCN_MAX_RUNTIMES);
 	cJSON_ArrayForEach (it, rt) {
 		if (!cJSON_IsString(it) || strlen(it->valuestring) >= sizeof(s->runtimes[0]))
-			return scn_fail(err, file, "runtimes", "expected image names");
+			return hx_fail_field(err, file, "runtimes", "expected image names");
 		snprintf(s->runtimes[s->nruntimes++], sizeof(s->runtimes[0]), "%s", it->valuestring);
 	}
 	return 0;
@@ -160,7 +147,7 @@ static int parse_http(const char *file, const cJSON *root, struct scenario *s, s
 		      num_field(file, ready, "timeout_s", 0.1, 600, &s->ready_timeout_s, err) < 0))
 		return -err->errnum;
 	if (!load)
-		return scn_fail(err, file, "load", "an http scenario needs a load object");
+		return hx_fail_field(err, file, "load", "an http scenario needs a load object");
 	if (known_keys(file, "load", load, load_keys, err) < 0 ||
 	    uint_field(file, load, "connections", 1, 20000, &s->connections, err) < 0 ||
 	    uint_field(file, load, "threads", 1, 64, &s->threads, err) < 0 ||
@@ -169,7 +156,7 @@ static int parse_http(const char *file, const cJSON *root, struct scenario *s, s
 	    num_field(file, load, "warmup_requests", 0, 1e9, &warm, err) < 0)
 		return -err->errnum;
 	if (s->threads > s->connections)
-		return scn_fail(err, file, "load.threads", "more threads than connections");
+		return hx_fail_field(err, file, "load.threads", "more threads than connections");
 	s->requests = (uint64_t)req;
 	s->warmup_requests = (uint64_t)warm;
 	return 0;
@@ -202,13 +189,13 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 		    uint_field(file, root, "warmup", 0, 1000, &s->warmup, err) < 0)
 			return -err->errnum;
 		if (cJSON_GetObjectItemCaseSensitive(root, "load") || cJSON_GetObjectItemCaseSensitive(root, "ready"))
-			return scn_fail(err, file, "load", "a startup scenario has no server to load");
+			return hx_fail_field(err, file, "load", "a startup scenario has no server to load");
 	} else if (strcmp(workload, "http") == 0) {
 		s->workload = SCN_HTTP;
 		if (parse_http(file, root, s, err) < 0)
 			return -err->errnum;
 	} else {
-		return scn_fail(err, file, "workload", "expected \"startup\" or \"http\", not \"%s\"", workload);
+		return hx_fail_field(err, file, "workload", "expected \"startup\" or \"http\", not \"%s\"", workload);
 	}
 	return 0;
 }
@@ -220,7 +207,7 @@ int scn_parse(const char *file, const char *text, struct scenario *s, struct hx_
 
 	memset(s, 0, sizeof(*s));
 	if (!root)
-		return scn_fail(err, file, NULL, "not valid JSON");
+		return hx_fail_field(err, file, NULL, "not valid JSON");
 	r = parse_root(file, root, s, err);
 	cJSON_Delete(root);
 	return r;
@@ -229,22 +216,8 @@ int scn_parse(const char *file, const char *text, struct scenario *s, struct hx_
 const char *scn_dir(void)
 {
 	static char dir[PATH_MAX];
-	char exe[PATH_MAX], *slash;
-	ssize_t n;
 
-	if (getenv("HARNESS_SCENARIOS_DIR"))
-		return getenv("HARNESS_SCENARIOS_DIR");
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return "scenarios";
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(dir, sizeof(dir), "%s/../scenarios", exe);
-	if (!util_exists(dir))
-		snprintf(dir, sizeof(dir), "%s/../share/harness/scenarios", exe);
-	return dir;
+	return util_data_dir("HARNESS_SCENARIOS_DIR", "scenarios", dir, sizeof(dir));
 }
 
 int scn_load(const char *dir, const char *name, struct scenario *s, struct hx_err *err)

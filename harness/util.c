@@ -227,3 +227,23 @@ int util_keyed_u64(const char *text, const char *key, uint64_t *ret)
 	}
 	return -ENOENT;
 }
+
+const char *util_data_dir(const char *env, const char *name, char *buf, size_t len)
+{
+	char exe[4096], *slash;
+	ssize_t n;
+
+	if (getenv(env) && getenv(env)[0])
+		return getenv(env);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return name;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(buf, len, "%s/../%s", exe, name);
+	if (!util_exists(buf))
+		snprintf(buf, len, "%s/../share/harness/%s", exe, name);
+	return buf;
+}

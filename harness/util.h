@@ -22,6 +22,10 @@ int util_write_file(const char *path, const char *value, struct hx_err *err);
 int util_write_atomic(const char *path, const void *data, size_t len, struct hx_err *err);
 bool util_exists(const char *path);
 
+/* A folder of shipped data: $<env> when set, else <name>/ beside the binary's checkout (bin/../name), else
+ * share/harness/<name> of its installation. */
+const char *util_data_dir(const char *env, const char *name, char *buf, size_t len);
+
 /* "123", "64M", "1.5G", "512k" (binary units, optional trailing B or iB) -> bytes. */
 int util_parse_size(const char *s, uint64_t *ret);
 /* A decimal unsigned integer that fits in uint64_t, with nothing after it. */
