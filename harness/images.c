@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -276,11 +277,39 @@ int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 	return rc;
 }
 
+/* Run an argv template ({entry} expanded) with a clean environment; its output (both streams) into out. */
+static int run_capture(char *const *tmpl, const char *entry, char *out, size_t len)
+{
+	char *argv[MAN_MAX_ARGV + 1];
+	char *const envp[] = {(char *)"PATH=/usr/bin:/bin", (char *)"HOME=/tmp", (char *)"LANG=C.UTF-8", NULL};
+	int p[2], status;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	for (size_t i = 0; i <= MAN_MAX_ARGV; i++)
+		argv[i] = tmpl[i] && strcmp(tmpl[i], "{entry}") == 0 ? (char *)entry : tmpl[i];
+	if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	close(p[1]);
+	while (got + 1 < len && (n = read(p[0], out + got, len - got - 1)) > 0)
+		got += (size_t)n;
+	out[got] = '\0';
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 127 && got == 0 ? (errno = ENOEXEC, -1) : 0;
+}
+
 int img_verify(struct img_cache *c, const struct manifest *m, char *why, size_t why_len, struct hx_err *err)
 {
 	struct img_status st;
-	char cmd[PATH_MAX + 64], out[512] = "", blob[PATH_MAX], got[160];
-	_cleanup_pclose_ FILE *p = NULL;
+	char out[512] = "", blob[PATH_MAX], got[160];
 
 	why[0] = '\0';
 	if (img_status(c, m, true, &st, err) < 0)
@@ -301,14 +330,11 @@ int img_verify(struct img_cache *c, const struct manifest *m, char *why, size_t 
 	}
 	if (!m->version_command[0] || !m->version_expect[0])
 		return 0;
-	snprintf(cmd, sizeof(cmd), "env -i PATH=/usr/bin:/bin HOME=/tmp '%s' %s 2>&1", st.entry,
-		 m->version_command[1] ? m->version_command[1] : "");
-	p = popen(cmd, "r");
-	if (p && fread(out, 1, sizeof(out) - 1, p) == 0)
-		out[0] = '\0';
-	if (!strstr(out, m->version_expect))
-		snprintf(why, why_len, "'%s %s' printed '%.60s', not %s", m->entry,
-			 m->version_command[1] ? m->version_command[1] : "", util_rstrip(out), m->version_expect);
+	if (run_capture(m->version_command, st.entry, out, sizeof(out)) < 0)
+		snprintf(why, why_len, "cannot run %s: %s", st.entry, strerror(errno));
+	else if (!strstr(out, m->version_expect))
+		snprintf(why, why_len, "its version command printed '%.60s', not %s", util_rstrip(out),
+			 m->version_expect);
 	return 0;
 }
 

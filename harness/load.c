@@ -177,6 +177,14 @@ static void heap_swap(struct worker *w, unsigned a, unsigned b)
 	w->heap[b]->heap_idx = (int)b;
 }
 
+static void heap_up(struct worker *w, unsigned i)
+{
+	while (i > 0 && w->heap[(i - 1) / 2]->next_send > w->heap[i]->next_send) {
+		heap_swap(w, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
 static void heap_down(struct worker *w, unsigned i)
 {
 	for (;;) {
@@ -191,6 +199,31 @@ static void heap_down(struct worker *w, unsigned i)
 		heap_swap(w, i, m);
 		i = m;
 	}
+}
+
+static void heap_insert(struct worker *w, struct conn *c)
+{
+	if (c->heap_idx >= 0)
+		return;
+	w->heap[w->heap_len] = c;
+	c->heap_idx = (int)w->heap_len++;
+	heap_up(w, (unsigned)c->heap_idx);
+}
+
+/* Out of the heap while it cannot send; its intended time stays what it was. */
+static void heap_remove(struct worker *w, struct conn *c)
+{
+	unsigned i = (unsigned)c->heap_idx, last;
+
+	if (c->heap_idx < 0)
+		return;
+	last = --w->heap_len;
+	if (i != last) {
+		heap_swap(w, i, last);
+		heap_down(w, i);
+		heap_up(w, i);
+	}
+	c->heap_idx = -1;
 }
 
 /* --- connections --- */
@@ -320,7 +353,9 @@ static void conn_fill(struct worker *w, struct conn *c, uint64_t now)
 	conn_flush(w, c);
 }
 
-/* Open loop: send every request whose intended time has come, while the window allows. */
+/* Open loop: send every request whose intended time has come, while the window allows. A connection
+ * that is due but cannot send (window full, not connected) leaves the heap until it can: its requests
+ * keep their intended times, so the wait counts in their latency (coordinated omission corrected). */
 static void conn_due(struct worker *w, struct conn *c, uint64_t now)
 {
 	bool queued = false;
@@ -330,10 +365,14 @@ static void conn_due(struct worker *w, struct conn *c, uint64_t now)
 		c->next_send += w->interval_ns;
 		queued = true;
 	}
-	if (queued) {
+	if (c->next_send <= now || !may_issue(w)) {
+		heap_remove(w, c);
+	} else {
+		heap_insert(w, c);
 		heap_down(w, (unsigned)c->heap_idx);
-		conn_flush(w, c);
 	}
+	if (queued)
+		conn_flush(w, c);
 }
 
 static void conn_response(struct worker *w, struct conn *c, uint64_t now)
@@ -341,7 +380,7 @@ static void conn_response(struct worker *w, struct conn *c, uint64_t now)
 	unsigned slot = c->head;
 	int status = c->parser.status;
 
-	if (now - w->start_ns <= (w->deadline_ns - w->start_ns) || w->quota != UINT64_MAX) {
+	if (now <= w->deadline_ns || w->quota != UINT64_MAX) {
 		hist_record(&w->r.latency_uncorrected, now - c->sent_at[slot]);
 		hist_record(&w->r.latency, now - c->intended[slot]);
 		w->r.requests++;
@@ -523,16 +562,9 @@ static void *worker_main(void *arg)
 		now = load_now_ns();
 		if (w->quota == UINT64_MAX && now >= w->deadline_ns)
 			w->stop = true;
-		while (w->cfg->rate > 0 && w->heap_len && w->heap[0]->next_send <= now && may_issue(w)) {
-			struct conn *c = w->heap[0];
-			uint64_t before = c->next_send;
-
-			conn_due(w, c, now);
-			if (c->next_send == before) { /* window full or not connected: look again later */
-				c->next_send = c->next_send > now ? c->next_send : now;
-				break;
-			}
-		}
+		/* each pass either sends from the top connection or takes it out of the heap */
+		while (w->cfg->rate > 0 && w->heap_len && w->heap[0]->next_send <= now && may_issue(w))
+			conn_due(w, w->heap[0], now);
 		if (now - last_house >= 5000000u) {
 			worker_housekeeping(w, now);
 			last_house = now;

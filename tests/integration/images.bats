@@ -81,6 +81,10 @@ leftovers() {
 	[ -x "$output" ]
 	run "$HARNESS" images verify "$m"
 	[ "$output" = "good 1.0: ok" ]
+	sed 's/"tool 1.0"/"tool 2.0"/' "$m" >"$BATS_TEST_TMPDIR/other.json"
+	run "$HARNESS" images verify "$BATS_TEST_TMPDIR/other.json"
+	[ "$status" -eq 1 ]
+	[ "$output" = "good 1.0: its version command printed 'tool 1.0', not tool 2.0" ]
 	run "$HARNESS" images pull "$m" # a second pull is a no-op
 	[ "$status" -eq 0 ]
 	run "$HARNESS" images rm "$m"

@@ -120,6 +120,21 @@ assert d["latency_uncorrected_us"]["p50"] <= d["latency_us"]["p50"] + 1
 PY
 }
 
+@test "open loop against a stalling server: waiting counts from the intended send time" {
+	start_server --mode stall
+	# one request in ten stalls its connection until --timeout: the requests queued behind it on that
+	# connection wait, and that wait must show in the corrected latency, not vanish from it
+	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 4 -R 400 -d 2s --timeout 300 --json
+	python3 - "$output" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1])
+c, u = d["latency_us"], d["latency_uncorrected_us"]
+assert d["errors"]["timeout"] > 0, d["errors"]
+assert c["p99"] > 2 * u["p99"], (c, u)
+assert c["max"] >= 100000, c  # some waited behind a stalled request for a good part of the 300 ms
+PY
+}
+
 @test "TLS against a self-signed certificate: -k works, certificate checks refuse it otherwise" {
 	command -v openssl >/dev/null || hx_skip "openssl is missing (make deps)"
 	openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 \
