@@ -143,9 +143,17 @@ int startup_series_in(struct cg_tree *tree, const struct sbx_config *base, unsig
 		return -err->errnum;
 	}
 	close(p[1]);
-	while (got < warmup + runs && read(p[0], &recs[got], sizeof(*recs)) == sizeof(*recs))
+	while (got < warmup + runs) {
+		ssize_t n = read(p[0], &recs[got], sizeof(*recs));
+
+		if (n != sizeof(*recs)) {
+			if (n < 0 && errno == EINTR)
+				kill(launcher, SIGKILL); /* a signal for us (Ctrl-C): the series ends now */
+			break;
+		}
 		if (recs[got++].status < 0)
 			break;
+	}
 	close(p[0]);
 	while (waitpid(launcher, NULL, 0) < 0 && errno == EINTR)
 		;
