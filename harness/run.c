@@ -224,7 +224,7 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 	snprintf(threads, sizeof(threads), "%u", s->threads);
 	snprintf(reqs, sizeof(reqs), "%llu", (unsigned long long)requests);
 	snprintf(pipeline, sizeof(pipeline), "%u", s->pipeline);
-	snprintf(timeout, sizeof(timeout), "%u", 5000);
+	snprintf(timeout, sizeof(timeout), "%u", s->timeout_ms);
 	snprintf(out, sizeof(out), "%s/client.json", env->dir);
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)

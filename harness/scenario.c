@@ -139,6 +139,8 @@ static int parse_http(const char *file, const cJSON *root, struct scenario *s, s
 	s->connections = 100;
 	s->threads = 1;
 	s->pipeline = 1;
+	/* generous: at 1,000 connections on one CPU a slow tail is the runtime's behaviour, not an error */
+	s->timeout_ms = 30000;
 	if (uint_field(file, root, "port", 1024, 65535, &s->port, err) < 0)
 		return -err->errnum;
 	if (ready && (known_keys(file, "ready", ready, ready_keys, err) < 0 ||
@@ -152,6 +154,7 @@ static int parse_http(const char *file, const cJSON *root, struct scenario *s, s
 	    uint_field(file, load, "connections", 1, 20000, &s->connections, err) < 0 ||
 	    uint_field(file, load, "threads", 1, 64, &s->threads, err) < 0 ||
 	    uint_field(file, load, "pipeline", 1, 64, &s->pipeline, err) < 0 ||
+	    uint_field(file, load, "timeout_ms", 10, 600000, &s->timeout_ms, err) < 0 ||
 	    num_field(file, load, "requests", 1, 1e9, &req, err) < 0 ||
 	    num_field(file, load, "warmup_requests", 0, 1e9, &warm, err) < 0)
 		return -err->errnum;

@@ -38,6 +38,7 @@ struct scenario {
 	unsigned ready_status;
 	double ready_timeout_s;
 	unsigned connections, threads, pipeline;
+	unsigned timeout_ms; /* a response later than this is an error */
 	uint64_t requests, warmup_requests;
 	/* startup */
 	unsigned runs, warmup;
