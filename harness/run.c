@@ -169,6 +169,9 @@ static int sut_config(struct run_env *env, const struct scenario *s, const struc
 	sbx_config_init(c);
 	c->netns_fd = env->netns_fd;
 	c->rootfs.binds[c->rootfs.nbinds++] = (struct sbx_bind){.src = s->dir, .dst = "/scenario", .rw = false};
+	if (s->node_modules[0])
+		c->rootfs.binds[c->rootfs.nbinds++] =
+			(struct sbx_bind){.src = s->node_modules, .dst = "/scenario/node_modules", .rw = false};
 	c->cwd = "/scenario";
 	if (img_apply_to_sandbox(m, st, c, err) < 0)
 		return -err->errnum;

@@ -12,6 +12,7 @@
 #include <dirent.h>
 
 #include "cleanup.h"
+#include "deps.h"
 #include "doctor.h"
 #include "load.h"
 #include "opt.h"
@@ -155,6 +156,13 @@ static int plan_scenarios(char **names, int n, const struct run_opts *o, struct 
 			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "run: at most %d scenarios", RUN_MAX_SCN);
 		if (scn_load(scn_dir(), n ? names[i] : defaults[i], s, err) < 0)
 			return -err->errnum;
+		if (dep_ensure(s, s->node_modules, sizeof(s->node_modules), err) < 0) {
+			if (err->exit != HX_EXIT_HOST)
+				return -err->errnum;
+			fprintf(stderr, "harness: run: skipping scenario %s: %s\n", s->name, err->msg);
+			hx_clear(err);
+			continue;
+		}
 		scn_scale(s, p->profile);
 		if (o->repeat)
 			s->repeat = o->repeat;
@@ -179,6 +187,8 @@ static int run_plan_all(const struct run_opts *o, char **names, int n, struct ru
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: --format takes table, md or json");
 	if (plan_scenarios(names, n, o, p, err) < 0 || plan_modes(o, p, env, err) < 0 || plan_images(o, p, err) < 0)
 		return -err->errnum;
+	if (p->nscn == 0)
+		return hx_fail(err, HX_EXIT_HOST, ENOENT, "run: no scenario can run here (see the messages above)");
 	if (o->out)
 		snprintf(p->out, sizeof(p->out), "%s", o->out);
 	else {
@@ -342,6 +352,17 @@ static int run_execute(struct run_plan *p, struct run_env *env, struct hx_err *e
 	snprintf(env->dir, sizeof(env->dir), "%s", tmpl);
 	if (sbx_net_prepare(&env->netns_fd, err) < 0)
 		return -err->errnum;
+	for (size_t i = 0; i < p->nscn; i++) {
+		struct scenario *s = &p->scn[i];
+		char staged[PATH_MAX];
+
+		/* a copy with a node_modules folder to mount the installed dependencies on */
+		if (s->node_modules[0]) {
+			if (dep_stage(s, env->dir, staged, sizeof(staged), err) < 0)
+				return -err->errnum;
+			snprintf(s->dir, sizeof(s->dir), "%s", staged);
+		}
+	}
 	results = results_skeleton(p, env, err);
 	cJSON_AddStringToObject(cJSON_GetObjectItem(results, "config"), "logs", env->dir);
 	verdict = run_all(p, env, results, err);

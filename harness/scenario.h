@@ -45,6 +45,8 @@ struct scenario {
 	/* both */
 	unsigned repeat;
 	uint64_t max_errors;
+	/* filled by the run, not the parser: the installed npm dependencies, "" when none */
+	char node_modules[PATH_MAX];
 };
 
 int scn_parse(const char *file, const char *text, struct scenario *ret, struct hx_err *err);

@@ -125,3 +125,25 @@ PY
 	[ "$status" -eq 0 ]
 	for s in startup startup-ts http-hello http-wintercg; do grep -qE "^$s " <<<"$output"; done
 }
+
+@test "npm dependencies: installed once per lock file, read-only at /scenario/node_modules" {
+	run --separate-stderr "$HARNESS" run --runtimes node20 --profile quick --repeat 1 --out e.json express
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	check_results e.json
+	ls -d "${HARNESS_CACHE_DIR:-/var/cache/harness}"/npm/sha256-*/node_modules/express
+	run --separate-stderr "$HARNESS" run --runtimes node20 --profile quick --repeat 1 --out e2.json express
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"installing the npm dependencies"* ]]
+}
+
+@test "offline with nothing cached: a scenario with npm dependencies is skipped with the reason, the rest runs" {
+	export HARNESS_CACHE_DIR=$BATS_TEST_TMPDIR/empty-cache
+	export npm_config_registry=http://127.0.0.1:9/ npm_config_fetch_retries=0 npm_config_fetch_timeout=2000
+	export npm_config_cache=$BATS_TEST_TMPDIR/npm-cache
+	run --separate-stderr "$HARNESS" run --runtimes node20 --profile quick --repeat 1 --out o.json express startup
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"skipping scenario express: cannot install the npm dependencies of scenario express"* ]]
+	python3 -c 'import json; d=json.load(open("o.json")); assert {t["scenario"] for t in d["trials"]} == {"startup"}'
+}
