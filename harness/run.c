@@ -93,8 +93,10 @@ static void log_tail(const char *path, char *buf, size_t len)
 	snprintf(buf, len, "%s", p);
 }
 
-/* Probe from inside the run's network namespace: HTTP GET path until status, or time out. */
-static int probe_ready(int netns, unsigned port, const char *path, unsigned status, double timeout_s, pid_t server)
+/* Probe from inside the run's network namespace: HTTP GET path until status (a TCP connect for TLS
+ * servers), or time out. */
+static int probe_ready(int netns, unsigned port, const char *path, unsigned status, bool tcp_only, double timeout_s,
+		       pid_t server)
 {
 	pid_t pid = fork();
 	int st = 0;
@@ -112,7 +114,13 @@ static int probe_ready(int netns, unsigned port, const char *path, unsigned stat
 			char req[512], resp[64] = "";
 			int code = 0;
 
-			if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
+			bool up = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+
+			if (up && tcp_only) {
+				close(fd);
+				_exit(0);
+			}
+			if (up) {
 				int n = snprintf(req, sizeof(req),
 						 "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
 						 path);
@@ -177,6 +185,12 @@ static int sut_config(struct run_env *env, const struct scenario *s, const struc
 		return -err->errnum;
 	snprintf(port, sizeof(port), "PORT=%u", s->port);
 	sbx_env_set(c, port);
+	if (s->tls) {
+		c->rootfs.binds[c->rootfs.nbinds++] =
+			(struct sbx_bind){.src = env->tls_dir, .dst = "/opt/tls", .rw = false};
+		sbx_env_set(c, "TLS_CERT=/opt/tls/cert.pem");
+		sbx_env_set(c, "TLS_KEY=/opt/tls/key.pem");
+	}
 	entry = strchr(c->env[c->nenv - 1], '=') + 1; /* RUNTIME=, set last by the image */
 	for (size_t i = 0; i < c->nenv; i++)
 		if (strncmp(c->env[i], "RUNTIME=", 8) == 0)
@@ -215,6 +229,7 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 			(char *)"--timeout",
 			timeout,
 			(char *)"--json",
+			(char *)(s->tls ? "-k" : NULL), /* the run's own throwaway certificate */
 			NULL};
 	struct sbx_config c;
 	struct sbx x = {.pid = -1, .report_fd = -1};
@@ -222,7 +237,7 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 	_cleanup_close_ int fd = -1;
 	int status = 0;
 
-	snprintf(url, sizeof(url), "http://127.0.0.1:%u%s", s->port, s->ready_path);
+	snprintf(url, sizeof(url), "%s://127.0.0.1:%u%s", s->tls ? "https" : "http", s->port, s->ready_path);
 	snprintf(conns, sizeof(conns), "%u", s->connections);
 	snprintf(threads, sizeof(threads), "%u", s->threads);
 	snprintf(reqs, sizeof(reqs), "%llu", (unsigned long long)requests);
@@ -321,7 +336,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 		return hx_wrap(err, "server");
 	}
 	cJSON_AddStringToObject(server, "log", logpath);
-	ready = probe_ready(env->netns_fd, s->port, s->ready_path, s->ready_status, s->ready_timeout_s, x.pid);
+	ready = probe_ready(env->netns_fd, s->port, s->ready_path, s->ready_status, s->tls, s->ready_timeout_s, x.pid);
 	if (ready != 0) {
 		stop_server(tree, &x);
 		log_tail(logpath, tail, sizeof(tail));

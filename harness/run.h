@@ -18,6 +18,7 @@ struct run_env {
 	char dir[PATH_MAX];	/* run directory: logs */
 	char harness[PATH_MAX]; /* this binary, bound into the client sandbox */
 	double cap_s;		/* each scenario's wall-time budget; 0: none */
+	char tls_dir[PATH_MAX]; /* the run\'s throwaway certificate and key, when a scenario wants TLS */
 };
 
 /* What one trial measured; trial is filled in place (docs/results.md, "trials"). */

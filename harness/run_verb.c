@@ -20,6 +20,7 @@
 #include "run.h"
 #include "sbx_net.h"
 #include "sbx_seccomp.h"
+#include "tlscert.h"
 #include "util.h"
 #include "verbs.h"
 
@@ -363,6 +364,12 @@ static int run_execute(struct run_plan *p, struct run_env *env, struct hx_err *e
 			snprintf(s->dir, sizeof(s->dir), "%s", staged);
 		}
 	}
+	for (size_t i = 0; i < p->nscn && !env->tls_dir[0]; i++)
+		if (p->scn[i].tls) {
+			snprintf(env->tls_dir, sizeof(env->tls_dir), "%s/tls", env->dir);
+			if (tls_make_selfsigned(env->tls_dir, err) < 0)
+				return -err->errnum;
+		}
 	results = results_skeleton(p, env, err);
 	cJSON_AddStringToObject(cJSON_GetObjectItem(results, "config"), "logs", env->dir);
 	verdict = run_all(p, env, results, err);

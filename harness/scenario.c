@@ -130,8 +130,12 @@ static int parse_http(const char *file, const cJSON *root, struct scenario *s, s
 						"requests",    "warmup_requests", NULL};
 	const cJSON *ready = cJSON_GetObjectItemCaseSensitive(root, "ready");
 	const cJSON *load = cJSON_GetObjectItemCaseSensitive(root, "load");
+	const cJSON *tls = cJSON_GetObjectItemCaseSensitive(root, "tls");
 	double req = 10000, warm = 1000;
 
+	if (tls && !cJSON_IsBool(tls))
+		return hx_fail_field(err, file, "tls", "expected true or false");
+	s->tls = cJSON_IsTrue(tls);
 	s->port = 3000;
 	snprintf(s->ready_path, sizeof(s->ready_path), "/");
 	s->ready_status = 200;
@@ -167,9 +171,9 @@ static int parse_http(const char *file, const cJSON *root, struct scenario *s, s
 
 static int parse_root(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
-	static const char *const keys[] = {"name",    "description", "workload",   "runtimes", "script",
-					   "scripts", "port",	     "ready",	   "load",     "runs",
-					   "warmup",  "repeat",	     "max_errors", NULL};
+	static const char *const keys[] = {"name",    "description", "workload", "runtimes",   "script",
+					   "scripts", "port",	     "tls",	 "ready",      "load",
+					   "runs",    "warmup",	     "repeat",	 "max_errors", NULL};
 	char workload[16] = "";
 	double maxerr = 0;
 

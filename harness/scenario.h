@@ -33,6 +33,7 @@ struct scenario {
 	struct scn_script scripts[SCN_MAX_RUNTIMES + 1];
 	size_t nscripts;
 	/* http */
+	bool tls; /* the server terminates TLS with the run's throwaway certificate */
 	unsigned port;
 	char ready_path[256];
 	unsigned ready_status;

@@ -147,3 +147,18 @@ PY
 	[[ "$stderr" == *"skipping scenario express: cannot install the npm dependencies of scenario express"* ]]
 	python3 -c 'import json; d=json.load(open("o.json")); assert {t["scenario"] for t in d["trials"]} == {"startup"}'
 }
+
+@test "express-https: the runtime terminates TLS with the run's throwaway certificate, the client speaks TLS" {
+	run --separate-stderr "$HARNESS" run --runtimes node20 --profile quick --repeat 1 --out t.json express-https
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	check_results t.json
+	python3 - <<'PY'
+import json, os
+d = json.load(open("t.json"))
+t = d["trials"][0]
+assert t["load"]["config"]["transport"] == "tls" and t["load"]["requests"] > 0
+cert = os.path.join(d["config"]["logs"], "tls", "cert.pem")
+assert open(cert).read().startswith("-----BEGIN CERTIFICATE-----")
+PY
+}
