@@ -210,39 +210,67 @@ static void stats_into(cJSON *o, const char *key, struct cg_tree *tree, enum cg_
 		cJSON_AddItemToObject(o, key, res_stats_json(&st));
 }
 
+/* The client's `harness load` command line for an http or a ws-chat trial, in store. */
+struct client_args {
+	char *argv[24];
+	char buf[8][128];
+};
+
+static void client_args_for(const struct scenario *s, uint64_t requests, struct client_args *a)
+{
+	size_t n = 0;
+
+	a->argv[n++] = (char *)"/opt/harness/harness";
+	a->argv[n++] = (char *)"load";
+	if (s->workload == SCN_WS_CHAT) {
+		a->argv[n++] = (char *)"--chat";
+		snprintf(a->buf[0], sizeof(a->buf[0]), "ws://127.0.0.1:%u%s", s->port, s->ready_path);
+		snprintf(a->buf[1], sizeof(a->buf[1]), "%u", s->clients);
+		snprintf(a->buf[2], sizeof(a->buf[2]), "%u", s->messages);
+		a->argv[n++] = a->buf[0];
+		a->argv[n++] = (char *)"--clients";
+		a->argv[n++] = a->buf[1];
+		a->argv[n++] = (char *)"--messages";
+		a->argv[n++] = a->buf[2];
+	} else {
+		snprintf(a->buf[0], sizeof(a->buf[0]), "%s://127.0.0.1:%u%s", s->tls ? "https" : "http", s->port,
+			 s->ready_path);
+		snprintf(a->buf[1], sizeof(a->buf[1]), "%u", s->connections);
+		snprintf(a->buf[2], sizeof(a->buf[2]), "%u", s->threads);
+		snprintf(a->buf[3], sizeof(a->buf[3]), "%llu", (unsigned long long)requests);
+		snprintf(a->buf[4], sizeof(a->buf[4]), "%u", s->pipeline);
+		a->argv[n++] = a->buf[0];
+		a->argv[n++] = (char *)"-c";
+		a->argv[n++] = a->buf[1];
+		a->argv[n++] = (char *)"-t";
+		a->argv[n++] = a->buf[2];
+		a->argv[n++] = (char *)"-n";
+		a->argv[n++] = a->buf[3];
+		a->argv[n++] = (char *)"--pipeline";
+		a->argv[n++] = a->buf[4];
+		if (s->tls)
+			a->argv[n++] = (char *)"-k"; /* the run's own throwaway certificate */
+	}
+	snprintf(a->buf[5], sizeof(a->buf[5]), "%u", s->timeout_ms);
+	a->argv[n++] = (char *)"--timeout";
+	a->argv[n++] = a->buf[5];
+	a->argv[n++] = (char *)"--json";
+	a->argv[n] = NULL;
+}
+
 /* Run `harness load` in the client slice's sandbox; its JSON lands in *ret. */
 static int run_client(struct run_env *env, struct cg_tree *tree, const struct scenario *s, uint64_t requests,
 		      double left_s, pid_t server, cJSON **ret, struct hx_err *err)
 {
-	char url[128], conns[16], threads[16], reqs[32], pipeline[16], out[PATH_MAX], timeout[16];
-	char *argv[] = {(char *)"/opt/harness/harness",
-			(char *)"load",
-			url,
-			(char *)"-c",
-			conns,
-			(char *)"-t",
-			threads,
-			(char *)"-n",
-			reqs,
-			(char *)"--pipeline",
-			pipeline,
-			(char *)"--timeout",
-			timeout,
-			(char *)"--json",
-			(char *)(s->tls ? "-k" : NULL), /* the run's own throwaway certificate */
-			NULL};
+	struct client_args args;
+	char **argv = args.argv, out[PATH_MAX];
 	struct sbx_config c;
 	struct sbx x = {.pid = -1, .report_fd = -1};
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int fd = -1;
 	int status = 0;
 
-	snprintf(url, sizeof(url), "%s://127.0.0.1:%u%s", s->tls ? "https" : "http", s->port, s->ready_path);
-	snprintf(conns, sizeof(conns), "%u", s->connections);
-	snprintf(threads, sizeof(threads), "%u", s->threads);
-	snprintf(reqs, sizeof(reqs), "%llu", (unsigned long long)requests);
-	snprintf(pipeline, sizeof(pipeline), "%u", s->pipeline);
-	snprintf(timeout, sizeof(timeout), "%u", s->timeout_ms);
+	client_args_for(s, requests, &args);
 	snprintf(out, sizeof(out), "%s/client.json", env->dir);
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -336,7 +364,8 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 		return hx_wrap(err, "server");
 	}
 	cJSON_AddStringToObject(server, "log", logpath);
-	ready = probe_ready(env->netns_fd, s->port, s->ready_path, s->ready_status, s->tls, s->ready_timeout_s, x.pid);
+	ready = probe_ready(env->netns_fd, s->port, s->ready_path, s->ready_status,
+			    s->tls || s->workload == SCN_WS_CHAT, s->ready_timeout_s, x.pid);
 	if (ready != 0) {
 		stop_server(tree, &x);
 		log_tail(logpath, tail, sizeof(tail));
@@ -348,14 +377,22 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	payload = payload_pid(x.pid);
 	cJSON_AddNumberToObject(server, "idle_rss_kb", (double)proc_kb(payload, "VmRSS:"));
 	proc_cpus(payload, server);
-	if (s->warmup_requests &&
+	if (s->workload == SCN_HTTP && s->warmup_requests &&
 	    (rc = run_client(env, tree, s, s->warmup_requests, deadline - now_s(), x.pid, &load, err)) == 0)
 		cJSON_Delete(load), load = NULL;
 	if (rc == 0) {
 		reset_hwm(payload);
 		rc = run_client(env, tree, s, s->requests, deadline - now_s(), x.pid, &load, err);
 	}
-	if (load) {
+	if (load && s->workload == SCN_WS_CHAT) {
+		/* the chat's verdict: every client got every message exactly once */
+		if (rc == 0 && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(load, "invariant_ok")))
+			rc = hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "chat invariant broken: %s",
+				     cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(load, "why")));
+		cJSON_AddItemToObject(trial, "chat", load);
+		cJSON_AddNumberToObject(server, "peak_rss_kb", (double)proc_kb(payload, "VmHWM:"));
+		cJSON_AddNumberToObject(server, "post_load_rss_kb", (double)proc_kb(payload, "VmRSS:"));
+	} else if (load) {
 		cJSON_AddItemToObject(trial, "load", load);
 		cJSON_AddNumberToObject(server, "peak_rss_kb", (double)proc_kb(payload, "VmHWM:"));
 		cJSON_AddNumberToObject(server, "post_load_rss_kb", (double)proc_kb(payload, "VmRSS:"));
@@ -445,8 +482,8 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 		if (env->plan[mode].slices & (1u << sl))
 			rc = cg_slice_apply(tree, (enum cg_slice)sl, &env->plan[mode].limits[sl], err);
 	if (rc == 0)
-		rc = s->workload == SCN_HTTP ? trial_http(env, s, m, st, tree, deadline, trial, err)
-					     : trial_startup(env, s, m, st, tree, trial, err);
+		rc = s->workload == SCN_STARTUP ? trial_startup(env, s, m, st, tree, trial, err)
+						: trial_http(env, s, m, st, tree, deadline, trial, err);
 	cJSON_AddNumberToObject(trial, "wall_s", now_s() - t0);
 	cg_tree_destroy(tree);
 	return rc;

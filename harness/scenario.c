@@ -123,6 +123,23 @@ static int parse_runtimes(const char *file, const cJSON *root, struct scenario *
 	return 0;
 }
 
+static int parse_chat(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
+{
+	static const char *const chat_keys[] = {"clients", "messages", "path", NULL};
+	const cJSON *chat = cJSON_GetObjectItemCaseSensitive(root, "chat");
+
+	s->clients = 16;
+	s->messages = 80;
+	if (cJSON_GetObjectItemCaseSensitive(root, "load"))
+		return hx_fail_field(err, file, "load", "a ws-chat scenario takes a chat object, not load");
+	if (chat && (known_keys(file, "chat", chat, chat_keys, err) < 0 ||
+		     uint_field(file, chat, "clients", 1, 4096, &s->clients, err) < 0 ||
+		     uint_field(file, chat, "messages", 1, 1000000, &s->messages, err) < 0 ||
+		     str_field(file, chat, "path", s->ready_path, sizeof(s->ready_path), false, err) < 0))
+		return -err->errnum;
+	return 0;
+}
+
 static int parse_http(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
 	static const char *const ready_keys[] = {"path", "status", "timeout_s", NULL};
@@ -152,6 +169,8 @@ static int parse_http(const char *file, const cJSON *root, struct scenario *s, s
 		      uint_field(file, ready, "status", 100, 599, &s->ready_status, err) < 0 ||
 		      num_field(file, ready, "timeout_s", 0.1, 600, &s->ready_timeout_s, err) < 0))
 		return -err->errnum;
+	if (s->workload == SCN_WS_CHAT)
+		return parse_chat(file, root, s, err);
 	if (!load)
 		return hx_fail_field(err, file, "load", "an http scenario needs a load object");
 	if (known_keys(file, "load", load, load_keys, err) < 0 ||
@@ -171,9 +190,9 @@ static int parse_http(const char *file, const cJSON *root, struct scenario *s, s
 
 static int parse_root(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
-	static const char *const keys[] = {"name",    "description", "workload", "runtimes",   "script",
-					   "scripts", "port",	     "tls",	 "ready",      "load",
-					   "runs",    "warmup",	     "repeat",	 "max_errors", NULL};
+	static const char *const keys[] = {"name",   "description", "workload",	  "runtimes", "script", "scripts",
+					   "port",   "tls",	    "ready",	  "load",     "chat",	"runs",
+					   "warmup", "repeat",	    "max_errors", NULL};
 	char workload[16] = "";
 	double maxerr = 0;
 
@@ -197,12 +216,13 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 			return -err->errnum;
 		if (cJSON_GetObjectItemCaseSensitive(root, "load") || cJSON_GetObjectItemCaseSensitive(root, "ready"))
 			return hx_fail_field(err, file, "load", "a startup scenario has no server to load");
-	} else if (strcmp(workload, "http") == 0) {
-		s->workload = SCN_HTTP;
+	} else if (strcmp(workload, "http") == 0 || strcmp(workload, "ws-chat") == 0) {
+		s->workload = strcmp(workload, "http") == 0 ? SCN_HTTP : SCN_WS_CHAT;
 		if (parse_http(file, root, s, err) < 0)
 			return -err->errnum;
 	} else {
-		return hx_fail_field(err, file, "workload", "expected \"startup\" or \"http\", not \"%s\"", workload);
+		return hx_fail_field(err, file, "workload", "expected \"startup\", \"http\" or \"ws-chat\", not \"%s\"",
+				     workload);
 	}
 	return 0;
 }
@@ -290,4 +310,9 @@ void scn_scale(struct scenario *s, enum scn_profile p)
 	s->requests = (uint64_t)((double)s->requests * k) ? (uint64_t)((double)s->requests * k) : 1;
 	s->warmup_requests = (uint64_t)((double)s->warmup_requests * k);
 	s->runs = (unsigned)((double)s->runs * k) ? (unsigned)((double)s->runs * k) : 1;
+	/* chat: quick sends a quarter of the messages; full doubles the room (32 clients for 16) */
+	if (p == SCN_FULL)
+		s->clients *= 2;
+	else
+		s->messages = (unsigned)((double)s->messages * k) ? (unsigned)((double)s->messages * k) : 1;
 }

@@ -12,7 +12,7 @@
 
 #define SCN_MAX_RUNTIMES 16
 
-enum scn_workload { SCN_STARTUP, SCN_HTTP };
+enum scn_workload { SCN_STARTUP, SCN_HTTP, SCN_WS_CHAT };
 enum scn_profile { SCN_QUICK, SCN_STANDARD, SCN_FULL };
 
 extern const char *const scn_profile_names[3];
@@ -41,6 +41,8 @@ struct scenario {
 	unsigned connections, threads, pipeline;
 	unsigned timeout_ms; /* a response later than this is an error */
 	uint64_t requests, warmup_requests;
+	/* ws-chat */
+	unsigned clients, messages;
 	/* startup */
 	unsigned runs, warmup;
 	/* both */

@@ -162,3 +162,23 @@ cert = os.path.join(d["config"]["logs"], "tls", "cert.pem")
 assert open(cert).read().startswith("-----BEGIN CERTIFICATE-----")
 PY
 }
+
+@test "ws-chat: 16 clients x 80 messages with the ws library; every delivery exactly once" {
+	run --separate-stderr "$HARNESS" run --runtimes node20 --repeat 1 --out w.json ws-chat
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	python3 - <<'PY'
+import json
+t = json.load(open("w.json"))["trials"][0]
+assert t["status"] == "ok", t
+c = t["chat"]
+assert c["invariant_ok"] and c["deliveries"] == 20480 and c["lost"] == 0 and c["duplicated"] == 0, c
+assert t["server"]["peak_rss_kb"] > 0 and t["server"]["cpus"] == t["cpus"]["sut"]
+PY
+}
+
+@test "ws-chat: a chat server that drops a message fails the run with exit 1" {
+	run --separate-stderr "$HARNESS" run --runtimes node20 --out d.json "$HARNESS_FIXTURES/scenarios/chat-drops"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"chat invariant broken"*"deliveries lost"* ]]
+}
