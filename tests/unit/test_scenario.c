@@ -31,6 +31,26 @@ static void test_http(void **state)
 	assert_int_equal(s.repeat, 2);
 }
 
+static void test_chat(void **state)
+{
+	struct scenario s;
+	struct hx_err err = {0};
+
+	(void)state;
+	if (scn_parse("c.json",
+		      "{\"name\":\"c\",\"workload\":\"ws-chat\",\"runtimes\":[\"bun\"],\"script\":\"s.js\","
+		      "\"chat\":{\"clients\":16,\"messages\":80,\"path\":\"/room\"}}",
+		      &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(s.workload, SCN_WS_CHAT);
+	assert_string_equal(s.ready_path, "/room");
+	scn_scale(&s, SCN_QUICK);
+	assert_int_equal(s.messages, 20);
+	assert_int_equal(s.clients, 16);
+	scn_scale(&s, SCN_FULL);
+	assert_int_equal(s.clients, 32);
+}
+
 static void test_startup_defaults_and_full(void **state)
 {
 	struct scenario s;
@@ -68,7 +88,11 @@ static void test_mistakes(void **state)
 	expect("nope", "not valid JSON");
 	expect("{\"name\":\"x\",\"workload\":\"startup\"," RT ",\"script\":\"a\",\"extra\":1}", "extra: unknown key");
 	expect("{\"name\":\"x\",\"workload\":\"gpu\"," RT ",\"script\":\"a\"}",
-	       "workload: expected \"startup\" or \"http\"");
+	       "workload: expected \"startup\", \"http\" or \"ws-chat\", not \"gpu\"");
+	expect("{\"name\":\"x\",\"workload\":\"ws-chat\"," RT ",\"script\":\"a\",\"load\":{}}",
+	       "takes a chat object, not load");
+	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"tls\":1,\"load\":{}}",
+	       "tls: expected true or false");
 	expect("{\"name\":\"x\",\"workload\":\"startup\",\"runtimes\":[],\"script\":\"a\"}",
 	       "runtimes: expected an array of 1");
 	expect("{\"name\":\"x\",\"workload\":\"startup\"," RT "}", "script: give");
@@ -89,6 +113,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_http),
+		cmocka_unit_test(test_chat),
 		cmocka_unit_test(test_startup_defaults_and_full),
 		cmocka_unit_test(test_mistakes),
 	};
