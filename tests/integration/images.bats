@@ -156,12 +156,12 @@ leftovers() {
  "source": {"type": "npm", "package": "@test/tool", "version": "1.0.0", "integrity": "$integrity"},
  "entry": "bin/tool", "run": ["{entry}", "{script}"]}
 JSON
-	npm_config_registry="http://127.0.0.1:$PORT/npm/" run "$HARNESS" images pull "$BATS_TEST_TMPDIR/npmtool.json"
+	npm_config_registry="http://127.0.0.1:$PORT/packages/" run "$HARNESS" images pull "$BATS_TEST_TMPDIR/npmtool.json"
 	[ "$status" -eq 0 ]
 	[ "$("$HARNESS" images path "$BATS_TEST_TMPDIR/npmtool.json")" != "" ]
 	other=$(python3 -c 'import base64,os; print("sha512-" + base64.b64encode(os.urandom(64)).decode())')
 	sed -i "s|$integrity|$other|" "$BATS_TEST_TMPDIR/npmtool.json"
-	npm_config_registry="http://127.0.0.1:$PORT/npm/" run "$HARNESS" images pull "$BATS_TEST_TMPDIR/npmtool.json"
+	npm_config_registry="http://127.0.0.1:$PORT/packages/" run "$HARNESS" images pull "$BATS_TEST_TMPDIR/npmtool.json"
 	[ "$status" -eq 3 ]
 	[[ "$output" == *"the registry's integrity for @test/tool@1.0.0 is $integrity, the manifest says $other"* ]]
 }

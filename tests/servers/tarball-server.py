@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A loopback HTTP server for the image tests: serves the files of a folder with Range support; the
 first GET of a path ending in '.cut.tgz' sends half its bytes and drops the connection (a download cut
-in the middle); '/npm/<name>' answers an npm packument for the tarballs listed in <folder>/npm.json.
+in the middle); '/packages/<name>' answers an npm packument for the tarballs listed in <folder>/npm.json.
 Prints 'port N' once listening."""
 import http.server
 import json
@@ -30,8 +30,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):
         path = self.path.split("?")[0]
-        if path.startswith("/npm/"):
-            return self.packument(path[5:])
+        if path.startswith("/packages/"):
+            return self.packument(path[10:])
         file = os.path.join(root, os.path.basename(path))
         if not os.path.isfile(file):
             return self.send_bytes(b"not found\n", 404)
