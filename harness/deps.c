@@ -137,14 +137,14 @@ static int stage_one(const char *path, const struct stat *st, int flag, struct F
 	const char *rel = path + strlen(stage_from);
 
 	(void)ftw;
-	if (strstr(rel, "/node_modules") == rel)
-		return flag == FTW_D ? 0 : 0;
+	if (strcmp(rel, "/node_modules") == 0) /* a local install, if any: the cache's is mounted instead */
+		return FTW_SKIP_SUBTREE;
 	snprintf(to, sizeof(to), "%s%s", stage_to, rel);
 	if (flag == FTW_D)
-		return mkdir(to, 0755) < 0 && errno != EEXIST ? -1 : 0;
+		return mkdir(to, 0755) < 0 && errno != EEXIST ? FTW_STOP : FTW_CONTINUE;
 	if (flag == FTW_F)
-		return copy_file(path, to) < 0 || chmod(to, st->st_mode & 0755) < 0 ? -1 : 0;
-	return 0;
+		return copy_file(path, to) < 0 || chmod(to, st->st_mode & 0755) < 0 ? FTW_STOP : FTW_CONTINUE;
+	return FTW_CONTINUE;
 }
 
 int dep_stage(const struct scenario *s, const char *dir, char *ret, size_t len, struct hx_err *err)
@@ -155,7 +155,7 @@ int dep_stage(const struct scenario *s, const char *dir, char *ret, size_t len, 
 	unpack_remove_tree(ret);
 	stage_from = s->dir;
 	stage_to = ret;
-	if (nftw(s->dir, stage_one, 16, FTW_PHYS) < 0)
+	if (nftw(s->dir, stage_one, 16, FTW_PHYS | FTW_ACTIONRETVAL) != 0)
 		return hx_syserr(err, "scenario %s: copying it to %s", s->name, ret);
 	snprintf(nm, sizeof(nm), "%s/node_modules", ret);
 	if (mkdir(nm, 0755) < 0 && errno != EEXIST)
