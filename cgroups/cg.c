@@ -45,14 +45,6 @@ const char *const cg_stat_names[CG_NR_STATS] = {
 };
 const char *const cg_psi_names[CG_NR_PSI] = {"cpu", "memory", "io"};
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 int cg_path(const struct cg_tree *t, const char *base, int slice, const char *file, char *buf, size_t len,
 	    struct hx_err *err)
 {
@@ -337,14 +329,14 @@ static int spawn_fork(struct cg_tree *t, enum cg_slice s, unsigned long flags, i
 		_exit(fn(arg));
 	}
 	close(sync[0]);
-	t0 = now_ns();
+	t0 = util_now_ns();
 	if (t->be->attach(t, s, pid, err) < 0) {
 		close(sync[1]);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		return hx_wrap(err, "cannot place a process in slice %s", cg_slice_names[s]);
 	}
-	t->last_move_ns = now_ns() - t0;
+	t->last_move_ns = util_now_ns() - t0;
 	if (write(sync[1], &go, 1) != 1) {
 		hx_syserr(err, "sync pipe");
 		close(sync[1]);

@@ -106,7 +106,7 @@ static void chat_send_next(struct chat *ch, struct chat_client *c)
 
 	if (c->next_seq >= ch->m)
 		return;
-	len = snprintf(msg, sizeof(msg), "%u %u %llu", c->id, c->next_seq++, (unsigned long long)load_now_ns());
+	len = snprintf(msg, sizeof(msg), "%u %u %llu", c->id, c->next_seq++, (unsigned long long)util_now_ns());
 	chat_send_frame(ch, c, WS_TEXT, msg, (size_t)len);
 }
 
@@ -139,7 +139,7 @@ static void chat_message(struct chat *ch, struct chat_client *c, const uint8_t *
 
 static void chat_start(struct chat *ch)
 {
-	ch->start_ns = ch->last_ns = load_now_ns();
+	ch->start_ns = ch->last_ns = util_now_ns();
 	for (unsigned i = 0; i < ch->n; i++)
 		if (ch->c[i].state == CH_OPEN)
 			chat_send_next(ch, &ch->c[i]);
@@ -209,7 +209,7 @@ static void chat_readable(struct chat *ch, struct chat_client *c)
 {
 	for (;;) {
 		ssize_t n = ch->tp->read(&c->tp, ch->buf, sizeof(ch->buf));
-		uint64_t now = load_now_ns();
+		uint64_t now = util_now_ns();
 
 		if (n == TP_WANT_READ || n == TP_WANT_WRITE)
 			return;
@@ -301,7 +301,7 @@ static bool chat_finished(const struct chat *ch)
 static void chat_loop(struct chat *ch, unsigned timeout_ms)
 {
 	struct epoll_event evs[128];
-	uint64_t idle = (uint64_t)timeout_ms * 1000000u, joined_by = load_now_ns() + idle;
+	uint64_t idle = (uint64_t)timeout_ms * 1000000u, joined_by = util_now_ns() + idle;
 
 	while (!chat_finished(ch)) {
 		int n = epoll_wait(ch->ep, evs, 128, 50);
@@ -309,7 +309,7 @@ static void chat_loop(struct chat *ch, unsigned timeout_ms)
 
 		for (int i = 0; i < n; i++)
 			chat_event(ch, evs[i].data.ptr, evs[i].events);
-		now = load_now_ns(); /* after the events: they may have moved last_ns forward */
+		now = util_now_ns(); /* after the events: they may have moved last_ns forward */
 		if (ch->joined < ch->n && now > joined_by) {
 			snprintf(ch->r->why, sizeof(ch->r->why), "only %u of %u clients joined within %u ms",
 				 ch->joined, ch->n, timeout_ms);

@@ -87,14 +87,6 @@ struct exec_timing {
 	uint64_t start_ns, netns_ns, slice_ns, exit_ns;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* --no-sandbox: the command runs as we do, in the slice only. */
 struct exec_bare {
 	char **argv;
@@ -240,7 +232,7 @@ static void exec_reap(struct exec_proc *procs, int n)
 static int exec_wait(int sfd, struct exec_proc *procs, int n, int want, int fwd, struct cg_tree *tree, int timeout_ms,
 		     int *signals)
 {
-	uint64_t deadline = timeout_ms < 0 ? 0 : mono_ns() + (uint64_t)timeout_ms * 1000000u;
+	uint64_t deadline = timeout_ms < 0 ? 0 : util_now_ns() + (uint64_t)timeout_ms * 1000000u;
 
 	exec_reap(procs, n);
 	while (!procs[want].done) {
@@ -249,7 +241,7 @@ static int exec_wait(int sfd, struct exec_proc *procs, int n, int want, int fwd,
 		int left = -1;
 
 		if (timeout_ms >= 0) {
-			uint64_t now = mono_ns();
+			uint64_t now = util_now_ns();
 
 			if (now >= deadline)
 				return -ETIMEDOUT;
@@ -269,11 +261,6 @@ static int exec_wait(int sfd, struct exec_proc *procs, int n, int want, int fwd,
 		}
 	}
 	return 0;
-}
-
-static int exit_code(int status)
-{
-	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
 static double ms(uint64_t ns)
@@ -333,7 +320,7 @@ static void exec_report(const struct exec_opts *o, const struct exec_plan *p, st
 		}
 	}
 	if (p->client && procs[1].done)
-		cJSON_AddNumberToObject(j, "server_exit_status", exit_code(procs[0].status));
+		cJSON_AddNumberToObject(j, "server_exit_status", util_exit_code(procs[0].status));
 	if (o->timing && !o->json) {
 		const cJSON *e;
 
@@ -364,13 +351,13 @@ static int exec_supervise(const struct exec_plan *p, int sfd, struct exec_proc *
 		kill(procs[0].pid, SIGTERM);
 		exec_wait(sfd, procs, n, 0, 0, tree, 2000, &signals);
 	}
-	return exit_code(procs[want].status);
+	return util_exit_code(procs[want].status);
 }
 
 static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct hx_err *err)
 {
 	struct exec_proc procs[2] = {{.pid = -1, .sbx.report_fd = -1}, {.pid = -1, .sbx.report_fd = -1}};
-	struct exec_timing tm = {.start_ns = mono_ns()};
+	struct exec_timing tm = {.start_ns = util_now_ns()};
 	struct cg_tree *tree = NULL;
 	_cleanup_close_ int sfd = -1;
 	int netns = -1, code = -1;
@@ -388,7 +375,7 @@ static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct
 		return hx_syserr(err, "exec: signalfd");
 	if (p->sandbox && sbx_net_prepare(&netns, err) < 0)
 		goto out;
-	tm.netns_ns = mono_ns() - tm.start_ns;
+	tm.netns_ns = util_now_ns() - tm.start_ns;
 	for (int i = 0; i < 2; i++)
 		((struct sbx_config *)&p->sbx[i])->netns_fd = netns;
 	if (cg_run_id(id, sizeof(id), err) < 0 || cg_tree_create(id, o->cgroup_root, p->slices.slices, &tree, err) < 0)
@@ -397,7 +384,7 @@ static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct
 		if ((p->slices.slices & (1u << s)) &&
 		    cg_slice_apply(tree, (enum cg_slice)s, &p->slices.limits[s], err) < 0)
 			goto out;
-	tm.slice_ns = mono_ns() - tm.start_ns - tm.netns_ns;
+	tm.slice_ns = util_now_ns() - tm.start_ns - tm.netns_ns;
 	if (exec_start(p, tree, CG_SLICE_SUT, &procs[0], err) < 0 ||
 	    (p->client && exec_start(p, tree, CG_SLICE_CLIENT, &procs[1], err) < 0)) {
 		code = err->errnum == ENOENT && err->exit == HX_EXIT_USAGE ? 127
@@ -406,7 +393,7 @@ static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct
 		goto out;
 	}
 	code = exec_supervise(p, sfd, procs, tree);
-	tm.exit_ns = mono_ns();
+	tm.exit_ns = util_now_ns();
 	if (o->stats || o->timing)
 		exec_report(o, p, tree, procs, &tm, code);
 out:

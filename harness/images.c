@@ -30,22 +30,6 @@ const char *img_manifest_dir(void)
 	return util_data_dir("HARNESS_IMAGES_DIR", "images", dir, sizeof(dir));
 }
 
-static int mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return mkdir(buf, 0755) < 0 && errno != EEXIST ? -errno : 0;
-}
-
 int img_cache_open(struct img_cache *c, struct hx_err *err)
 {
 	const char *env = getenv("HARNESS_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
@@ -61,7 +45,7 @@ int img_cache_open(struct img_cache *c, struct hx_err *err)
 		snprintf(c->root, sizeof(c->root), "%s/.cache/harness", home ? home : "/tmp");
 	for (int i = 0; i < 2; i++) {
 		snprintf(sub, sizeof(sub), "%s/%s", c->root, i ? "trees" : "blobs");
-		if (mkdir_p(sub) < 0)
+		if (util_mkdir_p(sub, 0755) < 0)
 			return hx_fail(err, HX_EXIT_HOST, errno,
 				       "image cache: cannot create %s: %s (set HARNESS_CACHE_DIR)", sub,
 				       strerror(errno));

@@ -61,14 +61,6 @@ struct worker {
 	char buf[65536];
 };
 
-uint64_t load_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t thread_cpu_ns(void)
 {
 	struct timespec ts;
@@ -268,7 +260,7 @@ static void conn_attempt_failed(struct worker *w, struct conn *c)
 		w->issued++;
 	}
 	conn_close(w, c);
-	c->retry_at = load_now_ns() + LOAD_RETRY_NS;
+	c->retry_at = util_now_ns() + LOAD_RETRY_NS;
 }
 
 static void conn_open(struct worker *w, struct conn *c)
@@ -406,14 +398,14 @@ static void conn_readable(struct worker *w, struct conn *c)
 		if (n == TP_CLOSED || n < 0) {
 			/* a close may end a close-delimited response; anything else in flight is lost */
 			if (n == TP_CLOSED && c->inflight && http_parse_eof(&c->parser))
-				conn_response(w, c, load_now_ns());
+				conn_response(w, c, util_now_ns());
 			if (c->inflight)
 				conn_fail_inflight(w, c, LE_READ);
 			conn_reconnect(w, c);
 			return;
 		}
 		w->r.bytes += (uint64_t)n;
-		now = load_now_ns();
+		now = util_now_ns();
 		while (off < (size_t)n) {
 			ssize_t used;
 
@@ -465,7 +457,7 @@ static void conn_handshake(struct worker *w, struct conn *c)
 	int r = w->tp->handshake(&c->tp);
 
 	if (r == TP_OK)
-		conn_ready(w, c, load_now_ns());
+		conn_ready(w, c, util_now_ns());
 	else if (r == TP_WANT_READ)
 		conn_events(w, c, EPOLLIN);
 	else if (r == TP_WANT_WRITE)
@@ -549,17 +541,17 @@ static void *worker_main(void *arg)
 	struct epoll_event evs[256];
 	uint64_t cpu0 = thread_cpu_ns(), now, last_house = 0;
 
-	w->start_ns = load_now_ns();
+	w->start_ns = util_now_ns();
 	for (unsigned i = 0; i < w->nconns; i++) {
 		w->conns[i].next_send = w->start_ns + (w->interval_ns * i) / (w->nconns ? w->nconns : 1);
 		conn_open(w, &w->conns[i]);
 	}
-	for (now = load_now_ns(); !worker_done(w, now); now = load_now_ns()) {
+	for (now = util_now_ns(); !worker_done(w, now); now = util_now_ns()) {
 		int n = epoll_wait(w->ep, evs, 256, worker_wait_ms(w, now));
 
 		for (int i = 0; i < n; i++)
 			conn_event(w, evs[i].data.ptr, evs[i].events);
-		now = load_now_ns();
+		now = util_now_ns();
 		if (w->quota == UINT64_MAX && now >= w->deadline_ns)
 			w->stop = true;
 		/* each pass either sends from the top connection or takes it out of the heap */
@@ -592,7 +584,7 @@ static int worker_setup(struct worker *w, const struct load_config *c, unsigned 
 	hist_init(&w->r.latency);
 	hist_init(&w->r.latency_uncorrected);
 	w->quota = c->requests ? c->requests / c->threads + (idx < c->requests % c->threads) : UINT64_MAX;
-	w->deadline_ns = c->requests ? UINT64_MAX : load_now_ns() + (uint64_t)(c->duration_s * 1e9);
+	w->deadline_ns = c->requests ? UINT64_MAX : util_now_ns() + (uint64_t)(c->duration_s * 1e9);
 	if (c->rate > 0) {
 		double conn_rate = c->rate / c->conns;
 

@@ -54,6 +54,4 @@ int load_build_request(struct load_config *c, const char *method, const char *co
 		       const char *body, size_t body_len, struct hx_err *err);
 int load_run(const struct load_config *c, struct load_result *ret, struct hx_err *err);
 
-uint64_t load_now_ns(void);
-
 #endif

@@ -33,7 +33,7 @@ static const struct hx_opt load_tab[] = {
 	{"requests", 'n', OPT_SIZE, offsetof(struct load_opts, requests), "N", "send N requests, then stop"},
 	{"duration", 'd', OPT_DURATION, offsetof(struct load_opts, duration), "DURATION",
 	 "run this long (default 10s)"},
-	{"rate", 'R', OPT_DURATION, offsetof(struct load_opts, rate), "RATE",
+	{"rate", 'R', OPT_NUMBER, offsetof(struct load_opts, rate), "RATE",
 	 "open loop: RATE requests/s in total; latency counts from each request's intended send time"},
 	{"method", 'm', OPT_STR, offsetof(struct load_opts, method), "METHOD", "request method (default GET)"},
 	{"header", 'H', OPT_LIST, offsetof(struct load_opts, headers), "'K: V'", "add a request header"},

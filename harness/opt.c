@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -51,6 +52,15 @@ static int opt_store(const char *verb, const struct hx_opt *o, void *out, const 
 			break;
 		*(double *)field = d;
 		return 0;
+	case OPT_NUMBER: {
+		char *end;
+
+		d = strtod(val, &end);
+		if (end == val || *end || !(d >= 0) || d > 1e12)
+			break;
+		*(double *)field = d;
+		return 0;
+	}
 	case OPT_LIST: {
 		struct opt_list *l = (struct opt_list *)field;
 

@@ -14,6 +14,7 @@ enum opt_kind {
 	OPT_UINT,     /* unsigned, decimal */
 	OPT_SIZE,     /* uint64_t bytes: 64M, 1G */
 	OPT_DURATION, /* double seconds: 10s, 500ms */
+	OPT_NUMBER,   /* double, a plain decimal number */
 	OPT_LIST,     /* struct opt_list: repeatable, each occurrence appended */
 };
 

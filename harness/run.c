@@ -29,7 +29,7 @@ volatile int run_interrupted;
 
 static double now_s(void)
 {
-	return (double)load_now_ns() / 1e9;
+	return (double)util_now_ns() / 1e9;
 }
 
 /* The payload (PID 2 in the sandbox) as the host sees it: the only child of the sandbox's init. */

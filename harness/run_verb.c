@@ -270,14 +270,14 @@ static int run_all(struct run_plan *p, struct run_env *env, cJSON *results, stru
 	cJSON *trials = cJSON_GetObjectItem(results, "trials");
 	bool tty = isatty(2), bad = false;
 	unsigned order = 0, total = 0, done = 0;
-	double start = (double)load_now_ns() / 1e9;
+	double start = (double)util_now_ns() / 1e9;
 
 	for (size_t s = 0; s < p->nscn; s++)
 		for (size_t i = 0; i < p->nimg; i++)
 			total += scn_supports(&p->scn[s], p->img[i].name) ? p->scn[s].repeat * (unsigned)p->nmodes : 0;
 	for (size_t s = 0; s < p->nscn && !run_interrupted; s++) {
 		struct scenario *sc = &p->scn[s];
-		double deadline = env->cap_s > 0 ? (double)load_now_ns() / 1e9 + env->cap_s : 1e18;
+		double deadline = env->cap_s > 0 ? (double)util_now_ns() / 1e9 + env->cap_s : 1e18;
 
 		for (unsigned t = 1; t <= sc->repeat && !run_interrupted; t++)
 			for (size_t i = 0; i < p->nimg && !run_interrupted; i++)
@@ -285,7 +285,7 @@ static int run_all(struct run_plan *p, struct run_env *env, cJSON *results, stru
 				     k < p->nmodes && !run_interrupted && scn_supports(sc, p->img[i].name); k++) {
 					cJSON *trial = cJSON_CreateObject();
 					struct hx_err terr = {0};
-					double now = (double)load_now_ns() / 1e9;
+					double now = (double)util_now_ns() / 1e9;
 					int r;
 
 					cJSON_AddStringToObject(trial, "scenario", sc->name);

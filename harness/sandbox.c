@@ -37,14 +37,6 @@ struct sbx_child {
 	struct sbx_stamps *stamps;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 void sbx_config_init(struct sbx_config *c)
 {
 	static const char *const base[] = {"PATH=/usr/local/bin:/usr/bin:/bin",
@@ -147,7 +139,7 @@ static __attribute__((noreturn)) void payload(struct sbx_child *x)
 	if ((r = sbx_seccomp_apply_in_child(x->seccomp_ctx)) < 0)
 		child_fail(x->report_fd, "seccomp", -r);
 	environ = (char **)x->c->env;
-	x->stamps->exec_ns = mono_ns();
+	x->stamps->exec_ns = util_now_ns();
 	execvp(x->c->argv[0], x->c->argv);
 	child_fail(x->report_fd, "execve", errno);
 }
@@ -183,11 +175,11 @@ static int init_loop(pid_t child, struct sbx_stamps *stamps)
 		if (p < 0)
 			break;
 		if (p == child) {
-			stamps->exit_ns = mono_ns();
+			stamps->exit_ns = util_now_ns();
 			stamps->utime_us = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
 			stamps->stime_us = (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
 			stamps->maxrss_kb = (uint64_t)ru.ru_maxrss;
-			code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+			code = util_exit_code(status);
 			break;
 		}
 	}
@@ -205,7 +197,7 @@ static int sbx_child_main(void *arg)
 	pid_t child;
 	int r;
 
-	x->stamps->child_ns = mono_ns();
+	x->stamps->child_ns = util_now_ns();
 	/* a killed harness leaves no sandbox running (getppid() is 0 here: the parent is outside our
 	 * PID namespace, so a death before this point is left to the slice's teardown or harness gc) */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
@@ -255,7 +247,7 @@ int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, st
 		return hx_syserr(err, "sandbox: pipe");
 	}
 	x.report_fd = report[1];
-	out.stamps->clone_ns = mono_ns();
+	out.stamps->clone_ns = util_now_ns();
 	if (!t) {
 		out.pid = (pid_t)syscall(SYS_clone, SBX_CLONE_FLAGS | SIGCHLD, NULL, NULL, NULL, NULL);
 		if (out.pid == 0)

@@ -13,6 +13,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util.h"
+
 #define OLD "/.oldroot"
 
 static const char *mnt_step;
@@ -21,22 +23,6 @@ static int mnt_fail(const char *step)
 {
 	mnt_step = step;
 	return -errno;
-}
-
-static int mkdir_p(const char *path, mode_t mode)
-{
-	char buf[PATH_MAX];
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, mode) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return mkdir(buf, mode) < 0 && errno != EEXIST ? -errno : 0;
 }
 
 static int write_text(const char *path, const char *text)
@@ -67,7 +53,7 @@ static int bind_at(const char *src, const char *dst, bool rw, bool optional)
 		return mnt_fail("bind source");
 	}
 	if (S_ISDIR(st.st_mode)) {
-		if (mkdir_p(dst, 0755) < 0)
+		if (util_mkdir_p(dst, 0755) < 0)
 			return mnt_fail("mkdir bind target");
 	} else {
 		char parent[PATH_MAX], *slash;
@@ -76,7 +62,7 @@ static int bind_at(const char *src, const char *dst, bool rw, bool optional)
 		slash = strrchr(parent, '/');
 		if (slash && slash != parent) {
 			*slash = '\0';
-			if (mkdir_p(parent, 0755) < 0)
+			if (util_mkdir_p(parent, 0755) < 0)
 				return mnt_fail("mkdir bind target");
 		}
 		if (write_text(dst, "") < 0 && errno != EEXIST)
@@ -179,7 +165,7 @@ static int tmpfs_at(const char *dir, mode_t mode, uint64_t size, bool owned)
 	char opts[128];
 	int n;
 
-	if (mkdir_p(dir, 0755) < 0)
+	if (util_mkdir_p(dir, 0755) < 0)
 		return mnt_fail("mkdir tmpfs");
 	n = snprintf(opts, sizeof(opts), "mode=%o,size=%llu", (unsigned)mode, (unsigned long long)size);
 	if (owned)

@@ -33,11 +33,6 @@ struct series {
 	int out_fd; /* launcher -> parent: one run_record per run */
 };
 
-static int status_code(int status)
-{
-	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-}
-
 /* One run without sandbox: the child stamps the clock into a close-on-exec pipe right before execve. */
 static void run_plain(char **argv, bool quiet, struct run_record *rec)
 {
@@ -58,7 +53,7 @@ static void run_plain(char **argv, bool quiet, struct run_record *rec)
 		close(p[0]);
 		if (null >= 0 && (dup2(null, 1) < 0 || dup2(null, 2) < 0))
 			_exit(127);
-		stamp[0] = load_now_ns();
+		stamp[0] = util_now_ns();
 		if (write(p[1], stamp, sizeof(stamp)) < 0)
 			_exit(127);
 		execvp(argv[0], argv);
@@ -70,11 +65,11 @@ static void run_plain(char **argv, bool quiet, struct run_record *rec)
 	close(p[1]);
 	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
 		;
-	rec->wall_ns = load_now_ns();
+	rec->wall_ns = util_now_ns();
 	if (read(p[0], stamp, sizeof(stamp)) == sizeof(stamp) && read(p[0], stamp, sizeof(stamp)) == sizeof(stamp)) {
 		rec->status = -(int)stamp[1];
 	} else {
-		rec->status = status_code(status);
+		rec->status = util_exit_code(status);
 	}
 	close(p[0]);
 	rec->wall_ns -= stamp[0];
@@ -100,7 +95,7 @@ static void run_sandboxed(struct series *s, struct run_record *rec)
 	while (waitpid(x.pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (rec->status == 0) {
-		rec->status = status_code(status);
+		rec->status = util_exit_code(status);
 		rec->wall_ns = x.stamps->exit_ns - x.stamps->exec_ns;
 		rec->user_us = x.stamps->utime_us;
 		rec->sys_us = x.stamps->stime_us;

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -246,4 +248,33 @@ const char *util_data_dir(const char *env, const char *name, char *buf, size_t l
 	if (!util_exists(buf))
 		snprintf(buf, len, "%s/../share/harness/%s", exe, name);
 	return buf;
+}
+
+uint64_t util_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int util_exit_code(int status)
+{
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+int util_mkdir_p(const char *path, unsigned mode)
+{
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, (mode_t)mode) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return mkdir(buf, (mode_t)mode) < 0 && errno != EEXIST ? -errno : 0;
 }

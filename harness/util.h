@@ -26,6 +26,13 @@ bool util_exists(const char *path);
  * share/harness/<name> of its installation. */
 const char *util_data_dir(const char *env, const char *name, char *buf, size_t len);
 
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t util_now_ns(void);
+/* A wait status as a shell reports it: the exit code, or 128+N for signal N. */
+int util_exit_code(int status);
+/* mkdir -p; returns -errno. */
+int util_mkdir_p(const char *path, unsigned mode);
+
 /* "123", "64M", "1.5G", "512k" (binary units, optional trailing B or iB) -> bytes. */
 int util_parse_size(const char *s, uint64_t *ret);
 /* A decimal unsigned integer that fits in uint64_t, with nothing after it. */

@@ -15,10 +15,16 @@ start_server() {
 	[ -n "$PORT" ]
 }
 
-# Stop it and print how many requests it saw.
-server_count() {
+# Stop it and wait for it, in the test's own shell: a $(...) subshell cannot wait for it, and would read
+# the count before the server has written it.
+stop_server() {
 	kill -TERM "$SERVER"
 	wait "$SERVER" || true
+	SERVER= # reaped: its PID may belong to someone else now, teardown must not signal it
+}
+
+# How many requests the stopped server saw.
+server_count() {
 	awk '/^requests /{print $2}' "$BATS_TEST_TMPDIR/server.out"
 }
 
@@ -38,6 +44,7 @@ teardown() {
 	[ "$status" -eq 0 ]
 	[ "$(field requests)" = 5000 ]
 	[ "$(field errors.total)" = 0 ]
+	stop_server
 	[ "$(server_count)" = 5000 ]
 }
 
@@ -46,6 +53,8 @@ teardown() {
 	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 4 --pipeline 16 -n 6400 --json
 	[ "$status" -eq 0 ]
 	[ "$(field requests)" = 6400 ]
+	stop_server
+	echo "the server counted $(server_count); the client's JSON: $output"
 	[ "$(server_count)" = 6400 ]
 }
 
@@ -64,7 +73,7 @@ assert d["bytes"] >= d["requests"] * 78  # one response is 78 bytes
 assert d["client"]["cpu_us_per_request"] > 0 and 0 < d["client"]["max_thread_busy"] <= 1.05
 assert d["config"]["mode"] == "closed" and d["errors"]["total"] == 0
 PY
-	server_count >/dev/null
+	stop_server
 }
 
 @test "chunked responses parse" {
@@ -96,6 +105,7 @@ PY
 	[ "$status" -eq 0 ]
 	[ "$(field reconnects)" -ge 90 ]
 	[ "$(field errors.total)" = 0 ]
+	stop_server
 	[ "$(server_count)" = 1000 ]
 }
 

@@ -11,6 +11,7 @@ struct o {
 	unsigned n;
 	uint64_t size;
 	double dur;
+	double rate;
 	struct opt_list hdr;
 };
 
@@ -20,6 +21,7 @@ static const struct hx_opt tab[] = {
 	{"num", 'n', OPT_UINT, offsetof(struct o, n), "N", "a number"},
 	{"size", 0, OPT_SIZE, offsetof(struct o, size), "SIZE", "a size"},
 	{"dur", 'd', OPT_DURATION, offsetof(struct o, dur), "DURATION", "a duration"},
+	{"rate", 'R', OPT_NUMBER, offsetof(struct o, rate), "RATE", "a plain number"},
 	{"header", 'H', OPT_LIST, offsetof(struct o, hdr), "K: V", "repeatable"},
 	OPT_END,
 };
@@ -133,6 +135,23 @@ static void test_errors(void **state)
 	expect_usage(2, a6, "unknown option '-z'");
 }
 
+static void test_number(void **state)
+{
+	const char *const ok_src[] = {"t", "-R", "2500.5"};
+	const char *const bad_src[] = {"t", "-R", "2000s"};
+	__attribute__((cleanup(freevp))) char **ok = dupv(ok_src, 3);
+	__attribute__((cleanup(freevp))) char **bad = dupv(bad_src, 3);
+	struct hx_err err = {0};
+	struct o o;
+	int npos;
+
+	(void)state;
+	assert_int_equal(parse(&o, 3, ok, false, &npos, &err), 0);
+	assert_true(o.rate == 2500.5);
+	assert_true(parse(&o, 3, bad, false, &npos, &err) < 0); /* a rate is not a duration */
+	assert_non_null(strstr(err.msg, "--rate takes RATE, not '2000s'"));
+}
+
 static void test_sizes_durations(void **state)
 {
 	uint64_t v;
@@ -222,7 +241,7 @@ int main(void)
 		cmocka_unit_test(test_forms),	     cmocka_unit_test(test_stop_at_positional),
 		cmocka_unit_test(test_errors),	     cmocka_unit_test(test_sizes_durations),
 		cmocka_unit_test(test_keyed),	     cmocka_unit_test(test_error_model),
-		cmocka_unit_test(test_write_atomic),
+		cmocka_unit_test(test_write_atomic), cmocka_unit_test(test_number),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
