@@ -61,6 +61,15 @@ int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const 
 	want[CG_SLICE_CLIENT] = p.client_cpus;
 	if (b->mode != CG_CPU_PINNED && p.client_cpus >= have)
 		want[CG_SLICE_CLIENT] = have > 1 ? have - 1 : 0;
+	/* The fixture gets a CPU of its own when one is left over; else it shares the client's set, which is
+	 * idle in a script workload and recorded either way. */
+	if (b->fixture) {
+		unsigned taken = want[CG_SLICE_CLIENT] + (b->mode == CG_CPU_PINNED ? want[CG_SLICE_SUT] : p.cpus);
+
+		p.slices |= 1u << CG_SLICE_FIXTURE;
+		want[CG_SLICE_FIXTURE] = have > taken ? 1 : 0;
+		p.fixture_shared = !want[CG_SLICE_FIXTURE];
+	}
 	if (cg_alloc_cpus(t, usable, want, &a, err) < 0)
 		return -err->errnum;
 	for (int s = 0; s < CG_NR_SLICES; s++) {
@@ -77,6 +86,12 @@ int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const 
 		p.limits[CG_SLICE_SUT].cpu_quota_us = (uint64_t)p.cpus * CG_QUOTA_PERIOD_US;
 		p.limits[CG_SLICE_SUT].cpu_period_us = CG_QUOTA_PERIOD_US;
 	}
+	if (p.fixture_shared) {
+		p.limits[CG_SLICE_FIXTURE].cpus = p.limits[CG_SLICE_CLIENT].cpus;
+		p.limits[CG_SLICE_FIXTURE].mems = p.limits[CG_SLICE_CLIENT].mems;
+	}
+	p.limits[CG_SLICE_FIXTURE].memory_max = b->fixture_memory_max;
+	p.limits[CG_SLICE_FIXTURE].pids_max = b->fixture ? 1024 : 0;
 	p.limits[CG_SLICE_SUT].memory_max = b->memory_max;
 	p.limits[CG_SLICE_SUT].pids_max = b->pids_max;
 	*ret = p;

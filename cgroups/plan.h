@@ -3,6 +3,7 @@
 #ifndef CG_PLAN_H
 #define CG_PLAN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../harness/err.h"
@@ -22,6 +23,8 @@ struct cg_budget {
 	unsigned client_cpus; /* 0: choose from the host */
 	uint64_t memory_max;  /* bytes for the sut slice; 0: none */
 	uint64_t pids_max;    /* for the sut slice; 0: none */
+	bool fixture;	      /* the run starts a database fixture: plan its slice */
+	uint64_t fixture_memory_max;
 };
 
 struct cg_slice_plan {
@@ -29,6 +32,7 @@ struct cg_slice_plan {
 	unsigned slices; /* bit per slice that the run creates */
 	unsigned cpus;	 /* the budget actually given to the sut */
 	unsigned client_cpus;
+	bool fixture_shared; /* no CPU to spare: the fixture shares the client's set */
 };
 
 /* Turn a budget into per-slice limits on this topology and usable set; exit 3 when it does not fit. */

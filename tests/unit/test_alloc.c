@@ -228,6 +228,58 @@ static void test_plan_does_not_fit(void **state)
 	assert_non_null(strstr(err.msg, "quota mode can give the runtime at most 2"));
 }
 
+static void plan_fixture(const char *tree, enum cg_cpu_mode mode, unsigned cpus, struct cg_slice_plan *p)
+{
+	const struct cg_topo *t = load(tree);
+	struct cg_budget b = {.mode = mode, .cpus = cpus, .fixture = true, .fixture_memory_max = 32 << 20};
+	struct hx_err err = {0};
+
+	assert_int_equal(cg_plan_slices(t, &t->online, &b, p, &err), 0);
+	assert_true(p->slices & (1u << CG_SLICE_FIXTURE));
+	assert_int_equal(p->limits[CG_SLICE_FIXTURE].memory_max, 32 << 20);
+}
+
+static void test_plan_fixture(void **state)
+{
+	struct cg_slice_plan p;
+
+	(void)state;
+	/* two CPUs: runtime and client take one each, the fixture shares the client's */
+	plan_fixture("vm2", CG_CPU_PINNED, 1, &p);
+	assert_true(p.fixture_shared);
+	assert_cpus(&p.limits[CG_SLICE_FIXTURE].cpus, "0");
+	assert_cpus(&p.limits[CG_SLICE_FIXTURE].mems, "0");
+	/* sixteen cores: a whole core of its own, apart from the other two */
+	plan_fixture("smt2x8x2", CG_CPU_PINNED, 4, &p);
+	assert_false(p.fixture_shared);
+	assert_int_equal(cg_cpus_count(&p.limits[CG_SLICE_FIXTURE].cpus), 1);
+	{
+		struct cg_cpus both = p.limits[CG_SLICE_FIXTURE].cpus;
+
+		cg_cpus_and(&both, &p.limits[CG_SLICE_SUT].cpus);
+		assert_true(cg_cpus_empty(&both));
+		both = p.limits[CG_SLICE_FIXTURE].cpus;
+		cg_cpus_and(&both, &p.limits[CG_SLICE_CLIENT].cpus);
+		assert_true(cg_cpus_empty(&both));
+	}
+	/* quota: the runtime's quota counts, not its (whole-host) set */
+	plan_fixture("smt2x8x2", CG_CPU_QUOTA, 4, &p);
+	assert_false(p.fixture_shared);
+	plan_fixture("vm2", CG_CPU_QUOTA, 1, &p);
+	assert_true(p.fixture_shared);
+}
+
+static void test_plan_no_fixture(void **state)
+{
+	struct cg_slice_plan p;
+	struct hx_err err = {0};
+
+	(void)state;
+	plan("smt2x8x2", CG_CPU_PINNED, 4, &p, &err, 0);
+	assert_false(p.slices & (1u << CG_SLICE_FIXTURE));
+	assert_true(cg_cpus_empty(&p.limits[CG_SLICE_FIXTURE].cpus));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +293,8 @@ int main(void)
 		cmocka_unit_test(test_isolated_first_for_sut),
 		cmocka_unit_test(test_plan_modes),
 		cmocka_unit_test(test_plan_does_not_fit),
+		cmocka_unit_test(test_plan_fixture),
+		cmocka_unit_test(test_plan_no_fixture),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

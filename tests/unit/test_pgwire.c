@@ -1,0 +1,141 @@
+/* The PostgreSQL readiness client: SCRAM-SHA-256 against RFC 7677's worked example, a server nonce or
+ * signature that must be refused, and the backend's messages fed as literal bytes over a socketpair. */
+#include "testutil.h"
+
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../../harness/pgwire.h"
+
+static const char rfc_server_first[] = "r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,"
+				       "s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096";
+
+static void test_scram_rfc7677(void **state)
+{
+	struct pg_scram s;
+	struct hx_err err = {0};
+	char out[512];
+
+	(void)state;
+	assert_int_equal(pg_scram_first(&s, "user", "pencil", "rOprNGfwEbeRWgbNEkqO", out, sizeof(out), &err), 0);
+	assert_string_equal(out, "n,,n=user,r=rOprNGfwEbeRWgbNEkqO");
+	assert_int_equal(pg_scram_final(&s, rfc_server_first, out, sizeof(out), &err), 0);
+	assert_string_equal(out, "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,"
+				 "p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=");
+	assert_int_equal(pg_scram_verify(&s, "v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=", &err), 0);
+	/* one bit off in the server's signature: a server that does not know the password */
+	assert_true(pg_scram_verify(&s, "v=7rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=", &err) < 0);
+	assert_non_null(strstr(err.msg, "signature"));
+}
+
+static void test_scram_bad_server_first(void **state)
+{
+	static const char *const bad[] = {
+		"s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096",				 /* no nonce */
+		"r=rOprNGfwEbeRWgbNEkqO,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096",	 /* the server added nothing */
+		"r=someoneElse,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096",		 /* not our nonce */
+		"r=rOprNGfwEbeRWgbNEkqOxx,s=***,i=4096",			 /* salt not base64 */
+		"r=rOprNGfwEbeRWgbNEkqOxx,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=0",	 /* no iterations */
+		"m=ext,r=rOprNGfwEbeRWgbNEkqOxx,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=1", /* a mandatory extension */
+	};
+	struct pg_scram s;
+	struct hx_err err = {0};
+	char out[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(pg_scram_first(&s, "user", "pencil", "rOprNGfwEbeRWgbNEkqO", out, sizeof(out), &err),
+				 0);
+		assert_true(pg_scram_final(&s, bad[i], out, sizeof(out), &err) < 0);
+		assert_non_null(strstr(err.msg, "SCRAM"));
+	}
+}
+
+/* A backend message: type, length, body. */
+static size_t msg(unsigned char *at, char type, const void *body, size_t len)
+{
+	uint32_t n = htonl((uint32_t)len + 4);
+
+	at[0] = (unsigned char)type;
+	memcpy(at + 1, &n, 4);
+	memcpy(at + 5, body, len);
+	return 5 + len;
+}
+
+/* pg_check against bytes a backend would send (and then hangs up when hangup); it reads nothing back. */
+static int check_against_(const unsigned char *reply, size_t len, bool hangup, bool *retry, struct hx_err *err)
+{
+	int sv[2];
+	int rc;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(write(sv[1], reply, len), (ssize_t)len);
+	if (hangup)
+		shutdown(sv[1], SHUT_RDWR);
+	rc = pg_check(sv[0], "harness", "secret", "harness", 500, retry, err);
+	close(sv[0]);
+	close(sv[1]);
+	return rc;
+}
+
+static int check_against(const unsigned char *reply, size_t len, bool *retry, struct hx_err *err)
+{
+	return check_against_(reply, len, false, retry, err);
+}
+
+static void test_error_responses(void **state)
+{
+	static const char refused[] = "SFATAL\0VFATAL\0C28P01\0Mpassword authentication failed for user \"harness\"\0";
+	static const char starting[] = "SFATAL\0VFATAL\0C57P03\0Mthe database system is starting up\0";
+	unsigned char buf[512];
+	struct hx_err err = {0};
+	bool retry = true;
+
+	(void)state;
+	assert_true(check_against(buf, msg(buf, 'E', refused, sizeof(refused)), &retry, &err) < 0);
+	assert_false(retry);
+	assert_int_equal(err.errnum, EACCES);
+	assert_string_equal(err.msg, "postgres: FATAL 28P01: password authentication failed for user \"harness\"");
+	assert_true(check_against(buf, msg(buf, 'E', starting, sizeof(starting)), &retry, &err) < 0);
+	assert_true(retry);
+}
+
+static void test_protocol_refusals(void **state)
+{
+	static const unsigned char md5[] = {0, 0, 0, 5, 1, 2, 3, 4};
+	static const unsigned char sasl_other[] = {0,	0,   0,	  10,  'S', 'C', 'R', 'A', 'M',
+						   '-', 'S', 'H', 'A', '-', '1', 0,   0};
+	unsigned char buf[512];
+	struct hx_err err = {0};
+	bool retry;
+	uint32_t huge = htonl(1u << 30);
+
+	(void)state;
+	assert_true(check_against(buf, msg(buf, 'R', md5, sizeof(md5)), &retry, &err) < 0);
+	assert_non_null(strstr(err.msg, "authentication method 5"));
+	assert_true(check_against(buf, msg(buf, 'R', sasl_other, sizeof(sasl_other)), &retry, &err) < 0);
+	assert_non_null(strstr(err.msg, "does not offer SCRAM-SHA-256"));
+	/* a length no backend sends: refused before any allocation */
+	buf[0] = 'R';
+	memcpy(buf + 1, &huge, 4);
+	assert_true(check_against(buf, 5, &retry, &err) < 0);
+	assert_non_null(strstr(err.msg, "not PostgreSQL?"));
+	/* the server hangs up, or says nothing: each a clear error, never a hang */
+	assert_true(check_against_(buf, 0, true, &retry, &err) < 0);
+	assert_true(err.errnum == EPIPE || err.errnum == ECONNRESET);
+	assert_true(check_against(buf, 0, &retry, &err) < 0);
+	assert_int_equal(err.errnum, ETIMEDOUT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scram_rfc7677),
+		cmocka_unit_test(test_scram_bad_server_first),
+		cmocka_unit_test(test_error_responses),
+		cmocka_unit_test(test_protocol_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
