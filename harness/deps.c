@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,18 +17,6 @@
 #include "images.h"
 #include "unpack.h"
 #include "util.h"
-
-static int sha256_hex(const char *text, size_t len, char *hex, size_t hexlen)
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0;
-
-	if (EVP_Digest(text, len, md, &n, EVP_sha256(), NULL) != 1)
-		return -EIO;
-	for (unsigned i = 0; i < n && 2 * i + 2 < hexlen; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	return 0;
-}
 
 static int copy_file(const char *from, const char *to)
 {
@@ -88,7 +75,7 @@ int dep_ensure(const struct scenario *s, char *ret, size_t len, struct hx_err *e
 	snprintf(pkg, sizeof(pkg), "%s/package.json", s->dir);
 	if (!util_exists(lock))
 		return 0;
-	if (util_read_file(lock, &text, &tlen, err) < 0 || sha256_hex(text, tlen, hex, sizeof(hex)) < 0 ||
+	if (util_read_file(lock, &text, &tlen, err) < 0 || util_sha256_hex(text, tlen, hex, sizeof(hex)) < 0 ||
 	    img_cache_open(&c, err) < 0)
 		return -err->errnum;
 	snprintf(base, sizeof(base), "%s/npm/sha256-%s", c.root, hex);

@@ -51,6 +51,12 @@ static const struct {
 	{"deliveries_per_s", "chat.deliveries_per_s"},
 	{"rtt_p99_us", "chat.rtt_us.p99"},
 	{"lost", "chat.lost"},
+	{"ops_per_s", "script.ops_per_s"},
+	{"script_p50_ms", "script.p50_ms"},
+	{"script_p99_ms", "script.p99_ms"},
+	{"script_errors", "script.errors"},
+	{"script_max_rss_kb", "process.max_rss_kb"},
+	{"fixture_ready_ms", "fixture.ready_ms"},
 };
 
 static bool same_group(const cJSON *a, const cJSON *b)
@@ -139,6 +145,14 @@ static const cJSON *baseline(const cJSON *groups, const cJSON *g)
 	return NULL;
 }
 
+/* Throughput, whatever the workload counts: requests, chat deliveries or a script's operations. */
+static double ops_per_s(const cJSON *g)
+{
+	return !isnan(med(g, "rps"))		    ? med(g, "rps")
+	       : !isnan(med(g, "deliveries_per_s")) ? med(g, "deliveries_per_s")
+						    : med(g, "ops_per_s");
+}
+
 static void render_rows(const cJSON *groups, enum report_format f, FILE *out)
 {
 	const char *sep = f == RPT_MD ? " | " : "  ";
@@ -150,17 +164,21 @@ static void render_rows(const cJSON *groups, enum report_format f, FILE *out)
 	cJSON_ArrayForEach (g, groups) {
 		char a[32], b[32], c[32], d[48], e[32], r[32];
 		const cJSON *base = baseline(groups, g);
-		/* a chat's deliveries/s and round-trip p99 fill the req/s and p99 columns */
-		double rps = !isnan(med(g, "rps")) ? med(g, "rps") : med(g, "deliveries_per_s");
-		double p99 = !isnan(med(g, "p99_us")) ? med(g, "p99_us") : med(g, "rtt_p99_us");
-		double errs = !isnan(med(g, "errors")) ? med(g, "errors") : med(g, "lost");
+		double rps = ops_per_s(g);
+		/* a chat's round trip or a script's batch p99 fill the p99 column */
+		double p99 = !isnan(med(g, "p99_us"))	    ? med(g, "p99_us")
+			     : !isnan(med(g, "rtt_p99_us")) ? med(g, "rtt_p99_us")
+							    : med(g, "script_p99_ms") * 1e3;
+		double errs = !isnan(med(g, "errors")) ? med(g, "errors")
+			      : !isnan(med(g, "lost")) ? med(g, "lost")
+						       : med(g, "script_errors");
 		double st = med(g, "startup_median_ms");
 
 		if (strcmp(last, str(g, "scenario")) != 0) {
 			last = str(g, "scenario");
 			fprintf(out, "\n%s%s\n\n", f == RPT_MD ? "### " : "== ", last);
 			fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%9s%s%17s%s%6s%s%8s%s\n", lead, "runtime", sep, "mode",
-				sep, "startup ms", sep, "req/s", sep, "p99 ms", sep, "idle → peak MB", sep, "errors",
+				sep, "startup ms", sep, "ops/s", sep, "p99 ms", sep, "idle → peak MB", sep, "errors",
 				sep, "vs pinned", tail);
 			if (f == RPT_MD)
 				fprintf(out, "|---|---|---:|---:|---:|---:|---:|---:|\n");
@@ -168,15 +186,16 @@ static void render_rows(const cJSON *groups, enum report_format f, FILE *out)
 		cell(a, sizeof(a), 2, "", st);
 		cell(b, sizeof(b), 0, "", rps);
 		cell(c, sizeof(c), 2, "", p99 / 1e3);
-		if (isnan(med(g, "idle_rss_kb")))
+		if (isnan(med(g, "idle_rss_kb")) && !isnan(med(g, "script_max_rss_kb")))
+			snprintf(d, sizeof(d), "peak %.1f", med(g, "script_max_rss_kb") / 1024);
+		else if (isnan(med(g, "idle_rss_kb")))
 			snprintf(d, sizeof(d), "–");
 		else
 			snprintf(d, sizeof(d), "%.1f → %.1f", med(g, "idle_rss_kb") / 1024,
 				 med(g, "peak_rss_kb") / 1024);
 		cell(e, sizeof(e), 0, "", errs);
 		if (base && !isnan(rps))
-			cell(r, sizeof(r), 2, "x",
-			     rps / (!isnan(med(base, "rps")) ? med(base, "rps") : med(base, "deliveries_per_s")));
+			cell(r, sizeof(r), 2, "x", rps / ops_per_s(base));
 		else if (base && !isnan(st))
 			cell(r, sizeof(r), 2, "x", st / med(base, "startup_median_ms"));
 		else
@@ -239,7 +258,7 @@ void report_render(const cJSON *results, enum report_format f, FILE *out)
 		f == RPT_MD ? "## " : "", str(cJSON_GetObjectItemCaseSensitive(results, "harness"), "version"),
 		str(cfg, "profile"), num(cfg, "cpus"), str(cfg, "client_cpus"), f == RPT_MD ? "" : "");
 	render_rows(groups, f, out);
-	fprintf(out, "\nMedians over trials; startup is each trial's median of its runs; memory is the server's RSS "
-		     "idle and "
-		     "its peak under load.\n");
+	fprintf(out, "\nMedians over trials. ops/s: requests, chat deliveries or a script's operations (queries) per "
+		     "second; p99: of requests, chat round trips or a script's batches; startup: each trial's median "
+		     "of its runs; memory: the server's RSS idle and its peak under load, or a script's peak.\n");
 }

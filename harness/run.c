@@ -19,7 +19,9 @@
 
 #include "cleanup.h"
 #include "load.h"
+#include "procfs.h"
 #include "sandbox.h"
+#include "script.h"
 #include "startup.h"
 #include "stats.h"
 #include "stats_json.h"
@@ -30,67 +32,6 @@ volatile int run_interrupted;
 static double now_s(void)
 {
 	return (double)util_now_ns() / 1e9;
-}
-
-/* The payload (PID 2 in the sandbox) as the host sees it: the only child of the sandbox's init. */
-static pid_t payload_pid(pid_t init)
-{
-	char path[64];
-	_cleanup_free_ char *text = NULL;
-	struct hx_err err = {0};
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)init, (int)init);
-	if (util_read_file(path, &text, NULL, &err) < 0)
-		return -1;
-	return (pid_t)atoi(text);
-}
-
-/* VmRSS or VmHWM of a process, in kB; -1 when it is gone. */
-static long proc_kb(pid_t pid, const char *key)
-{
-	char path[64];
-	_cleanup_free_ char *text = NULL;
-	struct hx_err err = {0};
-	const char *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (pid <= 0 || util_read_file(path, &text, NULL, &err) < 0 || !(p = strstr(text, key)))
-		return -1;
-	return strtol(p + strlen(key) + 1, NULL, 10);
-}
-
-/* The CPUs a process may run on, as the kernel says (Cpus_allowed_list): what the slice really gave. */
-static void proc_cpus(pid_t pid, cJSON *o)
-{
-	char path[64], list[256];
-	_cleanup_free_ char *text = NULL;
-	struct hx_err err = {0};
-	const char *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (pid > 0 && util_read_file(path, &text, NULL, &err) == 0 && (p = strstr(text, "Cpus_allowed_list:")) &&
-	    sscanf(p + 18, " %255s", list) == 1)
-		cJSON_AddStringToObject(o, "cpus", list);
-}
-
-/* The last lines of a log, for a trial that failed. */
-static void log_tail(const char *path, char *buf, size_t len)
-{
-	_cleanup_free_ char *text = NULL;
-	struct hx_err err = {0};
-	size_t n;
-	const char *p;
-	int lines = 0;
-
-	buf[0] = '\0';
-	if (util_read_file(path, &text, &n, &err) < 0 || n == 0)
-		return;
-	util_rstrip(text);
-	n = strlen(text);
-	for (p = text + n; p > text && lines < 8; p--)
-		if (p[-1] == '\n')
-			lines++;
-	snprintf(buf, len, "%s", p);
 }
 
 /* Probe from inside the run's network namespace: HTTP GET path until status (a TCP connect for TLS
@@ -185,6 +126,14 @@ static int sut_config(struct run_env *env, const struct scenario *s, const struc
 		return -err->errnum;
 	snprintf(port, sizeof(port), "PORT=%u", s->port);
 	sbx_env_set(c, port);
+	if (s->workload == SCN_SCRIPT) {
+		static char iterations[48];
+
+		snprintf(iterations, sizeof(iterations), "ITERATIONS=%llu", (unsigned long long)s->iterations);
+		sbx_env_set(c, iterations);
+	}
+	for (size_t i = 0; (s->fixtures & SCN_FX_POSTGRES) && env->pg && i < HX_ARRAY_SIZE(env->pg->env); i++)
+		sbx_env_set(c, env->pg->env[i]);
 	if (s->tls) {
 		c->rootfs.binds[c->rootfs.nbinds++] =
 			(struct sbx_bind){.src = env->tls_dir, .dst = "/opt/tls", .rw = false};
@@ -368,15 +317,15 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 			    s->tls || s->workload == SCN_WS_CHAT, s->ready_timeout_s, x.pid);
 	if (ready != 0) {
 		stop_server(tree, &x);
-		log_tail(logpath, tail, sizeof(tail));
+		util_log_tail(logpath, tail, sizeof(tail));
 		rc = hx_fail(err, HX_EXIT_VERDICT, EIO, "the server %s; its last output: %s",
 			     ready == 3 ? "exited before it was ready" : "was not ready in time",
 			     tail[0] ? tail : "(nothing)");
 		goto out;
 	}
-	payload = payload_pid(x.pid);
-	cJSON_AddNumberToObject(server, "idle_rss_kb", (double)proc_kb(payload, "VmRSS:"));
-	proc_cpus(payload, server);
+	payload = sbx_payload_pid(x.pid);
+	cJSON_AddNumberToObject(server, "idle_rss_kb", (double)proc_status_kb(payload, "VmRSS:"));
+	proc_cpus_into(payload, server);
 	if (s->workload == SCN_HTTP && s->warmup_requests &&
 	    (rc = run_client(env, tree, s, s->warmup_requests, deadline - now_s(), x.pid, &load, err)) == 0)
 		cJSON_Delete(load), load = NULL;
@@ -390,21 +339,21 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 			rc = hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "chat invariant broken: %s",
 				     cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(load, "why")));
 		cJSON_AddItemToObject(trial, "chat", load);
-		cJSON_AddNumberToObject(server, "peak_rss_kb", (double)proc_kb(payload, "VmHWM:"));
-		cJSON_AddNumberToObject(server, "post_load_rss_kb", (double)proc_kb(payload, "VmRSS:"));
+		cJSON_AddNumberToObject(server, "peak_rss_kb", (double)proc_status_kb(payload, "VmHWM:"));
+		cJSON_AddNumberToObject(server, "post_load_rss_kb", (double)proc_status_kb(payload, "VmRSS:"));
 	} else if (load) {
 		cJSON_AddItemToObject(trial, "load", load);
-		cJSON_AddNumberToObject(server, "peak_rss_kb", (double)proc_kb(payload, "VmHWM:"));
-		cJSON_AddNumberToObject(server, "post_load_rss_kb", (double)proc_kb(payload, "VmRSS:"));
+		cJSON_AddNumberToObject(server, "peak_rss_kb", (double)proc_status_kb(payload, "VmHWM:"));
+		cJSON_AddNumberToObject(server, "post_load_rss_kb", (double)proc_status_kb(payload, "VmRSS:"));
 	}
 	if (rc < 0 && err->errnum == EPIPE) {
 		x.pid = -1; /* reaped by run_client: its PID may belong to someone else now */
-		log_tail(logpath, tail, sizeof(tail));
+		util_log_tail(logpath, tail, sizeof(tail));
 		hx_fail(err, HX_EXIT_VERDICT, EPIPE, "the server exited during the load; its last output: %s",
 			tail[0] ? tail : "(nothing)");
-	} else if (kill(x.pid, 0) < 0 || proc_kb(payload, "VmRSS:") < 0) {
+	} else if (kill(x.pid, 0) < 0 || proc_status_kb(payload, "VmRSS:") < 0) {
 		/* whatever the client saw, the server is gone: say so, with what it printed last */
-		log_tail(logpath, tail, sizeof(tail));
+		util_log_tail(logpath, tail, sizeof(tail));
 		rc = hx_fail(err, HX_EXIT_VERDICT, EPIPE, "the server exited during the load; its last output: %s",
 			     tail[0] ? tail : "(nothing)");
 	}
@@ -418,6 +367,84 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 out:
 	sbx_release(&x);
 	return rc;
+}
+
+/* Wait for a sandbox's init until it exits, the deadline passes or the run is interrupted (then the
+ * slice is killed); its exit code, or -1 when it was cut. */
+static int wait_or_cut(struct cg_tree *tree, enum cg_slice sl, pid_t pid, double deadline)
+{
+	int status = 0;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid)
+			return util_exit_code(status);
+		if (run_interrupted || now_s() > deadline) {
+			cg_slice_kill(tree, sl, &(struct hx_err){0});
+			waitpid(pid, &status, 0);
+			return -1;
+		}
+		usleep(5000);
+	}
+}
+
+/* The runtime runs the workload itself and ends with one JSON line of metrics on stdout; the client slice
+ * stays idle. */
+static int trial_script(struct run_env *env, const struct scenario *s, const struct manifest *m,
+			const struct img_status *st, struct cg_tree *tree, double deadline, cJSON *trial,
+			struct hx_err *err)
+{
+	char *argv[MAN_MAX_ARGV + 1], store[MAN_MAX_ARGV][PATH_MAX], logpath[PATH_MAX], outpath[PATH_MAX], tail[2048];
+	struct sbx_config c;
+	struct sbx x = {.pid = -1, .report_fd = -1};
+	_cleanup_close_ int logfd = -1, outfd = -1;
+	_cleanup_free_ char *out = NULL;
+	cJSON *proc = cJSON_AddObjectToObject(trial, "process"), *metrics = NULL;
+	double end = now_s() + s->timeout_s;
+	int code;
+
+	snprintf(logpath, sizeof(logpath), "%s/script-%s-%s.log", env->dir, s->name, m->name);
+	snprintf(outpath, sizeof(outpath), "%s/script-%s-%s.out", env->dir, s->name, m->name);
+	logfd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	outfd = open(outpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (logfd < 0 || outfd < 0)
+		return hx_syserr(err, "run: %s", logpath);
+	if (sut_config(env, s, m, st, &c, argv, store, err) < 0)
+		return -err->errnum;
+	c.out_fd = outfd;
+	c.err_fd = logfd;
+	if (sbx_start(tree, CG_SLICE_SUT, &c, &x, err) < 0 || sbx_wait_exec(&x, argv[0], err) < 0) {
+		sbx_release(&x);
+		return hx_wrap(err, "script");
+	}
+	proc_cpus_into(sbx_payload_pid(x.pid), proc);
+	code = wait_or_cut(tree, CG_SLICE_SUT, x.pid, end < deadline ? end : deadline);
+	stats_into(cJSON_AddObjectToObject(trial, "slices"), "sut", tree, CG_SLICE_SUT);
+	cJSON_AddNumberToObject(proc, "exit", code);
+	if (x.stamps->exit_ns > x.stamps->exec_ns) {
+		cJSON_AddNumberToObject(proc, "wall_ms", (double)(x.stamps->exit_ns - x.stamps->exec_ns) / 1e6);
+		cJSON_AddNumberToObject(proc, "user_ms", (double)x.stamps->utime_us / 1e3);
+		cJSON_AddNumberToObject(proc, "system_ms", (double)x.stamps->stime_us / 1e3);
+		cJSON_AddNumberToObject(proc, "max_rss_kb", (double)x.stamps->maxrss_kb);
+	}
+	cJSON_AddStringToObject(proc, "log", logpath);
+	sbx_release(&x);
+	util_log_tail(logpath, tail, sizeof(tail));
+	if (code < 0)
+		return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT, "%s",
+			       run_interrupted	    ? "interrupted"
+			       : now_s() > deadline ? "cut: the scenario's --cap ran out"
+						    : "the script ran past the scenario's timeout_s");
+	if (code != 0)
+		return hx_fail(err, HX_EXIT_VERDICT, EIO, "the script exited with %d; its last output: %s", code,
+			       tail[0] ? tail : "(nothing)");
+	if (util_read_file(outpath, &out, NULL, err) < 0)
+		return -err->errnum;
+	if (script_parse_metrics(out, s->metrics, s->nmetrics, &metrics, err) < 0)
+		return -err->errnum;
+	cJSON_AddItemToObject(trial, "script", metrics);
+	return 0;
 }
 
 static int trial_startup(struct run_env *env, const struct scenario *s, const struct manifest *m,
@@ -461,10 +488,51 @@ static int trial_startup(struct run_env *env, const struct scenario *s, const st
 	return 0;
 }
 
+/* The trial's own Postgres in the fixture slice; its log is per trial, its record under "fixture". */
+static int fixture_start(struct run_env *env, const struct scenario *s, const struct manifest *m, enum cg_cpu_mode mode,
+			 struct cg_tree *tree, cJSON *trial, struct fx_pg *pg, struct hx_err *err)
+{
+	cJSON *o = cJSON_AddObjectToObject(trial, "fixture");
+	char logpath[PATH_MAX];
+
+	snprintf(logpath, sizeof(logpath), "%s/postgres-%s-%s-%s-%d.log", env->dir, s->name, m->name,
+		 cg_cpu_mode_names[mode], cJSON_GetObjectItem(trial, "trial")->valueint);
+	cJSON_AddStringToObject(o, "name", "postgres");
+	if (env->plan[mode].fixture_shared)
+		cJSON_AddStringToObject(o, "shares_cpus_with", "client");
+	if (fx_pg_start(env->pg, tree, env->netns_fd, logpath, pg, o, err) < 0)
+		return hx_wrap(err, "fixture");
+	return 0;
+}
+
+/* After the workload: the fixture's slice stats, then its fast shutdown; a fixture that died during the
+ * trial fails it. */
+static int fixture_stop(struct cg_tree *tree, struct fx_pg *pg, cJSON *trial, int rc, struct hx_err *err)
+{
+	cJSON *o = cJSON_GetObjectItem(trial, "fixture"), *slices = cJSON_GetObjectItem(trial, "slices");
+	char tail[2048];
+	int status;
+	bool died = waitpid(pg->x.pid, &status, WNOHANG) == pg->x.pid;
+
+	if (!slices)
+		slices = cJSON_AddObjectToObject(trial, "slices");
+	stats_into(slices, "fixture", tree, CG_SLICE_FIXTURE);
+	if (died)
+		pg->x.pid = -1;
+	fx_pg_stop(tree, pg, o);
+	if (died && rc == 0) {
+		util_log_tail(pg->log, tail, sizeof(tail));
+		rc = hx_fail(err, HX_EXIT_VERDICT, EPIPE, "postgres exited during the trial; its last output: %s",
+			     tail[0] ? tail : "(nothing)");
+	}
+	return rc;
+}
+
 int run_trial(struct run_env *env, const struct scenario *s, const struct manifest *m, const struct img_status *st,
 	      enum cg_cpu_mode mode, double deadline, cJSON *trial, struct hx_err *err)
 {
 	struct cg_tree *tree = NULL;
+	struct fx_pg pg = {.x = {.pid = -1, .report_fd = -1}};
 	char id[64], cpus[CG_MAX_CPUS * 5];
 	cJSON *sets = cJSON_AddObjectToObject(trial, "cpus");
 	double t0 = now_s();
@@ -481,9 +549,16 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 	for (int sl = 0; sl < CG_NR_SLICES && rc == 0; sl++)
 		if (env->plan[mode].slices & (1u << sl))
 			rc = cg_slice_apply(tree, (enum cg_slice)sl, &env->plan[mode].limits[sl], err);
-	if (rc == 0)
-		rc = s->workload == SCN_STARTUP ? trial_startup(env, s, m, st, tree, trial, err)
-						: trial_http(env, s, m, st, tree, deadline, trial, err);
+	if (rc == 0 && (s->fixtures & SCN_FX_POSTGRES))
+		rc = fixture_start(env, s, m, mode, tree, trial, &pg, err);
+	if (rc == 0 && s->workload == SCN_STARTUP)
+		rc = trial_startup(env, s, m, st, tree, trial, err);
+	else if (rc == 0 && s->workload == SCN_SCRIPT)
+		rc = trial_script(env, s, m, st, tree, deadline, trial, err);
+	else if (rc == 0)
+		rc = trial_http(env, s, m, st, tree, deadline, trial, err);
+	if (pg.x.pid > 0)
+		rc = fixture_stop(tree, &pg, trial, rc, err);
 	cJSON_AddNumberToObject(trial, "wall_s", now_s() - t0);
 	cg_tree_destroy(tree);
 	return rc;

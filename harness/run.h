@@ -8,6 +8,7 @@
 
 #include "../cgroups/plan.h"
 #include "err.h"
+#include "fixture.h"
 #include "images.h"
 #include "scenario.h"
 
@@ -15,10 +16,11 @@ struct run_env {
 	struct cg_budget budget[3]; /* per enum cg_cpu_mode */
 	struct cg_slice_plan plan[3];
 	int netns_fd;
-	char dir[PATH_MAX];	/* run directory: logs */
-	char harness[PATH_MAX]; /* this binary, bound into the client sandbox */
-	double cap_s;		/* each scenario's wall-time budget; 0: none */
-	char tls_dir[PATH_MAX]; /* the run\'s throwaway certificate and key, when a scenario wants TLS */
+	char dir[PATH_MAX];	   /* run directory: logs */
+	char harness[PATH_MAX];	   /* this binary, bound into the client sandbox */
+	double cap_s;		   /* each scenario's wall-time budget; 0: none */
+	char tls_dir[PATH_MAX];	   /* the run's throwaway certificate and key, when a scenario wants TLS */
+	struct fx_pg_template *pg; /* the Postgres fixture, when a scenario wants it */
 };
 
 /* What one trial measured; trial is filled in place (docs/results.md, "trials"). */

@@ -49,6 +49,7 @@ void sbx_config_init(struct sbx_config *c)
 	memset(c, 0, sizeof(*c));
 	c->netns_fd = -1;
 	c->out_fd = -1;
+	c->err_fd = -1;
 	c->cwd = SBX_HOME;
 	c->rootfs.tmp_size = 256 << 20;
 	c->rootfs.home_size = 64 << 20;
@@ -133,7 +134,7 @@ static __attribute__((noreturn)) void payload(struct sbx_child *x)
 	if (x->c->quiet || x->c->out_fd >= 0) {
 		int out = x->c->out_fd >= 0 ? x->c->out_fd : open("/dev/null", O_RDWR | O_CLOEXEC);
 
-		if (out < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+		if (out < 0 || dup2(out, 1) < 0 || dup2(x->c->err_fd >= 0 ? x->c->err_fd : out, 2) < 0)
 			child_fail(x->report_fd, "redirect output", errno);
 	}
 	if ((r = sbx_seccomp_apply_in_child(x->seccomp_ctx)) < 0)
@@ -304,4 +305,17 @@ void sbx_release(struct sbx *x)
 	if (x->stamps && x->stamps != MAP_FAILED)
 		munmap(x->stamps, sizeof(*x->stamps));
 	x->stamps = NULL;
+}
+
+/* The payload (PID 2 in the sandbox) as the host sees it: the only child of the sandbox's init. */
+pid_t sbx_payload_pid(pid_t init)
+{
+	char path[64];
+	_cleanup_free_ char *text = NULL;
+	struct hx_err err = {0};
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)init, (int)init);
+	if (util_read_file(path, &text, NULL, &err) < 0)
+		return -1;
+	return (pid_t)atoi(text);
 }

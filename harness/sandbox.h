@@ -24,6 +24,7 @@ struct sbx_config {
 	int netns_fd; /* the run's network namespace */
 	bool quiet;   /* the command's stdout and stderr go to /dev/null */
 	int out_fd;   /* >= 0: the command's stdout and stderr go here (a log file) */
+	int err_fd;   /* >= 0: its stderr goes here instead */
 };
 
 /* Where the time went, stamped with CLOCK_MONOTONIC (ns) by parent and child alike. */
@@ -56,5 +57,7 @@ int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, st
  * ("sandbox: pivot_root: Invalid argument"), or for execve the command `what`. */
 int sbx_wait_exec(struct sbx *x, const char *what, struct hx_err *err);
 void sbx_release(struct sbx *x);
+/* The payload (PID 2 inside) as the host sees it: the only child of the sandbox's init; -1 when gone. */
+pid_t sbx_payload_pid(pid_t init);
 
 #endif

@@ -217,7 +217,8 @@ int sbx_mount_apply_in_child(const struct sbx_rootfs *r, const char **ret_step)
 			goto out;
 	if ((rc = proc_tree()) < 0 || (rc = dev_tree()) < 0 || (rc = tmpfs_at("/tmp", 01777, r->tmp_size, false)) < 0 ||
 	    (rc = tmpfs_at(SBX_HOME, 0700, r->home_size, true)) < 0 ||
-	    (rc = tmpfs_at("/run", 0755, 1 << 20, false)) < 0)
+	    (rc = tmpfs_at("/run", 0755, 1 << 20, false)) < 0 ||
+	    (r->data_dir && (rc = tmpfs_at(r->data_dir, 0700, r->data_size, true)) < 0))
 		goto out;
 	rc = seal();
 out:

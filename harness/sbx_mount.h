@@ -21,8 +21,10 @@ struct sbx_bind {
 struct sbx_rootfs {
 	struct sbx_bind binds[SBX_MAX_BINDS];
 	size_t nbinds;
-	uint64_t tmp_size;  /* bytes of /tmp */
-	uint64_t home_size; /* bytes of HOME */
+	uint64_t tmp_size;    /* bytes of /tmp */
+	uint64_t home_size;   /* bytes of HOME */
+	const char *data_dir; /* when set: a tmpfs here of data_size bytes, owned by the sandbox user, mode 0700 */
+	uint64_t data_size;
 };
 
 /* In the sandbox child, in a new mount namespace: build the root, pivot into it, detach the old root,

@@ -14,6 +14,7 @@
 
 const char *const scn_profile_names[3] = {"quick", "standard", "full"};
 const double scn_profile_scale[3] = {0.25, 1.0, 3.0};
+const char *const scn_workload_names[4] = {"startup", "http", "ws-chat", "script"};
 
 static int known_keys(const char *file, const char *where, const cJSON *o, const char *const *keys, struct hx_err *err)
 {
@@ -188,11 +189,55 @@ static int parse_http(const char *file, const cJSON *root, struct scenario *s, s
 	return 0;
 }
 
+static int parse_fixtures(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
+{
+	const cJSON *fx = cJSON_GetObjectItemCaseSensitive(root, "fixtures"), *it;
+
+	if (!fx)
+		return 0;
+	if (!cJSON_IsArray(fx))
+		return hx_fail_field(err, file, "fixtures", "expected an array of fixture names ([\"postgres\"])");
+	cJSON_ArrayForEach (it, fx) {
+		if (!cJSON_IsString(it) || strcmp(it->valuestring, "postgres") != 0)
+			return hx_fail_field(err, file, "fixtures", "the one fixture is \"postgres\", not %s",
+					     cJSON_IsString(it) ? it->valuestring : "a non-string");
+		s->fixtures |= SCN_FX_POSTGRES;
+	}
+	return 0;
+}
+
+static int parse_script(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "metrics"), *it;
+	double iter = 1000;
+
+	s->timeout_s = 600;
+	if (cJSON_GetObjectItemCaseSensitive(root, "load") || cJSON_GetObjectItemCaseSensitive(root, "chat") ||
+	    cJSON_GetObjectItemCaseSensitive(root, "ready"))
+		return hx_fail_field(err, file, "load",
+				     "a script scenario runs its own workload: no load, chat or ready");
+	if (num_field(file, root, "iterations", 1, 1e12, &iter, err) < 0 ||
+	    num_field(file, root, "timeout_s", 1, 86400, &s->timeout_s, err) < 0)
+		return -err->errnum;
+	s->iterations = (uint64_t)iter;
+	if (m && (!cJSON_IsArray(m) || cJSON_GetArraySize(m) > SCN_MAX_METRICS))
+		return hx_fail_field(err, file, "metrics", "expected an array of at most %d metric names",
+				     SCN_MAX_METRICS);
+	cJSON_ArrayForEach (it, m) {
+		if (!cJSON_IsString(it) || !it->valuestring[0] || strlen(it->valuestring) >= sizeof(s->metrics[0]))
+			return hx_fail_field(err, file, "metrics", "expected metric names of 1 to %zu characters",
+					     sizeof(s->metrics[0]) - 1);
+		snprintf(s->metrics[s->nmetrics++], sizeof(s->metrics[0]), "%s", it->valuestring);
+	}
+	return 0;
+}
+
 static int parse_root(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
-	static const char *const keys[] = {"name",   "description", "workload",	  "runtimes", "script", "scripts",
-					   "port",   "tls",	    "ready",	  "load",     "chat",	"runs",
-					   "warmup", "repeat",	    "max_errors", NULL};
+	static const char *const keys[] = {"name",     "description", "workload", "runtimes",  "script",
+					   "scripts",  "port",	      "tls",	  "ready",     "load",
+					   "chat",     "runs",	      "warmup",	  "repeat",    "max_errors",
+					   "fixtures", "iterations",  "metrics",  "timeout_s", NULL};
 	char workload[16] = "";
 	double maxerr = 0;
 
@@ -209,7 +254,18 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 	    num_field(file, root, "max_errors", 0, 1e12, &maxerr, err) < 0)
 		return -err->errnum;
 	s->max_errors = (uint64_t)maxerr;
-	if (strcmp(workload, "startup") == 0) {
+	if (parse_fixtures(file, root, s, err) < 0)
+		return -err->errnum;
+	if (strcmp(workload, "script") != 0 &&
+	    (cJSON_GetObjectItemCaseSensitive(root, "iterations") ||
+	     cJSON_GetObjectItemCaseSensitive(root, "metrics") || cJSON_GetObjectItemCaseSensitive(root, "timeout_s")))
+		return hx_fail_field(err, file, "iterations",
+				     "iterations, metrics and timeout_s are for script workloads");
+	if (strcmp(workload, "script") == 0) {
+		s->workload = SCN_SCRIPT;
+		if (parse_script(file, root, s, err) < 0)
+			return -err->errnum;
+	} else if (strcmp(workload, "startup") == 0) {
 		s->workload = SCN_STARTUP;
 		if (uint_field(file, root, "runs", 1, 100000, &s->runs, err) < 0 ||
 		    uint_field(file, root, "warmup", 0, 1000, &s->warmup, err) < 0)
@@ -221,8 +277,8 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 		if (parse_http(file, root, s, err) < 0)
 			return -err->errnum;
 	} else {
-		return hx_fail_field(err, file, "workload", "expected \"startup\", \"http\" or \"ws-chat\", not \"%s\"",
-				     workload);
+		return hx_fail_field(err, file, "workload",
+				     "expected \"startup\", \"http\", \"ws-chat\" or \"script\", not \"%s\"", workload);
 	}
 	return 0;
 }
@@ -310,6 +366,7 @@ void scn_scale(struct scenario *s, enum scn_profile p)
 	s->requests = (uint64_t)((double)s->requests * k) ? (uint64_t)((double)s->requests * k) : 1;
 	s->warmup_requests = (uint64_t)((double)s->warmup_requests * k);
 	s->runs = (unsigned)((double)s->runs * k) ? (unsigned)((double)s->runs * k) : 1;
+	s->iterations = (uint64_t)((double)s->iterations * k) ? (uint64_t)((double)s->iterations * k) : 1;
 	/* chat: quick sends a quarter of the messages; full doubles the room (32 clients for 16) */
 	if (p == SCN_FULL)
 		s->clients *= 2;

@@ -12,7 +12,13 @@
 
 #define SCN_MAX_RUNTIMES 16
 
-enum scn_workload { SCN_STARTUP, SCN_HTTP, SCN_WS_CHAT };
+enum scn_workload { SCN_STARTUP, SCN_HTTP, SCN_WS_CHAT, SCN_SCRIPT };
+/* Fixtures a scenario may ask for: one bit each. */
+enum scn_fixture { SCN_FX_POSTGRES = 1u << 0 };
+
+#define SCN_MAX_METRICS 8
+
+extern const char *const scn_workload_names[4];
 enum scn_profile { SCN_QUICK, SCN_STANDARD, SCN_FULL };
 
 extern const char *const scn_profile_names[3];
@@ -45,6 +51,12 @@ struct scenario {
 	unsigned clients, messages;
 	/* startup */
 	unsigned runs, warmup;
+	/* script: the runtime runs the workload and prints one JSON line of metrics */
+	uint64_t iterations; /* ITERATIONS in its environment */
+	double timeout_s;
+	char metrics[SCN_MAX_METRICS][32]; /* required beyond ops, seconds and ops_per_s */
+	size_t nmetrics;
+	unsigned fixtures; /* enum scn_fixture bits */
 	/* both */
 	unsigned repeat;
 	uint64_t max_errors;
@@ -58,7 +70,7 @@ int scn_load(const char *dir, const char *name, struct scenario *ret, struct hx_
 /* The script a runtime runs ("" when the scenario has none for it). */
 const char *scn_script_for(const struct scenario *s, const char *runtime);
 bool scn_supports(const struct scenario *s, const char *runtime);
-/* The profile's share of the scenario's counts: requests, runs (at least 1). */
+/* The profile's share of the scenario's counts: requests, runs, iterations (at least 1). */
 void scn_scale(struct scenario *s, enum scn_profile p);
 const char *scn_dir(void);
 

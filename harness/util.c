@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <openssl/evp.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
@@ -277,4 +278,36 @@ int util_mkdir_p(const char *path, unsigned mode)
 		*p = '/';
 	}
 	return mkdir(buf, (mode_t)mode) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+int util_sha256_hex(const void *data, size_t len, char *hex, size_t hexlen)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+
+	if (hexlen < 65 || EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) != 1)
+		return -EIO;
+	for (unsigned i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	return 0;
+}
+
+/* The last lines of a log, for a trial that failed. */
+void util_log_tail(const char *path, char *buf, size_t len)
+{
+	_cleanup_free_ char *text = NULL;
+	struct hx_err err = {0};
+	size_t n;
+	const char *p;
+	int lines = 0;
+
+	buf[0] = '\0';
+	if (util_read_file(path, &text, &n, &err) < 0 || n == 0)
+		return;
+	util_rstrip(text);
+	n = strlen(text);
+	for (p = text + n; p > text && lines < 8; p--)
+		if (p[-1] == '\n')
+			lines++;
+	snprintf(buf, len, "%s", p);
 }

@@ -40,6 +40,11 @@ int util_parse_u64(const char *s, uint64_t *ret);
 /* "10s", "500ms", "2m", "1.5" (seconds) -> seconds. */
 int util_parse_duration(const char *s, double *ret);
 
+/* The SHA-256 of data as 64 lowercase hex digits (hexlen >= 65). */
+int util_sha256_hex(const void *data, size_t len, char *hex, size_t hexlen);
+
+/* The last 8 lines of a (log) file, for a message; "" when it is empty or unreadable. */
+void util_log_tail(const char *path, char *buf, size_t len);
 /* Trim trailing white space in place; returns s. */
 char *util_rstrip(char *s);
 /* Find "key value" on a line of a flat-keyed file (cpu.stat, memory.stat, memory.events). */

@@ -88,7 +88,7 @@ static void test_mistakes(void **state)
 	expect("nope", "not valid JSON");
 	expect("{\"name\":\"x\",\"workload\":\"startup\"," RT ",\"script\":\"a\",\"extra\":1}", "extra: unknown key");
 	expect("{\"name\":\"x\",\"workload\":\"gpu\"," RT ",\"script\":\"a\"}",
-	       "workload: expected \"startup\", \"http\" or \"ws-chat\", not \"gpu\"");
+	       "workload: expected \"startup\", \"http\", \"ws-chat\" or \"script\", not \"gpu\"");
 	expect("{\"name\":\"x\",\"workload\":\"ws-chat\"," RT ",\"script\":\"a\",\"load\":{}}",
 	       "takes a chat object, not load");
 	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"tls\":1,\"load\":{}}",
@@ -107,6 +107,40 @@ static void test_mistakes(void **state)
 	       ",\"script\":\"a\",\"load\":{\"connections\":2,\"threads\":4}}",
 	       "more threads than connections");
 	expect("{\"name\":\"x\",\"workload\":\"startup\"," RT ",\"script\":\"a\",\"load\":{}}", "no server to load");
+	expect("{\"name\":\"x\",\"workload\":\"startup\"," RT ",\"script\":\"a\",\"fixtures\":[\"mysql\"]}",
+	       "fixtures: the one fixture is \"postgres\", not mysql");
+	expect("{\"name\":\"x\",\"workload\":\"startup\"," RT ",\"script\":\"a\",\"fixtures\":\"postgres\"}",
+	       "fixtures: expected an array");
+	expect("{\"name\":\"x\",\"workload\":\"script\"," RT ",\"script\":\"a\",\"load\":{}}", "runs its own workload");
+	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"load\":{},\"iterations\":5}",
+	       "are for script workloads");
+	expect("{\"name\":\"x\",\"workload\":\"script\"," RT ",\"script\":\"a\",\"metrics\":[1]}",
+	       "metrics: expected metric names");
+	expect("{\"name\":\"x\",\"workload\":\"script\"," RT ",\"script\":\"a\",\"iterations\":0}",
+	       "iterations: expected a number from 1");
+}
+
+static void test_script_with_fixture(void **state)
+{
+	struct scenario s;
+	struct hx_err err = {0};
+
+	(void)state;
+	if (scn_parse("p.json",
+		      "{\"name\":\"p\",\"workload\":\"script\",\"runtimes\":[\"bun\"],\"script\":\"b.mjs\","
+		      "\"fixtures\":[\"postgres\"],\"iterations\":100000,\"metrics\":[\"p50_ms\",\"p99_ms\"]}",
+		      &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(s.workload, SCN_SCRIPT);
+	assert_int_equal(s.fixtures, SCN_FX_POSTGRES);
+	assert_int_equal(s.nmetrics, 2);
+	assert_string_equal(s.metrics[1], "p99_ms");
+	assert_true(s.timeout_s == 600);
+	scn_scale(&s, SCN_QUICK);
+	assert_int_equal(s.iterations, 25000);
+	/* no fixture unless asked */
+	assert_int_equal(scn_parse("h.json", http_ok, &s, &err), 0);
+	assert_int_equal(s.fixtures, 0);
 }
 
 int main(void)
@@ -116,6 +150,7 @@ int main(void)
 		cmocka_unit_test(test_chat),
 		cmocka_unit_test(test_startup_defaults_and_full),
 		cmocka_unit_test(test_mistakes),
+		cmocka_unit_test(test_script_with_fixture),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
