@@ -122,7 +122,8 @@ fuzz: $(FUZZ_TARGETS)
 		rc=$$?; tail -1 $$corpus.log; [ $$rc -eq 0 ] || { tail -40 $$corpus.log; exit 1; }; \
 	done
 
-FUZZ_SRC := harness/http.c harness/ws.c harness/manifest.c harness/scenario.c harness/err.c harness/util.c
+FUZZ_SRC := harness/http.c harness/ws.c harness/manifest.c harness/scenario.c harness/err.c harness/util.c \
+	harness/pgwire.c harness/script.c
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRC)
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE \

@@ -97,7 +97,7 @@ int pg_scram_final(struct pg_scram *s, const char *server_first, char *out, size
 		return scram_fail(err, "the server's nonce does not extend ours");
 	iterations = strtol(iter, NULL, 10);
 	nsalt = b64_decode(salt64, salt, sizeof(salt));
-	if (iterations < 1 || iterations > 10000000 || nsalt <= 0)
+	if (iterations < 1 || iterations > 1000000 || nsalt <= 0)
 		return scram_fail(err, "bad salt or iteration count");
 	snprintf(s->nonce, sizeof(s->nonce), "%s", nonce);
 	snprintf(without_proof, sizeof(without_proof), "c=biws,r=%s", nonce); /* biws: base64("n,,") */

@@ -22,7 +22,10 @@ assert d["schema"] == "harness-results/1" and d["harness"]["commit"]
 assert d["host"]["cgroup"]["mode"] and d["seccomp"]["eperm"] and d["images"]
 for t in d["trials"]:
     assert t["status"] == "ok", t
-    if "server" in t:  # the CPU sets the processes really had are the slices' sets
+    if "chat" in t:
+        assert t["server"]["cpus"] == t["cpus"]["sut"], t
+        assert t["chat"]["invariant_ok"] and t["chat"]["lost"] == 0 and t["chat"]["deliveries"] > 0, t
+    elif "server" in t:  # the CPU sets the processes really had are the slices' sets
         assert t["server"]["cpus"] == t["cpus"]["sut"], t
         assert t["load"]["client"]["cpus"] == t["cpus"]["client"], t
         assert t["load"]["errors"]["total"] == 0 and t["load"]["requests"] > 0
@@ -123,7 +126,9 @@ PY
 @test "scenarios ls lists the shipped scenarios" {
 	run "$HARNESS" scenarios ls
 	[ "$status" -eq 0 ]
-	for s in startup startup-ts http-hello http-wintercg; do grep -qE "^$s " <<<"$output"; done
+	for s in startup startup-ts http-hello http-wintercg express express-https ws-chat postgres; do grep -qE "^$s " <<<"$output"; done
+	grep -qE '^postgres +script ' <<<"$output"
+	grep -qE '^ws-chat +ws-chat ' <<<"$output"
 }
 
 @test "npm dependencies: installed once per lock file, read-only at /scenario/node_modules" {
@@ -146,6 +151,20 @@ PY
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == *"skipping scenario express: cannot install the npm dependencies of scenario express"* ]]
 	python3 -c 'import json; d=json.load(open("o.json")); assert {t["scenario"] for t in d["trials"]} == {"startup"}'
+}
+
+@test "express, express-https and ws-chat pass on node20, node22, node24, bun and deno" {
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20,node22,node24,bun,deno --profile quick --repeat 1 --out x.json express express-https ws-chat
+	echo "$output"
+	echo "$stderr" | tail -5
+	[ "$status" -eq 0 ]
+	check_results x.json
+	python3 - <<'PY'
+import json
+from collections import Counter
+d = json.load(open("x.json"))
+assert Counter(t["runtime"] for t in d["trials"]) == {r: 3 for r in ("node20", "node22", "node24", "bun", "deno")}
+PY
 }
 
 @test "express-https: the runtime terminates TLS with the run's throwaway certificate, the client speaks TLS" {

@@ -1,0 +1,109 @@
+#!/usr/bin/env bats
+# The Postgres fixture and the script workload, with a real PostgreSQL 15 and node-postgres on every
+# runtime. Scenarios made here are copies of scenarios/postgres with one thing changed.
+
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+setup() {
+	need_root
+	[ -x /usr/lib/postgresql/15/bin/postgres ] || hx_skip "needs Debian's postgresql-15"
+	cd "$BATS_TEST_TMPDIR"
+}
+
+teardown() {
+	assert_no_leftovers
+	! pgrep -f 'postgres -D /var/lib/postgresql/data' || { echo "a postgres is left running" >&2; return 1; }
+}
+
+# A copy of the shipped postgres scenario: $1 the folder, $2 its iterations, then a sed program for
+# bench.mjs (may be empty).
+pg_scenario() {
+	cp -r "$HARNESS_TOP/scenarios/postgres" "$1"
+	rm -rf "$1/node_modules"
+	python3 - "$1/scenario.json" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["iterations"] = int(sys.argv[2])
+json.dump(d, open(sys.argv[1], "w"))
+PY
+	[ -z "$3" ] || sed -i "$3" "$1/bench.mjs"
+}
+
+@test "postgres: pg on node20, node22, node24, bun and deno; the fixture's slice, CPU set and settings are in the results" {
+	pg_scenario pg 4000 ''
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20,node22,node24,bun,deno --repeat 1 --out p.json ./pg
+	echo "$output"
+	echo "$stderr" | tail -5
+	[ "$status" -eq 0 ]
+	grep -E '^bun +pinned +– +[0-9]+ ' <<<"$output"
+	python3 - <<'PY'
+import json
+d = json.load(open("p.json"))
+pg = d["config"]["fixtures"]["postgres"]
+s = pg["settings"]
+assert s["fsync"] == s["synchronous_commit"] == s["full_page_writes"] == "off", s
+assert s["port"] == "55432" and s["listen_addresses"] == "127.0.0.1" and s["shared_buffers"] == "512MB", s
+assert pg["image"]["name"] == "postgres15" and "password" not in json.dumps(pg).replace("password_encryption", "")
+assert d["config"]["modes"]["pinned"]["fixture"]
+assert {t["runtime"] for t in d["trials"]} == {"node20", "node22", "node24", "bun", "deno"}
+for t in d["trials"]:
+    assert t["status"] == "ok", t
+    f, m = t["fixture"], t["script"]
+    assert f["slice"] == "fixture" and f["cpus"] == t["cpus"]["fixture"], f
+    assert f["clean_shutdown"] and f["ready_ms"] > 0 and f["log"], f
+    assert m["ops"] == 4000 and m["errors"] == 0 and m["batches"] == 40 and m["ops_per_s"] > 0, m
+    assert 0 < m["p50_ms"] <= m["p99_ms"], m
+    assert t["slices"]["fixture"]["cpu_user_usec"] > 0 and t["slices"]["fixture"]["pids_peak"] > 100
+    assert t["process"]["exit"] == 0 and t["process"]["cpus"] == t["cpus"]["sut"]
+    assert "client" not in t["slices"]  # the client slice stays idle
+PY
+}
+
+@test "the fixture leaves no process, cgroup or data directory behind, and the template is never written" {
+	pg_scenario pg 200 ''
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --repeat 2 --out p.json ./pg
+	[ "$status" -eq 0 ]
+	tmpl=$(ls -d "${HARNESS_CACHE_DIR:-/var/cache/harness}"/fixtures/postgres15-*/pgdata | head -1)
+	[ -f "$tmpl/PG_VERSION" ]
+	# the password reaches the runtime, never the results
+	pw=$(cat "$tmpl/../password")
+	[ "${#pw}" -eq 32 ]
+	! grep -q "$pw" p.json
+	# the server ran on a copy: the template has never held a running server's files
+	[ ! -e "$tmpl/postmaster.pid" ] && [ ! -e "$tmpl/postmaster.opts" ]
+	! grep -q /var/lib/postgresql/data /proc/*/mountinfo 2>/dev/null
+	logs=$(python3 -c 'import json; print(json.load(open("p.json"))["config"]["logs"])')
+	# one log per trial, each ending in a fast shutdown
+	[ "$(ls "$logs"/postgres-postgres-node20-pinned-*.log | wc -l)" -eq 2 ]
+	for l in "$logs"/postgres-postgres-node20-pinned-*.log; do
+		grep -q "received fast shutdown request" "$l"
+		grep -q "database system is shut down" "$l"
+	done
+}
+
+@test "a wrong password is refused by the server and the trial says so" {
+	pg_scenario pg 200 's/new pg.Pool({ max: batch })/new pg.Pool({ max: batch, password: "not-the-password" })/'
+	grep -q not-the-password pg/bench.mjs
+	run --separate-stderr "$HARNESS" run --runtimes node20 --repeat 1 --out w.json ./pg
+	echo "$stderr" | tail -3
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"the script exited with 1"*'password authentication failed for user "harness"'* ]]
+	python3 -c 'import json; t=json.load(open("w.json"))["trials"][0]; assert t["status"] == "failed" and "password authentication failed" in t["error"], t'
+}
+
+@test "a runtime that cannot reach the database fails its trial with a message" {
+	pg_scenario pg 200 's/new pg.Pool({ max: batch })/new pg.Pool({ max: batch, port: 1 })/'
+	run --separate-stderr "$HARNESS" run --runtimes bun --repeat 1 --out u.json ./pg
+	echo "$stderr" | tail -3
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"the script exited with"*"ECONNREFUSED"* ]]
+}
+
+@test "script workload: a metrics line that is not what the scenario requires fails the trial, exit 1" {
+	pg_scenario pg 200 's/  p99_ms: rank(0.99),//'
+	run --separate-stderr "$HARNESS" run --runtimes node20 --repeat 1 --out m.json ./pg
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"the script's metrics line: \"p99_ms\" is missing (the scenario requires it)"* ]]
+}
