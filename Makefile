@@ -102,13 +102,15 @@ clean:
 	rm -rf $(BUILD) build-asan bin .git-commit
 
 # Benchmarks print figures and ratios against their peer tools; they assert nothing.
-.PHONY: bench-sandbox bench-load bench-startup
+.PHONY: bench-sandbox bench-load bench-startup bench-fixture
 bench-sandbox: bin/harness
 	bench/sandbox.sh
 bench-load: bin/harness $(BUILD)/helpers/hello-server
 	bench/load.sh
 bench-startup: bin/harness
 	bench/startup.sh
+bench-fixture: bin/harness
+	bench/fixture.sh
 
 # Fuzz targets (clang libFuzzer + ASan/UBSan) for the parsers of outside input; FUZZ_SECONDS each.
 FUZZ_SECONDS ?= 20

@@ -14,5 +14,8 @@ int dep_ensure(const struct scenario *s, char *ret, size_t len, struct hx_err *e
 /* A copy of the scenario folder under dir (without node_modules) with an empty node_modules to mount
  * the installed one on: the sandbox binds this copy at /scenario. */
 int dep_stage(const struct scenario *s, const char *dir, char *ret, size_t len, struct hx_err *err);
+struct img_cache;
+/* `images gc`: remove installed dependencies no shipped scenario's lock file refers to. */
+int dep_gc(struct img_cache *c, unsigned *removed, struct hx_err *err);
 
 #endif

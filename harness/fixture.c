@@ -2,6 +2,7 @@
  * over the protocol, fast shutdown. */
 #include "fixture.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -187,11 +188,54 @@ static int pg_make_template(struct fx_pg_template *t, const char *tmp, int netns
 	return write_owned(path, pw, 0, 0600, err);
 }
 
+/* <cache>/fixtures/<image>-<key>: the key covers the binary's digest and the template's recipe. */
+static int pg_template_dir(const struct img_cache *c, const struct manifest *m, const struct img_status *st, char *buf,
+			   size_t len)
+{
+	char what[512], key[65];
+
+	snprintf(what, sizeof(what), "%s %s", st->digest, FX_PG_LAYOUT);
+	if (util_sha256_hex(what, strlen(what), key, sizeof(key)) < 0)
+		return -EIO;
+	snprintf(buf, len, "%s/fixtures/%s-%.16s", c->root, m->name, key);
+	return 0;
+}
+
+int fx_gc(struct img_cache *c, unsigned *removed, struct hx_err *err)
+{
+	char keep[PATH_MAX] = "", dir[PATH_MAX + 16], path[PATH_MAX * 2];
+	struct manifest m;
+	struct img_status st;
+	struct hx_err ignored = {0};
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+
+	if (man_load(img_manifest_dir(), "postgres15", &m, &ignored) == 0) {
+		if (img_status(c, &m, true, &st, &ignored) == 0 && st.present)
+			pg_template_dir(c, &m, &st, keep, sizeof(keep));
+		man_free(&m);
+	}
+	snprintf(dir, sizeof(dir), "%s/fixtures", c->root);
+	if (!(d = opendir(dir)))
+		return 0;
+	/* under the lock, a .tmp- folder is one whose maker died */
+	if (flock(c->lock_fd, LOCK_EX) < 0)
+		return hx_syserr(err, "image cache: lock");
+	while ((de = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 && strcmp(path, keep) != 0 &&
+		    unpack_remove_tree(path) == 0)
+			(*removed)++;
+	}
+	flock(c->lock_fd, LOCK_UN);
+	return 0;
+}
+
 int fx_pg_prepare(const struct manifest *m, const struct img_status *st, uint64_t memory_max, int netns_fd,
 		  struct fx_pg_template *t, struct hx_err *err)
 {
 	struct img_cache c = {.lock_fd = -1};
-	char key[65], tmp[PATH_MAX + 32], pwpath[PATH_MAX + 16], what[512], entry[PATH_MAX];
+	char tmp[PATH_MAX + 32], pwpath[PATH_MAX + 16], entry[PATH_MAX];
 	_cleanup_free_ char *pw = NULL;
 	int rc = 0;
 
@@ -199,10 +243,12 @@ int fx_pg_prepare(const struct manifest *m, const struct img_status *st, uint64_
 	t->memory_max = memory_max;
 	snprintf(entry, sizeof(entry), "%s", st->entry);
 	snprintf(t->bin, sizeof(t->bin), "%s", dirname(entry));
-	snprintf(what, sizeof(what), "%s %s", st->digest, FX_PG_LAYOUT);
-	if (util_sha256_hex(what, strlen(what), key, sizeof(key)) < 0 || img_cache_open(&c, err) < 0)
-		return hx_fail(err, HX_EXIT_INTERNAL, EIO, "postgres template: %s", err->msg);
-	snprintf(t->dir, sizeof(t->dir), "%s/fixtures/%s-%.16s", c.root, m->name, key);
+	if (img_cache_open(&c, err) < 0)
+		return hx_wrap(err, "postgres template");
+	if (pg_template_dir(&c, m, st, t->dir, sizeof(t->dir)) < 0) {
+		img_cache_close(&c);
+		return hx_fail(err, HX_EXIT_INTERNAL, EIO, "postgres template: no SHA-256");
+	}
 	snprintf(pwpath, sizeof(pwpath), "%s/password", t->dir);
 	if (!util_exists(pwpath)) {
 		snprintf(tmp, sizeof(tmp), "%s/fixtures", c.root);

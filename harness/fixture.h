@@ -35,6 +35,9 @@ int fx_pg_prepare(const struct manifest *m, const struct img_status *st, uint64_
 /* The benchmark settings the server runs with, for the results. */
 cJSON *fx_pg_settings(const struct fx_pg_template *t);
 void fx_pg_template_free(struct fx_pg_template *t);
+/* `images gc`: remove fixture templates of binaries that are gone or recipes that changed, and the
+ * half-made ones of a harness that died. */
+int fx_gc(struct img_cache *c, unsigned *removed, struct hx_err *err);
 
 /* A running fixture. */
 struct fx_pg {

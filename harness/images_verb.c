@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cleanup.h"
+#include "deps.h"
+#include "fixture.h"
 #include "images.h"
 #include "opt.h"
 #include "util.h"
@@ -155,7 +157,9 @@ int verb_images(int argc, char **argv)
 	else if (strcmp(sub, "gc") == 0) {
 		unsigned removed = 0;
 
-		rc = img_gc(&c, &removed, &err) < 0 ? hx_report(&err) : HX_EXIT_OK;
+		rc = img_gc(&c, &removed, &err) < 0 || dep_gc(&c, &removed, &err) < 0 || fx_gc(&c, &removed, &err) < 0
+			     ? hx_report(&err)
+			     : HX_EXIT_OK;
 		if (rc == 0)
 			printf("removed %u cache entr%s no manifest refers to\n", removed, removed == 1 ? "y" : "ies");
 	} else if (strcmp(sub, "verify") == 0 && npos == 1)

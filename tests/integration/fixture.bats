@@ -107,3 +107,25 @@ PY
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"the script's metrics line: \"p99_ms\" is missing (the scenario requires it)"* ]]
 }
+
+@test "images gc keeps the live template and the shipped scenarios' dependencies, removes stale ones" {
+	real=${HARNESS_CACHE_DIR:-/var/cache/harness}
+	export HARNESS_CACHE_DIR=$BATS_TEST_TMPDIR/cache
+	lock=$(sha256sum "$HARNESS_TOP/scenarios/postgres/package-lock.json" | cut -c1-64)
+	mkdir -p "$HARNESS_CACHE_DIR/npm"
+	cp -a "$real/npm/sha256-$lock" "$HARNESS_CACHE_DIR/npm/" # installed by the tests above: no registry needed
+	pg_scenario pg 200 ''
+	run --separate-stderr "$HARNESS" run --runtimes node20 --repeat 1 --out p.json ./pg
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"making the postgres15 template cluster"* ]]
+	mkdir -p "$HARNESS_CACHE_DIR"/fixtures/postgres15-0123456789abcdef/pgdata "$HARNESS_CACHE_DIR"/fixtures/.tmp-postgres15-1 \
+		"$HARNESS_CACHE_DIR"/npm/sha256-00/node_modules
+	run "$HARNESS" images gc
+	[ "$status" -eq 0 ]
+	[[ "$output" == "removed 3 cache entries"* ]]
+	[ "$(ls "$HARNESS_CACHE_DIR/fixtures" | wc -l)" -eq 1 ]
+	[ -d "$HARNESS_CACHE_DIR/npm/sha256-$lock/node_modules/pg" ]
+	run --separate-stderr "$HARNESS" run --runtimes node20 --repeat 1 --out p2.json ./pg
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"making the postgres15 template cluster"* ]]
+}
