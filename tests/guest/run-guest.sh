@@ -11,7 +11,8 @@ top=$(cd "$here/../.." && pwd)
 build=${HARNESS_BUILD:-$top/build}
 work=$build/guest
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(tests/integration/exec.bats tests/integration/sandbox.bats tests/integration/doctor.bats)
+[ ${#suites[@]} -gt 0 ] || suites=(tests/integration/exec.bats tests/integration/sandbox.bats tests/integration/doctor.bats
+	tests/integration/fixture-slice.bats)
 
 skip_all() {
 	if [ "${HARNESS_MUST_WORK:-0}" = 1 ]; then

@@ -1,0 +1,46 @@
+#!/usr/bin/env bats
+# The Postgres fixture's lifecycle without npm modules, so that it also runs in the cgroup v2 guest:
+# template, sandbox in the fixture slice, SCRAM readiness, the connection in the runtime's
+# environment, fast shutdown, nothing left behind.
+
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+setup() {
+	need_root
+	[ -x /usr/lib/postgresql/15/bin/postgres ] || hx_skip "needs Debian's postgresql-15"
+	cd "$BATS_TEST_TMPDIR"
+}
+
+teardown() {
+	assert_no_leftovers
+	! pgrep -f 'postgres -D /var/lib/postgresql/data' || { echo "a postgres is left running" >&2; return 1; }
+}
+
+@test "a script reaches the trial's own Postgres at PGHOST:PGPORT; fixture slice, CPU set, clean shutdown" {
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --out r.json "$HARNESS_FIXTURES/scenarios/pg-reachable"
+	echo "$output"
+	echo "$stderr" | tail -5
+	[ "$status" -eq 0 ]
+	python3 - <<'PY'
+import json, os
+d = json.load(open("r.json"))
+t = d["trials"][0]
+assert t["status"] == "ok", t
+assert t["script"]["refused_ssl"] == 50 and t["script"]["errors"] == 0, t["script"]
+f = t["fixture"]
+assert f["slice"] == "fixture" and f["cpus"] == t["cpus"]["fixture"] and f["clean_shutdown"], f
+# the fixture has a CPU of its own exactly when the plan found one to spare
+planned = d["config"]["modes"]["pinned"]
+shared = planned["fixture"] == planned["client"]
+assert ("shares_cpus_with" in f) == shared, (f, planned)
+if os.environ.get("HARNESS_GUEST") == "1":  # 4 vCPUs: runtime, client and fixture get one each
+    assert not shared and len({planned["sut"], planned["client"], planned["fixture"]}) == 3, planned
+assert t["slices"]["fixture"]["pids_peak"] >= 5 and t["slices"]["fixture"]["memory_peak_bytes"] > 20 << 20
+assert d["config"]["fixtures"]["postgres"]["settings"]["fsync"] == "off"
+PY
+	logs=$(python3 -c 'import json; print(json.load(open("r.json"))["config"]["logs"])')
+	grep -q "database system is ready to accept connections" "$logs"/postgres-pg-reachable-node20-pinned-1.log
+	grep -q "database system is shut down" "$logs"/postgres-pg-reachable-node20-pinned-1.log
+}
