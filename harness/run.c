@@ -536,18 +536,20 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 	char id[64], cpus[CG_MAX_CPUS * 5];
 	cJSON *sets = cJSON_AddObjectToObject(trial, "cpus");
 	double t0 = now_s();
+	/* the fixture slice only for a scenario that has a fixture */
+	unsigned slices = env->plan[mode].slices & ~(s->fixtures ? 0u : 1u << CG_SLICE_FIXTURE);
 	int rc;
 
 	for (int sl = 0; sl < CG_NR_SLICES; sl++)
-		if (env->plan[mode].slices & (1u << sl)) {
+		if (slices & (1u << sl)) {
 			cg_cpus_format(&env->plan[mode].limits[sl].cpus, cpus, sizeof(cpus));
 			cJSON_AddStringToObject(sets, cg_slice_names[sl], cpus);
 		}
-	if (cg_run_id(id, sizeof(id), err) < 0 || cg_tree_create(id, NULL, env->plan[mode].slices, &tree, err) < 0)
+	if (cg_run_id(id, sizeof(id), err) < 0 || cg_tree_create(id, NULL, slices, &tree, err) < 0)
 		return -err->errnum;
 	rc = 0;
 	for (int sl = 0; sl < CG_NR_SLICES && rc == 0; sl++)
-		if (env->plan[mode].slices & (1u << sl))
+		if (slices & (1u << sl))
 			rc = cg_slice_apply(tree, (enum cg_slice)sl, &env->plan[mode].limits[sl], err);
 	if (rc == 0 && (s->fixtures & SCN_FX_POSTGRES))
 		rc = fixture_start(env, s, m, mode, tree, trial, &pg, err);

@@ -166,9 +166,10 @@ static int plan_fixture(const struct scenario *s, struct run_plan *p, struct hx_
 		return -err->errnum;
 	if (img_cache_open(&cache, err) < 0 || img_status(&cache, &p->pg_img, true, &p->pg_st, err) < 0)
 		rc = -err->errnum;
-	else if (!p->pg_st.present && img_pull(&cache, &p->pg_img, err) < 0)
-		rc = hx_fail(err, HX_EXIT_HOST, ENOENT, "it needs the postgres15 fixture: %s", err->msg);
-	else if (!p->pg_st.present)
+	else if (!p->pg_st.present && img_pull(&cache, &p->pg_img, err) < 0) {
+		rc = hx_wrap(err, "it needs the postgres15 fixture (on Debian: apt-get install postgresql-15)");
+		err->exit = HX_EXIT_HOST; /* the scenario is skipped, the run goes on */
+	} else if (!p->pg_st.present)
 		rc = img_status(&cache, &p->pg_img, true, &p->pg_st, err);
 	img_cache_close(&cache);
 	if (rc < 0) {

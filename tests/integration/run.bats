@@ -201,3 +201,14 @@ PY
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"chat invariant broken"*"deliveries lost"* ]]
 }
+
+@test "without the postgres15 fixture, a scenario that needs it is skipped with the reason and the fix; the rest runs" {
+	mkdir images
+	cp "$HARNESS_TOP"/images/*.json images/
+	sed -i 's|/usr/lib/postgresql/15/bin/postgres|/nonexistent/postgres|g' images/postgres15.json
+	HARNESS_IMAGES_DIR=$PWD/images run --separate-stderr "$HARNESS" run --runtimes node20 --profile quick --repeat 1 --out s.json "$HARNESS_FIXTURES/scenarios/pg-reachable" startup
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"skipping scenario pg-reachable: it needs the postgres15 fixture (on Debian: apt-get install postgresql-15): image postgres15: /nonexistent/postgres is not installed on this host"* ]]
+	python3 -c 'import json; d=json.load(open("s.json")); assert {t["scenario"] for t in d["trials"]} == {"startup"} and "fixtures" not in d["config"]'
+}
