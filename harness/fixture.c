@@ -359,6 +359,8 @@ static int pg_wait_ready(const struct fx_pg_template *t, int netns_fd, struct fx
 			*err = e;
 			return hx_wrap(err, "the readiness check");
 		}
+		if (t->interrupted && *t->interrupted)
+			return hx_fail(err, HX_EXIT_VERDICT, EINTR, "interrupted while postgres was starting");
 		if (now_ms() > end) {
 			util_log_tail(pg->log, tail, sizeof(tail));
 			return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT,

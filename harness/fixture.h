@@ -20,12 +20,13 @@
 
 /* The cached template and what a run needs to start and reach it. */
 struct fx_pg_template {
-	char dir[PATH_MAX];  /* <cache>/fixtures/<image>-<key>: pgdata/ and password */
-	char bin[PATH_MAX];  /* the folder of postgres and initdb */
-	char password[65];   /* random, made with the template; never in the results */
-	char env[5][96];     /* PGHOST=... for the runtime */
-	uint64_t memory_max; /* of the fixture slice: shared_buffers and the data tmpfs follow from it */
-	cJSON *image;	     /* img_describe of the image */
+	char dir[PATH_MAX];		 /* <cache>/fixtures/<image>-<key>: pgdata/ and password */
+	char bin[PATH_MAX];		 /* the folder of postgres and initdb */
+	char password[65];		 /* random, made with the template; never in the results */
+	char env[5][96];		 /* PGHOST=... for the runtime */
+	uint64_t memory_max;		 /* of the fixture slice: shared_buffers and the data tmpfs follow from it */
+	cJSON *image;			 /* img_describe of the image */
+	const volatile int *interrupted; /* when set and non-zero: stop waiting for readiness */
 };
 
 /* Make the template when the cache lacks it (under the cache's lock; initdb's sandbox joins netns_fd),

@@ -408,6 +408,7 @@ static int run_execute(struct run_plan *p, struct run_env *env, struct hx_err *e
 		if (fx_pg_prepare(&p->pg_img, &p->pg_st, env->budget[p->modes[0]].memory_max, env->netns_fd, env->pg,
 				  err) < 0)
 			return -err->errnum;
+		env->pg->interrupted = &run_interrupted;
 	}
 	for (size_t i = 0; i < p->nscn && !env->tls_dir[0]; i++)
 		if (p->scn[i].tls) {

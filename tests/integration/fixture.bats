@@ -129,3 +129,19 @@ PY
 	[ "$status" -eq 0 ]
 	[[ "$stderr" != *"making the postgres15 template cluster"* ]]
 }
+
+@test "Ctrl-C during a postgres trial: exit 130, the fixture shut down, nothing left" {
+	pg_scenario pg 10000000 ''
+	"$HARNESS" run --runtimes node20 --repeat 1 --out i.json ./pg >/dev/null 2>&1 &
+	pid=$!
+	for _ in $(seq 300); do
+		pgrep -f 'postgres -D /var/lib/postgresql/data' >/dev/null && break
+		sleep 0.1
+	done
+	pgrep -f 'postgres -D /var/lib/postgresql/data'
+	sleep 1
+	kill -INT "$pid"
+	wait "$pid" || status=$?
+	[ "${status:-0}" -eq 130 ]
+	python3 -c 'import json; d=json.load(open("i.json")); t=d["trials"][0]; assert d["interrupted"] and t["status"] == "interrupted" and t["fixture"]["clean_shutdown"], t'
+}
