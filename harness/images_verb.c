@@ -161,7 +161,8 @@ int verb_images(int argc, char **argv)
 			     ? hx_report(&err)
 			     : HX_EXIT_OK;
 		if (rc == 0)
-			printf("removed %u cache entr%s no manifest refers to\n", removed, removed == 1 ? "y" : "ies");
+			printf("removed %u cache entr%s that nothing shipped uses\n", removed,
+			       removed == 1 ? "y" : "ies");
 	} else if (strcmp(sub, "verify") == 0 && npos == 1)
 		rc = images_each(&c, sub, NULL, 0, true, &err);
 	else if (strcmp(sub, "pull") == 0 || strcmp(sub, "verify") == 0 || strcmp(sub, "rm") == 0 ||
