@@ -153,8 +153,7 @@ int dep_stage(const struct scenario *s, const char *dir, char *ret, size_t len, 
 
 int dep_gc(struct img_cache *c, unsigned *removed, struct hx_err *err)
 {
-	static char keep[64][80];
-	char dir[PATH_MAX + 8], path[PATH_MAX * 2];
+	static char keep[64][160];
 	_cleanup_closedir_ DIR *d = opendir(scn_dir());
 	struct dirent *de;
 	size_t n = 0;
@@ -162,7 +161,7 @@ int dep_gc(struct img_cache *c, unsigned *removed, struct hx_err *err)
 	while (d && (de = readdir(d)) && n < HX_ARRAY_SIZE(keep)) {
 		_cleanup_free_ char *text = NULL;
 		struct hx_err ignored = {0};
-		char hex[65];
+		char path[PATH_MAX * 2], hex[65];
 		size_t len;
 
 		snprintf(path, sizeof(path), "%s/%s/package-lock.json", scn_dir(), de->d_name);
@@ -170,21 +169,5 @@ int dep_gc(struct img_cache *c, unsigned *removed, struct hx_err *err)
 		    util_sha256_hex(text, len, hex, sizeof(hex)) == 0)
 			snprintf(keep[n++], sizeof(keep[0]), "sha256-%s", hex);
 	}
-	closedir(steal_pointer(&d));
-	snprintf(dir, sizeof(dir), "%s/npm", c->root);
-	if (!(d = opendir(dir)))
-		return 0;
-	if (flock(c->lock_fd, LOCK_EX) < 0)
-		return hx_syserr(err, "image cache: lock");
-	while ((de = readdir(d))) {
-		bool kept = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
-
-		for (size_t i = 0; i < n && !kept; i++)
-			kept = strcmp(de->d_name, keep[i]) == 0;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (!kept && unpack_remove_tree(path) == 0)
-			(*removed)++;
-	}
-	flock(c->lock_fd, LOCK_UN);
-	return 0;
+	return img_cache_prune(c, "npm", keep, n, removed, err);
 }

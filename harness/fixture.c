@@ -2,7 +2,6 @@
  * over the protocol, fast shutdown. */
 #include "fixture.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -203,32 +202,18 @@ static int pg_template_dir(const struct img_cache *c, const struct manifest *m, 
 
 int fx_gc(struct img_cache *c, unsigned *removed, struct hx_err *err)
 {
-	char keep[PATH_MAX] = "", dir[PATH_MAX + 16], path[PATH_MAX * 2];
+	char keep[1][160] = {""}, dir[PATH_MAX];
 	struct manifest m;
 	struct img_status st;
 	struct hx_err ignored = {0};
-	_cleanup_closedir_ DIR *d = NULL;
-	struct dirent *de;
 
 	if (man_load(img_manifest_dir(), "postgres15", &m, &ignored) == 0) {
-		if (img_status(c, &m, true, &st, &ignored) == 0 && st.present)
-			pg_template_dir(c, &m, &st, keep, sizeof(keep));
+		if (img_status(c, &m, true, &st, &ignored) == 0 && st.present &&
+		    pg_template_dir(c, &m, &st, dir, sizeof(dir)) == 0)
+			snprintf(keep[0], sizeof(keep[0]), "%s", strrchr(dir, '/') + 1);
 		man_free(&m);
 	}
-	snprintf(dir, sizeof(dir), "%s/fixtures", c->root);
-	if (!(d = opendir(dir)))
-		return 0;
-	/* under the lock, a .tmp- folder is one whose maker died */
-	if (flock(c->lock_fd, LOCK_EX) < 0)
-		return hx_syserr(err, "image cache: lock");
-	while ((de = readdir(d))) {
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 && strcmp(path, keep) != 0 &&
-		    unpack_remove_tree(path) == 0)
-			(*removed)++;
-	}
-	flock(c->lock_fd, LOCK_UN);
-	return 0;
+	return img_cache_prune(c, "fixtures", keep, 1, removed, err);
 }
 
 int fx_pg_prepare(const struct manifest *m, const struct img_status *st, uint64_t memory_max, int netns_fd,
@@ -425,24 +410,16 @@ int fx_pg_start(const struct fx_pg_template *t, struct cg_tree *tree, int netns_
 void fx_pg_stop(struct cg_tree *tree, struct fx_pg *pg, cJSON *o)
 {
 	double t0 = now_ms();
-	int status = -1;
-	bool exited = false;
+	int code = -1;
+	bool reaped = pg->x.pid <= 0; /* it died and was reaped: only its slice is left to empty */
+	/* SIGINT, which the sandbox's init passes on: PostgreSQL's fast shutdown */
+	bool exited = !reaped && sbx_stop(tree, CG_SLICE_FIXTURE, &pg->x, SIGINT, 10000, &code);
 
-	if (pg->x.pid > 0) {
-		kill(pg->x.pid, SIGINT); /* the sandbox's init passes it on: PostgreSQL's fast shutdown */
-		for (int i = 0; i < 1000 && !exited; i++) {
-			exited = waitpid(pg->x.pid, &status, WNOHANG) == pg->x.pid;
-			if (!exited)
-				usleep(10000);
-		}
-	}
-	cg_slice_kill(tree, CG_SLICE_FIXTURE, &(struct hx_err){0});
-	if (pg->x.pid > 0 && !exited)
-		waitpid(pg->x.pid, &status, 0);
+	if (reaped)
+		cg_slice_kill(tree, CG_SLICE_FIXTURE, &(struct hx_err){0});
 	if (o) {
 		cJSON_AddNumberToObject(o, "stop_ms", now_ms() - t0);
-		cJSON_AddBoolToObject(o, "clean_shutdown", exited && util_exit_code(status) == 0);
+		cJSON_AddBoolToObject(o, "clean_shutdown", exited && code == 0);
 	}
-	pg->x.pid = -1;
 	sbx_release(&pg->x);
 }

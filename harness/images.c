@@ -340,13 +340,30 @@ int img_rm(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 	return 0;
 }
 
-/* Is this cache entry the digest of a shipped manifest? */
-static bool referenced(const char *name, char digests[][160], size_t n)
+int img_cache_prune(struct img_cache *c, const char *sub, char keep[][160], size_t nkeep, unsigned *removed,
+		    struct hx_err *err)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(name, digests[i]) == 0)
-			return true;
-	return false;
+	char dir[PATH_MAX], path[PATH_MAX * 2];
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+
+	snprintf(dir, sizeof(dir), "%s/%s", c->root, sub);
+	if (!(d = opendir(dir)))
+		return 0;
+	/* every writer holds the lock while its .tmp- or .partial- entry exists: under it they are leftovers */
+	if (flock(c->lock_fd, LOCK_EX) < 0)
+		return hx_syserr(err, "image cache: lock");
+	while ((de = readdir(d))) {
+		bool kept = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+
+		for (size_t i = 0; i < nkeep && !kept; i++)
+			kept = strcmp(de->d_name, keep[i]) == 0;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (!kept && unpack_remove_tree(path) == 0)
+			(*removed)++;
+	}
+	flock(c->lock_fd, LOCK_UN);
+	return 0;
 }
 
 int img_gc(struct img_cache *c, unsigned *removed, struct hx_err *err)
@@ -370,24 +387,9 @@ int img_gc(struct img_cache *c, unsigned *removed, struct hx_err *err)
 			man_free(&m);
 		}
 	}
-	if (flock(c->lock_fd, LOCK_EX) < 0)
-		return hx_syserr(err, "image cache: lock");
-	for (int i = 0; i < 2; i++) {
-		char dir[PATH_MAX], path[PATH_MAX];
-		_cleanup_closedir_ DIR *sub = NULL;
-
-		snprintf(dir, sizeof(dir), "%s/%s", c->root, i ? "trees" : "blobs");
-		sub = opendir(dir);
-		while (sub && (de = readdir(sub))) {
-			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-			    referenced(de->d_name, digests, n))
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-			if (unpack_remove_tree(path) == 0)
-				(*removed)++;
-		}
-	}
-	flock(c->lock_fd, LOCK_UN);
+	if (img_cache_prune(c, "blobs", digests, n, removed, err) < 0 ||
+	    img_cache_prune(c, "trees", digests, n, removed, err) < 0)
+		return -err->errnum;
 	return 0;
 }
 

@@ -37,6 +37,10 @@ int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err);
 /* Re-hash the blob, check the tree's entry, run the version command. */
 int img_verify(struct img_cache *c, const struct manifest *m, char *why, size_t why_len, struct hx_err *err);
 int img_rm(struct img_cache *c, const struct manifest *m, struct hx_err *err);
+/* Remove every entry of <cache>/<sub> whose name is not in keep, under the cache's lock; *removed counts
+ * them (added to). */
+int img_cache_prune(struct img_cache *c, const char *sub, char keep[][160], size_t nkeep, unsigned *removed,
+		    struct hx_err *err);
 /* Remove blobs, trees and partial downloads no shipped manifest refers to; *ret_removed counts them. */
 int img_gc(struct img_cache *c, unsigned *ret_removed, struct hx_err *err);
 struct sbx_config;

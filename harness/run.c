@@ -159,6 +159,34 @@ static void stats_into(cJSON *o, const char *key, struct cg_tree *tree, enum cg_
 		cJSON_AddItemToObject(o, key, res_stats_json(&st));
 }
 
+/* How waiting for a sandbox ended. */
+enum wait_end { WAIT_EXITED, WAIT_CUT, WAIT_SERVER_GONE };
+
+/* Wait for a sandbox's init to exit (its exit code in *ret_code); when the run is interrupted, the deadline
+ * passes or server (> 0) exits first, kill the slice instead. The server's init is our child: once it
+ * exits it is reaped here, and the caller must not signal its PID again. */
+static enum wait_end wait_or_cut(struct cg_tree *tree, enum cg_slice sl, pid_t pid, double deadline, pid_t server,
+				 int *ret_code)
+{
+	int status = 0;
+
+	for (;;) {
+		bool server_gone;
+
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			*ret_code = util_exit_code(status);
+			return WAIT_EXITED;
+		}
+		server_gone = server > 0 && (waitpid(server, NULL, WNOHANG) == server || kill(server, 0) < 0);
+		if (run_interrupted || now_s() > deadline || server_gone) {
+			cg_slice_kill(tree, sl, &(struct hx_err){0});
+			waitpid(pid, &status, 0);
+			return server_gone ? WAIT_SERVER_GONE : WAIT_CUT;
+		}
+		usleep(5000);
+	}
+}
+
 /* The client's `harness load` command line for an http or a ws-chat trial, in store. */
 struct client_args {
 	char *argv[24];
@@ -217,7 +245,8 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 	struct sbx x = {.pid = -1, .report_fd = -1};
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int fd = -1;
-	int status = 0;
+	enum wait_end end;
+	int code = 0; /* the client's verdict is in its JSON */
 
 	client_args_for(s, requests, &args);
 	snprintf(out, sizeof(out), "%s/client.json", env->dir);
@@ -233,28 +262,13 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 		sbx_release(&x);
 		return hx_wrap(err, "load client");
 	}
-	for (double end = now_s() + (left_s > 0 ? left_s : 1e9);;) {
-		pid_t r = waitpid(x.pid, &status, WNOHANG);
-
-		if (r == x.pid)
-			break;
-		/* The server's init is our child: once it exits, it is reaped here and the load stops. */
-		bool server_gone = waitpid(server, NULL, WNOHANG) == server || kill(server, 0) < 0;
-
-		if (run_interrupted || now_s() > end || server_gone) {
-			struct hx_err ignored = {0};
-
-			cg_slice_kill(tree, CG_SLICE_CLIENT, &ignored);
-			waitpid(x.pid, &status, 0);
-			sbx_release(&x);
-			if (server_gone)
-				return hx_fail(err, HX_EXIT_VERDICT, EPIPE, "the server exited during the load");
-			return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT, "%s",
-				       run_interrupted ? "interrupted" : "cut: the scenario's --cap ran out");
-		}
-		usleep(5000);
-	}
+	end = wait_or_cut(tree, CG_SLICE_CLIENT, x.pid, now_s() + (left_s > 0 ? left_s : 1e9), server, &code);
 	sbx_release(&x);
+	if (end == WAIT_SERVER_GONE)
+		return hx_fail(err, HX_EXIT_VERDICT, EPIPE, "the server exited during the load");
+	if (end == WAIT_CUT)
+		return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT, "%s",
+			       run_interrupted ? "interrupted" : "cut: the scenario's --cap ran out");
 	if (util_read_file(out, &text, NULL, err) < 0)
 		return -err->errnum;
 	*ret = cJSON_Parse(text);
@@ -263,20 +277,12 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 	return 0;
 }
 
-static int stop_server(struct cg_tree *tree, struct sbx *x)
+/* SIGTERM, 2 s to exit, then the slice is killed. */
+static void stop_server(struct cg_tree *tree, struct sbx *x)
 {
-	struct hx_err ignored = {0};
-	int status = -1;
+	int code;
 
-	if (x->pid > 0) {
-		kill(x->pid, SIGTERM);
-		for (int i = 0; i < 200 && waitpid(x->pid, &status, WNOHANG) == 0; i++)
-			usleep(10000);
-	}
-	cg_slice_kill(tree, CG_SLICE_SUT, &ignored);
-	if (x->pid > 0)
-		waitpid(x->pid, &status, WNOHANG);
-	return status;
+	sbx_stop(tree, CG_SLICE_SUT, x, SIGTERM, 2000, &code);
 }
 
 /* Write 5 to clear_refs (Linux >= 4.0): the process's peak RSS starts again from its current RSS. */
@@ -369,26 +375,6 @@ out:
 	return rc;
 }
 
-/* Wait for a sandbox's init until it exits, the deadline passes or the run is interrupted (then the
- * slice is killed); its exit code, or -1 when it was cut. */
-static int wait_or_cut(struct cg_tree *tree, enum cg_slice sl, pid_t pid, double deadline)
-{
-	int status = 0;
-
-	for (;;) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-
-		if (r == pid)
-			return util_exit_code(status);
-		if (run_interrupted || now_s() > deadline) {
-			cg_slice_kill(tree, sl, &(struct hx_err){0});
-			waitpid(pid, &status, 0);
-			return -1;
-		}
-		usleep(5000);
-	}
-}
-
 /* The runtime runs the workload itself and ends with one JSON line of metrics on stdout; the client slice
  * stays idle. */
 static int trial_script(struct run_env *env, const struct scenario *s, const struct manifest *m,
@@ -419,7 +405,8 @@ static int trial_script(struct run_env *env, const struct scenario *s, const str
 		return hx_wrap(err, "script");
 	}
 	proc_cpus_into(sbx_payload_pid(x.pid), proc);
-	code = wait_or_cut(tree, CG_SLICE_SUT, x.pid, end < deadline ? end : deadline);
+	if (wait_or_cut(tree, CG_SLICE_SUT, x.pid, end < deadline ? end : deadline, -1, &code) != WAIT_EXITED)
+		code = -1;
 	stats_into(cJSON_AddObjectToObject(trial, "slices"), "sut", tree, CG_SLICE_SUT);
 	cJSON_AddNumberToObject(proc, "exit", code);
 	if (x.stamps->exit_ns > x.stamps->exec_ns) {

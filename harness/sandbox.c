@@ -222,6 +222,12 @@ static int sbx_child_main(void *arg)
 		kill(child, SIGKILL);
 		child_fail(x->report_fd, step, errno);
 	}
+	/* Changing the user clears the parent-death signal (prctl(2): any change of the effective or fs uid/gid): set it
+	 * again, or a SIGKILLed harness would leave the sandbox running. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
+		kill(child, SIGKILL);
+		child_fail(x->report_fd, "pdeathsig", errno);
+	}
 	close(x->report_fd);
 	return init_loop(child, x->stamps);
 }
@@ -318,4 +324,27 @@ pid_t sbx_payload_pid(pid_t init)
 	if (util_read_file(path, &text, NULL, &err) < 0)
 		return -1;
 	return (pid_t)atoi(text);
+}
+
+bool sbx_stop(struct cg_tree *t, enum cg_slice s, struct sbx *x, int sig, int wait_ms, int *ret_code)
+{
+	int status = 0;
+	bool exited = false;
+
+	*ret_code = -1;
+	if (x->pid <= 0)
+		return false;
+	kill(x->pid, sig);
+	for (int i = 0; i < wait_ms / 10 && !exited; i++) {
+		exited = waitpid(x->pid, &status, WNOHANG) == x->pid;
+		if (!exited)
+			usleep(10000);
+	}
+	cg_slice_kill(t, s, &(struct hx_err){0});
+	if (!exited)
+		waitpid(x->pid, &status, 0); /* the slice is empty: its init is gone */
+	else
+		*ret_code = util_exit_code(status);
+	x->pid = -1;
+	return exited;
 }

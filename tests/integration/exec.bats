@@ -117,7 +117,7 @@ teardown() {
 		run "$HARNESS" exec $sandbox -- sh -c 'sleep 301 & echo started'
 		[ "$status" -eq 0 ]
 		[ "$output" = started ]
-		! pgrep -f '^sleep 301'
+		refute pgrep -f '^sleep 301'
 	done
 }
 
@@ -134,7 +134,7 @@ wait_for_tree() {
 	kill -KILL "$pid"
 	wait "$pid" || true
 	for _ in $(seq 100); do pgrep -f '^sleep 302' >/dev/null || break; sleep 0.05; done
-	! pgrep -f '^sleep 302'
+	refute pgrep -f '^sleep 302'
 	[ -n "$(leftover_cgroups)" ]
 	run "$HARNESS" gc
 	[ "$status" -eq 0 ]
@@ -152,7 +152,7 @@ wait_for_tree() {
 	run "$HARNESS" gc
 	[ "$status" -eq 0 ]
 	[[ "$output" == "removed 1 orphaned cgroup tree" ]]
-	! running "$sleeper"
+	refute running "$sleeper"
 }
 
 @test "gc leaves the tree of a live harness alone" {

@@ -9,13 +9,13 @@ load helpers
 
 setup() {
 	need_root
-	[ -x /usr/lib/postgresql/15/bin/postgres ] || hx_skip "needs Debian's postgresql-15"
+	need_postgres
 	cd "$BATS_TEST_TMPDIR"
 }
 
 teardown() {
 	assert_no_leftovers
-	! pgrep -f 'postgres -D /var/lib/postgresql/data' || { echo "a postgres is left running" >&2; return 1; }
+	assert_no_postgres
 }
 
 @test "a script reaches the trial's own Postgres at PGHOST:PGPORT; fixture slice, CPU set, clean shutdown" {

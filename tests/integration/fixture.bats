@@ -8,13 +8,13 @@ load helpers
 
 setup() {
 	need_root
-	[ -x /usr/lib/postgresql/15/bin/postgres ] || hx_skip "needs Debian's postgresql-15"
+	need_postgres
 	cd "$BATS_TEST_TMPDIR"
 }
 
 teardown() {
 	assert_no_leftovers
-	! pgrep -f 'postgres -D /var/lib/postgresql/data' || { echo "a postgres is left running" >&2; return 1; }
+	assert_no_postgres
 }
 
 # A copy of the shipped postgres scenario: $1 the folder, $2 its iterations, then a sed program for
@@ -70,10 +70,10 @@ PY
 	# the password reaches the runtime, never the results
 	pw=$(cat "$tmpl/../password")
 	[ "${#pw}" -eq 32 ]
-	! grep -q "$pw" p.json
+	refute grep -q "$pw" p.json
 	# the server ran on a copy: the template has never held a running server's files
 	[ ! -e "$tmpl/postmaster.pid" ] && [ ! -e "$tmpl/postmaster.opts" ]
-	! grep -q /var/lib/postgresql/data /proc/*/mountinfo 2>/dev/null
+	refute grep -q /var/lib/postgresql/data /proc/*/mountinfo 2>/dev/null
 	logs=$(python3 -c 'import json; print(json.load(open("p.json"))["config"]["logs"])')
 	# one log per trial, each ending in a fast shutdown
 	[ "$(ls "$logs"/postgres-postgres-node20-pinned-*.log | wc -l)" -eq 2 ]

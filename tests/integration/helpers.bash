@@ -32,6 +32,25 @@ assert_no_leftovers() {
 	fi
 }
 
+# `refute CMD...`: CMD must fail. (A bare `! CMD` never fails a bats test: `set -e` ignores negated
+# commands.)
+refute() {
+	if "$@"; then
+		echo "expected to fail: $*" >&2
+		return 1
+	fi
+}
+
+# Debian's PostgreSQL 15, for the fixture suites.
+need_postgres() {
+	[ -x /usr/lib/postgresql/15/bin/postgres ] || hx_skip "needs Debian's postgresql-15"
+}
+
+# No fixture server may outlive its run.
+assert_no_postgres() {
+	! pgrep -f 'postgres -D /var/lib/postgresql/data' || { echo "a postgres is left running" >&2; return 1; }
+}
+
 # A process that exists and is not a zombie (an orphan killed by gc may wait to be reaped).
 running() {
 	[ -r "/proc/$1/stat" ] && ! grep -qE '^[0-9]+ \(.*\) Z' "/proc/$1/stat"

@@ -106,7 +106,7 @@ PY
 	wait "$pid" || status=$?
 	[ "${status:-0}" -eq 130 ]
 	python3 -c 'import json; d=json.load(open("i.json")); assert d["interrupted"] and 1 <= len(d["trials"]) < 20, len(d["trials"])'
-	! pgrep -f '/scenario/hello.js'
+	refute pgrep -f '/scenario/hello.js'
 }
 
 @test "bad input: an unknown scenario or runtime is exit 2, a budget the host lacks exit 3" {

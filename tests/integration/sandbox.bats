@@ -54,8 +54,8 @@ expect() {
 	run "$HARNESS" exec -- sh -c 'ls /; hostname; echo pid $$; id -un; touch /x 2>&1; touch /usr/x 2>&1; touch /tmp/x && echo tmp-ok; touch ~/x && echo home-ok'
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"usr"* ]]
-	! grep -qx root <<<"$output"
-	! grep -qx work <<<"$output"
+	refute grep -qx root <<<"$output"
+	refute grep -qx work <<<"$output"
 	grep -qx harness <<<"$output"
 	grep -qx "pid 2" <<<"$output"
 	[[ "$output" == *"touch: cannot touch '/x': Read-only file system"* ]]
@@ -68,7 +68,7 @@ expect() {
 	NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt NODE_OPTIONS=--max-old-space-size=1 \
 		run "$HARNESS" exec --env FOO=bar -- env
 	[ "$status" -eq 0 ]
-	! grep -q NODE_ <<<"$output"
+	refute grep -q NODE_ <<<"$output"
 	grep -qx FOO=bar <<<"$output"
 	grep -qx LANG=C.UTF-8 <<<"$output"
 	grep -qx TZ=UTC <<<"$output"
