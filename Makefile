@@ -13,27 +13,27 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 	-Wold-style-definition -Wwrite-strings -Wpointer-arith -Wundef -Wvla -Wimplicit-fallthrough \
 	-Wmissing-declarations -Wredundant-decls -Wnested-externs -Wno-format-truncation
 CFLAGS += -std=gnu11 $(OPT) $(WARN) -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
-	-DHX_VERSION='"$(VERSION)"' -DHX_COMMIT='"$(COMMIT)"' $(PKG_CFLAGS)
+	-DHX_VERSION='"$(VERSION)"' -DHX_COMMIT='"$(COMMIT)"' -I. -Iharness $(PKG_CFLAGS)
 LDLIBS += $(PKG_LIBS) -lm
 
 BUILD ?= build
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-LIB_SRC := $(filter-out harness/main.c,$(wildcard harness/*.c)) $(wildcard cgroups/*.c)
+LIB_SRC := $(filter-out harness/cli/main.c,$(wildcard harness/*/*.c)) $(wildcard cgroups/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
-SOURCES := $(wildcard harness/*.[ch] cgroups/*.[ch] tests/unit/*.[ch] tests/helpers/*.c)
+SOURCES := $(wildcard harness/*/*.[ch] cgroups/*.[ch] tests/unit/*.[ch] tests/helpers/*.c)
 
 .PHONY: all test unit integration guest asan install deps format format-check run clean
 
 # The binary is bin/harness: ./harness is the folder of its sources.
 all: bin/harness
 
-bin/harness: $(BUILD)/harness/main.o $(BUILD)/libharness.a
+bin/harness: $(BUILD)/harness/cli/main.o $(BUILD)/libharness.a
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
@@ -42,7 +42,7 @@ $(BUILD)/libharness.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
 # The commit is baked into main.o only, so a new commit relinks nothing else.
-$(BUILD)/harness/main.o: .git-commit
+$(BUILD)/harness/cli/main.o: .git-commit
 .git-commit: FORCE
 	@echo '$(COMMIT)' | cmp -s - $@ || echo '$(COMMIT)' > $@
 FORCE:
@@ -59,7 +59,7 @@ $(BUILD)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wno-missing-prototypes -o $@ $< -lpthread -lssl -lcrypto
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/harness/main.d
+-include $(LIB_OBJ:.o=.d) $(BUILD)/harness/cli/main.d
 
 # The README's test command: unit tests, integration tests on this host, the cgroup v2 guest tests.
 test: bin/harness $(UNIT_BIN) $(HELPER_BIN)
@@ -124,9 +124,9 @@ fuzz: $(FUZZ_TARGETS)
 		rc=$$?; tail -1 $$corpus.log; [ $$rc -eq 0 ] || { tail -40 $$corpus.log; exit 1; }; \
 	done
 
-FUZZ_SRC := harness/http.c harness/ws.c harness/manifest.c harness/scenario.c harness/err.c harness/util.c \
-	harness/pgwire.c harness/script.c
+FUZZ_SRC := harness/load/http.c harness/load/ws.c harness/image/manifest.c harness/run/scenario.c \
+	harness/base/err.c harness/base/util.c harness/run/pgwire.c harness/run/script.c
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRC)
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE \
-		$(PKG_CFLAGS) -o $@ $< $(FUZZ_SRC) -lcrypto -lcjson -lm
+		-I. -Iharness $(PKG_CFLAGS) -o $@ $< $(FUZZ_SRC) -lcrypto -lcjson -lm

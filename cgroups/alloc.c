@@ -1,5 +1,5 @@
 /* Topology-aware CPU allocation: disjoint, whole-core-first CPU sets for sut, client, fixture, noise. */
-#include "alloc.h"
+#include "cgroups/alloc.h"
 
 #include <errno.h>
 #include <stdio.h>

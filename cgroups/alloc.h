@@ -2,9 +2,9 @@
 #ifndef CG_ALLOC_H
 #define CG_ALLOC_H
 
-#include "../harness/err.h"
-#include "cpus.h"
-#include "topo.h"
+#include "base/err.h"
+#include "cgroups/cpus.h"
+#include "cgroups/topo.h"
 
 enum cg_slice {
 	CG_SLICE_SUT,

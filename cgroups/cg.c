@@ -1,5 +1,5 @@
 /* The cgroup front API: run trees, slices, spawning into a slice, stats, teardown and gc. */
-#include "cg.h"
+#include "cgroups/cg.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../harness/cleanup.h"
-#include "../harness/util.h"
-#include "cg_internal.h"
+#include "base/cleanup.h"
+#include "base/util.h"
+#include "cgroups/cg_internal.h"
 
 const struct cg_file_def cg_files[CG_NR_FILES] = {
 	[CG_F_CPUS] = {"CPU set", CG_CTRL_CPUSET, "cpuset.cpus", "cpuset.cpus"},

@@ -7,10 +7,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../harness/err.h"
-#include "alloc.h"
-#include "cpus.h"
-#include "mode.h"
+#include "base/err.h"
+#include "cgroups/alloc.h"
+#include "cgroups/cpus.h"
+#include "cgroups/mode.h"
 
 struct cg_limits {
 	struct cg_cpus cpus;	/* required: every slice gets a CPU set (all usable CPUs when unpinned) */

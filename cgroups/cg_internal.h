@@ -4,7 +4,7 @@
 
 #include <limits.h>
 
-#include "cg.h"
+#include "cgroups/cg.h"
 
 /* Every cgroup file harness touches, named once: the v2 name and the v1 name with its controller. */
 enum cg_file {

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../harness/cleanup.h"
-#include "../harness/util.h"
-#include "cg_internal.h"
+#include "base/cleanup.h"
+#include "base/util.h"
+#include "cgroups/cg_internal.h"
 
 /* Controllers whose hierarchy repeats an earlier one (co-mounted, e.g. cpu,cpuacct) are skipped. */
 static bool v1_dup(const struct cg_tree *t, int c)

@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../harness/cleanup.h"
-#include "../harness/util.h"
-#include "cg_internal.h"
+#include "base/cleanup.h"
+#include "base/util.h"
+#include "cgroups/cg_internal.h"
 
 /* The controllers a run's slices use, as cgroup.controllers names them. */
 static const int v2_ctrls[] = {CG_CTRL_CPUSET, CG_CTRL_CPU, CG_CTRL_MEMORY, CG_CTRL_PIDS};

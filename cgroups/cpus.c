@@ -1,5 +1,5 @@
 /* CPU set bitmaps and the kernel's CPU list format. */
-#include "cpus.h"
+#include "cgroups/cpus.h"
 
 #include <ctype.h>
 #include <errno.h>

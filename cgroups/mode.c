@@ -1,5 +1,5 @@
 /* cgroup layout detection: statfs for the mode, mountinfo for the mounts, /proc/self/cgroup for us. */
-#include "mode.h"
+#include "cgroups/mode.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/vfs.h>
 
-#include "../harness/cleanup.h"
-#include "../harness/util.h"
+#include "base/cleanup.h"
+#include "base/util.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270

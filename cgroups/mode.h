@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../harness/err.h"
+#include "base/err.h"
 
 enum cg_mode {
 	CG_MODE_NONE,	 /* no cgroup file system mounted */

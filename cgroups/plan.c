@@ -1,5 +1,5 @@
 /* From a CPU budget (--cpus, --client-cpus, --mode, --memory) to the limits of each slice. */
-#include "plan.h"
+#include "cgroups/plan.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -6,10 +6,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../harness/err.h"
-#include "alloc.h"
-#include "cg.h"
-#include "topo.h"
+#include "base/err.h"
+#include "cgroups/alloc.h"
+#include "cgroups/cg.h"
+#include "cgroups/topo.h"
 
 enum cg_cpu_mode { CG_CPU_PINNED, CG_CPU_QUOTA, CG_CPU_NONE };
 

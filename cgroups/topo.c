@@ -1,5 +1,5 @@
 /* CPU topology from sysfs: which CPUs share a core, a package, a NUMA node. */
-#include "topo.h"
+#include "cgroups/topo.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/cleanup.h"
-#include "../harness/util.h"
+#include "base/cleanup.h"
+#include "base/util.h"
 
 static int topo_read_cpus(const char *root, const char *rel, struct cg_cpus *ret, bool optional, struct hx_err *err)
 {

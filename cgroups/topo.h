@@ -5,8 +5,8 @@
 
 #include <stdbool.h>
 
-#include "../harness/err.h"
-#include "cpus.h"
+#include "base/err.h"
+#include "cgroups/cpus.h"
 
 struct cg_cpu_info {
 	int package;

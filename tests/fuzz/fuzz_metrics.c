@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../harness/script.h"
+#include "run/script.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../harness/pgwire.h"
+#include "run/pgwire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

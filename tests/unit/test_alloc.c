@@ -1,9 +1,9 @@
 /* The CPU allocator and the budget planner on the fixture trees. */
 #include "testutil.h"
 
-#include "../../cgroups/alloc.h"
-#include "../../cgroups/plan.h"
-#include "../../cgroups/topo.h"
+#include "cgroups/alloc.h"
+#include "cgroups/plan.h"
+#include "cgroups/topo.h"
 
 static struct cg_topo topo;
 

@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "../../harness/hist.h"
+#include "load/hist.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -1,7 +1,7 @@
 /* The HTTP response parser fed every split point of pipelined, chunked and close-delimited streams. */
 #include "testutil.h"
 
-#include "../../harness/http.h"
+#include "load/http.h"
 
 struct expect {
 	int status;

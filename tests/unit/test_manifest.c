@@ -1,7 +1,7 @@
 /* Strict manifest parsing: the shipped shapes, and each kind of mistake named by file and field. */
 #include "testutil.h"
 
-#include "../../harness/manifest.h"
+#include "image/manifest.h"
 
 static const char npm_ok[] =
 	"{\"name\": \"bun\", \"version\": \"1.4.5\", \"kind\": \"runtime\",\n"

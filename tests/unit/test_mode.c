@@ -1,7 +1,7 @@
 /* mountinfo and /proc/self/cgroup parsing for unified, legacy and hybrid hosts. */
 #include "testutil.h"
 
-#include "../../cgroups/mode.h"
+#include "cgroups/mode.h"
 
 static const char hybrid_mountinfo[] =
 	"23 1 253:0 / / rw,relatime - ext4 /dev/vda rw\n"

@@ -1,9 +1,9 @@
 /* Option tables, size/duration parsing, keyed files and the error model. */
 #include "testutil.h"
 
-#include "../../harness/err.h"
-#include "../../harness/opt.h"
-#include "../../harness/util.h"
+#include "base/err.h"
+#include "base/opt.h"
+#include "base/util.h"
 
 struct o {
 	bool flag;

@@ -6,7 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../harness/pgwire.h"
+#include "run/pgwire.h"
 
 static const char rfc_server_first[] = "r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,"
 				       "s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096";

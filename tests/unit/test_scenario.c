@@ -1,7 +1,7 @@
 /* Strict scenario parsing, profile scaling and script choice. */
 #include "testutil.h"
 
-#include "../../harness/scenario.h"
+#include "run/scenario.h"
 
 static const char http_ok[] =
 	"{\"name\":\"h\",\"workload\":\"http\",\"runtimes\":[\"node20\",\"bun\"],\"script\":\"s.js\","

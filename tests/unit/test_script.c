@@ -1,7 +1,7 @@
 /* The script workload's metrics line: the last line of stdout, strictly a flat object of numbers. */
 #include "testutil.h"
 
-#include "../../harness/script.h"
+#include "run/script.h"
 
 static const char need[2][32] = {"p50_ms", "p99_ms"};
 

@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "../../harness/stats.h"
+#include "report/stats.h"
 
 static void test_basic(void **state)
 {

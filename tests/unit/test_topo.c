@@ -1,7 +1,7 @@
 /* Topology from the literal sysfs fixture trees. */
 #include "testutil.h"
 
-#include "../../cgroups/topo.h"
+#include "cgroups/topo.h"
 
 static struct cg_topo *read_tree(const char *name)
 {

@@ -2,7 +2,7 @@
  * an interleaved control frame, every split point, the RFC's handshake example, protocol errors. */
 #include "testutil.h"
 
-#include "../../harness/ws.h"
+#include "load/ws.h"
 
 static const uint8_t mask[4] = {0x37, 0xfa, 0x21, 0x3d};
 

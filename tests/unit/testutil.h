@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "../../cgroups/cpus.h"
+#include "cgroups/cpus.h"
 
 /* A fixture folder below tests/fixtures (HARNESS_FIXTURES when the runner sets it). */
 static inline const char *fixture(const char *rel)

@@ -1,0 +1,53 @@
+/* Small file and text helpers shared by every module: whole-file reads, knob writes, number parsing. */
+#ifndef HX_UTIL_H
+#define HX_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+#define HX_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Read a whole (small) file into a NUL-terminated heap string; *ret_len may be NULL. */
+int util_read_file(const char *path, char **ret, size_t *ret_len, struct hx_err *err);
+/* Read a file and strip trailing white space; for one-value sysfs/proc/cgroup files. */
+int util_read_line(const char *path, char **ret, struct hx_err *err);
+/* Read a file holding one unsigned integer ("max" is refused). */
+int util_read_u64(const char *path, uint64_t *ret, struct hx_err *err);
+/* Write a string to an existing file in one write(2): for cgroup and proc knobs. */
+int util_write_file(const char *path, const char *value, struct hx_err *err);
+/* Write a file atomically: a temp file in the same folder, fsync, rename. */
+int util_write_atomic(const char *path, const void *data, size_t len, struct hx_err *err);
+bool util_exists(const char *path);
+
+/* A folder of shipped data: $<env> when set, else <name>/ beside the binary's checkout (bin/../name), else
+ * share/harness/<name> of its installation. */
+const char *util_data_dir(const char *env, const char *name, char *buf, size_t len);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t util_now_ns(void);
+/* A wait status as a shell reports it: the exit code, or 128+N for signal N. */
+int util_exit_code(int status);
+/* mkdir -p; returns -errno. */
+int util_mkdir_p(const char *path, unsigned mode);
+
+/* "123", "64M", "1.5G", "512k" (binary units, optional trailing B or iB) -> bytes. */
+int util_parse_size(const char *s, uint64_t *ret);
+/* A decimal unsigned integer that fits in uint64_t, with nothing after it. */
+int util_parse_u64(const char *s, uint64_t *ret);
+/* "10s", "500ms", "2m", "1.5" (seconds) -> seconds. */
+int util_parse_duration(const char *s, double *ret);
+
+/* The SHA-256 of data as 64 lowercase hex digits (hexlen >= 65). */
+int util_sha256_hex(const void *data, size_t len, char *hex, size_t hexlen);
+
+/* The last 8 lines of a (log) file, for a message; "" when it is empty or unreadable. */
+void util_log_tail(const char *path, char *buf, size_t len);
+/* Trim trailing white space in place; returns s. */
+char *util_rstrip(char *s);
+/* Find "key value" on a line of a flat-keyed file (cpu.stat, memory.stat, memory.events). */
+int util_keyed_u64(const char *text, const char *key, uint64_t *ret);
+
+#endif

@@ -1,0 +1,44 @@
+/* `harness gc`: remove cgroup trees whose owning harness process has died. */
+#include <stdio.h>
+
+#include "cgroups/cg.h"
+#include "base/opt.h"
+#include "cli/verbs.h"
+
+struct gc_opts {
+	bool help;
+	const char *cgroup_root;
+};
+
+static const struct hx_opt gc_tab[] = {
+	{"cgroup-root", 0, OPT_STR, offsetof(struct gc_opts, cgroup_root), "PATH",
+	 "look below this cgroup path instead of our own"},
+	{"help", 'h', OPT_FLAG, offsetof(struct gc_opts, help), NULL, "show this help"},
+	OPT_END,
+};
+
+int verb_gc(int argc, char **argv)
+{
+	struct gc_opts o = {0};
+	struct hx_err err = {0};
+	unsigned removed = 0;
+	int npos;
+
+	if (opt_parse("gc", gc_tab, &o, argc, argv, false, &npos, &err) < 0)
+		return hx_report(&err);
+	if (o.help) {
+		opt_print_help(stdout, "harness gc [--cgroup-root PATH]",
+			       "Remove the cgroup trees (harness-<pid>-<start>) of harness processes that are gone,\n"
+			       "killing whatever still runs in them. Trees of live harness processes are left alone.",
+			       gc_tab);
+		return HX_EXIT_OK;
+	}
+	if (npos > 0) {
+		fprintf(stderr, "harness: gc: unexpected argument '%s' (see 'harness gc --help')\n", argv[1]);
+		return HX_EXIT_USAGE;
+	}
+	if (cg_gc(o.cgroup_root, &removed, &err) < 0)
+		return hx_report(&err);
+	printf("removed %u orphaned cgroup tree%s\n", removed, removed == 1 ? "" : "s");
+	return HX_EXIT_OK;
+}

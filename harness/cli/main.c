@@ -1,0 +1,89 @@
+/* harness: the command line entry point; dispatches verbs from a table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/util.h"
+#include "cli/verbs.h"
+
+#ifndef HX_VERSION
+#define HX_VERSION "0.0.0"
+#endif
+#ifndef HX_COMMIT
+#define HX_COMMIT "unknown"
+#endif
+
+const char *const hx_version = HX_VERSION;
+const char *const hx_commit = HX_COMMIT;
+
+struct verb {
+	const char *name;
+	int (*fn)(int argc, char **argv); /* NULL: not built yet */
+	const char *synopsis;
+};
+
+static const struct verb verbs[] = {
+	{"run", verb_run, "run scenarios on runtimes in sandboxed, pinned slices; write results"},
+	{"exec", verb_exec, "run one command in a fresh slice (pinned CPUs, memory limit), print its stats"},
+	{"load", verb_load, "HTTP/WebSocket load generator and startup timer"},
+	{"images", verb_images, "list, pull, verify and remove runtime images"},
+	{"scenarios", verb_scenarios, "list the scenarios"},
+	{"report", verb_report, "re-render a results file (md, json, csv)"},
+	{"compare", NULL, "compare two results files"},
+	{"doctor", verb_doctor, "report what this host offers (cgroups, CPUs, kernel facilities) and why"},
+	{"gc", verb_gc, "remove cgroup trees left behind by harness processes that died"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: harness VERB [OPTIONS] [ARGS]\n"
+		   "       harness --help | --version\n\n"
+		   "A reproducible, sandboxed benchmark harness for JavaScript runtimes.\n\nVerbs:\n");
+	for (size_t i = 0; i < HX_ARRAY_SIZE(verbs); i++)
+		fprintf(f, "  %-10s %s%s\n", verbs[i].name, verbs[i].synopsis, verbs[i].fn ? "" : " (not built yet)");
+	fprintf(f, "\n'harness VERB --help' describes a verb.\n\n"
+		   "Exit codes:\n"
+		   "  0  ok\n"
+		   "  1  the benchmark ran but its verdict failed (errors, a broken invariant)\n"
+		   "  2  bad usage or input\n"
+		   "  3  this host cannot do what was asked (not enough CPUs, no cgroup delegation, ...)\n"
+		   "  4  internal failure\n"
+		   "harness exec exits with its command's status instead (128+N when killed by signal N).\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = argc > 1 ? argv[1] : NULL;
+
+	if (!name) {
+		usage(stderr);
+		return HX_EXIT_USAGE;
+	}
+	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+		usage(stdout);
+		return HX_EXIT_OK;
+	}
+	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
+		printf("harness %s (commit %s)\n", HX_VERSION, HX_COMMIT);
+		return HX_EXIT_OK;
+	}
+	for (size_t i = 0; i < HX_ARRAY_SIZE(verbs); i++) {
+		if (strcmp(name, verbs[i].name) != 0)
+			continue;
+		if (!verbs[i].fn && argc > 2 && strcmp(argv[2], "--help") == 0) {
+			printf("Usage: harness %s ...\n\n%s.\nThis verb is not built yet in this version.\n", name,
+			       verbs[i].synopsis);
+			return HX_EXIT_OK;
+		}
+		if (!verbs[i].fn) {
+			fprintf(stderr, "harness: '%s' is not built yet in this version\n", name);
+			return HX_EXIT_INTERNAL;
+		}
+		return verbs[i].fn(argc - 1, argv + 1);
+	}
+	if (name[0] == '-')
+		fprintf(stderr, "harness: unknown option '%s' (see 'harness --help')\n", name);
+	else
+		fprintf(stderr, "harness: unknown verb '%s' (see 'harness --help' for the verbs)\n", name);
+	return HX_EXIT_USAGE;
+}

@@ -1,0 +1,559 @@
+/* `harness run`, `harness scenarios ls`, `harness report`: plan the whole run first (scenarios,
+ * runtimes, images, CPU plans per mode), then interleaved trials, results rewritten after each. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include "base/cleanup.h"
+#include "image/deps.h"
+#include "host/doctor.h"
+#include "load/load.h"
+#include "base/opt.h"
+#include "report/report.h"
+#include "run/run.h"
+#include "sandbox/sbx_net.h"
+#include "sandbox/sbx_seccomp.h"
+#include "run/tlscert.h"
+#include "base/util.h"
+#include "cli/verbs.h"
+
+#define RUN_MAX_SCN 16
+#define RUN_MAX_RT  16
+
+struct run_opts {
+	bool help;
+	const char *runtimes, *mode, *profile, *out, *format;
+	unsigned cpus, client_cpus, repeat;
+	uint64_t memory;
+	double cap;
+};
+
+static const struct hx_opt run_tab[] = {
+	{"runtimes", 0, OPT_STR, offsetof(struct run_opts, runtimes), "LIST",
+	 "images to run, comma-separated (default: every present one)"},
+	{"cpus", 0, OPT_UINT, offsetof(struct run_opts, cpus), "N",
+	 "CPU budget of the runtime (default: from the host, at most 4)"},
+	{"client-cpus", 0, OPT_UINT, offsetof(struct run_opts, client_cpus), "N",
+	 "CPUs of the load client (default: from the host)"},
+	{"memory", 0, OPT_SIZE, offsetof(struct run_opts, memory), "SIZE", "memory limit of the runtime (default 2G)"},
+	{"mode", 0, OPT_STR, offsetof(struct run_opts, mode), "LIST",
+	 "pinned, quota, none, comma-separated (default pinned)"},
+	{"repeat", 0, OPT_UINT, offsetof(struct run_opts, repeat), "N",
+	 "trials per scenario, runtime and mode (default: the scenario's)"},
+	{"profile", 0, OPT_STR, offsetof(struct run_opts, profile), "NAME",
+	 "quick (x0.25), standard or full (x3): scales requests and runs"},
+	{"out", 'o', OPT_STR, offsetof(struct run_opts, out), "FILE",
+	 "results file (default results/harness-<time>.json)"},
+	{"format", 0, OPT_STR, offsetof(struct run_opts, format), "FMT", "table, md or json on stdout (default table)"},
+	{"cap", 0, OPT_DURATION, offsetof(struct run_opts, cap), "SECONDS",
+	 "wall-time budget of each scenario; later trials are cut"},
+	{"help", 'h', OPT_FLAG, offsetof(struct run_opts, help), NULL, "show this help"},
+	OPT_END,
+};
+
+struct run_plan {
+	struct scenario scn[RUN_MAX_SCN];
+	size_t nscn;
+	struct manifest img[RUN_MAX_RT];
+	struct img_status st[RUN_MAX_RT];
+	size_t nimg;
+	enum cg_cpu_mode modes[3];
+	size_t nmodes;
+	enum scn_profile profile;
+	enum report_format format;
+	char out[PATH_MAX];
+	/* the Postgres fixture, when a scenario asks for it */
+	bool pg;
+	struct manifest pg_img;
+	struct img_status pg_st;
+	struct fx_pg_template pg_tmpl;
+};
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	run_interrupted = 1;
+}
+
+static int plan_modes(const struct run_opts *o, struct run_plan *p, struct run_env *env, struct hx_err *err)
+{
+	char buf[64], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", o->mode ? o->mode : "pinned");
+	for (char *m = strtok_r(buf, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
+		enum cg_cpu_mode mode;
+
+		if (cg_cpu_mode_parse(m, &mode) < 0 || p->nmodes == 3)
+			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+				       "run: --mode takes pinned, quota and none, comma-separated, not '%s'", m);
+		p->modes[p->nmodes++] = mode;
+		env->budget[mode] = (struct cg_budget){.mode = mode,
+						       .cpus = o->cpus,
+						       .client_cpus = o->client_cpus,
+						       .memory_max = o->memory ? o->memory : (uint64_t)2 << 30,
+						       .pids_max = 4096,
+						       .fixture = p->pg,
+						       .fixture_memory_max = o->memory ? o->memory : (uint64_t)2 << 30};
+		if (cg_plan_host(&env->budget[mode], &env->plan[mode], err) < 0)
+			return -err->errnum;
+	}
+	return 0;
+}
+
+/* The runtimes: those named, or every shipped runtime image; absent ones are pulled, or skipped with a note. */
+static int plan_images(const struct run_opts *o, struct run_plan *p, struct hx_err *err)
+{
+	static const char *const defaults[] = {"node20", "node22", "node24", "bun", "deno", "workerd"};
+	struct img_cache cache = {.lock_fd = -1};
+	char buf[1024], *save = NULL;
+	int rc = 0;
+
+	if (img_cache_open(&cache, err) < 0)
+		return -err->errnum;
+	snprintf(buf, sizeof(buf), "%s", o->runtimes ? o->runtimes : "");
+	for (size_t i = 0; !o->runtimes && i < HX_ARRAY_SIZE(defaults); i++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? "," : "", defaults[i]);
+	for (char *name = strtok_r(buf, ",", &save); name && rc == 0; name = strtok_r(NULL, ",", &save)) {
+		struct manifest *m = &p->img[p->nimg];
+		struct hx_err pe = {0};
+
+		if (p->nimg == RUN_MAX_RT || man_load(img_manifest_dir(), name, m, err) < 0) {
+			rc = err->msg[0] ? -err->errnum
+					 : hx_fail(err, HX_EXIT_USAGE, E2BIG, "run: at most %d runtimes", RUN_MAX_RT);
+			break;
+		}
+		if (m->kind != MAN_RUNTIME) {
+			rc = hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: %s is a fixture, not a runtime", name);
+			break;
+		}
+		img_status(&cache, m, true, &p->st[p->nimg], err);
+		if (!p->st[p->nimg].present &&
+		    (img_pull(&cache, m, &pe) < 0 || img_status(&cache, m, true, &p->st[p->nimg], &pe) < 0)) {
+			if (o->runtimes) {
+				*err = pe;
+				rc = hx_wrap(err, "run: runtime %s", name);
+				break;
+			}
+			fprintf(stderr, "harness: run: skipping %s: %s\n", name, pe.msg);
+			man_free(m);
+			continue;
+		}
+		p->nimg++;
+	}
+	img_cache_close(&cache);
+	if (rc == 0 && p->nimg == 0)
+		rc = hx_fail(err, HX_EXIT_HOST, ENOENT, "run: no runtime image is present (harness images pull --all)");
+	return rc;
+}
+
+/* The fixture image a scenario needs: present (a host image: Debian's postgresql-15), or the scenario is
+ * skipped with the reason. */
+static int plan_fixture(const struct scenario *s, struct run_plan *p, struct hx_err *err)
+{
+	struct img_cache cache = {.lock_fd = -1};
+	int rc = 0;
+
+	if (!(s->fixtures & SCN_FX_POSTGRES) || p->pg)
+		return 0;
+	if (man_load(img_manifest_dir(), "postgres15", &p->pg_img, err) < 0)
+		return -err->errnum;
+	if (img_cache_open(&cache, err) < 0 || img_status(&cache, &p->pg_img, true, &p->pg_st, err) < 0)
+		rc = -err->errnum;
+	else if (!p->pg_st.present && img_pull(&cache, &p->pg_img, err) < 0) {
+		rc = hx_wrap(err, "it needs the postgres15 fixture (on Debian: apt-get install postgresql-15)");
+		err->exit = HX_EXIT_HOST; /* the scenario is skipped, the run goes on */
+	} else if (!p->pg_st.present)
+		rc = img_status(&cache, &p->pg_img, true, &p->pg_st, err);
+	img_cache_close(&cache);
+	if (rc < 0) {
+		man_free(&p->pg_img);
+		return rc;
+	}
+	p->pg = true;
+	return 0;
+}
+
+static int plan_scenarios(char **names, int n, const struct run_opts *o, struct run_plan *p, struct hx_err *err)
+{
+	static const char *const defaults[] = {"startup", "http-hello"};
+
+	for (int i = 0; i < (n ? n : 2); i++) {
+		struct scenario *s = &p->scn[p->nscn];
+
+		if (p->nscn == RUN_MAX_SCN)
+			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "run: at most %d scenarios", RUN_MAX_SCN);
+		if (scn_load(scn_dir(), n ? names[i] : defaults[i], s, err) < 0)
+			return -err->errnum;
+		if (dep_ensure(s, s->node_modules, sizeof(s->node_modules), err) < 0 || plan_fixture(s, p, err) < 0) {
+			if (err->exit != HX_EXIT_HOST)
+				return -err->errnum;
+			fprintf(stderr, "harness: run: skipping scenario %s: %s\n", s->name, err->msg);
+			hx_clear(err);
+			continue;
+		}
+		scn_scale(s, p->profile);
+		if (o->repeat)
+			s->repeat = o->repeat;
+		p->nscn++;
+	}
+	return 0;
+}
+
+static int run_plan_all(const struct run_opts *o, char **names, int n, struct run_plan *p, struct run_env *env,
+			struct hx_err *err)
+{
+	int prof = o->profile ? -1 : SCN_STANDARD;
+
+	for (int i = 0; o->profile && i < 3; i++)
+		if (strcmp(o->profile, scn_profile_names[i]) == 0)
+			prof = i;
+	if (prof < 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: --profile takes quick, standard or full, not '%s'",
+			       o->profile);
+	p->profile = (enum scn_profile)prof;
+	if (report_format_parse(o->format ? o->format : "table", &p->format) < 0 || p->format == RPT_CSV)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: --format takes table, md or json");
+	if (plan_scenarios(names, n, o, p, err) < 0 || plan_modes(o, p, env, err) < 0 || plan_images(o, p, err) < 0)
+		return -err->errnum;
+	if (p->nscn == 0)
+		return hx_fail(err, HX_EXIT_HOST, ENOENT, "run: no scenario can run here (see the messages above)");
+	if (o->out)
+		snprintf(p->out, sizeof(p->out), "%s", o->out);
+	else {
+		time_t t = time(NULL);
+		struct tm tm;
+
+		gmtime_r(&t, &tm);
+		mkdir("results", 0755);
+		strftime(p->out, sizeof(p->out), "results/harness-%Y%m%d-%H%M%S.json", &tm);
+	}
+	env->cap_s = o->cap;
+	return 0;
+}
+
+static cJSON *results_skeleton(const struct run_plan *p, const struct run_env *env, struct hx_err *err)
+{
+	cJSON *r = cJSON_CreateObject(), *h = cJSON_AddObjectToObject(r, "harness"), *cfg, *imgs, *host = NULL, *cpus;
+	struct sbx_seccomp_opts sec = {0};
+	char why[512], buf[CG_MAX_CPUS * 5];
+	int pinned;
+
+	cJSON_AddStringToObject(r, "schema", "harness-results/1");
+	cJSON_AddStringToObject(h, "version", hx_version);
+	cJSON_AddStringToObject(h, "commit", hx_commit);
+	if (doctor_probe("/sys", &host, &pinned, why, sizeof(why), err) == 0)
+		cJSON_AddItemToObject(r, "host", host);
+	hx_clear(err);
+	cfg = cJSON_AddObjectToObject(r, "config");
+	cJSON_AddStringToObject(cfg, "profile", scn_profile_names[p->profile]);
+	cJSON_AddNumberToObject(cfg, "cpus", env->plan[p->modes[0]].cpus);
+	cg_cpus_format(&env->plan[p->modes[0]].limits[CG_SLICE_CLIENT].cpus, buf, sizeof(buf));
+	cJSON_AddStringToObject(cfg, "client_cpus", buf);
+	cJSON_AddNumberToObject(cfg, "memory_max_bytes", (double)env->budget[p->modes[0]].memory_max);
+	cJSON_AddNumberToObject(cfg, "cap_s", env->cap_s);
+	cpus = cJSON_AddObjectToObject(cfg, "modes");
+	for (size_t i = 0; i < p->nmodes; i++) {
+		cJSON *m = cJSON_AddObjectToObject(cpus, cg_cpu_mode_names[p->modes[i]]);
+
+		for (int s = 0; s < CG_NR_SLICES; s++)
+			if (env->plan[p->modes[i]].slices & (1u << s)) {
+				cg_cpus_format(&env->plan[p->modes[i]].limits[s].cpus, buf, sizeof(buf));
+				cJSON_AddStringToObject(m, cg_slice_names[s], buf);
+			}
+		if (env->plan[p->modes[i]].limits[CG_SLICE_SUT].cpu_quota_us)
+			cJSON_AddNumberToObject(m, "sut_cpu_quota_us",
+						(double)env->plan[p->modes[i]].limits[CG_SLICE_SUT].cpu_quota_us);
+	}
+	if (env->pg)
+		cJSON_AddItemToObject(cJSON_AddObjectToObject(cfg, "fixtures"), "postgres", fx_pg_settings(env->pg));
+	cJSON_AddItemToObject(r, "seccomp", sbx_seccomp_describe(&sec));
+	imgs = cJSON_AddArrayToObject(r, "images");
+	for (size_t i = 0; i < p->nimg; i++)
+		cJSON_AddItemToArray(imgs, img_describe(&p->img[i], &p->st[i]));
+	cJSON_AddArrayToObject(r, "trials");
+	return r;
+}
+
+static int results_write(cJSON *r, const char *path, struct hx_err *err)
+{
+	_cleanup_free_ char *text = NULL;
+
+	cJSON_DeleteItemFromObject(r, "summaries");
+	cJSON_AddItemToObject(r, "summaries", report_summaries(cJSON_GetObjectItem(r, "trials")));
+	text = cJSON_Print(r);
+	return util_write_atomic(path, text, strlen(text), err);
+}
+
+static bool trial_verdict_ok(const cJSON *t, const struct scenario *s)
+{
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t, "load"), "errors"), "total");
+
+	if (!e) /* a script counts its own */
+		e = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t, "script"), "errors");
+
+	return strcmp(cJSON_GetObjectItem(t, "status")->valuestring, "ok") == 0 &&
+	       (!cJSON_IsNumber(e) || e->valuedouble <= (double)s->max_errors);
+}
+
+/* Every trial, interleaved: for each scenario, trial i of every runtime and mode before trial i+1. */
+static int run_all(struct run_plan *p, struct run_env *env, cJSON *results, struct hx_err *err)
+{
+	cJSON *trials = cJSON_GetObjectItem(results, "trials");
+	bool tty = isatty(2), bad = false;
+	unsigned order = 0, total = 0, done = 0;
+	double start = (double)util_now_ns() / 1e9;
+
+	for (size_t s = 0; s < p->nscn; s++)
+		for (size_t i = 0; i < p->nimg; i++)
+			total += scn_supports(&p->scn[s], p->img[i].name) ? p->scn[s].repeat * (unsigned)p->nmodes : 0;
+	for (size_t s = 0; s < p->nscn && !run_interrupted; s++) {
+		struct scenario *sc = &p->scn[s];
+		double deadline = env->cap_s > 0 ? (double)util_now_ns() / 1e9 + env->cap_s : 1e18;
+
+		for (unsigned t = 1; t <= sc->repeat && !run_interrupted; t++)
+			for (size_t i = 0; i < p->nimg && !run_interrupted; i++)
+				for (size_t k = 0;
+				     k < p->nmodes && !run_interrupted && scn_supports(sc, p->img[i].name); k++) {
+					cJSON *trial = cJSON_CreateObject();
+					struct hx_err terr = {0};
+					double now = (double)util_now_ns() / 1e9;
+					int r;
+
+					cJSON_AddStringToObject(trial, "scenario", sc->name);
+					cJSON_AddStringToObject(trial, "runtime", p->img[i].name);
+					cJSON_AddStringToObject(trial, "mode", cg_cpu_mode_names[p->modes[k]]);
+					cJSON_AddNumberToObject(trial, "trial", t);
+					cJSON_AddNumberToObject(trial, "order", ++order);
+					if (tty)
+						fprintf(stderr, "\r\033[K[%u/%u] %s %s %s trial %u/%u, ETA %.0fs",
+							done + 1, total, sc->name, p->img[i].name,
+							cg_cpu_mode_names[p->modes[k]], t, sc->repeat,
+							done ? (now - start) / done * (total - done) : 0.0);
+					else
+						fprintf(stderr, "harness: run: [%u/%u] %s %s %s trial %u/%u\n",
+							done + 1, total, sc->name, p->img[i].name,
+							cg_cpu_mode_names[p->modes[k]], t, sc->repeat);
+					if (now > deadline) {
+						r = hx_fail(&terr, HX_EXIT_VERDICT, ETIMEDOUT,
+							    "cut: the scenario's --cap ran out");
+					} else {
+						r = run_trial(env, sc, &p->img[i], &p->st[i], p->modes[k], deadline,
+							      trial, &terr);
+					}
+					cJSON_AddStringToObject(trial, "status",
+								r == 0				   ? "ok"
+								: run_interrupted		   ? "interrupted"
+								: strncmp(terr.msg, "cut", 3) == 0 ? "cut"
+												   : "failed");
+					if (r < 0)
+						cJSON_AddStringToObject(trial, "error", terr.msg);
+					if (!trial_verdict_ok(trial, sc)) {
+						bad = true;
+						if (!tty || r < 0)
+							fprintf(stderr, "%sharness: run: %s %s %s trial %u: %s\n",
+								tty ? "\n" : "", sc->name, p->img[i].name,
+								cg_cpu_mode_names[p->modes[k]], t,
+								r < 0 ? terr.msg : "errors in the load");
+					}
+					cJSON_AddItemToArray(trials, trial);
+					done++;
+					if (results_write(results, p->out, err) < 0)
+						return -err->errnum;
+				}
+	}
+	if (tty)
+		fprintf(stderr, "\r\033[K");
+	return bad ? 1 : 0;
+}
+
+static int run_execute(struct run_plan *p, struct run_env *env, struct hx_err *err)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	cJSON *results;
+	char tmpl[] = "/tmp/harness-run-XXXXXX";
+	ssize_t n;
+	int verdict;
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	n = readlink("/proc/self/exe", env->harness, sizeof(env->harness) - 1);
+	if (n <= 0 || !mkdtemp(tmpl))
+		return hx_syserr(err, "run: setup");
+	env->harness[n] = '\0';
+	snprintf(env->dir, sizeof(env->dir), "%s", tmpl);
+	if (sbx_net_prepare(&env->netns_fd, err) < 0)
+		return -err->errnum;
+	for (size_t i = 0; i < p->nscn; i++) {
+		struct scenario *s = &p->scn[i];
+		char staged[PATH_MAX];
+
+		/* a copy with a node_modules folder to mount the installed dependencies on */
+		if (s->node_modules[0]) {
+			if (dep_stage(s, env->dir, staged, sizeof(staged), err) < 0)
+				return -err->errnum;
+			snprintf(s->dir, sizeof(s->dir), "%s", staged);
+		}
+	}
+	if (p->pg) {
+		env->pg = &p->pg_tmpl;
+		if (fx_pg_prepare(&p->pg_img, &p->pg_st, env->budget[p->modes[0]].memory_max, env->netns_fd, env->pg,
+				  err) < 0)
+			return -err->errnum;
+		env->pg->interrupted = &run_interrupted;
+	}
+	for (size_t i = 0; i < p->nscn && !env->tls_dir[0]; i++)
+		if (p->scn[i].tls) {
+			snprintf(env->tls_dir, sizeof(env->tls_dir), "%s/tls", env->dir);
+			if (tls_make_selfsigned(env->tls_dir, err) < 0)
+				return -err->errnum;
+		}
+	results = results_skeleton(p, env, err);
+	cJSON_AddStringToObject(cJSON_GetObjectItem(results, "config"), "logs", env->dir);
+	verdict = run_all(p, env, results, err);
+	sbx_net_cleanup(&env->netns_fd);
+	if (verdict < 0) {
+		cJSON_Delete(results);
+		return verdict;
+	}
+	cJSON_AddBoolToObject(results, "interrupted", run_interrupted);
+	cJSON_AddStringToObject(results, "verdict", verdict || run_interrupted ? "failed" : "ok");
+	if (results_write(results, p->out, err) < 0) {
+		cJSON_Delete(results);
+		return -err->errnum;
+	}
+	report_render(results, p->format, stdout);
+	fprintf(stderr, "harness: results: %s\n", p->out);
+	cJSON_Delete(results);
+	if (run_interrupted)
+		return 130;
+	return verdict ? HX_EXIT_VERDICT : HX_EXIT_OK;
+}
+
+int verb_run(int argc, char **argv)
+{
+	struct run_opts o = {0};
+	struct hx_err err = {0};
+	_cleanup_free_ struct run_plan *p = calloc(1, sizeof(*p));
+	_cleanup_free_ struct run_env *env = calloc(1, sizeof(*env));
+	int npos, rc;
+
+	if (!p || !env)
+		return HX_EXIT_INTERNAL;
+	env->netns_fd = -1;
+	if (opt_parse("run", run_tab, &o, argc, argv, false, &npos, &err) < 0)
+		return hx_report(&err);
+	if (o.help) {
+		opt_print_help(
+			stdout, "harness run [SCENARIO...] [OPTIONS]",
+			"Run scenarios (default: startup and http-hello) on runtimes (default: every runtime image,\n"
+			"pulled when absent) in sandboxed, pinned slices; interleave the trials; print a table and\n"
+			"write the results file after every trial. Exit 1 when a trial failed or had errors.",
+			run_tab);
+		return HX_EXIT_OK;
+	}
+	if (run_plan_all(&o, argv + 1, npos, p, env, &err) < 0)
+		return hx_report(&err);
+	rc = run_execute(p, env, &err);
+	for (size_t i = 0; i < p->nimg; i++)
+		man_free(&p->img[i]);
+	if (p->pg) {
+		fx_pg_template_free(&p->pg_tmpl);
+		man_free(&p->pg_img);
+	}
+	return rc < 0 ? hx_report(&err) : rc;
+}
+
+int verb_scenarios(int argc, char **argv)
+{
+	struct dirent **names = NULL;
+	struct hx_err err = {0};
+	int n;
+
+	if (argc < 2 || strcmp(argv[1], "ls") != 0) {
+		bool help = argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
+
+		fprintf(help ? stdout : stderr, "Usage: harness scenarios ls\n\nList the scenarios (%s).\n", scn_dir());
+		return help ? HX_EXIT_OK : HX_EXIT_USAGE;
+	}
+	n = scandir(scn_dir(), &names, NULL, alphasort);
+	if (n < 0)
+		return hx_fail(&err, HX_EXIT_HOST, errno, "scenarios: %s: %s", scn_dir(), strerror(errno)),
+		       hx_report(&err);
+	printf("%-16s %-8s %-48s %s\n", "NAME", "WORKLOAD", "RUNTIMES", "DESCRIPTION");
+	for (int k = 0; k < n; k++) {
+		struct scenario s;
+		char rts[512] = "";
+
+		if (names[k]->d_name[0] != '.' && scn_load(scn_dir(), names[k]->d_name, &s, &err) == 0) {
+			for (size_t i = 0; i < s.nruntimes; i++)
+				snprintf(rts + strlen(rts), sizeof(rts) - strlen(rts), "%s%s", i ? "," : "",
+					 s.runtimes[i]);
+			printf("%-16s %-8s %-48s %s\n", s.name, scn_workload_names[s.workload], rts, s.description);
+		} else if (err.msg[0]) {
+			hx_report(&err);
+			hx_clear(&err);
+		}
+		free(names[k]);
+	}
+	free(names);
+	return HX_EXIT_OK;
+}
+
+struct report_opts {
+	bool help;
+	const char *format;
+};
+
+static const struct hx_opt report_tab[] = {
+	{"format", 0, OPT_STR, offsetof(struct report_opts, format), "FMT", "md (default), table, json or csv"},
+	{"help", 'h', OPT_FLAG, offsetof(struct report_opts, help), NULL, "show this help"},
+	OPT_END,
+};
+
+int verb_report(int argc, char **argv)
+{
+	const char *format = "md";
+	struct hx_err err = {0};
+	_cleanup_free_ char *text = NULL;
+	struct report_opts o = {0};
+	enum report_format f;
+	cJSON *r;
+	int npos;
+
+	if (opt_parse("report", report_tab, &o, argc, argv, false, &npos, &err) < 0)
+		return hx_report(&err);
+	if (o.help) {
+		opt_print_help(stdout, "harness report FILE [--format md|table|json|csv]", "Re-render a results file.",
+			       report_tab);
+		return HX_EXIT_OK;
+	}
+	if (o.format)
+		format = o.format;
+	if (npos != 1 || report_format_parse(format, &f) < 0) {
+		hx_fail(&err, HX_EXIT_USAGE, EINVAL, "report: usage: harness report FILE [--format md|table|json|csv]");
+		return hx_report(&err);
+	}
+	if (util_read_file(argv[1], &text, NULL, &err) < 0)
+		return hx_report(&err);
+	r = cJSON_Parse(text);
+	if (!r || !cJSON_IsArray(cJSON_GetObjectItem(r, "trials"))) {
+		hx_fail(&err, HX_EXIT_USAGE, EINVAL, "report: %s is not a harness results file", argv[1]);
+		cJSON_Delete(r);
+		return hx_report(&err);
+	}
+	/* from the trials, so that a file written by an older harness shows every metric this one knows */
+	cJSON_DeleteItemFromObject(r, "summaries");
+	cJSON_AddItemToObject(r, "summaries", report_summaries(cJSON_GetObjectItem(r, "trials")));
+	report_render(r, f, stdout);
+	cJSON_Delete(r);
+	return HX_EXIT_OK;
+}

@@ -1,0 +1,173 @@
+/* Scenario npm dependencies in the image cache: <cache>/npm/sha256-<lock digest>/node_modules. */
+#include "image/deps.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "image/images.h"
+#include "image/unpack.h"
+#include "base/util.h"
+
+static int copy_file(const char *from, const char *to)
+{
+	_cleanup_free_ char *data = NULL;
+	struct hx_err err = {0};
+	size_t len;
+
+	if (util_read_file(from, &data, &len, &err) < 0)
+		return -err.errnum;
+	return util_write_atomic(to, data, len, &err) < 0 ? -err.errnum : 0;
+}
+
+/* `npm ci` in dir; its output (the last of it) into log for the error message. */
+static int npm_ci(const char *dir, char *log, size_t len)
+{
+	int p[2], status = 0;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0)
+		return -errno;
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		if (chdir(dir) < 0)
+			_exit(126);
+		execlp("npm", "npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error",
+		       (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((n = read(p[0], log + got, len - got - 1)) > 0) {
+		got += (size_t)n;
+		if (got > len / 2) { /* keep the end */
+			memmove(log, log + got - len / 4, len / 4);
+			got = len / 4;
+		}
+	}
+	log[got] = '\0';
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
+}
+
+int dep_ensure(const struct scenario *s, char *ret, size_t len, struct hx_err *err)
+{
+	struct img_cache c = {.lock_fd = -1};
+	char lock[PATH_MAX], pkg[PATH_MAX], hex[65], base[PATH_MAX], tmp[PATH_MAX], log[4096], path[PATH_MAX];
+	_cleanup_free_ char *text = NULL;
+	size_t tlen;
+	int rc = 0;
+
+	ret[0] = '\0';
+	snprintf(lock, sizeof(lock), "%s/package-lock.json", s->dir);
+	snprintf(pkg, sizeof(pkg), "%s/package.json", s->dir);
+	if (!util_exists(lock))
+		return 0;
+	if (util_read_file(lock, &text, &tlen, err) < 0 || util_sha256_hex(text, tlen, hex, sizeof(hex)) < 0 ||
+	    img_cache_open(&c, err) < 0)
+		return -err->errnum;
+	snprintf(base, sizeof(base), "%s/npm/sha256-%s", c.root, hex);
+	snprintf(ret, len, "%s/node_modules", base);
+	if (util_exists(ret))
+		goto out;
+	snprintf(path, sizeof(path), "%s/npm", c.root);
+	mkdir(path, 0755);
+	if (flock(c.lock_fd, LOCK_EX) < 0) {
+		rc = hx_syserr(err, "npm dependencies: lock");
+		goto out;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/npm/.tmp-%s-%d", c.root, hex, (int)getpid());
+	unpack_remove_tree(tmp);
+	if (!util_exists(ret)) {
+		char to[PATH_MAX + 32];
+
+		fprintf(stderr, "harness: installing the npm dependencies of scenario %s (npm ci)\n", s->name);
+		if (mkdir(tmp, 0755) < 0 ||
+		    (snprintf(to, sizeof(to), "%s/package-lock.json", tmp), copy_file(lock, to) < 0) ||
+		    (snprintf(to, sizeof(to), "%s/package.json", tmp), copy_file(pkg, to) < 0))
+			rc = hx_syserr(err, "npm dependencies of %s: %s", s->name, tmp);
+		else if (npm_ci(tmp, log, sizeof(log)) < 0)
+			rc = hx_fail(err, HX_EXIT_HOST, EIO,
+				     "cannot install the npm dependencies of scenario %s (npm ci, offline with nothing "
+				     "cached?): %s",
+				     s->name, util_rstrip(log));
+		else if (rename(tmp, base) < 0)
+			rc = hx_syserr(err, "npm dependencies of %s: rename", s->name);
+		if (rc < 0)
+			unpack_remove_tree(tmp);
+	}
+	flock(c.lock_fd, LOCK_UN);
+out:
+	img_cache_close(&c);
+	if (rc < 0)
+		ret[0] = '\0';
+	return rc;
+}
+
+static const char *stage_from, *stage_to;
+
+static int stage_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	char to[PATH_MAX];
+	const char *rel = path + strlen(stage_from);
+
+	(void)ftw;
+	if (strcmp(rel, "/node_modules") == 0) /* a local install, if any: the cache's is mounted instead */
+		return FTW_SKIP_SUBTREE;
+	snprintf(to, sizeof(to), "%s%s", stage_to, rel);
+	if (flag == FTW_D)
+		return mkdir(to, 0755) < 0 && errno != EEXIST ? FTW_STOP : FTW_CONTINUE;
+	if (flag == FTW_F)
+		return copy_file(path, to) < 0 || chmod(to, st->st_mode & 0755) < 0 ? FTW_STOP : FTW_CONTINUE;
+	return FTW_CONTINUE;
+}
+
+int dep_stage(const struct scenario *s, const char *dir, char *ret, size_t len, struct hx_err *err)
+{
+	char nm[PATH_MAX + 16];
+
+	snprintf(ret, len, "%s/scenario-%s", dir, s->name);
+	unpack_remove_tree(ret);
+	stage_from = s->dir;
+	stage_to = ret;
+	if (nftw(s->dir, stage_one, 16, FTW_PHYS | FTW_ACTIONRETVAL) != 0)
+		return hx_syserr(err, "scenario %s: copying it to %s", s->name, ret);
+	snprintf(nm, sizeof(nm), "%s/node_modules", ret);
+	if (mkdir(nm, 0755) < 0 && errno != EEXIST)
+		return hx_syserr(err, "scenario %s: %s", s->name, nm);
+	return 0;
+}
+
+int dep_gc(struct img_cache *c, unsigned *removed, struct hx_err *err)
+{
+	static char keep[64][160];
+	_cleanup_closedir_ DIR *d = opendir(scn_dir());
+	struct dirent *de;
+	size_t n = 0;
+
+	while (d && (de = readdir(d)) && n < HX_ARRAY_SIZE(keep)) {
+		_cleanup_free_ char *text = NULL;
+		struct hx_err ignored = {0};
+		char path[PATH_MAX * 2], hex[65];
+		size_t len;
+
+		snprintf(path, sizeof(path), "%s/%s/package-lock.json", scn_dir(), de->d_name);
+		if (de->d_name[0] != '.' && util_read_file(path, &text, &len, &ignored) == 0 &&
+		    util_sha256_hex(text, len, hex, sizeof(hex)) == 0)
+			snprintf(keep[n++], sizeof(keep[0]), "sha256-%s", hex);
+	}
+	return img_cache_prune(c, "npm", keep, n, removed, err);
+}

@@ -1,0 +1,21 @@
+/* A scenario's npm dependencies: installed once per lock file with `npm ci --ignore-scripts` into the
+ * image cache, keyed by the lock file's digest, and seen read-only at /scenario/node_modules. */
+#ifndef HX_DEPS_H
+#define HX_DEPS_H
+
+#include <stddef.h>
+
+#include "base/err.h"
+#include "run/scenario.h"
+
+/* The node_modules folder for scenario s (installing it when absent); "" when s has no
+ * package-lock.json. Offline with nothing cached: an HX_EXIT_HOST error that says so. */
+int dep_ensure(const struct scenario *s, char *ret, size_t len, struct hx_err *err);
+/* A copy of the scenario folder under dir (without node_modules) with an empty node_modules to mount
+ * the installed one on: the sandbox binds this copy at /scenario. */
+int dep_stage(const struct scenario *s, const char *dir, char *ret, size_t len, struct hx_err *err);
+struct img_cache;
+/* `images gc`: remove installed dependencies no shipped scenario's lock file refers to. */
+int dep_gc(struct img_cache *c, unsigned *removed, struct hx_err *err);
+
+#endif

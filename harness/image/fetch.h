@@ -1,0 +1,16 @@
+/* Downloads with libcurl: redirects, timeouts, retries with backoff, resume of a partial file, a
+ * progress bar on a TTY, and the digest computed while the bytes arrive. */
+#ifndef HX_FETCH_H
+#define HX_FETCH_H
+
+#include <stddef.h>
+
+#include "base/err.h"
+
+/* Download url into path (appending to what a previous attempt left there, when the server allows
+ * ranges), hashing everything with algo ("sha256" or "sha512"); hex gets the digest. */
+int fetch_file(const char *url, const char *path, const char *algo, char *hex, size_t hex_len, struct hx_err *err);
+/* GET a small document (an npm packument) into a heap string. */
+int fetch_text(const char *url, const char *accept, char **ret, struct hx_err *err);
+
+#endif

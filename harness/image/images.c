@@ -1,0 +1,458 @@
+/* Image cache operations: pull (npm through the machine's npm configuration, url, host), status,
+ * verify, rm, gc. Downloads go to a partial file, are verified, then renamed; trees are unpacked into a
+ * temporary folder, then renamed; an flock on the cache serialises writers. */
+#include "image/images.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "image/fetch.h"
+#include "sandbox/sandbox.h"
+#include "image/unpack.h"
+#include "base/util.h"
+
+const char *img_manifest_dir(void)
+{
+	static char dir[PATH_MAX];
+
+	return util_data_dir("HARNESS_IMAGES_DIR", "images", dir, sizeof(dir));
+}
+
+int img_cache_open(struct img_cache *c, struct hx_err *err)
+{
+	const char *env = getenv("HARNESS_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char sub[PATH_MAX];
+
+	if (env && env[0])
+		snprintf(c->root, sizeof(c->root), "%s", env);
+	else if (xdg && xdg[0])
+		snprintf(c->root, sizeof(c->root), "%s/harness", xdg);
+	else if (geteuid() == 0)
+		snprintf(c->root, sizeof(c->root), "/var/cache/harness");
+	else
+		snprintf(c->root, sizeof(c->root), "%s/.cache/harness", home ? home : "/tmp");
+	for (int i = 0; i < 2; i++) {
+		snprintf(sub, sizeof(sub), "%s/%s", c->root, i ? "trees" : "blobs");
+		if (util_mkdir_p(sub, 0755) < 0)
+			return hx_fail(err, HX_EXIT_HOST, errno,
+				       "image cache: cannot create %s: %s (set HARNESS_CACHE_DIR)", sub,
+				       strerror(errno));
+	}
+	snprintf(sub, sizeof(sub), "%s/lock", c->root);
+	c->lock_fd = open(sub, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (c->lock_fd < 0)
+		return hx_syserr(err, "image cache: %s", sub);
+	return 0;
+}
+
+void img_cache_close(struct img_cache *c)
+{
+	if (c->lock_fd >= 0)
+		close(c->lock_fd);
+	c->lock_fd = -1;
+}
+
+static uint64_t tree_bytes;
+
+static int add_size(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (flag == FTW_F)
+		tree_bytes += (uint64_t)st->st_size;
+	return 0;
+}
+
+/* The hex digest of a file with algo ("sha256", "sha512"). */
+static int hash_file(const char *path, const char *algo, char *hex, size_t len)
+{
+	unsigned char buf[65536], md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	_cleanup_fclose_ FILE *f = fopen(path, "rb");
+	size_t n, off = 0;
+
+	if (!f || !ctx) {
+		EVP_MD_CTX_free(ctx);
+		return -errno;
+	}
+	EVP_DigestInit_ex(ctx, EVP_get_digestbyname(algo), NULL);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		EVP_DigestUpdate(ctx, buf, n);
+	EVP_DigestFinal_ex(ctx, md, &mdlen);
+	EVP_MD_CTX_free(ctx);
+	for (unsigned i = 0; i < mdlen && off + 2 < len; i++)
+		off += (size_t)snprintf(hex + off, len - off, "%02x", md[i]);
+	return 0;
+}
+
+int img_status(struct img_cache *c, const struct manifest *m, bool hash_host, struct img_status *st, struct hx_err *err)
+{
+	struct stat sb;
+
+	memset(st, 0, sizeof(*st));
+	if (m->source == MAN_SRC_HOST) {
+		snprintf(st->entry, sizeof(st->entry), "%s", m->entry);
+		st->present = stat(m->entry, &sb) == 0 && (sb.st_mode & 0111);
+		st->size = st->present ? (uint64_t)sb.st_size : 0;
+		if (st->present && hash_host) {
+			strcpy(st->digest, "sha256-");
+			if (hash_file(m->entry, "sha256", st->digest + 7, sizeof(st->digest) - 7) < 0)
+				return hx_syserr(err, "image %s: read %s", m->name, m->entry);
+		}
+		return 0;
+	}
+	man_digest_id(m, st->digest, sizeof(st->digest));
+	snprintf(st->tree, sizeof(st->tree), "%s/trees/%s", c->root, st->digest);
+	snprintf(st->entry, sizeof(st->entry), "%s/%s", st->tree, m->entry);
+	st->present = stat(st->entry, &sb) == 0;
+	if (st->present) {
+		tree_bytes = 0;
+		nftw(st->tree, add_size, 16, FTW_PHYS);
+		st->size = tree_bytes;
+	}
+	return 0;
+}
+
+/* The registry npm uses for a package, scoped ones included: asked of npm itself. */
+static int npm_registry(const char *package, char *buf, size_t len, struct hx_err *err)
+{
+	char cmd[512], scope[214] = "";
+	const char *slash = strchr(package, '/');
+
+	if (package[0] == '@' && slash)
+		snprintf(scope, sizeof(scope), "%.*s", (int)(slash - package), package);
+	for (int pass = scope[0] ? 0 : 1; pass < 2; pass++) {
+		_cleanup_pclose_ FILE *p = NULL;
+
+		snprintf(cmd, sizeof(cmd), "npm config get %s%s 2>/dev/null", pass ? "" : scope,
+			 pass ? "registry" : ":registry");
+		p = popen(cmd, "r");
+		if (!p || !fgets(buf, (int)len, p))
+			continue;
+		util_rstrip(buf);
+		if ((strncmp(buf, "http://", 7) == 0 || strncmp(buf, "https://", 8) == 0))
+			return 0;
+	}
+	return hx_fail(
+		err, HX_EXIT_HOST, ENOENT,
+		"image: cannot learn the npm registry ('npm config get registry' gave nothing): install npm or set "
+		"npm_config_registry");
+}
+
+/* Ask the registry where the tarball of package@version is, and check it names the same bytes. */
+static int npm_tarball(const struct manifest *m, char *url, size_t len, struct hx_err *err)
+{
+	char reg[1024], doc_url[2048], name[300];
+	_cleanup_free_ char *doc = NULL;
+	const cJSON *ver, *dist, *tarball, *integrity;
+	cJSON *root;
+	const char *slash = strchr(m->package, '/');
+	int rc = 0;
+
+	if (npm_registry(m->package, reg, sizeof(reg), err) < 0)
+		return -err->errnum;
+	if (m->package[0] == '@' && slash)
+		snprintf(name, sizeof(name), "%.*s%%2f%s", (int)(slash - m->package), m->package, slash + 1);
+	else
+		snprintf(name, sizeof(name), "%s", m->package);
+	snprintf(doc_url, sizeof(doc_url), "%s%s%s", reg, reg[strlen(reg) - 1] == '/' ? "" : "/", name);
+	if (fetch_text(doc_url, "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8", &doc, err) < 0)
+		return hx_wrap(err, "image %s: npm package %s", m->name, m->package);
+	root = cJSON_Parse(doc);
+	ver = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "versions"), m->pkg_version);
+	dist = cJSON_GetObjectItemCaseSensitive(ver, "dist");
+	tarball = cJSON_GetObjectItemCaseSensitive(dist, "tarball");
+	integrity = cJSON_GetObjectItemCaseSensitive(dist, "integrity");
+	if (!cJSON_IsString(tarball))
+		rc = hx_fail(err, HX_EXIT_HOST, ENOENT, "image %s: the registry has no %s@%s", m->name, m->package,
+			     m->pkg_version);
+	else if (cJSON_IsString(integrity) && strcmp(integrity->valuestring, m->integrity) != 0)
+		rc = hx_fail(err, HX_EXIT_HOST, EBADMSG,
+			     "image %s: the registry's integrity for %s@%s is %s, the manifest says %s", m->name,
+			     m->package, m->pkg_version, integrity->valuestring, m->integrity);
+	else
+		snprintf(url, len, "%s", tarball->valuestring);
+	cJSON_Delete(root);
+	return rc;
+}
+
+/* Download the image's bytes into blobs/<digest>, verified; returns its path. */
+static int pull_blob(struct img_cache *c, const struct manifest *m, const char *digest, char *blob, size_t len,
+		     struct hx_err *err)
+{
+	char url[2048], partial[PATH_MAX], got[160];
+	const char *algo = m->source == MAN_SRC_NPM ? "sha512" : "sha256";
+	size_t prefix = strlen(algo) + 1;
+
+	snprintf(blob, len, "%s/blobs/%s", c->root, digest);
+	if (util_exists(blob))
+		return 0;
+	if (m->source == MAN_SRC_NPM) {
+		if (npm_tarball(m, url, sizeof(url), err) < 0)
+			return -err->errnum;
+	} else {
+		snprintf(url, sizeof(url), "%s", m->url);
+	}
+	snprintf(partial, sizeof(partial), "%s/blobs/.partial-%s", c->root, digest);
+	if (fetch_file(url, partial, algo, got, sizeof(got), err) < 0)
+		return hx_wrap(err, "image %s", m->name);
+	if (strcmp(got, digest + prefix) != 0) {
+		unlink(partial); /* nothing unverified enters the cache */
+		return hx_fail(err, HX_EXIT_HOST, EBADMSG, "image %s: %s has %s %s, the manifest says %s: refused",
+			       m->name, url, algo, got, digest + prefix);
+	}
+	if (rename(partial, blob) < 0)
+		return hx_syserr(err, "image %s: rename %s", m->name, partial);
+	return 0;
+}
+
+int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
+{
+	struct img_status st;
+	char blob[PATH_MAX], tmp[PATH_MAX];
+	int rc;
+
+	if (m->source == MAN_SRC_HOST) {
+		if (img_status(c, m, false, &st, err) < 0)
+			return -err->errnum;
+		if (!st.present)
+			return hx_fail(err, HX_EXIT_HOST, ENOENT, "image %s: %s is not installed on this host", m->name,
+				       m->entry);
+		return 0;
+	}
+	if (flock(c->lock_fd, LOCK_EX) < 0)
+		return hx_syserr(err, "image cache: lock");
+	rc = img_status(c, m, false, &st, err);
+	if (rc == 0 && !st.present) {
+		rc = pull_blob(c, m, st.digest, blob, sizeof(blob), err);
+		snprintf(tmp, sizeof(tmp), "%s/trees/.tmp-%s-%d", c->root, st.digest, (int)getpid());
+		unpack_remove_tree(st.tree); /* a tree without its entry is a leftover */
+		if (rc == 0)
+			rc = unpack_archive(blob, tmp, m->source == MAN_SRC_NPM ? 1 : m->strip_components, err);
+		if (rc == 0) {
+			char entry[PATH_MAX];
+
+			snprintf(entry, sizeof(entry), "%s/%s", tmp, m->entry);
+			if (access(entry, X_OK) < 0) {
+				rc = hx_fail(err, HX_EXIT_USAGE, ENOENT, "image %s: the archive has no executable %s",
+					     m->name, m->entry);
+				unpack_remove_tree(tmp);
+			}
+		}
+		if (rc == 0 && rename(tmp, st.tree) < 0) {
+			rc = hx_syserr(err, "image %s: rename %s", m->name, tmp);
+			unpack_remove_tree(tmp);
+		}
+	}
+	flock(c->lock_fd, LOCK_UN);
+	return rc;
+}
+
+/* Run an argv template ({entry} expanded) with a clean environment; its output (both streams) into out. */
+static int run_capture(char *const *tmpl, const char *entry, char *out, size_t len)
+{
+	char *argv[MAN_MAX_ARGV + 1];
+	char *const envp[] = {(char *)"PATH=/usr/bin:/bin", (char *)"HOME=/tmp", (char *)"LANG=C.UTF-8", NULL};
+	int p[2], status;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	for (size_t i = 0; i <= MAN_MAX_ARGV; i++)
+		argv[i] = tmpl[i] && strcmp(tmpl[i], "{entry}") == 0 ? (char *)entry : tmpl[i];
+	if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	close(p[1]);
+	while (got + 1 < len && (n = read(p[0], out + got, len - got - 1)) > 0)
+		got += (size_t)n;
+	out[got] = '\0';
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 127 && got == 0 ? (errno = ENOEXEC, -1) : 0;
+}
+
+int img_verify(struct img_cache *c, const struct manifest *m, char *why, size_t why_len, struct hx_err *err)
+{
+	struct img_status st;
+	char out[512] = "", blob[PATH_MAX], got[160];
+
+	why[0] = '\0';
+	if (img_status(c, m, true, &st, err) < 0)
+		return -err->errnum;
+	if (!st.present) {
+		snprintf(why, why_len, "not present (harness images pull %s)", m->name);
+		return 0;
+	}
+	snprintf(blob, sizeof(blob), "%s/blobs/%s", c->root, st.digest);
+	if (m->source != MAN_SRC_HOST && util_exists(blob)) {
+		const char *algo = m->source == MAN_SRC_NPM ? "sha512" : "sha256";
+
+		if (hash_file(blob, algo, got, sizeof(got)) < 0 || strcmp(got, strchr(st.digest, '-') + 1) != 0) {
+			snprintf(why, why_len, "the cached download's %s is not the manifest's (harness images rm %s)",
+				 algo, m->name);
+			return 0;
+		}
+	}
+	if (!m->version_command[0] || !m->version_expect[0])
+		return 0;
+	if (run_capture(m->version_command, st.entry, out, sizeof(out)) < 0)
+		snprintf(why, why_len, "cannot run %s: %s", st.entry, strerror(errno));
+	else if (!strstr(out, m->version_expect))
+		snprintf(why, why_len, "its version command printed '%.60s', not %s", util_rstrip(out),
+			 m->version_expect);
+	return 0;
+}
+
+int img_rm(struct img_cache *c, const struct manifest *m, struct hx_err *err)
+{
+	struct img_status st;
+	char blob[PATH_MAX];
+
+	if (m->source == MAN_SRC_HOST)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "image %s comes from the host (%s): nothing to remove",
+			       m->name, m->entry);
+	if (flock(c->lock_fd, LOCK_EX) < 0)
+		return hx_syserr(err, "image cache: lock");
+	img_status(c, m, false, &st, err);
+	snprintf(blob, sizeof(blob), "%s/blobs/%s", c->root, st.digest);
+	unpack_remove_tree(st.tree);
+	unlink(blob);
+	flock(c->lock_fd, LOCK_UN);
+	return 0;
+}
+
+int img_cache_prune(struct img_cache *c, const char *sub, char keep[][160], size_t nkeep, unsigned *removed,
+		    struct hx_err *err)
+{
+	char dir[PATH_MAX], path[PATH_MAX * 2];
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+
+	snprintf(dir, sizeof(dir), "%s/%s", c->root, sub);
+	if (!(d = opendir(dir)))
+		return 0;
+	/* every writer holds the lock while its .tmp- or .partial- entry exists: under it they are leftovers */
+	if (flock(c->lock_fd, LOCK_EX) < 0)
+		return hx_syserr(err, "image cache: lock");
+	while ((de = readdir(d))) {
+		bool kept = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+
+		for (size_t i = 0; i < nkeep && !kept; i++)
+			kept = strcmp(de->d_name, keep[i]) == 0;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (!kept && unpack_remove_tree(path) == 0)
+			(*removed)++;
+	}
+	flock(c->lock_fd, LOCK_UN);
+	return 0;
+}
+
+int img_gc(struct img_cache *c, unsigned *removed, struct hx_err *err)
+{
+	static char digests[256][160];
+	size_t n = 0;
+	_cleanup_closedir_ DIR *d = opendir(img_manifest_dir());
+	struct dirent *de;
+
+	*removed = 0;
+	while (d && (de = readdir(d)) && n < 256) {
+		struct manifest m;
+		struct hx_err ignored = {0};
+		char path[PATH_MAX];
+
+		if (!strstr(de->d_name, ".json"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", img_manifest_dir(), de->d_name);
+		if (man_load(img_manifest_dir(), path, &m, &ignored) == 0) {
+			man_digest_id(&m, digests[n++], 160);
+			man_free(&m);
+		}
+	}
+	if (img_cache_prune(c, "blobs", digests, n, removed, err) < 0 ||
+	    img_cache_prune(c, "trees", digests, n, removed, err) < 0)
+		return -err->errnum;
+	return 0;
+}
+
+cJSON *img_describe(const struct manifest *m, const struct img_status *st)
+{
+	cJSON *j = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(j, "name", m->name);
+	cJSON_AddStringToObject(j, "version", m->version);
+	cJSON_AddStringToObject(j, "kind", m->kind == MAN_RUNTIME ? "runtime" : "fixture");
+	cJSON_AddStringToObject(j, "source", man_source_names[m->source]);
+	if (m->source == MAN_SRC_NPM)
+		cJSON_AddStringToObject(j, "package", m->package),
+			cJSON_AddStringToObject(j, "package_version", m->pkg_version);
+	else if (m->source == MAN_SRC_URL)
+		cJSON_AddStringToObject(j, "url", m->url);
+	cJSON_AddStringToObject(j, "entry", st->entry);
+	cJSON_AddBoolToObject(j, "present", st->present);
+	if (st->digest[0])
+		cJSON_AddStringToObject(j, "digest", st->digest);
+	cJSON_AddNumberToObject(j, "size_bytes", (double)st->size);
+	return j;
+}
+
+/* A "K=V" string that lives as long as the process (sandbox configs point at their strings). */
+static const char *env_kv(const char *k, const char *v)
+{
+	size_t len = strlen(k) + strlen(v) + 2;
+	char *s = malloc(len);
+
+	if (s)
+		snprintf(s, len, "%s=%s", k, v);
+	return s;
+}
+
+int img_apply_to_sandbox(const struct manifest *m, const struct img_status *st, struct sbx_config *c,
+			 struct hx_err *err)
+{
+	char inside[PATH_MAX], dir[PATH_MAX], path[PATH_MAX + 64], *slash;
+	const char *kv;
+
+	if (!st->present)
+		return hx_fail(err, HX_EXIT_HOST, ENOENT, "image %s is not present (harness images pull %s)", m->name,
+			       m->name);
+	if (m->source == MAN_SRC_HOST) {
+		snprintf(inside, sizeof(inside), "%s", m->entry);
+	} else {
+		if (c->rootfs.nbinds == SBX_MAX_BINDS)
+			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "too many binds for the image");
+		c->rootfs.binds[c->rootfs.nbinds++] =
+			(struct sbx_bind){.src = strdup(st->tree), .dst = IMG_MOUNT, .rw = false};
+		snprintf(inside, sizeof(inside), IMG_MOUNT "/%s", m->entry);
+	}
+	snprintf(dir, sizeof(dir), "%s", inside);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(path, sizeof(path), "%s:/usr/local/bin:/usr/bin:/bin", dir);
+	for (size_t i = 0; i < MAN_MAX_ENV && m->env[i]; i++)
+		if (sbx_env_set(c, m->env[i]) < 0)
+			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "image %s: too many environment variables", m->name);
+	if (!(kv = env_kv("PATH", path)) || sbx_env_set(c, kv) < 0 || !(kv = env_kv("RUNTIME", inside)) ||
+	    sbx_env_set(c, kv) < 0)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	return 0;
+}

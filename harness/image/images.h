@@ -1,0 +1,55 @@
+/* The image cache: content-addressed blobs (downloads) and trees (unpacked), filled from npm, a URL or
+ * the host, verified by digest, safe for concurrent harness processes (docs/manifest.md). */
+#ifndef HX_IMAGES_H
+#define HX_IMAGES_H
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "image/manifest.h"
+
+struct img_cache {
+	char root[PATH_MAX];
+	int lock_fd;
+};
+
+struct img_status {
+	bool present;
+	char tree[PATH_MAX];  /* the unpacked tree; "" for host images */
+	char entry[PATH_MAX]; /* the entry binary on the host */
+	char digest[160];     /* of the download, or of the host binary */
+	uint64_t size;	      /* bytes on disk */
+};
+
+/* The folder of the shipped manifests: $HARNESS_IMAGES_DIR, or images/ beside the binary's checkout,
+ * or share/harness/images of its installation. */
+const char *img_manifest_dir(void);
+/* $HARNESS_CACHE_DIR, $XDG_CACHE_HOME/harness, /var/cache/harness for root, ~/.cache/harness. */
+int img_cache_open(struct img_cache *c, struct hx_err *err);
+void img_cache_close(struct img_cache *c);
+int img_status(struct img_cache *c, const struct manifest *m, bool hash_host, struct img_status *ret,
+	       struct hx_err *err);
+/* Fetch, verify, unpack (under the cache's lock); a no-op when present. */
+int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err);
+/* Re-hash the blob, check the tree's entry, run the version command. */
+int img_verify(struct img_cache *c, const struct manifest *m, char *why, size_t why_len, struct hx_err *err);
+int img_rm(struct img_cache *c, const struct manifest *m, struct hx_err *err);
+/* Remove every entry of <cache>/<sub> whose name is not in keep, under the cache's lock; *removed counts
+ * them (added to). */
+int img_cache_prune(struct img_cache *c, const char *sub, char keep[][160], size_t nkeep, unsigned *removed,
+		    struct hx_err *err);
+/* Remove blobs, trees and partial downloads no shipped manifest refers to; *ret_removed counts them. */
+int img_gc(struct img_cache *c, unsigned *ret_removed, struct hx_err *err);
+struct sbx_config;
+#define IMG_MOUNT "/opt/runtime"
+/* Put a present image into a sandbox: its tree read-only at /opt/runtime (host images are already
+ * under /usr), its environment, its entry's folder first on PATH and RUNTIME=<entry inside>. */
+int img_apply_to_sandbox(const struct manifest *m, const struct img_status *st, struct sbx_config *c,
+			 struct hx_err *err);
+/* What a results file records of an image: name, version, kind, source, digest. */
+cJSON *img_describe(const struct manifest *m, const struct img_status *st);
+
+#endif

@@ -1,0 +1,50 @@
+/* Image manifests (images/<name>.json): what a runtime or fixture image is, where its bytes come from
+ * and how to run it. Parsed strictly into a plan with no side effects (docs/manifest.md). */
+#ifndef HX_MANIFEST_H
+#define HX_MANIFEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+
+#define MAN_MAX_ARGV 16
+#define MAN_MAX_ENV  16
+
+enum man_kind { MAN_RUNTIME, MAN_FIXTURE };
+enum man_source { MAN_SRC_NPM, MAN_SRC_URL, MAN_SRC_HOST };
+
+struct manifest {
+	char name[64];
+	char version[64];
+	enum man_kind kind;
+	enum man_source source;
+	/* npm */
+	char package[214]; /* npm's limit on a package name */
+	char pkg_version[64];
+	char integrity[160]; /* "sha512-<base64>" */
+	/* url */
+	char url[2048];
+	char sha256[65];
+	unsigned strip_components;
+	/* host */
+	char path[1024];
+	/* all */
+	char entry[256];			 /* relative to the unpacked tree; absolute for host images */
+	char *run[MAN_MAX_ARGV + 1];		 /* argv template: {entry}, {script} */
+	char *version_command[MAN_MAX_ARGV + 1]; /* argv template: {entry} */
+	char version_expect[128];
+	char *env[MAN_MAX_ENV + 1]; /* "K=V" */
+	char file[1024];	    /* where it was read from */
+};
+
+/* Parse manifest text; `file` names it in errors ("images/bun.json: source.integrity: ..."). */
+int man_parse(const char *file, const char *text, struct manifest *ret, struct hx_err *err);
+/* Read images/<name>.json from dir, or the file itself when name has a '/' or ends in .json. */
+int man_load(const char *images_dir, const char *name, struct manifest *ret, struct hx_err *err);
+void man_free(struct manifest *m);
+/* The digest that names the image's bytes in the cache: "sha512-<hex>" or "sha256-<hex>"; "" for host. */
+void man_digest_id(const struct manifest *m, char *buf, size_t len);
+extern const char *const man_source_names[];
+
+#endif

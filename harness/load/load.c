@@ -1,0 +1,650 @@
+/* The HTTP load engine: one epoll loop per thread over its own connections, with its own counters and
+ * histograms (merged after join: nothing shared on the hot path), a monotonic nanosecond clock, and
+ * requests sent either as answers come back (closed loop) or at intended times (open loop). */
+#include "load/load.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "load/http.h"
+#include "load/transport.h"
+#include "base/util.h"
+
+#define LOAD_PIPE_MAX 64
+#define LOAD_RETRY_NS 10000000u /* 10 ms between connection attempts that failed */
+
+const char *const load_err_names[LE_NR] = {"connect", "read", "write", "timeout", "status_4xx", "status_5xx", "parse"};
+
+enum conn_state { CS_IDLE, CS_CONNECTING, CS_HANDSHAKE, CS_READY };
+
+struct conn {
+	struct tp_conn tp;
+	enum conn_state state;
+	struct http_parser parser;
+	unsigned inflight; /* queued or sent, not yet answered */
+	unsigned to_write; /* queued, not yet fully written */
+	size_t wpos;
+	unsigned head; /* ring of send times of the in-flight requests */
+	uint64_t sent_at[LOAD_PIPE_MAX];
+	uint64_t intended[LOAD_PIPE_MAX];
+	uint64_t next_send; /* open loop: intended time of the next request */
+	uint64_t retry_at;  /* after a failed connect */
+	unsigned events;    /* registered epoll events */
+	int heap_idx;
+};
+
+struct worker {
+	const struct load_config *cfg;
+	const struct transport *tp;
+	pthread_t tid;
+	int ep;
+	struct conn *conns;
+	unsigned nconns;
+	struct conn **heap; /* open loop: connections by next_send */
+	unsigned heap_len;
+	uint64_t interval_ns; /* open loop: between two requests of one connection */
+	uint64_t quota;	      /* -n: requests this worker sends; UINT64_MAX for duration */
+	uint64_t issued, finished;
+	uint64_t start_ns, deadline_ns;
+	bool stop;
+	struct load_result r;
+	char buf[65536];
+};
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int load_parse_url(const char *url, struct load_url *u, struct hx_err *err)
+{
+	static const struct {
+		const char *scheme, *port;
+		bool tls, ws;
+	} schemes[] = {{"http://", "80", false, false},
+		       {"https://", "443", true, false},
+		       {"ws://", "80", false, true},
+		       {"wss://", "443", true, true}};
+	const char *p = NULL, *hostend, *slash;
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
+	int r;
+
+	memset(u, 0, sizeof(*u));
+	for (size_t i = 0; i < HX_ARRAY_SIZE(schemes) && !p; i++)
+		if (strncasecmp(url, schemes[i].scheme, strlen(schemes[i].scheme)) == 0) {
+			p = url + strlen(schemes[i].scheme);
+			u->tls = schemes[i].tls;
+			u->ws = schemes[i].ws;
+			snprintf(u->port, sizeof(u->port), "%s", schemes[i].port);
+		}
+	if (!p)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: '%s' is not an http, https, ws or wss URL", url);
+	slash = strchr(p, '/');
+	hostend = slash ? slash : p + strlen(p);
+	snprintf(u->path, sizeof(u->path), "%s", slash ? slash : "/");
+	if (*p == '[') { /* [::1]:8080 */
+		const char *close = memchr(p, ']', (size_t)(hostend - p));
+
+		if (!close)
+			return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: bad IPv6 address in '%s'", url);
+		snprintf(u->host, sizeof(u->host), "%.*s", (int)(close - p - 1), p + 1);
+		p = close + 1;
+	} else {
+		const char *colon = memchr(p, ':', (size_t)(hostend - p));
+		const char *e = colon ? colon : hostend;
+
+		snprintf(u->host, sizeof(u->host), "%.*s", (int)(e - p), p);
+		p = e;
+	}
+	if (*p == ':')
+		snprintf(u->port, sizeof(u->port), "%.*s", (int)(hostend - p - 1), p + 1);
+	if (!u->host[0] || !u->port[0] || strspn(u->port, "0123456789") != strlen(u->port))
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: bad host or port in '%s'", url);
+	r = getaddrinfo(u->host, u->port, &hints, &ai);
+	if (r != 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: cannot resolve '%s': %s", u->host, gai_strerror(r));
+	memcpy(&u->addr, ai->ai_addr, ai->ai_addrlen);
+	u->addrlen = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return 0;
+}
+
+int load_build_request(struct load_config *c, const char *method, const char *const *headers, size_t nheaders,
+		       const char *body, size_t body_len, struct hx_err *err)
+{
+	size_t cap = 1024 + strlen(c->url.path) + body_len, len;
+	bool has_host = false;
+	char *req;
+
+	for (size_t i = 0; i < nheaders; i++) {
+		if (!strchr(headers[i], ':'))
+			return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: -H takes 'Name: value', not '%s'",
+				       headers[i]);
+		has_host |= strncasecmp(headers[i], "host:", 5) == 0;
+		cap += strlen(headers[i]) + 2;
+	}
+	req = malloc(cap);
+	if (!req)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	len = (size_t)snprintf(req, cap, "%s %s HTTP/1.1\r\n", method, c->url.path);
+	if (!has_host)
+		len += (size_t)snprintf(req + len, cap - len, "Host: %s:%s\r\n", c->url.host, c->url.port);
+	for (size_t i = 0; i < nheaders; i++)
+		len += (size_t)snprintf(req + len, cap - len, "%s\r\n", headers[i]);
+	if (body)
+		len += (size_t)snprintf(req + len, cap - len, "Content-Length: %zu\r\n", body_len);
+	len += (size_t)snprintf(req + len, cap - len, "\r\n");
+	if (body) {
+		memcpy(req + len, body, body_len);
+		len += body_len;
+	}
+	c->request = req;
+	c->request_len = len;
+	c->head = strcmp(method, "HEAD") == 0;
+	return 0;
+}
+
+/* --- the open loop's min-heap of connections by next_send --- */
+
+static void heap_swap(struct worker *w, unsigned a, unsigned b)
+{
+	struct conn *t = w->heap[a];
+
+	w->heap[a] = w->heap[b];
+	w->heap[b] = t;
+	w->heap[a]->heap_idx = (int)a;
+	w->heap[b]->heap_idx = (int)b;
+}
+
+static void heap_up(struct worker *w, unsigned i)
+{
+	while (i > 0 && w->heap[(i - 1) / 2]->next_send > w->heap[i]->next_send) {
+		heap_swap(w, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void heap_down(struct worker *w, unsigned i)
+{
+	for (;;) {
+		unsigned l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < w->heap_len && w->heap[l]->next_send < w->heap[m]->next_send)
+			m = l;
+		if (r < w->heap_len && w->heap[r]->next_send < w->heap[m]->next_send)
+			m = r;
+		if (m == i)
+			return;
+		heap_swap(w, i, m);
+		i = m;
+	}
+}
+
+static void heap_insert(struct worker *w, struct conn *c)
+{
+	if (c->heap_idx >= 0)
+		return;
+	w->heap[w->heap_len] = c;
+	c->heap_idx = (int)w->heap_len++;
+	heap_up(w, (unsigned)c->heap_idx);
+}
+
+/* Out of the heap while it cannot send; its intended time stays what it was. */
+static void heap_remove(struct worker *w, struct conn *c)
+{
+	unsigned i = (unsigned)c->heap_idx, last;
+
+	if (c->heap_idx < 0)
+		return;
+	last = --w->heap_len;
+	if (i != last) {
+		heap_swap(w, i, last);
+		heap_down(w, i);
+		heap_up(w, i);
+	}
+	c->heap_idx = -1;
+}
+
+/* --- connections --- */
+
+static void conn_events(struct worker *w, struct conn *c, unsigned want)
+{
+	struct epoll_event ev = {.events = want, .data.ptr = c};
+
+	if (want == c->events)
+		return;
+	epoll_ctl(w->ep, c->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->tp.fd, &ev);
+	c->events = want;
+}
+
+static void conn_close(struct worker *w, struct conn *c)
+{
+	if (c->tp.fd >= 0) {
+		epoll_ctl(w->ep, EPOLL_CTL_DEL, c->tp.fd, NULL);
+		w->tp->close(&c->tp);
+	}
+	c->tp.fd = -1;
+	c->events = 0;
+	c->state = CS_IDLE;
+}
+
+/* Requests lost with a connection: errors of one kind; in -n mode they count as finished. */
+static void conn_fail_inflight(struct worker *w, struct conn *c, enum load_err kind)
+{
+	w->r.errors[kind] += c->inflight;
+	w->finished += c->inflight;
+	c->inflight = c->to_write = 0;
+	c->wpos = 0;
+}
+
+/* A connection attempt failed (connect, TLS): an error; in -n mode it uses up a request, so that a
+ * dead server ends the run; the next attempt waits a little. */
+static void conn_attempt_failed(struct worker *w, struct conn *c)
+{
+	w->r.errors[LE_CONNECT]++;
+	if (w->quota != UINT64_MAX) {
+		w->finished++;
+		w->issued++;
+	}
+	conn_close(w, c);
+	c->retry_at = util_now_ns() + LOAD_RETRY_NS;
+}
+
+static void conn_open(struct worker *w, struct conn *c)
+{
+	int one = 1;
+	int fd = socket(w->cfg->url.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	c->tp.fd = fd;
+	c->tp.ssl = NULL;
+	c->events = 0;
+	http_parser_reset(&c->parser, w->cfg->head);
+	if (fd < 0)
+		goto failed;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(fd, (const struct sockaddr *)&w->cfg->url.addr, w->cfg->url.addrlen) < 0 && errno != EINPROGRESS)
+		goto failed;
+	c->state = CS_CONNECTING;
+	conn_events(w, c, EPOLLOUT);
+	return;
+failed:
+	conn_attempt_failed(w, c);
+}
+
+static void conn_reconnect(struct worker *w, struct conn *c)
+{
+	conn_close(w, c);
+	if (!w->stop) {
+		w->r.reconnects++;
+		conn_open(w, c);
+	}
+}
+
+/* Queue one request now (intended: its intended send time, or now). */
+static void conn_queue(struct worker *w, struct conn *c, uint64_t now, uint64_t intended)
+{
+	unsigned slot = (c->head + c->inflight) % LOAD_PIPE_MAX;
+
+	c->sent_at[slot] = now;
+	c->intended[slot] = intended;
+	c->inflight++;
+	c->to_write++;
+	w->issued++;
+}
+
+static bool may_issue(const struct worker *w)
+{
+	return !w->stop && w->issued < w->quota;
+}
+
+static void conn_flush(struct worker *w, struct conn *c)
+{
+	const struct load_config *cfg = w->cfg;
+
+	while (c->to_write) {
+		ssize_t n = w->tp->write(&c->tp, cfg->request + c->wpos, cfg->request_len - c->wpos);
+
+		if (n == TP_WANT_WRITE || n == TP_WANT_READ) {
+			conn_events(w, c, EPOLLIN | EPOLLOUT);
+			return;
+		}
+		if (n < 0) {
+			conn_fail_inflight(w, c, LE_WRITE);
+			conn_reconnect(w, c);
+			return;
+		}
+		c->wpos += (size_t)n;
+		if (c->wpos == cfg->request_len) {
+			c->wpos = 0;
+			c->to_write--;
+		}
+	}
+	conn_events(w, c, EPOLLIN);
+}
+
+/* Closed loop: keep `pipeline` requests in flight. */
+static void conn_fill(struct worker *w, struct conn *c, uint64_t now)
+{
+	if (w->cfg->rate > 0 || c->state != CS_READY)
+		return;
+	while (c->inflight < w->cfg->pipeline && may_issue(w))
+		conn_queue(w, c, now, now);
+	conn_flush(w, c);
+}
+
+/* Open loop: send every request whose intended time has come, while the window allows. A connection
+ * that is due but cannot send (window full, not connected) leaves the heap until it can: its requests
+ * keep their intended times, so the wait counts in their latency (coordinated omission corrected). */
+static void conn_due(struct worker *w, struct conn *c, uint64_t now)
+{
+	bool queued = false;
+
+	while (c->state == CS_READY && c->next_send <= now && c->inflight < w->cfg->pipeline && may_issue(w)) {
+		conn_queue(w, c, now, c->next_send);
+		c->next_send += w->interval_ns;
+		queued = true;
+	}
+	if (c->next_send <= now || !may_issue(w)) {
+		heap_remove(w, c);
+	} else {
+		heap_insert(w, c);
+		heap_down(w, (unsigned)c->heap_idx);
+	}
+	if (queued)
+		conn_flush(w, c);
+}
+
+static void conn_response(struct worker *w, struct conn *c, uint64_t now)
+{
+	unsigned slot = c->head;
+	int status = c->parser.status;
+
+	if (now <= w->deadline_ns || w->quota != UINT64_MAX) {
+		hist_record(&w->r.latency_uncorrected, now - c->sent_at[slot]);
+		hist_record(&w->r.latency, now - c->intended[slot]);
+		w->r.requests++;
+		if (status >= 500)
+			w->r.errors[LE_STATUS_5XX]++;
+		else if (status >= 400)
+			w->r.errors[LE_STATUS_4XX]++;
+	}
+	c->head = (c->head + 1) % LOAD_PIPE_MAX;
+	c->inflight--;
+	w->finished++;
+}
+
+static void conn_readable(struct worker *w, struct conn *c)
+{
+	for (;;) {
+		ssize_t n = w->tp->read(&c->tp, w->buf, sizeof(w->buf));
+		size_t off = 0;
+		uint64_t now;
+
+		if (n == TP_WANT_READ || n == TP_WANT_WRITE)
+			return;
+		if (n == TP_CLOSED || n < 0) {
+			/* a close may end a close-delimited response; anything else in flight is lost */
+			if (n == TP_CLOSED && c->inflight && http_parse_eof(&c->parser))
+				conn_response(w, c, util_now_ns());
+			if (c->inflight)
+				conn_fail_inflight(w, c, LE_READ);
+			conn_reconnect(w, c);
+			return;
+		}
+		w->r.bytes += (uint64_t)n;
+		now = util_now_ns();
+		while (off < (size_t)n) {
+			ssize_t used;
+
+			if (!c->inflight) {
+				w->r.errors[LE_PARSE]++; /* bytes nobody asked for */
+				conn_reconnect(w, c);
+				return;
+			}
+			used = http_parse(&c->parser, w->buf + off, (size_t)n - off);
+			if (used < 0) {
+				conn_fail_inflight(w, c, LE_PARSE);
+				conn_reconnect(w, c);
+				return;
+			}
+			off += (size_t)used;
+			if (c->parser.state == HP_DONE) {
+				bool close = c->parser.close;
+
+				conn_response(w, c, now);
+				http_parser_reset(&c->parser, w->cfg->head);
+				if (close) {
+					if (c->inflight)
+						conn_fail_inflight(w, c, LE_READ);
+					conn_reconnect(w, c);
+					return;
+				}
+			}
+		}
+		conn_fill(w, c, now);
+		if (w->cfg->rate > 0)
+			conn_due(w, c, now);
+		/* A short read drained the socket: epoll says when more comes (no EAGAIN read per response). */
+		if ((size_t)n < sizeof(w->buf) && !w->tp->pending(&c->tp))
+			return;
+	}
+}
+
+static void conn_ready(struct worker *w, struct conn *c, uint64_t now)
+{
+	c->state = CS_READY;
+	conn_events(w, c, EPOLLIN);
+	conn_fill(w, c, now);
+	if (w->cfg->rate > 0)
+		conn_due(w, c, now);
+}
+
+static void conn_handshake(struct worker *w, struct conn *c)
+{
+	int r = w->tp->handshake(&c->tp);
+
+	if (r == TP_OK)
+		conn_ready(w, c, util_now_ns());
+	else if (r == TP_WANT_READ)
+		conn_events(w, c, EPOLLIN);
+	else if (r == TP_WANT_WRITE)
+		conn_events(w, c, EPOLLOUT);
+	else
+		conn_attempt_failed(w, c);
+}
+
+static void conn_connected(struct worker *w, struct conn *c)
+{
+	int e = 0;
+	socklen_t len = sizeof(e);
+
+	if (getsockopt(c->tp.fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0 || e ||
+	    (w->cfg->url.tls && tp_tls_attach(&c->tp) < 0)) {
+		conn_attempt_failed(w, c);
+		return;
+	}
+	c->state = CS_HANDSHAKE;
+	conn_handshake(w, c);
+}
+
+static void conn_event(struct worker *w, struct conn *c, unsigned ev)
+{
+	switch (c->state) {
+	case CS_CONNECTING:
+		conn_connected(w, c);
+		return;
+	case CS_HANDSHAKE:
+		conn_handshake(w, c);
+		return;
+	case CS_READY:
+		if (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))
+			conn_readable(w, c);
+		if (c->state == CS_READY && (ev & EPOLLOUT) && c->to_write)
+			conn_flush(w, c);
+		return;
+	case CS_IDLE:
+		return;
+	}
+}
+
+/* Every few milliseconds: timeouts, and reconnects after failed attempts. */
+static void worker_housekeeping(struct worker *w, uint64_t now)
+{
+	uint64_t timeout = (uint64_t)w->cfg->timeout_ms * 1000000u;
+
+	for (unsigned i = 0; i < w->nconns; i++) {
+		struct conn *c = &w->conns[i];
+
+		if (c->state == CS_IDLE && !w->stop && may_issue(w) && now >= c->retry_at) {
+			conn_open(w, c);
+		} else if (c->inflight && now - c->sent_at[c->head] > timeout) {
+			conn_fail_inflight(w, c, LE_TIMEOUT);
+			conn_reconnect(w, c);
+		}
+	}
+}
+
+static int worker_wait_ms(const struct worker *w, uint64_t now)
+{
+	uint64_t next = now + 5000000u; /* housekeeping */
+
+	if (w->cfg->rate > 0 && w->heap_len && w->heap[0]->next_send < next)
+		next = w->heap[0]->next_send;
+	if (w->deadline_ns < next)
+		next = w->deadline_ns;
+	return next <= now ? 0 : (int)((next - now + 999999u) / 1000000u);
+}
+
+static bool worker_done(const struct worker *w, uint64_t now)
+{
+	if (w->quota == UINT64_MAX)
+		return now >= w->deadline_ns;
+	return w->finished >= w->quota;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct epoll_event evs[256];
+	uint64_t cpu0 = thread_cpu_ns(), now, last_house = 0;
+
+	w->start_ns = util_now_ns();
+	for (unsigned i = 0; i < w->nconns; i++) {
+		w->conns[i].next_send = w->start_ns + (w->interval_ns * i) / (w->nconns ? w->nconns : 1);
+		conn_open(w, &w->conns[i]);
+	}
+	for (now = util_now_ns(); !worker_done(w, now); now = util_now_ns()) {
+		int n = epoll_wait(w->ep, evs, 256, worker_wait_ms(w, now));
+
+		for (int i = 0; i < n; i++)
+			conn_event(w, evs[i].data.ptr, evs[i].events);
+		now = util_now_ns();
+		if (w->quota == UINT64_MAX && now >= w->deadline_ns)
+			w->stop = true;
+		/* each pass either sends from the top connection or takes it out of the heap */
+		while (w->cfg->rate > 0 && w->heap_len && w->heap[0]->next_send <= now && may_issue(w))
+			conn_due(w, w->heap[0], now);
+		if (now - last_house >= 5000000u) {
+			worker_housekeeping(w, now);
+			last_house = now;
+		}
+	}
+	w->r.duration_s = (double)(now - w->start_ns) / 1e9;
+	w->r.cpu_s = (double)(thread_cpu_ns() - cpu0) / 1e9;
+	for (unsigned i = 0; i < w->nconns; i++)
+		conn_close(w, &w->conns[i]);
+	return NULL;
+}
+
+static int worker_setup(struct worker *w, const struct load_config *c, unsigned idx, struct hx_err *err)
+{
+	unsigned n = c->conns / c->threads + (idx < c->conns % c->threads);
+
+	w->cfg = c;
+	w->tp = c->url.tls ? &tp_tls : &tp_tcp;
+	w->nconns = n;
+	w->conns = calloc(n ? n : 1, sizeof(*w->conns));
+	w->heap = calloc(n ? n : 1, sizeof(*w->heap));
+	w->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (!w->conns || !w->heap || w->ep < 0)
+		return hx_syserr(err, "load: setup");
+	hist_init(&w->r.latency);
+	hist_init(&w->r.latency_uncorrected);
+	w->quota = c->requests ? c->requests / c->threads + (idx < c->requests % c->threads) : UINT64_MAX;
+	w->deadline_ns = c->requests ? UINT64_MAX : util_now_ns() + (uint64_t)(c->duration_s * 1e9);
+	if (c->rate > 0) {
+		double conn_rate = c->rate / c->conns;
+
+		w->interval_ns = (uint64_t)(1e9 / conn_rate);
+		for (unsigned i = 0; i < n; i++) {
+			w->heap[i] = &w->conns[i];
+			w->conns[i].heap_idx = (int)i;
+		}
+		w->heap_len = n;
+	}
+	for (unsigned i = 0; i < n; i++)
+		w->conns[i].tp.fd = -1;
+	return 0;
+}
+
+int load_run(const struct load_config *c, struct load_result *ret, struct hx_err *err)
+{
+	struct worker *ws = calloc(c->threads, sizeof(*ws));
+	int rc = 0;
+
+	if (!ws)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	if (c->url.tls && tp_tls_init(c->url.host, c->insecure, err) < 0) {
+		free(ws);
+		return -err->errnum;
+	}
+	memset(ret, 0, sizeof(*ret));
+	hist_init(&ret->latency);
+	hist_init(&ret->latency_uncorrected);
+	for (unsigned i = 0; i < c->threads && rc == 0; i++)
+		rc = worker_setup(&ws[i], c, i, err);
+	for (unsigned i = 0; i < c->threads && rc == 0; i++)
+		if ((errno = pthread_create(&ws[i].tid, NULL, worker_main, &ws[i])) != 0)
+			rc = hx_syserr(err, "load: pthread_create");
+	for (unsigned i = 0; i < c->threads; i++) {
+		struct worker *w = &ws[i];
+
+		if (w->tid)
+			pthread_join(w->tid, NULL);
+		ret->requests += w->r.requests;
+		ret->bytes += w->r.bytes;
+		ret->reconnects += w->r.reconnects;
+		for (int e = 0; e < LE_NR; e++)
+			ret->errors[e] += w->r.errors[e];
+		hist_merge(&ret->latency, &w->r.latency);
+		hist_merge(&ret->latency_uncorrected, &w->r.latency_uncorrected);
+		ret->cpu_s += w->r.cpu_s;
+		if (w->r.duration_s > ret->duration_s)
+			ret->duration_s = w->r.duration_s;
+		if (w->r.duration_s > 0 && w->r.cpu_s / w->r.duration_s > ret->max_thread_busy)
+			ret->max_thread_busy = w->r.cpu_s / w->r.duration_s;
+		if (w->ep > 0)
+			close(w->ep);
+		free(w->conns);
+		free(w->heap);
+	}
+	for (int e = 0; e < LE_NR; e++)
+		ret->errors_total += ret->errors[e];
+	ret->threads = c->threads;
+	free(ws);
+	tp_tls_free();
+	return rc;
+}

@@ -1,0 +1,57 @@
+/* The HTTP/1.1 load generator: closed loop (fixed connections, like wrk) and open loop at a constant
+ * rate (like wrk2, latency from the intended send time), over plain TCP or TLS. */
+#ifndef HX_LOAD_H
+#define HX_LOAD_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "base/err.h"
+#include "load/hist.h"
+
+enum load_err { LE_CONNECT, LE_READ, LE_WRITE, LE_TIMEOUT, LE_STATUS_4XX, LE_STATUS_5XX, LE_PARSE, LE_NR };
+extern const char *const load_err_names[LE_NR];
+
+struct load_url {
+	bool tls, ws;
+	char host[256];
+	char port[8];
+	char path[2048];
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+};
+
+/* "http://host:port/path", https, ws, wss; the host is resolved once here. */
+int load_parse_url(const char *url, struct load_url *ret, struct hx_err *err);
+
+struct load_config {
+	struct load_url url;
+	unsigned conns, threads, pipeline;
+	uint64_t requests; /* 0: run for duration */
+	double duration_s;
+	double rate; /* requests per second in total; 0: closed loop */
+	unsigned timeout_ms;
+	bool insecure;
+	char *request; /* the bytes of one request */
+	size_t request_len;
+	bool head; /* the method is HEAD */
+};
+
+struct load_result {
+	uint64_t requests, bytes, reconnects, errors[LE_NR], errors_total;
+	double duration_s;
+	struct hist latency;		 /* corrected: from the intended send time in open loop */
+	struct hist latency_uncorrected; /* from the actual send time */
+	double cpu_s;			 /* the client's CPU time, all threads */
+	double max_thread_busy;		 /* the busiest thread's CPU time per wall second */
+	unsigned threads;
+};
+
+/* Build the request bytes from method, headers and body. */
+int load_build_request(struct load_config *c, const char *method, const char *const *headers, size_t nheaders,
+		       const char *body, size_t body_len, struct hx_err *err);
+int load_run(const struct load_config *c, struct load_result *ret, struct hx_err *err);
+
+#endif

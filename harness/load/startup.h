@@ -1,0 +1,37 @@
+/* Startup timing, like hyperfine: run a command N times after W warmups and time each run from just
+ * before its execve to its exit, with its rusage. */
+#ifndef HX_STARTUP_H
+#define HX_STARTUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+struct startup_opts {
+	unsigned runs, warmup;
+	bool sandbox, json, show_output;
+	const char *export_hyperfine;
+	const char *const *binds; /* SRC:DST[:rw] for the sandbox */
+	size_t nbinds;
+};
+
+struct cg_tree;
+struct sbx_config;
+
+/* One run's measurements. status: exit code, 128+N for a signal, -errno when it could not start. */
+struct startup_record {
+	uint64_t wall_ns, user_us, sys_us, maxrss_kb;
+	int status;
+};
+
+/* warmup + runs sandboxed runs of base->argv, cloned by a launcher placed once in tree's sut slice. */
+int startup_series_in(struct cg_tree *tree, const struct sbx_config *base, unsigned runs, unsigned warmup,
+		      struct startup_record *recs, struct hx_err *err);
+
+/* The --startup part of `harness load`: argv[0..argc) is the command. Sandboxed runs each get a fresh
+ * sandbox, cloned by a launcher that is already inside the slice (no cgroup move in any run). */
+int startup_verb(const struct startup_opts *o, int argc, char **argv, struct hx_err *err);
+
+#endif

@@ -1,0 +1,115 @@
+/* Robust summaries for benchmark repeats. */
+#include "report/stats.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STATS_BOOTSTRAP 2000
+#define STATS_OUTLIER_Z 14.0 /* hyperfine's threshold on the modified z-score */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median_sorted(const double *s, size_t n)
+{
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static uint64_t splitmix(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void bootstrap_median(const double *v, size_t n, double *lo, double *hi)
+{
+	double *meds = malloc(STATS_BOOTSTRAP * sizeof(*meds)), *sample = malloc(n * sizeof(*sample));
+	uint64_t seed = 0x5eed;
+
+	if (!meds || !sample) {
+		*lo = *hi = NAN;
+		free(meds);
+		free(sample);
+		return;
+	}
+	for (size_t b = 0; b < STATS_BOOTSTRAP; b++) {
+		for (size_t i = 0; i < n; i++)
+			sample[i] = v[splitmix(&seed) % n];
+		qsort(sample, n, sizeof(*sample), cmp_double);
+		meds[b] = median_sorted(sample, n);
+	}
+	qsort(meds, STATS_BOOTSTRAP, sizeof(*meds), cmp_double);
+	*lo = meds[(size_t)(0.025 * STATS_BOOTSTRAP)];
+	*hi = meds[(size_t)(0.975 * STATS_BOOTSTRAP) - 1];
+	free(meds);
+	free(sample);
+}
+
+void stats_summarize(const double *v, size_t n, struct stats_summary *s)
+{
+	double *sorted, *dev, sum = 0, sq = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->n = n;
+	if (n == 0)
+		return;
+	sorted = malloc(n * sizeof(*sorted));
+	dev = malloc(n * sizeof(*dev));
+	if (!sorted || !dev) {
+		free(sorted);
+		free(dev);
+		return;
+	}
+	memcpy(sorted, v, n * sizeof(*v));
+	qsort(sorted, n, sizeof(*sorted), cmp_double);
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	s->mean = sum / (double)n;
+	for (size_t i = 0; i < n; i++)
+		sq += (v[i] - s->mean) * (v[i] - s->mean);
+	s->stddev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
+	s->median = median_sorted(sorted, n);
+	s->min = sorted[0];
+	s->max = sorted[n - 1];
+	s->cv = s->mean != 0 ? s->stddev / s->mean : 0;
+	for (size_t i = 0; i < n; i++)
+		dev[i] = fabs(v[i] - s->median);
+	qsort(dev, n, sizeof(*dev), cmp_double);
+	s->mad = median_sorted(dev, n);
+	for (size_t i = 0; i < n; i++)
+		if (s->mad > 0 && 0.6745 * fabs(v[i] - s->median) / s->mad > STATS_OUTLIER_Z)
+			s->outliers++;
+	if (n > 1)
+		bootstrap_median(v, n, &s->ci95_low, &s->ci95_high);
+	else
+		s->ci95_low = s->ci95_high = s->median;
+	free(sorted);
+	free(dev);
+}
+
+cJSON *stats_json(const struct stats_summary *s, double scale)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "n", (double)s->n);
+	cJSON_AddNumberToObject(o, "median", s->median * scale);
+	cJSON_AddNumberToObject(o, "mean", s->mean * scale);
+	cJSON_AddNumberToObject(o, "stddev", s->stddev * scale);
+	cJSON_AddNumberToObject(o, "cv", s->cv);
+	cJSON_AddNumberToObject(o, "min", s->min * scale);
+	cJSON_AddNumberToObject(o, "max", s->max * scale);
+	cJSON_AddNumberToObject(o, "mad", s->mad * scale);
+	cJSON_AddNumberToObject(o, "ci95_low", s->ci95_low * scale);
+	cJSON_AddNumberToObject(o, "ci95_high", s->ci95_high * scale);
+	cJSON_AddNumberToObject(o, "outliers", (double)s->outliers);
+	return o;
+}

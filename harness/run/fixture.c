@@ -1,0 +1,425 @@
+/* The Postgres fixture: template cluster in the cache, per-trial server in the fixture slice, readiness
+ * over the protocol, fast shutdown. */
+#include "run/fixture.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <netinet/in.h>
+#include <openssl/rand.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "run/pgwire.h"
+#include "base/procfs.h"
+#include "image/unpack.h"
+#include "base/util.h"
+
+/* Bump when the template's making changes: the cache key includes it. */
+#define FX_PG_LAYOUT	"initdb-v1 scram-sha-256 C UTF8 wal-segsize=1"
+#define FX_PG_DATA	"/var/lib/postgresql/data"
+#define FX_PG_MAX_CONNS 200
+#define FX_READY_S	30.0
+
+static double now_ms(void)
+{
+	return (double)util_now_ns() / 1e6;
+}
+
+/* shared_buffers and the data tmpfs: a quarter of the slice's memory each (16 MiB..8 GiB), the rest is
+ * for the backends; PostgreSQL's own default (128 MiB) and 512 MiB without a limit. */
+static uint64_t pg_shared_buffers_mb(const struct fx_pg_template *t)
+{
+	uint64_t mb = t->memory_max ? t->memory_max / 4 >> 20 : 128;
+
+	return mb < 16 ? 16 : mb > 8192 ? 8192 : mb;
+}
+
+static uint64_t pg_data_size(const struct fx_pg_template *t)
+{
+	uint64_t b = t->memory_max ? t->memory_max / 4 : (uint64_t)512 << 20;
+
+	return b < (uint64_t)64 << 20 ? (uint64_t)64 << 20 : b;
+}
+
+/* The server's settings, one table for its command line and for the results. */
+struct pg_setting {
+	const char *name;
+	char value[32];
+};
+
+static size_t pg_settings(const struct fx_pg_template *t, struct pg_setting s[16])
+{
+	size_t n = 0;
+
+	s[n++] = (struct pg_setting){"listen_addresses", "127.0.0.1"};
+	s[n] = (struct pg_setting){"port", ""};
+	snprintf(s[n++].value, sizeof(s->value), "%d", FX_PG_PORT);
+	s[n++] = (struct pg_setting){"unix_socket_directories", ""};
+	s[n++] = (struct pg_setting){"fsync", "off"};
+	s[n++] = (struct pg_setting){"synchronous_commit", "off"};
+	s[n++] = (struct pg_setting){"full_page_writes", "off"};
+	s[n] = (struct pg_setting){"shared_buffers", ""};
+	snprintf(s[n++].value, sizeof(s->value), "%lluMB", (unsigned long long)pg_shared_buffers_mb(t));
+	s[n] = (struct pg_setting){"max_connections", ""};
+	snprintf(s[n++].value, sizeof(s->value), "%d", FX_PG_MAX_CONNS);
+	s[n++] = (struct pg_setting){"password_encryption", "scram-sha-256"};
+	return n;
+}
+
+cJSON *fx_pg_settings(const struct fx_pg_template *t)
+{
+	struct pg_setting s[16];
+	size_t n = pg_settings(t, s);
+	cJSON *o = cJSON_CreateObject(), *set = cJSON_AddObjectToObject(o, "settings");
+
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddStringToObject(set, s[i].name, s[i].value);
+	cJSON_AddStringToObject(o, "auth", "scram-sha-256, 127.0.0.1/32 only");
+	cJSON_AddStringToObject(o, "data", "tmpfs, copied from the cached template per trial");
+	cJSON_AddNumberToObject(o, "data_size_bytes", (double)pg_data_size(t));
+	cJSON_AddNumberToObject(o, "memory_max_bytes", (double)t->memory_max);
+	cJSON_AddStringToObject(o, "user", FX_PG_USER);
+	cJSON_AddStringToObject(o, "database", FX_PG_DATABASE);
+	if (t->image)
+		cJSON_AddItemToObject(o, "image", cJSON_Duplicate(t->image, true));
+	return o;
+}
+
+void fx_pg_template_free(struct fx_pg_template *t)
+{
+	cJSON_Delete(t->image);
+	t->image = NULL;
+	explicit_bzero(t->password, sizeof(t->password));
+}
+
+static int write_owned(const char *path, const char *text, uid_t uid, mode_t mode, struct hx_err *err)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) || fchown(fd, uid, uid) < 0)
+		return hx_syserr(err, "postgres template: %s", path);
+	return 0;
+}
+
+/* initdb as the sandbox user into tmp/pgdata, with tmp bound read-write at /data. */
+static int pg_initdb(const struct fx_pg_template *t, const char *tmp, int netns_fd, struct hx_err *err)
+{
+	char initdb[PATH_MAX + 8], logpath[PATH_MAX + 16], tail[2048];
+	const char *argv[] = {initdb,
+			      "-D",
+			      "/data/pgdata",
+			      "-U",
+			      FX_PG_USER,
+			      "--auth=scram-sha-256",
+			      "--pwfile=/data/pwfile",
+			      "-E",
+			      "UTF8",
+			      "--locale=C",
+			      "--no-sync",
+			      "--wal-segsize=1",
+			      "--no-instructions",
+			      NULL};
+	struct sbx_config c;
+	struct sbx x = {.pid = -1, .report_fd = -1};
+	_cleanup_close_ int logfd = -1;
+	int status = 0;
+
+	snprintf(initdb, sizeof(initdb), "%s/initdb", t->bin);
+	snprintf(logpath, sizeof(logpath), "%s.log", tmp);
+	logfd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (logfd < 0)
+		return hx_syserr(err, "postgres template: %s", logpath);
+	sbx_config_init(&c);
+	c.netns_fd = netns_fd;
+	c.out_fd = logfd;
+	c.argv = (char *const *)argv;
+	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = tmp, .dst = "/data", .rw = true};
+	if (sbx_start(NULL, CG_SLICE_FIXTURE, &c, &x, err) < 0 || sbx_wait_exec(&x, initdb, err) < 0) {
+		sbx_release(&x);
+		return hx_wrap(err, "postgres template: initdb");
+	}
+	while (waitpid(x.pid, &status, 0) < 0 && errno == EINTR)
+		;
+	sbx_release(&x);
+	util_log_tail(logpath, tail, sizeof(tail));
+	unlink(logpath);
+	if (util_exit_code(status) != 0)
+		return hx_fail(err, HX_EXIT_INTERNAL, EIO, "postgres template: initdb exited with %d: %s",
+			       util_exit_code(status), tail);
+	return 0;
+}
+
+static int pg_make_template(struct fx_pg_template *t, const char *tmp, int netns_fd, struct hx_err *err)
+{
+	unsigned char raw[16];
+	char path[PATH_MAX + 32], pw[40];
+
+	unpack_remove_tree(tmp);
+	if (mkdir(tmp, 0700) < 0 || chown(tmp, SBX_UID, SBX_GID) < 0)
+		return hx_syserr(err, "postgres template: %s", tmp);
+	if (RAND_bytes(raw, sizeof(raw)) != 1)
+		return hx_fail(err, HX_EXIT_INTERNAL, EIO, "postgres template: no random bytes for the password");
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(t->password + 2 * i, 3, "%02x", raw[i]);
+	snprintf(pw, sizeof(pw), "%s\n", t->password);
+	snprintf(path, sizeof(path), "%s/pwfile", tmp);
+	if (write_owned(path, pw, SBX_UID, 0600, err) < 0 || pg_initdb(t, tmp, netns_fd, err) < 0)
+		return -err->errnum;
+	unlink(path);
+	/* logins only over TCP on the loopback, only with the password */
+	snprintf(path, sizeof(path), "%s/pgdata/pg_hba.conf", tmp);
+	if (write_owned(path,
+			"# harness: password logins (SCRAM-SHA-256) over the loopback only\n"
+			"host all all 127.0.0.1/32 scram-sha-256\n",
+			SBX_UID, 0600, err) < 0)
+		return -err->errnum;
+	snprintf(path, sizeof(path), "%s/password", tmp);
+	return write_owned(path, pw, 0, 0600, err);
+}
+
+/* <cache>/fixtures/<image>-<key>: the key covers the binary's digest and the template's recipe. */
+static int pg_template_dir(const struct img_cache *c, const struct manifest *m, const struct img_status *st, char *buf,
+			   size_t len)
+{
+	char what[512], key[65];
+
+	snprintf(what, sizeof(what), "%s %s", st->digest, FX_PG_LAYOUT);
+	if (util_sha256_hex(what, strlen(what), key, sizeof(key)) < 0)
+		return -EIO;
+	snprintf(buf, len, "%s/fixtures/%s-%.16s", c->root, m->name, key);
+	return 0;
+}
+
+int fx_gc(struct img_cache *c, unsigned *removed, struct hx_err *err)
+{
+	char keep[1][160] = {""}, dir[PATH_MAX];
+	struct manifest m;
+	struct img_status st;
+	struct hx_err ignored = {0};
+
+	if (man_load(img_manifest_dir(), "postgres15", &m, &ignored) == 0) {
+		if (img_status(c, &m, true, &st, &ignored) == 0 && st.present &&
+		    pg_template_dir(c, &m, &st, dir, sizeof(dir)) == 0)
+			snprintf(keep[0], sizeof(keep[0]), "%s", strrchr(dir, '/') + 1);
+		man_free(&m);
+	}
+	return img_cache_prune(c, "fixtures", keep, 1, removed, err);
+}
+
+int fx_pg_prepare(const struct manifest *m, const struct img_status *st, uint64_t memory_max, int netns_fd,
+		  struct fx_pg_template *t, struct hx_err *err)
+{
+	struct img_cache c = {.lock_fd = -1};
+	char tmp[PATH_MAX + 32], pwpath[PATH_MAX + 16], entry[PATH_MAX];
+	_cleanup_free_ char *pw = NULL;
+	int rc = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->memory_max = memory_max;
+	snprintf(entry, sizeof(entry), "%s", st->entry);
+	snprintf(t->bin, sizeof(t->bin), "%s", dirname(entry));
+	if (img_cache_open(&c, err) < 0)
+		return hx_wrap(err, "postgres template");
+	if (pg_template_dir(&c, m, st, t->dir, sizeof(t->dir)) < 0) {
+		img_cache_close(&c);
+		return hx_fail(err, HX_EXIT_INTERNAL, EIO, "postgres template: no SHA-256");
+	}
+	snprintf(pwpath, sizeof(pwpath), "%s/password", t->dir);
+	if (!util_exists(pwpath)) {
+		snprintf(tmp, sizeof(tmp), "%s/fixtures", c.root);
+		mkdir(tmp, 0755);
+		if (flock(c.lock_fd, LOCK_EX) < 0)
+			rc = hx_syserr(err, "postgres template: lock");
+		snprintf(tmp, sizeof(tmp), "%s/fixtures/.tmp-%s-%d", c.root, m->name, (int)getpid());
+		if (rc == 0 && !util_exists(pwpath)) {
+			fprintf(stderr, "harness: making the %s template cluster (initdb, once)\n", m->name);
+			rc = pg_make_template(t, tmp, netns_fd, err);
+			if (rc == 0 && rename(tmp, t->dir) < 0)
+				rc = hx_syserr(err, "postgres template: rename to %s", t->dir);
+			if (rc < 0)
+				unpack_remove_tree(tmp);
+		}
+		flock(c.lock_fd, LOCK_UN);
+	}
+	img_cache_close(&c);
+	if (rc < 0 || util_read_line(pwpath, &pw, err) < 0 || strlen(pw) >= sizeof(t->password))
+		return rc < 0 ? rc : hx_fail(err, HX_EXIT_INTERNAL, EIO, "postgres template: %s is unreadable", pwpath);
+	snprintf(t->password, sizeof(t->password), "%s", pw);
+	snprintf(t->env[0], sizeof(t->env[0]), "PGHOST=127.0.0.1");
+	snprintf(t->env[1], sizeof(t->env[1]), "PGPORT=%d", FX_PG_PORT);
+	snprintf(t->env[2], sizeof(t->env[2]), "PGUSER=%s", FX_PG_USER);
+	snprintf(t->env[3], sizeof(t->env[3]), "PGPASSWORD=%s", t->password);
+	snprintf(t->env[4], sizeof(t->env[4]), "PGDATABASE=%s", FX_PG_DATABASE);
+	t->image = img_describe(m, st);
+	return 0;
+}
+
+/* What a probe child sends back. */
+struct pg_probe_result {
+	int rc;
+	bool retry;
+	struct hx_err err;
+};
+
+static void pg_probe_child(int netns_fd, const char *password, struct pg_probe_result *r)
+{
+	struct sockaddr_in a = {
+		.sin_family = AF_INET, .sin_port = htons(FX_PG_PORT), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	_cleanup_close_ int fd = -1;
+
+	if (setns(netns_fd, CLONE_NEWNET) < 0) {
+		r->rc = hx_syserr(&r->err, "postgres probe: setns");
+		return;
+	}
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		r->retry = errno == ECONNREFUSED;
+		r->rc = hx_syserr(&r->err, "postgres: connect to 127.0.0.1:%d", FX_PG_PORT);
+		return;
+	}
+	r->rc = pg_check(fd, FX_PG_USER, password, FX_PG_DATABASE, 5000, &r->retry, &r->err);
+}
+
+int fx_pg_probe(int netns_fd, const char *password, bool *ret_retry, struct hx_err *err)
+{
+	struct pg_probe_result r = {0};
+	int p[2], status;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return hx_syserr(err, "postgres probe: pipe");
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return hx_syserr(err, "postgres probe: fork");
+	}
+	if (pid == 0) {
+		close(p[0]);
+		pg_probe_child(netns_fd, password, &r);
+		_exit(write(p[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+	}
+	close(p[1]);
+	if (read(p[0], &r, sizeof(r)) != sizeof(r))
+		r.rc = hx_fail(&r.err, HX_EXIT_INTERNAL, EIO, "postgres probe: the probe died");
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	*ret_retry = r.retry;
+	if (r.rc < 0)
+		*err = r.err;
+	return r.rc;
+}
+
+static int pg_wait_ready(const struct fx_pg_template *t, int netns_fd, struct fx_pg *pg, struct hx_err *err)
+{
+	char tail[2048];
+	double end = now_ms() + FX_READY_S * 1000;
+	bool retry = false;
+	int status;
+
+	for (;;) {
+		struct hx_err e = {0};
+
+		if (fx_pg_probe(netns_fd, t->password, &retry, &e) == 0)
+			return 0;
+		if (waitpid(pg->x.pid, &status, WNOHANG) == pg->x.pid) {
+			pg->x.pid = -1;
+			util_log_tail(pg->log, tail, sizeof(tail));
+			return hx_fail(err, HX_EXIT_VERDICT, EIO,
+				       "postgres exited (status %d) before it was ready; its last output: %s",
+				       util_exit_code(status), tail[0] ? tail : "(nothing)");
+		}
+		if (!retry) {
+			*err = e;
+			return hx_wrap(err, "the readiness check");
+		}
+		if (t->interrupted && *t->interrupted)
+			return hx_fail(err, HX_EXIT_VERDICT, EINTR, "interrupted while postgres was starting");
+		if (now_ms() > end) {
+			util_log_tail(pg->log, tail, sizeof(tail));
+			return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT,
+				       "postgres was not ready in %.0f s (%s); its last output: %s", FX_READY_S, e.msg,
+				       tail[0] ? tail : "(nothing)");
+		}
+		usleep(10000);
+	}
+}
+
+int fx_pg_start(const struct fx_pg_template *t, struct cg_tree *tree, int netns_fd, const char *logpath,
+		struct fx_pg *ret, cJSON *o, struct hx_err *err)
+{
+	static const char copy[] = "cp -a /template/. " FX_PG_DATA " && exec \"$@\"";
+	char postgres[PATH_MAX + 16], tmpl[PATH_MAX + 16], opts[16][64];
+	char *argv[4 + 3 + 2 * 16 + 1] = {(char *)"/bin/sh", (char *)"-c", (char *)copy,      (char *)"fixture",
+					  postgres,	     (char *)"-D", (char *)FX_PG_DATA};
+	struct pg_setting set[16];
+	size_t n = pg_settings(t, set), k = 7;
+	struct sbx_config c;
+	struct fx_pg pg = {.x = {.pid = -1, .report_fd = -1}, .server = -1};
+	_cleanup_close_ int logfd = -1;
+	double t0 = now_ms();
+
+	snprintf(postgres, sizeof(postgres), "%s/postgres", t->bin);
+	snprintf(tmpl, sizeof(tmpl), "%s/pgdata", t->dir);
+	snprintf(pg.log, sizeof(pg.log), "%s", logpath);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(opts[i], sizeof(opts[i]), "%s=%s", set[i].name, set[i].value);
+		argv[k++] = (char *)"-c";
+		argv[k++] = opts[i];
+	}
+	argv[k] = NULL;
+	logfd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (logfd < 0)
+		return hx_syserr(err, "postgres: %s", logpath);
+	sbx_config_init(&c);
+	c.netns_fd = netns_fd;
+	c.out_fd = logfd;
+	c.argv = (char *const *)argv;
+	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = tmpl, .dst = "/template"};
+	c.rootfs.data_dir = FX_PG_DATA;
+	c.rootfs.data_size = pg_data_size(t);
+	if (sbx_start(tree, CG_SLICE_FIXTURE, &c, &pg.x, err) < 0 || sbx_wait_exec(&pg.x, argv[0], err) < 0) {
+		cg_slice_kill(tree, CG_SLICE_FIXTURE, &(struct hx_err){0});
+		sbx_release(&pg.x);
+		return hx_wrap(err, "postgres");
+	}
+	if (pg_wait_ready(t, netns_fd, &pg, err) < 0) {
+		fx_pg_stop(tree, &pg, NULL);
+		return -err->errnum;
+	}
+	pg.server = sbx_payload_pid(pg.x.pid);
+	cJSON_AddStringToObject(o, "slice", "fixture");
+	proc_cpus_into(pg.server, o);
+	cJSON_AddNumberToObject(o, "ready_ms", now_ms() - t0);
+	cJSON_AddStringToObject(o, "log", logpath);
+	*ret = pg;
+	return 0;
+}
+
+void fx_pg_stop(struct cg_tree *tree, struct fx_pg *pg, cJSON *o)
+{
+	double t0 = now_ms();
+	int code = -1;
+	bool reaped = pg->x.pid <= 0; /* it died and was reaped: only its slice is left to empty */
+	/* SIGINT, which the sandbox's init passes on: PostgreSQL's fast shutdown */
+	bool exited = !reaped && sbx_stop(tree, CG_SLICE_FIXTURE, &pg->x, SIGINT, 10000, &code);
+
+	if (reaped)
+		cg_slice_kill(tree, CG_SLICE_FIXTURE, &(struct hx_err){0});
+	if (o) {
+		cJSON_AddNumberToObject(o, "stop_ms", now_ms() - t0);
+		cJSON_AddBoolToObject(o, "clean_shutdown", exited && code == 0);
+	}
+	sbx_release(&pg->x);
+}

@@ -1,0 +1,59 @@
+/* The Postgres fixture: a template cluster made once (initdb in a sandbox, as the sandbox user) in the
+ * image cache, copied per trial onto a size-limited tmpfs in the fixture slice's own sandbox, ready when
+ * a SCRAM-SHA-256 login and `SELECT 1` work from inside the run's network namespace, stopped with a
+ * fast shutdown (docs/fixtures.md). */
+#ifndef HX_FIXTURE_H
+#define HX_FIXTURE_H
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <stdint.h>
+
+#include "cgroups/cg.h"
+#include "base/err.h"
+#include "image/images.h"
+#include "sandbox/sandbox.h"
+
+#define FX_PG_PORT     55432
+#define FX_PG_USER     "harness"
+#define FX_PG_DATABASE "postgres"
+
+/* The cached template and what a run needs to start and reach it. */
+struct fx_pg_template {
+	char dir[PATH_MAX];		 /* <cache>/fixtures/<image>-<key>: pgdata/ and password */
+	char bin[PATH_MAX];		 /* the folder of postgres and initdb */
+	char password[65];		 /* random, made with the template; never in the results */
+	char env[5][96];		 /* PGHOST=... for the runtime */
+	uint64_t memory_max;		 /* of the fixture slice: shared_buffers and the data tmpfs follow from it */
+	cJSON *image;			 /* img_describe of the image */
+	const volatile int *interrupted; /* when set and non-zero: stop waiting for readiness */
+};
+
+/* Make the template when the cache lacks it (under the cache's lock; initdb's sandbox joins netns_fd),
+ * fill t. */
+int fx_pg_prepare(const struct manifest *m, const struct img_status *st, uint64_t memory_max, int netns_fd,
+		  struct fx_pg_template *t, struct hx_err *err);
+/* The benchmark settings the server runs with, for the results. */
+cJSON *fx_pg_settings(const struct fx_pg_template *t);
+void fx_pg_template_free(struct fx_pg_template *t);
+/* `images gc`: remove fixture templates of binaries that are gone or recipes that changed, and the
+ * half-made ones of a harness that died. */
+int fx_gc(struct img_cache *c, unsigned *removed, struct hx_err *err);
+
+/* A running fixture. */
+struct fx_pg {
+	struct sbx x;
+	pid_t server; /* the postmaster, as the host sees it */
+	char log[PATH_MAX];
+};
+
+/* Start the server in the fixture slice and wait until it answers; on failure its log's last lines are
+ * in the message and nothing is left running. What the trial records goes into o. */
+int fx_pg_start(const struct fx_pg_template *t, struct cg_tree *tree, int netns_fd, const char *logpath,
+		struct fx_pg *ret, cJSON *o, struct hx_err *err);
+/* One login and SELECT 1 from inside netns with this password: 0, or the server's refusal. */
+int fx_pg_probe(int netns_fd, const char *password, bool *ret_retry, struct hx_err *err);
+/* Fast shutdown (SIGINT), then the slice is emptied; how long it took and how it ended go into o. */
+void fx_pg_stop(struct cg_tree *tree, struct fx_pg *pg, cJSON *o);
+
+#endif

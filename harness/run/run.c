@@ -1,0 +1,554 @@
+/* One trial of a scenario on a runtime in a mode: fresh slices, the server (or the startup series) in
+ * the sut slice's sandbox, the load client in the client slice's sandbox, in the run's network
+ * namespace; stats collected, everything torn down. */
+#include "run/run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "load/load.h"
+#include "base/procfs.h"
+#include "sandbox/sandbox.h"
+#include "run/script.h"
+#include "load/startup.h"
+#include "report/stats.h"
+#include "report/stats_json.h"
+#include "base/util.h"
+
+volatile int run_interrupted;
+
+static double now_s(void)
+{
+	return (double)util_now_ns() / 1e9;
+}
+
+/* Probe from inside the run's network namespace: HTTP GET path until status (a TCP connect for TLS
+ * servers), or time out. */
+static int probe_ready(int netns, unsigned port, const char *path, unsigned status, bool tcp_only, double timeout_s,
+		       pid_t server)
+{
+	pid_t pid = fork();
+	int st = 0;
+
+	if (pid == 0) {
+		double end = now_s() + timeout_s;
+
+		if (setns(netns, CLONE_NEWNET) < 0)
+			_exit(2);
+		while (now_s() < end) {
+			struct sockaddr_in a = {.sin_family = AF_INET,
+						.sin_port = htons((unsigned short)port),
+						.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+			int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			char req[512], resp[64] = "";
+			int code = 0;
+
+			bool up = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+
+			if (up && tcp_only) {
+				close(fd);
+				_exit(0);
+			}
+			if (up) {
+				int n = snprintf(req, sizeof(req),
+						 "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+						 path);
+				struct timeval tv = {1, 0};
+
+				setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+				if (write(fd, req, (size_t)n) == n && read(fd, resp, sizeof(resp) - 1) > 12)
+					sscanf(resp, "HTTP/1.%*c %d", &code);
+			}
+			if (fd >= 0)
+				close(fd);
+			if (code == (int)status)
+				_exit(0);
+			if (kill(server, 0) < 0)
+				_exit(3);
+			usleep(20000);
+		}
+		_exit(1);
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		if (run_interrupted)
+			kill(pid, SIGKILL);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 4;
+}
+
+/* Expand a manifest template: {entry} and {script}. */
+static void expand_argv(char *const *tmpl, const char *entry, const char *script, char **out, char store[][PATH_MAX])
+{
+	size_t i = 0;
+
+	for (; tmpl[i] && i < MAN_MAX_ARGV; i++) {
+		const char *t = tmpl[i];
+
+		if (strcmp(t, "{entry}") == 0)
+			snprintf(store[i], PATH_MAX, "%s", entry);
+		else if (strcmp(t, "{script}") == 0)
+			snprintf(store[i], PATH_MAX, "%s", script);
+		else
+			snprintf(store[i], PATH_MAX, "%s", t);
+		out[i] = store[i];
+	}
+	out[i] = NULL;
+}
+
+/* The sut sandbox: the image, the scenario read-only at /scenario, PORT. */
+static int sut_config(struct run_env *env, const struct scenario *s, const struct manifest *m,
+		      const struct img_status *st, struct sbx_config *c, char **argv, char store[][PATH_MAX],
+		      struct hx_err *err)
+{
+	char script[PATH_MAX];
+	static char port[32];
+	const char *entry;
+
+	sbx_config_init(c);
+	c->netns_fd = env->netns_fd;
+	c->rootfs.binds[c->rootfs.nbinds++] = (struct sbx_bind){.src = s->dir, .dst = "/scenario", .rw = false};
+	if (s->node_modules[0])
+		c->rootfs.binds[c->rootfs.nbinds++] =
+			(struct sbx_bind){.src = s->node_modules, .dst = "/scenario/node_modules", .rw = false};
+	c->cwd = "/scenario";
+	if (img_apply_to_sandbox(m, st, c, err) < 0)
+		return -err->errnum;
+	snprintf(port, sizeof(port), "PORT=%u", s->port);
+	sbx_env_set(c, port);
+	if (s->workload == SCN_SCRIPT) {
+		static char iterations[48];
+
+		snprintf(iterations, sizeof(iterations), "ITERATIONS=%llu", (unsigned long long)s->iterations);
+		sbx_env_set(c, iterations);
+	}
+	for (size_t i = 0; (s->fixtures & SCN_FX_POSTGRES) && env->pg && i < HX_ARRAY_SIZE(env->pg->env); i++)
+		sbx_env_set(c, env->pg->env[i]);
+	if (s->tls) {
+		c->rootfs.binds[c->rootfs.nbinds++] =
+			(struct sbx_bind){.src = env->tls_dir, .dst = "/opt/tls", .rw = false};
+		sbx_env_set(c, "TLS_CERT=/opt/tls/cert.pem");
+		sbx_env_set(c, "TLS_KEY=/opt/tls/key.pem");
+	}
+	entry = strchr(c->env[c->nenv - 1], '=') + 1; /* RUNTIME=, set last by the image */
+	for (size_t i = 0; i < c->nenv; i++)
+		if (strncmp(c->env[i], "RUNTIME=", 8) == 0)
+			entry = c->env[i] + 8;
+	snprintf(script, sizeof(script), "/scenario/%s", scn_script_for(s, m->name));
+	expand_argv(m->run, entry, script, argv, store);
+	c->argv = argv;
+	return 0;
+}
+
+static void stats_into(cJSON *o, const char *key, struct cg_tree *tree, enum cg_slice sl)
+{
+	struct cg_stats st;
+	struct hx_err err = {0};
+
+	if (cg_slice_stats(tree, sl, &st, &err) == 0)
+		cJSON_AddItemToObject(o, key, res_stats_json(&st));
+}
+
+/* How waiting for a sandbox ended. */
+enum wait_end { WAIT_EXITED, WAIT_CUT, WAIT_SERVER_GONE };
+
+/* Wait for a sandbox's init to exit (its exit code in *ret_code); when the run is interrupted, the deadline
+ * passes or server (> 0) exits first, kill the slice instead. The server's init is our child: once it
+ * exits it is reaped here, and the caller must not signal its PID again. */
+static enum wait_end wait_or_cut(struct cg_tree *tree, enum cg_slice sl, pid_t pid, double deadline, pid_t server,
+				 int *ret_code)
+{
+	int status = 0;
+
+	for (;;) {
+		bool server_gone;
+
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			*ret_code = util_exit_code(status);
+			return WAIT_EXITED;
+		}
+		server_gone = server > 0 && (waitpid(server, NULL, WNOHANG) == server || kill(server, 0) < 0);
+		if (run_interrupted || now_s() > deadline || server_gone) {
+			cg_slice_kill(tree, sl, &(struct hx_err){0});
+			waitpid(pid, &status, 0);
+			return server_gone ? WAIT_SERVER_GONE : WAIT_CUT;
+		}
+		usleep(5000);
+	}
+}
+
+/* The client's `harness load` command line for an http or a ws-chat trial, in store. */
+struct client_args {
+	char *argv[24];
+	char buf[8][128];
+};
+
+static void client_args_for(const struct scenario *s, uint64_t requests, struct client_args *a)
+{
+	size_t n = 0;
+
+	a->argv[n++] = (char *)"/opt/harness/harness";
+	a->argv[n++] = (char *)"load";
+	if (s->workload == SCN_WS_CHAT) {
+		a->argv[n++] = (char *)"--chat";
+		snprintf(a->buf[0], sizeof(a->buf[0]), "ws://127.0.0.1:%u%s", s->port, s->ready_path);
+		snprintf(a->buf[1], sizeof(a->buf[1]), "%u", s->clients);
+		snprintf(a->buf[2], sizeof(a->buf[2]), "%u", s->messages);
+		a->argv[n++] = a->buf[0];
+		a->argv[n++] = (char *)"--clients";
+		a->argv[n++] = a->buf[1];
+		a->argv[n++] = (char *)"--messages";
+		a->argv[n++] = a->buf[2];
+	} else {
+		snprintf(a->buf[0], sizeof(a->buf[0]), "%s://127.0.0.1:%u%s", s->tls ? "https" : "http", s->port,
+			 s->ready_path);
+		snprintf(a->buf[1], sizeof(a->buf[1]), "%u", s->connections);
+		snprintf(a->buf[2], sizeof(a->buf[2]), "%u", s->threads);
+		snprintf(a->buf[3], sizeof(a->buf[3]), "%llu", (unsigned long long)requests);
+		snprintf(a->buf[4], sizeof(a->buf[4]), "%u", s->pipeline);
+		a->argv[n++] = a->buf[0];
+		a->argv[n++] = (char *)"-c";
+		a->argv[n++] = a->buf[1];
+		a->argv[n++] = (char *)"-t";
+		a->argv[n++] = a->buf[2];
+		a->argv[n++] = (char *)"-n";
+		a->argv[n++] = a->buf[3];
+		a->argv[n++] = (char *)"--pipeline";
+		a->argv[n++] = a->buf[4];
+		if (s->tls)
+			a->argv[n++] = (char *)"-k"; /* the run's own throwaway certificate */
+	}
+	snprintf(a->buf[5], sizeof(a->buf[5]), "%u", s->timeout_ms);
+	a->argv[n++] = (char *)"--timeout";
+	a->argv[n++] = a->buf[5];
+	a->argv[n++] = (char *)"--json";
+	a->argv[n] = NULL;
+}
+
+/* Run `harness load` in the client slice's sandbox; its JSON lands in *ret. */
+static int run_client(struct run_env *env, struct cg_tree *tree, const struct scenario *s, uint64_t requests,
+		      double left_s, pid_t server, cJSON **ret, struct hx_err *err)
+{
+	struct client_args args;
+	char **argv = args.argv, out[PATH_MAX];
+	struct sbx_config c;
+	struct sbx x = {.pid = -1, .report_fd = -1};
+	_cleanup_free_ char *text = NULL;
+	_cleanup_close_ int fd = -1;
+	enum wait_end end;
+	int code = 0; /* the client's verdict is in its JSON */
+
+	client_args_for(s, requests, &args);
+	snprintf(out, sizeof(out), "%s/client.json", env->dir);
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return hx_syserr(err, "run: %s", out);
+	sbx_config_init(&c);
+	c.netns_fd = env->netns_fd;
+	c.argv = argv;
+	c.out_fd = fd;
+	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = env->harness, .dst = "/opt/harness/harness"};
+	if (sbx_start(tree, CG_SLICE_CLIENT, &c, &x, err) < 0 || sbx_wait_exec(&x, argv[0], err) < 0) {
+		sbx_release(&x);
+		return hx_wrap(err, "load client");
+	}
+	end = wait_or_cut(tree, CG_SLICE_CLIENT, x.pid, now_s() + (left_s > 0 ? left_s : 1e9), server, &code);
+	sbx_release(&x);
+	if (end == WAIT_SERVER_GONE)
+		return hx_fail(err, HX_EXIT_VERDICT, EPIPE, "the server exited during the load");
+	if (end == WAIT_CUT)
+		return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT, "%s",
+			       run_interrupted ? "interrupted" : "cut: the scenario's --cap ran out");
+	if (util_read_file(out, &text, NULL, err) < 0)
+		return -err->errnum;
+	*ret = cJSON_Parse(text);
+	if (!*ret)
+		return hx_fail(err, HX_EXIT_INTERNAL, EIO, "the load client's output is not JSON: %.200s", text);
+	return 0;
+}
+
+/* SIGTERM, 2 s to exit, then the slice is killed. */
+static void stop_server(struct cg_tree *tree, struct sbx *x)
+{
+	int code;
+
+	sbx_stop(tree, CG_SLICE_SUT, x, SIGTERM, 2000, &code);
+}
+
+/* Write 5 to clear_refs (Linux >= 4.0): the process's peak RSS starts again from its current RSS. */
+static void reset_hwm(pid_t pid)
+{
+	char path[64];
+	struct hx_err err = {0};
+
+	snprintf(path, sizeof(path), "/proc/%d/clear_refs", (int)pid);
+	util_write_file(path, "5", &err);
+}
+
+static int trial_http(struct run_env *env, const struct scenario *s, const struct manifest *m,
+		      const struct img_status *st, struct cg_tree *tree, double deadline, cJSON *trial,
+		      struct hx_err *err)
+{
+	char *argv[MAN_MAX_ARGV + 1], store[MAN_MAX_ARGV][PATH_MAX], logpath[PATH_MAX], tail[2048];
+	struct sbx_config c;
+	struct sbx x = {.pid = -1, .report_fd = -1};
+	cJSON *load = NULL, *server = cJSON_AddObjectToObject(trial, "server");
+	_cleanup_close_ int logfd = -1;
+	pid_t payload;
+	int rc = 0, ready;
+
+	snprintf(logpath, sizeof(logpath), "%s/server-%s-%s.log", env->dir, s->name, m->name);
+	logfd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (logfd < 0)
+		return hx_syserr(err, "run: %s", logpath);
+	if (sut_config(env, s, m, st, &c, argv, store, err) < 0)
+		return -err->errnum;
+	c.out_fd = logfd;
+	if (sbx_start(tree, CG_SLICE_SUT, &c, &x, err) < 0 || sbx_wait_exec(&x, argv[0], err) < 0) {
+		sbx_release(&x);
+		return hx_wrap(err, "server");
+	}
+	cJSON_AddStringToObject(server, "log", logpath);
+	ready = probe_ready(env->netns_fd, s->port, s->ready_path, s->ready_status,
+			    s->tls || s->workload == SCN_WS_CHAT, s->ready_timeout_s, x.pid);
+	if (ready != 0) {
+		stop_server(tree, &x);
+		util_log_tail(logpath, tail, sizeof(tail));
+		rc = hx_fail(err, HX_EXIT_VERDICT, EIO, "the server %s; its last output: %s",
+			     ready == 3 ? "exited before it was ready" : "was not ready in time",
+			     tail[0] ? tail : "(nothing)");
+		goto out;
+	}
+	payload = sbx_payload_pid(x.pid);
+	cJSON_AddNumberToObject(server, "idle_rss_kb", (double)proc_status_kb(payload, "VmRSS:"));
+	proc_cpus_into(payload, server);
+	if (s->workload == SCN_HTTP && s->warmup_requests &&
+	    (rc = run_client(env, tree, s, s->warmup_requests, deadline - now_s(), x.pid, &load, err)) == 0)
+		cJSON_Delete(load), load = NULL;
+	if (rc == 0) {
+		reset_hwm(payload);
+		rc = run_client(env, tree, s, s->requests, deadline - now_s(), x.pid, &load, err);
+	}
+	if (load && s->workload == SCN_WS_CHAT) {
+		/* the chat's verdict: every client got every message exactly once */
+		if (rc == 0 && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(load, "invariant_ok")))
+			rc = hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "chat invariant broken: %s",
+				     cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(load, "why")));
+		cJSON_AddItemToObject(trial, "chat", load);
+		cJSON_AddNumberToObject(server, "peak_rss_kb", (double)proc_status_kb(payload, "VmHWM:"));
+		cJSON_AddNumberToObject(server, "post_load_rss_kb", (double)proc_status_kb(payload, "VmRSS:"));
+	} else if (load) {
+		cJSON_AddItemToObject(trial, "load", load);
+		cJSON_AddNumberToObject(server, "peak_rss_kb", (double)proc_status_kb(payload, "VmHWM:"));
+		cJSON_AddNumberToObject(server, "post_load_rss_kb", (double)proc_status_kb(payload, "VmRSS:"));
+	}
+	if (rc < 0 && err->errnum == EPIPE) {
+		x.pid = -1; /* reaped by run_client: its PID may belong to someone else now */
+		util_log_tail(logpath, tail, sizeof(tail));
+		hx_fail(err, HX_EXIT_VERDICT, EPIPE, "the server exited during the load; its last output: %s",
+			tail[0] ? tail : "(nothing)");
+	} else if (kill(x.pid, 0) < 0 || proc_status_kb(payload, "VmRSS:") < 0) {
+		/* whatever the client saw, the server is gone: say so, with what it printed last */
+		util_log_tail(logpath, tail, sizeof(tail));
+		rc = hx_fail(err, HX_EXIT_VERDICT, EPIPE, "the server exited during the load; its last output: %s",
+			     tail[0] ? tail : "(nothing)");
+	}
+	{
+		cJSON *slices = cJSON_AddObjectToObject(trial, "slices");
+
+		stats_into(slices, "sut", tree, CG_SLICE_SUT);
+		stats_into(slices, "client", tree, CG_SLICE_CLIENT);
+	}
+	stop_server(tree, &x);
+out:
+	sbx_release(&x);
+	return rc;
+}
+
+/* The runtime runs the workload itself and ends with one JSON line of metrics on stdout; the client slice
+ * stays idle. */
+static int trial_script(struct run_env *env, const struct scenario *s, const struct manifest *m,
+			const struct img_status *st, struct cg_tree *tree, double deadline, cJSON *trial,
+			struct hx_err *err)
+{
+	char *argv[MAN_MAX_ARGV + 1], store[MAN_MAX_ARGV][PATH_MAX], logpath[PATH_MAX], outpath[PATH_MAX], tail[2048];
+	struct sbx_config c;
+	struct sbx x = {.pid = -1, .report_fd = -1};
+	_cleanup_close_ int logfd = -1, outfd = -1;
+	_cleanup_free_ char *out = NULL;
+	cJSON *proc = cJSON_AddObjectToObject(trial, "process"), *metrics = NULL;
+	double end = now_s() + s->timeout_s;
+	int code;
+
+	snprintf(logpath, sizeof(logpath), "%s/script-%s-%s.log", env->dir, s->name, m->name);
+	snprintf(outpath, sizeof(outpath), "%s/script-%s-%s.out", env->dir, s->name, m->name);
+	logfd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	outfd = open(outpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (logfd < 0 || outfd < 0)
+		return hx_syserr(err, "run: %s", logpath);
+	if (sut_config(env, s, m, st, &c, argv, store, err) < 0)
+		return -err->errnum;
+	c.out_fd = outfd;
+	c.err_fd = logfd;
+	if (sbx_start(tree, CG_SLICE_SUT, &c, &x, err) < 0 || sbx_wait_exec(&x, argv[0], err) < 0) {
+		sbx_release(&x);
+		return hx_wrap(err, "script");
+	}
+	proc_cpus_into(sbx_payload_pid(x.pid), proc);
+	if (wait_or_cut(tree, CG_SLICE_SUT, x.pid, end < deadline ? end : deadline, -1, &code) != WAIT_EXITED)
+		code = -1;
+	stats_into(cJSON_AddObjectToObject(trial, "slices"), "sut", tree, CG_SLICE_SUT);
+	cJSON_AddNumberToObject(proc, "exit", code);
+	if (x.stamps->exit_ns > x.stamps->exec_ns) {
+		cJSON_AddNumberToObject(proc, "wall_ms", (double)(x.stamps->exit_ns - x.stamps->exec_ns) / 1e6);
+		cJSON_AddNumberToObject(proc, "user_ms", (double)x.stamps->utime_us / 1e3);
+		cJSON_AddNumberToObject(proc, "system_ms", (double)x.stamps->stime_us / 1e3);
+		cJSON_AddNumberToObject(proc, "max_rss_kb", (double)x.stamps->maxrss_kb);
+	}
+	cJSON_AddStringToObject(proc, "log", logpath);
+	sbx_release(&x);
+	util_log_tail(logpath, tail, sizeof(tail));
+	if (code < 0)
+		return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT, "%s",
+			       run_interrupted	    ? "interrupted"
+			       : now_s() > deadline ? "cut: the scenario's --cap ran out"
+						    : "the script ran past the scenario's timeout_s");
+	if (code != 0)
+		return hx_fail(err, HX_EXIT_VERDICT, EIO, "the script exited with %d; its last output: %s", code,
+			       tail[0] ? tail : "(nothing)");
+	if (util_read_file(outpath, &out, NULL, err) < 0)
+		return -err->errnum;
+	if (script_parse_metrics(out, s->metrics, s->nmetrics, &metrics, err) < 0)
+		return -err->errnum;
+	cJSON_AddItemToObject(trial, "script", metrics);
+	return 0;
+}
+
+static int trial_startup(struct run_env *env, const struct scenario *s, const struct manifest *m,
+			 const struct img_status *st, struct cg_tree *tree, cJSON *trial, struct hx_err *err)
+{
+	char *argv[MAN_MAX_ARGV + 1], store[MAN_MAX_ARGV][PATH_MAX];
+	struct sbx_config c;
+	_cleanup_free_ struct startup_record *recs = calloc(s->runs + s->warmup, sizeof(*recs));
+	_cleanup_free_ double *ms = calloc(s->runs, sizeof(*ms));
+	struct stats_summary sum;
+	cJSON *o;
+	unsigned failed = 0;
+	double user = 0, sys = 0;
+	uint64_t rss = 0;
+
+	if (!recs || !ms)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	if (sut_config(env, s, m, st, &c, argv, store, err) < 0)
+		return -err->errnum;
+	c.quiet = true;
+	if (startup_series_in(tree, &c, s->runs, s->warmup, recs, err) < 0)
+		return -err->errnum;
+	for (unsigned i = 0; i < s->runs; i++) {
+		const struct startup_record *r = &recs[s->warmup + i];
+
+		ms[i] = (double)r->wall_ns / 1e6;
+		failed += r->status != 0;
+		user += (double)r->user_us / 1e3 / s->runs;
+		sys += (double)r->sys_us / 1e3 / s->runs;
+		rss = r->maxrss_kb > rss ? r->maxrss_kb : rss;
+	}
+	stats_summarize(ms, s->runs, &sum);
+	o = cJSON_AddObjectToObject(trial, "startup");
+	cJSON_AddItemToObject(o, "wall_ms", stats_json(&sum, 1));
+	cJSON_AddNumberToObject(o, "user_ms", user);
+	cJSON_AddNumberToObject(o, "system_ms", sys);
+	cJSON_AddNumberToObject(o, "max_rss_kb", (double)rss);
+	cJSON_AddNumberToObject(o, "failed_runs", failed);
+	if (failed)
+		return hx_fail(err, HX_EXIT_VERDICT, EIO, "%u of %u runs exited non-zero", failed, s->runs);
+	return 0;
+}
+
+/* The trial's own Postgres in the fixture slice; its log is per trial, its record under "fixture". */
+static int fixture_start(struct run_env *env, const struct scenario *s, const struct manifest *m, enum cg_cpu_mode mode,
+			 struct cg_tree *tree, cJSON *trial, struct fx_pg *pg, struct hx_err *err)
+{
+	cJSON *o = cJSON_AddObjectToObject(trial, "fixture");
+	char logpath[PATH_MAX];
+
+	snprintf(logpath, sizeof(logpath), "%s/postgres-%s-%s-%s-%d.log", env->dir, s->name, m->name,
+		 cg_cpu_mode_names[mode], cJSON_GetObjectItem(trial, "trial")->valueint);
+	cJSON_AddStringToObject(o, "name", "postgres");
+	if (env->plan[mode].fixture_shared)
+		cJSON_AddStringToObject(o, "shares_cpus_with", "client");
+	if (fx_pg_start(env->pg, tree, env->netns_fd, logpath, pg, o, err) < 0)
+		return hx_wrap(err, "fixture");
+	return 0;
+}
+
+/* After the workload: the fixture's slice stats, then its fast shutdown; a fixture that died during the
+ * trial fails it. */
+static int fixture_stop(struct cg_tree *tree, struct fx_pg *pg, cJSON *trial, int rc, struct hx_err *err)
+{
+	cJSON *o = cJSON_GetObjectItem(trial, "fixture"), *slices = cJSON_GetObjectItem(trial, "slices");
+	char tail[2048];
+	int status;
+	bool died = waitpid(pg->x.pid, &status, WNOHANG) == pg->x.pid;
+
+	if (!slices)
+		slices = cJSON_AddObjectToObject(trial, "slices");
+	stats_into(slices, "fixture", tree, CG_SLICE_FIXTURE);
+	if (died)
+		pg->x.pid = -1;
+	fx_pg_stop(tree, pg, o);
+	if (died && rc == 0) {
+		util_log_tail(pg->log, tail, sizeof(tail));
+		rc = hx_fail(err, HX_EXIT_VERDICT, EPIPE, "postgres exited during the trial; its last output: %s",
+			     tail[0] ? tail : "(nothing)");
+	}
+	return rc;
+}
+
+int run_trial(struct run_env *env, const struct scenario *s, const struct manifest *m, const struct img_status *st,
+	      enum cg_cpu_mode mode, double deadline, cJSON *trial, struct hx_err *err)
+{
+	struct cg_tree *tree = NULL;
+	struct fx_pg pg = {.x = {.pid = -1, .report_fd = -1}};
+	char id[64], cpus[CG_MAX_CPUS * 5];
+	cJSON *sets = cJSON_AddObjectToObject(trial, "cpus");
+	double t0 = now_s();
+	/* the fixture slice only for a scenario that has a fixture */
+	unsigned slices = env->plan[mode].slices & ~(s->fixtures ? 0u : 1u << CG_SLICE_FIXTURE);
+	int rc;
+
+	for (int sl = 0; sl < CG_NR_SLICES; sl++)
+		if (slices & (1u << sl)) {
+			cg_cpus_format(&env->plan[mode].limits[sl].cpus, cpus, sizeof(cpus));
+			cJSON_AddStringToObject(sets, cg_slice_names[sl], cpus);
+		}
+	if (cg_run_id(id, sizeof(id), err) < 0 || cg_tree_create(id, NULL, slices, &tree, err) < 0)
+		return -err->errnum;
+	rc = 0;
+	for (int sl = 0; sl < CG_NR_SLICES && rc == 0; sl++)
+		if (slices & (1u << sl))
+			rc = cg_slice_apply(tree, (enum cg_slice)sl, &env->plan[mode].limits[sl], err);
+	if (rc == 0 && (s->fixtures & SCN_FX_POSTGRES))
+		rc = fixture_start(env, s, m, mode, tree, trial, &pg, err);
+	if (rc == 0 && s->workload == SCN_STARTUP)
+		rc = trial_startup(env, s, m, st, tree, trial, err);
+	else if (rc == 0 && s->workload == SCN_SCRIPT)
+		rc = trial_script(env, s, m, st, tree, deadline, trial, err);
+	else if (rc == 0)
+		rc = trial_http(env, s, m, st, tree, deadline, trial, err);
+	if (pg.x.pid > 0)
+		rc = fixture_stop(tree, &pg, trial, rc, err);
+	cJSON_AddNumberToObject(trial, "wall_s", now_s() - t0);
+	cg_tree_destroy(tree);
+	return rc;
+}

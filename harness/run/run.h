@@ -1,0 +1,33 @@
+/* `harness run`: scenarios × runtimes × modes × trials, each trial in fresh slices and sandboxes,
+ * interleaved, results written after every trial (docs/results.md). */
+#ifndef HX_RUN_H
+#define HX_RUN_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
+#include "cgroups/plan.h"
+#include "base/err.h"
+#include "run/fixture.h"
+#include "image/images.h"
+#include "run/scenario.h"
+
+struct run_env {
+	struct cg_budget budget[3]; /* per enum cg_cpu_mode */
+	struct cg_slice_plan plan[3];
+	int netns_fd;
+	char dir[PATH_MAX];	   /* run directory: logs */
+	char harness[PATH_MAX];	   /* this binary, bound into the client sandbox */
+	double cap_s;		   /* each scenario's wall-time budget; 0: none */
+	char tls_dir[PATH_MAX];	   /* the run's throwaway certificate and key, when a scenario wants TLS */
+	struct fx_pg_template *pg; /* the Postgres fixture, when a scenario wants it */
+};
+
+/* What one trial measured; trial is filled in place (docs/results.md, "trials"). */
+int run_trial(struct run_env *env, const struct scenario *s, const struct manifest *m, const struct img_status *st,
+	      enum cg_cpu_mode mode, double deadline_s, cJSON *trial, struct hx_err *err);
+
+/* Set by SIGINT/SIGTERM: the current trial stops, results keep what finished. */
+extern volatile int run_interrupted;
+
+#endif

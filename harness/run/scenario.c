@@ -1,0 +1,375 @@
+/* Strict scenario parsing (cJSON): every key known, every type checked, errors naming file and field. */
+#include "run/scenario.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/util.h"
+
+const char *const scn_profile_names[3] = {"quick", "standard", "full"};
+const double scn_profile_scale[3] = {0.25, 1.0, 3.0};
+const char *const scn_workload_names[4] = {"startup", "http", "ws-chat", "script"};
+
+static int known_keys(const char *file, const char *where, const cJSON *o, const char *const *keys, struct hx_err *err)
+{
+	const cJSON *it;
+
+	if (!cJSON_IsObject(o))
+		return hx_fail_field(err, file, where[0] ? where : NULL, "expected an object");
+	cJSON_ArrayForEach (it, o) {
+		bool ok = false;
+
+		for (const char *const *k = keys; *k; k++)
+			ok |= strcmp(*k, it->string) == 0;
+		if (!ok)
+			return hx_fail_field(err, file, it->string, "unknown key in %s (a typo?)",
+					     where[0] ? where : "the scenario");
+	}
+	return 0;
+}
+
+static int str_field(const char *file, const cJSON *o, const char *key, char *buf, size_t len, bool required,
+		     struct hx_err *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!v)
+		return required ? hx_fail_field(err, file, key, "missing") : 0;
+	if (!cJSON_IsString(v) || !v->valuestring[0] || strlen(v->valuestring) >= len)
+		return hx_fail_field(err, file, key, "expected a non-empty string of at most %zu characters", len - 1);
+	snprintf(buf, len, "%s", v->valuestring);
+	return 0;
+}
+
+static int num_field(const char *file, const cJSON *o, const char *key, double lo, double hi, double *ret,
+		     struct hx_err *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!v)
+		return 0;
+	if (!cJSON_IsNumber(v) || v->valuedouble < lo || v->valuedouble > hi)
+		return hx_fail_field(err, file, key, "expected a number from %g to %g", lo, hi);
+	*ret = v->valuedouble;
+	return 0;
+}
+
+static int uint_field(const char *file, const cJSON *o, const char *key, double lo, double hi, unsigned *ret,
+		      struct hx_err *err)
+{
+	double d = *ret;
+
+	if (num_field(file, o, key, lo, hi, &d, err) < 0)
+		return -err->errnum;
+	if (d != (double)(unsigned)d)
+		return hx_fail_field(err, file, key, "expected a whole number");
+	*ret = (unsigned)d;
+	return 0;
+}
+
+static int parse_scripts(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
+{
+	const cJSON *one = cJSON_GetObjectItemCaseSensitive(root, "script");
+	const cJSON *per = cJSON_GetObjectItemCaseSensitive(root, "scripts"), *it;
+
+	if (one) {
+		if (str_field(file, root, "script", s->scripts[0].path, sizeof(s->scripts[0].path), true, err) < 0)
+			return -err->errnum;
+		s->nscripts = 1;
+	}
+	if (per) {
+		if (!cJSON_IsObject(per))
+			return hx_fail_field(err, file, "scripts", "expected an object: runtime -> script");
+		cJSON_ArrayForEach (it, per) {
+			struct scn_script *sc = &s->scripts[s->nscripts];
+
+			if (s->nscripts == SCN_MAX_RUNTIMES + 1 || !cJSON_IsString(it) ||
+			    strlen(it->string) >= sizeof(sc->runtime))
+				return hx_fail_field(err, file, "scripts",
+						     "expected at most %d runtime names with string values",
+						     SCN_MAX_RUNTIMES);
+			snprintf(sc->runtime, sizeof(sc->runtime), "%s", it->string);
+			snprintf(sc->path, sizeof(sc->path), "%s", it->valuestring);
+			s->nscripts++;
+		}
+	}
+	if (!s->nscripts)
+		return hx_fail_field(err, file, "script",
+				     "give \"script\" (one for every runtime) or \"scripts\" (per runtime)");
+	for (size_t i = 0; i < s->nscripts; i++)
+		if (s->scripts[i].path[0] == '/' || strstr(s->scripts[i].path, ".."))
+			return hx_fail_field(err, file, "script", "'%s' must be a path inside the scenario folder",
+					     s->scripts[i].path);
+	return 0;
+}
+
+static int parse_runtimes(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
+{
+	const cJSON *rt = cJSON_GetObjectItemCaseSensitive(root, "runtimes"), *it;
+
+	if (!cJSON_IsArray(rt) || cJSON_GetArraySize(rt) < 1 || cJSON_GetArraySize(rt) > SCN_MAX_RUNTIMES)
+		return hx_fail_field(err, file, "runtimes", "expected an array of 1 to %d image names",
+				     SCN_MAX_RUNTIMES);
+	cJSON_ArrayForEach (it, rt) {
+		if (!cJSON_IsString(it) || strlen(it->valuestring) >= sizeof(s->runtimes[0]))
+			return hx_fail_field(err, file, "runtimes", "expected image names");
+		snprintf(s->runtimes[s->nruntimes++], sizeof(s->runtimes[0]), "%s", it->valuestring);
+	}
+	return 0;
+}
+
+static int parse_chat(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
+{
+	static const char *const chat_keys[] = {"clients", "messages", "path", NULL};
+	const cJSON *chat = cJSON_GetObjectItemCaseSensitive(root, "chat");
+
+	s->clients = 16;
+	s->messages = 80;
+	if (cJSON_GetObjectItemCaseSensitive(root, "load"))
+		return hx_fail_field(err, file, "load", "a ws-chat scenario takes a chat object, not load");
+	if (chat && (known_keys(file, "chat", chat, chat_keys, err) < 0 ||
+		     uint_field(file, chat, "clients", 1, 4096, &s->clients, err) < 0 ||
+		     uint_field(file, chat, "messages", 1, 1000000, &s->messages, err) < 0 ||
+		     str_field(file, chat, "path", s->ready_path, sizeof(s->ready_path), false, err) < 0))
+		return -err->errnum;
+	return 0;
+}
+
+static int parse_http(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
+{
+	static const char *const ready_keys[] = {"path", "status", "timeout_s", NULL};
+	static const char *const load_keys[] = {"connections", "threads",	  "pipeline",
+						"requests",    "warmup_requests", NULL};
+	const cJSON *ready = cJSON_GetObjectItemCaseSensitive(root, "ready");
+	const cJSON *load = cJSON_GetObjectItemCaseSensitive(root, "load");
+	const cJSON *tls = cJSON_GetObjectItemCaseSensitive(root, "tls");
+	double req = 10000, warm = 1000;
+
+	if (tls && !cJSON_IsBool(tls))
+		return hx_fail_field(err, file, "tls", "expected true or false");
+	s->tls = cJSON_IsTrue(tls);
+	s->port = 3000;
+	snprintf(s->ready_path, sizeof(s->ready_path), "/");
+	s->ready_status = 200;
+	s->ready_timeout_s = 15;
+	s->connections = 100;
+	s->threads = 1;
+	s->pipeline = 1;
+	/* generous: at 1,000 connections on one CPU a slow tail is the runtime's behaviour, not an error */
+	s->timeout_ms = 30000;
+	if (uint_field(file, root, "port", 1024, 65535, &s->port, err) < 0)
+		return -err->errnum;
+	if (ready && (known_keys(file, "ready", ready, ready_keys, err) < 0 ||
+		      str_field(file, ready, "path", s->ready_path, sizeof(s->ready_path), false, err) < 0 ||
+		      uint_field(file, ready, "status", 100, 599, &s->ready_status, err) < 0 ||
+		      num_field(file, ready, "timeout_s", 0.1, 600, &s->ready_timeout_s, err) < 0))
+		return -err->errnum;
+	if (s->workload == SCN_WS_CHAT)
+		return parse_chat(file, root, s, err);
+	if (!load)
+		return hx_fail_field(err, file, "load", "an http scenario needs a load object");
+	if (known_keys(file, "load", load, load_keys, err) < 0 ||
+	    uint_field(file, load, "connections", 1, 20000, &s->connections, err) < 0 ||
+	    uint_field(file, load, "threads", 1, 64, &s->threads, err) < 0 ||
+	    uint_field(file, load, "pipeline", 1, 64, &s->pipeline, err) < 0 ||
+	    uint_field(file, load, "timeout_ms", 10, 600000, &s->timeout_ms, err) < 0 ||
+	    num_field(file, load, "requests", 1, 1e9, &req, err) < 0 ||
+	    num_field(file, load, "warmup_requests", 0, 1e9, &warm, err) < 0)
+		return -err->errnum;
+	if (s->threads > s->connections)
+		return hx_fail_field(err, file, "load.threads", "more threads than connections");
+	s->requests = (uint64_t)req;
+	s->warmup_requests = (uint64_t)warm;
+	return 0;
+}
+
+static int parse_fixtures(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
+{
+	const cJSON *fx = cJSON_GetObjectItemCaseSensitive(root, "fixtures"), *it;
+
+	if (!fx)
+		return 0;
+	if (!cJSON_IsArray(fx))
+		return hx_fail_field(err, file, "fixtures", "expected an array of fixture names ([\"postgres\"])");
+	cJSON_ArrayForEach (it, fx) {
+		if (!cJSON_IsString(it) || strcmp(it->valuestring, "postgres") != 0)
+			return hx_fail_field(err, file, "fixtures", "the one fixture is \"postgres\", not %s",
+					     cJSON_IsString(it) ? it->valuestring : "a non-string");
+		s->fixtures |= SCN_FX_POSTGRES;
+	}
+	return 0;
+}
+
+static int parse_script(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "metrics"), *it;
+	double iter = 1000;
+
+	s->timeout_s = 600;
+	if (cJSON_GetObjectItemCaseSensitive(root, "load") || cJSON_GetObjectItemCaseSensitive(root, "chat") ||
+	    cJSON_GetObjectItemCaseSensitive(root, "ready"))
+		return hx_fail_field(err, file, "load",
+				     "a script scenario runs its own workload: no load, chat or ready");
+	if (num_field(file, root, "iterations", 1, 1e12, &iter, err) < 0 ||
+	    num_field(file, root, "timeout_s", 1, 86400, &s->timeout_s, err) < 0)
+		return -err->errnum;
+	s->iterations = (uint64_t)iter;
+	if (m && (!cJSON_IsArray(m) || cJSON_GetArraySize(m) > SCN_MAX_METRICS))
+		return hx_fail_field(err, file, "metrics", "expected an array of at most %d metric names",
+				     SCN_MAX_METRICS);
+	cJSON_ArrayForEach (it, m) {
+		if (!cJSON_IsString(it) || !it->valuestring[0] || strlen(it->valuestring) >= sizeof(s->metrics[0]))
+			return hx_fail_field(err, file, "metrics", "expected metric names of 1 to %zu characters",
+					     sizeof(s->metrics[0]) - 1);
+		snprintf(s->metrics[s->nmetrics++], sizeof(s->metrics[0]), "%s", it->valuestring);
+	}
+	return 0;
+}
+
+static int parse_root(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
+{
+	static const char *const keys[] = {"name",     "description", "workload", "runtimes",  "script",
+					   "scripts",  "port",	      "tls",	  "ready",     "load",
+					   "chat",     "runs",	      "warmup",	  "repeat",    "max_errors",
+					   "fixtures", "iterations",  "metrics",  "timeout_s", NULL};
+	char workload[16] = "";
+	double maxerr = 0;
+
+	if (known_keys(file, "", root, keys, err) < 0 ||
+	    str_field(file, root, "name", s->name, sizeof(s->name), true, err) < 0 ||
+	    str_field(file, root, "description", s->description, sizeof(s->description), false, err) < 0 ||
+	    str_field(file, root, "workload", workload, sizeof(workload), true, err) < 0 ||
+	    parse_runtimes(file, root, s, err) < 0 || parse_scripts(file, root, s, err) < 0)
+		return -err->errnum;
+	s->repeat = 3;
+	s->runs = 30;
+	s->warmup = 5;
+	if (uint_field(file, root, "repeat", 1, 1000, &s->repeat, err) < 0 ||
+	    num_field(file, root, "max_errors", 0, 1e12, &maxerr, err) < 0)
+		return -err->errnum;
+	s->max_errors = (uint64_t)maxerr;
+	if (parse_fixtures(file, root, s, err) < 0)
+		return -err->errnum;
+	if (strcmp(workload, "script") != 0 &&
+	    (cJSON_GetObjectItemCaseSensitive(root, "iterations") ||
+	     cJSON_GetObjectItemCaseSensitive(root, "metrics") || cJSON_GetObjectItemCaseSensitive(root, "timeout_s")))
+		return hx_fail_field(err, file, "iterations",
+				     "iterations, metrics and timeout_s are for script workloads");
+	if (strcmp(workload, "script") == 0) {
+		s->workload = SCN_SCRIPT;
+		if (parse_script(file, root, s, err) < 0)
+			return -err->errnum;
+	} else if (strcmp(workload, "startup") == 0) {
+		s->workload = SCN_STARTUP;
+		if (uint_field(file, root, "runs", 1, 100000, &s->runs, err) < 0 ||
+		    uint_field(file, root, "warmup", 0, 1000, &s->warmup, err) < 0)
+			return -err->errnum;
+		if (cJSON_GetObjectItemCaseSensitive(root, "load") || cJSON_GetObjectItemCaseSensitive(root, "ready"))
+			return hx_fail_field(err, file, "load", "a startup scenario has no server to load");
+	} else if (strcmp(workload, "http") == 0 || strcmp(workload, "ws-chat") == 0) {
+		s->workload = strcmp(workload, "http") == 0 ? SCN_HTTP : SCN_WS_CHAT;
+		if (parse_http(file, root, s, err) < 0)
+			return -err->errnum;
+	} else {
+		return hx_fail_field(err, file, "workload",
+				     "expected \"startup\", \"http\", \"ws-chat\" or \"script\", not \"%s\"", workload);
+	}
+	return 0;
+}
+
+int scn_parse(const char *file, const char *text, struct scenario *s, struct hx_err *err)
+{
+	cJSON *root = cJSON_Parse(text);
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	if (!root)
+		return hx_fail_field(err, file, NULL, "not valid JSON");
+	r = parse_root(file, root, s, err);
+	cJSON_Delete(root);
+	return r;
+}
+
+const char *scn_dir(void)
+{
+	static char dir[PATH_MAX];
+
+	return util_data_dir("HARNESS_SCENARIOS_DIR", "scenarios", dir, sizeof(dir));
+}
+
+int scn_load(const char *dir, const char *name, struct scenario *s, struct hx_err *err)
+{
+	char folder[PATH_MAX], file[PATH_MAX + 16];
+	_cleanup_free_ char *text = NULL;
+	size_t len = strlen(name);
+
+	if (len > 14 && strcmp(name + len - 14, "/scenario.json") == 0)
+		snprintf(folder, sizeof(folder), "%.*s", (int)(len - 14), name);
+	else if (strchr(name, '/'))
+		snprintf(folder, sizeof(folder), "%s", name);
+	else
+		snprintf(folder, sizeof(folder), "%s/%s", dir, name);
+	snprintf(file, sizeof(file), "%s/scenario.json", folder);
+	if (util_read_file(file, &text, NULL, err) < 0) {
+		if (err->errnum == ENOENT)
+			return hx_fail(err, HX_EXIT_USAGE, ENOENT,
+				       "no scenario '%s' (%s does not exist; 'harness scenarios ls' lists them)", name,
+				       file);
+		return -err->errnum;
+	}
+	if (scn_parse(file, text, s, err) < 0)
+		return -err->errnum;
+	if (!realpath(folder, s->dir))
+		return hx_syserr(err, "scenario %s", folder);
+	for (size_t i = 0; i < s->nscripts; i++) {
+		char p[PATH_MAX + 300];
+
+		snprintf(p, sizeof(p), "%s/%s", s->dir, s->scripts[i].path);
+		if (!util_exists(p))
+			return hx_fail(err, HX_EXIT_USAGE, ENOENT, "%s: script '%s' does not exist", file,
+				       s->scripts[i].path);
+	}
+	return 0;
+}
+
+const char *scn_script_for(const struct scenario *s, const char *runtime)
+{
+	const char *dflt = "";
+
+	for (size_t i = 0; i < s->nscripts; i++) {
+		if (strcmp(s->scripts[i].runtime, runtime) == 0)
+			return s->scripts[i].path;
+		if (!s->scripts[i].runtime[0])
+			dflt = s->scripts[i].path;
+	}
+	return dflt;
+}
+
+bool scn_supports(const struct scenario *s, const char *runtime)
+{
+	for (size_t i = 0; i < s->nruntimes; i++)
+		if (strcmp(s->runtimes[i], runtime) == 0)
+			return true;
+	return false;
+}
+
+void scn_scale(struct scenario *s, enum scn_profile p)
+{
+	double k = scn_profile_scale[p];
+
+	s->requests = (uint64_t)((double)s->requests * k) ? (uint64_t)((double)s->requests * k) : 1;
+	s->warmup_requests = (uint64_t)((double)s->warmup_requests * k);
+	s->runs = (unsigned)((double)s->runs * k) ? (unsigned)((double)s->runs * k) : 1;
+	s->iterations = (uint64_t)((double)s->iterations * k) ? (uint64_t)((double)s->iterations * k) : 1;
+	/* chat: quick sends a quarter of the messages; full doubles the room (32 clients for 16) */
+	if (p == SCN_FULL)
+		s->clients *= 2;
+	else
+		s->messages = (unsigned)((double)s->messages * k) ? (unsigned)((double)s->messages * k) : 1;
+}

@@ -1,0 +1,77 @@
+/* Scenarios (scenarios/<name>/scenario.json): what a benchmark runs, parsed strictly into a plan with
+ * no side effects (docs/scenario.md). */
+#ifndef HX_SCENARIO_H
+#define HX_SCENARIO_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+#define SCN_MAX_RUNTIMES 16
+
+enum scn_workload { SCN_STARTUP, SCN_HTTP, SCN_WS_CHAT, SCN_SCRIPT };
+/* Fixtures a scenario may ask for: one bit each. */
+enum scn_fixture { SCN_FX_POSTGRES = 1u << 0 };
+
+#define SCN_MAX_METRICS 8
+
+extern const char *const scn_workload_names[4];
+enum scn_profile { SCN_QUICK, SCN_STANDARD, SCN_FULL };
+
+extern const char *const scn_profile_names[3];
+extern const double scn_profile_scale[3];
+
+struct scn_script {
+	char runtime[64]; /* "" for the default */
+	char path[256];	  /* relative to the scenario folder */
+};
+
+struct scenario {
+	char name[64];
+	char description[256];
+	char dir[PATH_MAX]; /* the scenario folder on the host */
+	enum scn_workload workload;
+	char runtimes[SCN_MAX_RUNTIMES][64]; /* the ones it supports */
+	size_t nruntimes;
+	struct scn_script scripts[SCN_MAX_RUNTIMES + 1];
+	size_t nscripts;
+	/* http */
+	bool tls; /* the server terminates TLS with the run's throwaway certificate */
+	unsigned port;
+	char ready_path[256];
+	unsigned ready_status;
+	double ready_timeout_s;
+	unsigned connections, threads, pipeline;
+	unsigned timeout_ms; /* a response later than this is an error */
+	uint64_t requests, warmup_requests;
+	/* ws-chat */
+	unsigned clients, messages;
+	/* startup */
+	unsigned runs, warmup;
+	/* script: the runtime runs the workload and prints one JSON line of metrics */
+	uint64_t iterations; /* ITERATIONS in its environment */
+	double timeout_s;
+	char metrics[SCN_MAX_METRICS][32]; /* required beyond ops, seconds and ops_per_s */
+	size_t nmetrics;
+	unsigned fixtures; /* enum scn_fixture bits */
+	/* both */
+	unsigned repeat;
+	uint64_t max_errors;
+	/* filled by the run, not the parser: the installed npm dependencies, "" when none */
+	char node_modules[PATH_MAX];
+};
+
+int scn_parse(const char *file, const char *text, struct scenario *ret, struct hx_err *err);
+/* scenarios/<name>/scenario.json under dir, or a path to a scenario.json or its folder. */
+int scn_load(const char *dir, const char *name, struct scenario *ret, struct hx_err *err);
+/* The script a runtime runs ("" when the scenario has none for it). */
+const char *scn_script_for(const struct scenario *s, const char *runtime);
+bool scn_supports(const struct scenario *s, const char *runtime);
+/* The profile's share of the scenario's counts: requests, runs, iterations (at least 1). */
+void scn_scale(struct scenario *s, enum scn_profile p);
+const char *scn_dir(void);
+
+#endif

@@ -1,0 +1,350 @@
+/* The sandbox: the child's setup is a checklist of the facility modules' apply_in_child steps; any
+ * failure goes to the parent as {step, errno} over a close-on-exec pipe, never printed in the child. */
+#include "sandbox/sandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "sandbox/sbx_caps.h"
+#include "sandbox/sbx_net.h"
+#include "base/util.h"
+
+#define SBX_CLONE_FLAGS (CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS)
+
+struct sbx_report {
+	char step[48];
+	int errnum;
+};
+
+struct sbx_child {
+	const struct sbx_config *c;
+	void *seccomp_ctx;
+	int report_fd;
+	struct sbx_stamps *stamps;
+};
+
+void sbx_config_init(struct sbx_config *c)
+{
+	static const char *const base[] = {"PATH=/usr/local/bin:/usr/bin:/bin",
+					   "HOME=" SBX_HOME,
+					   "USER=" SBX_USER,
+					   "LOGNAME=" SBX_USER,
+					   "LANG=C.UTF-8",
+					   "TZ=UTC"};
+
+	memset(c, 0, sizeof(*c));
+	c->netns_fd = -1;
+	c->out_fd = -1;
+	c->err_fd = -1;
+	c->cwd = SBX_HOME;
+	c->rootfs.tmp_size = 256 << 20;
+	c->rootfs.home_size = 64 << 20;
+	for (size_t i = 0; i < HX_ARRAY_SIZE(base); i++)
+		c->env[c->nenv++] = base[i];
+}
+
+int sbx_env_set(struct sbx_config *c, const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	size_t klen;
+
+	if (!eq || eq == kv)
+		return -EINVAL;
+	klen = (size_t)(eq - kv) + 1;
+	for (size_t i = 0; i < c->nenv; i++)
+		if (strncmp(c->env[i], kv, klen) == 0) {
+			c->env[i] = kv;
+			return 0;
+		}
+	if (c->nenv == SBX_MAX_ENV)
+		return -E2BIG;
+	c->env[c->nenv++] = kv;
+	c->env[c->nenv] = NULL;
+	return 0;
+}
+
+int sbx_parse_bind(const char *spec, struct sbx_bind *b, struct hx_err *err)
+{
+	_cleanup_free_ char *copy = strdup(spec);
+	char *dst, *mode;
+	struct stat st;
+
+	if (!copy)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	dst = strchr(copy, ':');
+	if (!dst)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "--bind takes SRC:DST[:rw], not '%s'", spec);
+	*dst++ = '\0';
+	mode = strchr(dst, ':');
+	if (mode)
+		*mode++ = '\0';
+	b->rw = mode && strcmp(mode, "rw") == 0;
+	if (mode && !b->rw && strcmp(mode, "ro") != 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "--bind %s: the mode is ro or rw, not '%s'", spec, mode);
+	if (copy[0] != '/' || dst[0] != '/' || strcmp(dst, "/") == 0 || strstr(dst, "..") ||
+	    strncmp(dst, "/proc", 5) == 0 || strncmp(dst, "/dev", 4) == 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "--bind %s: SRC and DST must be absolute, DST not /, /proc, /dev or with '..'", spec);
+	if (stat(copy, &st) < 0)
+		return hx_fail(err, HX_EXIT_USAGE, errno, "--bind %s: %s: %s", spec, copy, strerror(errno));
+	b->dst = dst;
+	b->src = steal_pointer(&copy); /* dst points into it: both live as long as the config */
+	return 0;
+}
+
+/* In a child: tell the parent which step failed and end. */
+static __attribute__((noreturn)) void child_fail(int fd, const char *step, int errnum)
+{
+	struct sbx_report r = {.errnum = errnum};
+
+	snprintf(r.step, sizeof(r.step), "%s", step);
+	if (write(fd, &r, sizeof(r)) < 0)
+		_exit(125);
+	_exit(125);
+}
+
+/* The payload: PID 2 of the sandbox. Privileges go, seccomp comes last, then execve. */
+static __attribute__((noreturn)) void payload(struct sbx_child *x)
+{
+	const char *step = NULL;
+	sigset_t none;
+	int r;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	if ((r = sbx_caps_apply_in_child(SBX_UID, SBX_GID, &step)) < 0)
+		child_fail(x->report_fd, step, -r);
+	if (chdir(x->c->cwd) < 0)
+		child_fail(x->report_fd, "chdir", errno);
+	if (x->c->quiet || x->c->out_fd >= 0) {
+		int out = x->c->out_fd >= 0 ? x->c->out_fd : open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (out < 0 || dup2(out, 1) < 0 || dup2(x->c->err_fd >= 0 ? x->c->err_fd : out, 2) < 0)
+			child_fail(x->report_fd, "redirect output", errno);
+	}
+	if ((r = sbx_seccomp_apply_in_child(x->seccomp_ctx)) < 0)
+		child_fail(x->report_fd, "seccomp", -r);
+	environ = (char **)x->c->env;
+	x->stamps->exec_ns = util_now_ns();
+	execvp(x->c->argv[0], x->c->argv);
+	child_fail(x->report_fd, "execve", errno);
+}
+
+static volatile pid_t init_payload_pid;
+
+static void init_forward(int sig)
+{
+	if (init_payload_pid > 0)
+		kill(init_payload_pid, sig);
+}
+
+/* PID 1 of the sandbox: forwards termination signals, reaps everything, exits with the payload's
+ * status (128+N for a signal), and its exit takes every other process of the namespace with it. */
+static int init_loop(pid_t child, struct sbx_stamps *stamps)
+{
+	static const int fwd[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+	struct sigaction sa = {.sa_handler = init_forward};
+	sigset_t none;
+	int status = 0, code = 0;
+
+	init_payload_pid = child;
+	sigemptyset(&none);
+	for (size_t i = 0; i < HX_ARRAY_SIZE(fwd); i++)
+		sigaction(fwd[i], &sa, NULL);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (;;) {
+		struct rusage ru;
+		pid_t p = wait4(-1, &status, 0, &ru);
+
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0)
+			break;
+		if (p == child) {
+			stamps->exit_ns = util_now_ns();
+			stamps->utime_us = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
+			stamps->stime_us = (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
+			stamps->maxrss_kb = (uint64_t)ru.ru_maxrss;
+			code = util_exit_code(status);
+			break;
+		}
+	}
+	kill(-1, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+	return code;
+}
+
+/* The sandbox's first process, already in its slice and new namespaces: the setup checklist. */
+static int sbx_child_main(void *arg)
+{
+	struct sbx_child *x = arg;
+	const char *step = NULL;
+	pid_t child;
+	int r;
+
+	x->stamps->child_ns = util_now_ns();
+	/* a killed harness leaves no sandbox running (getppid() is 0 here: the parent is outside our
+	 * PID namespace, so a death before this point is left to the slice's teardown or harness gc) */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		child_fail(x->report_fd, "pdeathsig", errno);
+	if ((r = sbx_net_apply_in_child(x->c->netns_fd)) < 0)
+		child_fail(x->report_fd, "join the run's network namespace", -r);
+	/* after the slice is ours: the cgroup namespace is rooted at the slice */
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		child_fail(x->report_fd, "unshare cgroup namespace", errno);
+	if ((r = sbx_mount_apply_in_child(&x->c->rootfs, &step)) < 0)
+		child_fail(x->report_fd, step, -r);
+	if (sethostname("harness", 7) < 0)
+		child_fail(x->report_fd, "sethostname", errno);
+	child = fork();
+	if (child < 0)
+		child_fail(x->report_fd, "fork payload", errno);
+	if (child == 0)
+		payload(x);
+	/* init keeps nothing it does not need: the payload's user, no capabilities */
+	if (sbx_caps_apply_in_child(SBX_UID, SBX_GID, &step) < 0) {
+		kill(child, SIGKILL);
+		child_fail(x->report_fd, step, errno);
+	}
+	/* Changing the user clears the parent-death signal (prctl(2): any change of the effective or fs uid/gid): set it
+	 * again, or a SIGKILLed harness would leave the sandbox running. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
+		kill(child, SIGKILL);
+		child_fail(x->report_fd, "pdeathsig", errno);
+	}
+	close(x->report_fd);
+	return init_loop(child, x->stamps);
+}
+
+int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, struct sbx *ret, struct hx_err *err)
+{
+	struct sbx_child x = {.c = c};
+	struct sbx out = {.pid = -1, .report_fd = -1};
+	int report[2];
+
+	if (c->netns_fd < 0)
+		return hx_fail(err, HX_EXIT_INTERNAL, EINVAL, "sandbox: no network namespace");
+	out.stamps = mmap(NULL, sizeof(*out.stamps), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (out.stamps == MAP_FAILED)
+		return hx_syserr(err, "sandbox: mmap");
+	x.stamps = out.stamps;
+	if (sbx_seccomp_prepare(&c->seccomp, &out.seccomp_ctx, err) < 0) {
+		sbx_release(&out);
+		return -err->errnum;
+	}
+	x.seccomp_ctx = out.seccomp_ctx;
+	if (pipe2(report, O_CLOEXEC) < 0) {
+		sbx_release(&out);
+		return hx_syserr(err, "sandbox: pipe");
+	}
+	x.report_fd = report[1];
+	out.stamps->clone_ns = util_now_ns();
+	if (!t) {
+		out.pid = (pid_t)syscall(SYS_clone, SBX_CLONE_FLAGS | SIGCHLD, NULL, NULL, NULL, NULL);
+		if (out.pid == 0)
+			_exit(sbx_child_main(&x));
+		if (out.pid < 0)
+			hx_syserr(err, "clone");
+	}
+	if ((t && cg_spawn(t, s, SBX_CLONE_FLAGS, sbx_child_main, &x, &out.pid, err) < 0) || out.pid < 0) {
+		close(report[0]);
+		close(report[1]);
+		sbx_release(&out);
+		return hx_wrap(err, "sandbox");
+	}
+	close(report[1]);
+	out.report_fd = report[0];
+	*ret = out;
+	return 0;
+}
+
+static const char *sbx_fix(const char *step, int errnum)
+{
+	if (errnum == EPERM && (strstr(step, "namespace") || strstr(step, "mount") || strstr(step, "pivot")))
+		return " (the sandbox needs root, or CAP_SYS_ADMIN with user namespaces: run harness as root)";
+	if (errnum == EINVAL && strstr(step, "pivot_root"))
+		return " (harness cannot pivot from a chroot: run it from a real root)";
+	return "";
+}
+
+int sbx_wait_exec(struct sbx *x, const char *what, struct hx_err *err)
+{
+	struct sbx_report r;
+	ssize_t n;
+
+	do
+		n = read(x->report_fd, &r, sizeof(r));
+	while (n < 0 && errno == EINTR);
+	close(x->report_fd);
+	x->report_fd = -1;
+	if (n != sizeof(r))
+		return 0; /* EOF: execve closed the pipe */
+	r.step[sizeof(r.step) - 1] = '\0';
+	if (strcmp(r.step, "execve") == 0)
+		return hx_fail(err, HX_EXIT_USAGE, r.errnum, "cannot run '%s': %s", what, strerror(r.errnum));
+	return hx_fail(err, HX_EXIT_INTERNAL, r.errnum, "sandbox: %s: %s%s", r.step, strerror(r.errnum),
+		       sbx_fix(r.step, r.errnum));
+}
+
+void sbx_release(struct sbx *x)
+{
+	if (x->report_fd >= 0)
+		close(x->report_fd);
+	x->report_fd = -1;
+	sbx_seccomp_cleanup(&x->seccomp_ctx);
+	if (x->stamps && x->stamps != MAP_FAILED)
+		munmap(x->stamps, sizeof(*x->stamps));
+	x->stamps = NULL;
+}
+
+/* The payload (PID 2 in the sandbox) as the host sees it: the only child of the sandbox's init. */
+pid_t sbx_payload_pid(pid_t init)
+{
+	char path[64];
+	_cleanup_free_ char *text = NULL;
+	struct hx_err err = {0};
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)init, (int)init);
+	if (util_read_file(path, &text, NULL, &err) < 0)
+		return -1;
+	return (pid_t)atoi(text);
+}
+
+bool sbx_stop(struct cg_tree *t, enum cg_slice s, struct sbx *x, int sig, int wait_ms, int *ret_code)
+{
+	int status = 0;
+	bool exited = false;
+
+	*ret_code = -1;
+	if (x->pid <= 0)
+		return false;
+	kill(x->pid, sig);
+	for (int i = 0; i < wait_ms / 10 && !exited; i++) {
+		exited = waitpid(x->pid, &status, WNOHANG) == x->pid;
+		if (!exited)
+			usleep(10000);
+	}
+	cg_slice_kill(t, s, &(struct hx_err){0});
+	if (!exited)
+		waitpid(x->pid, &status, 0); /* the slice is empty: its init is gone */
+	else
+		*ret_code = util_exit_code(status);
+	x->pid = -1;
+	return exited;
+}

@@ -1,0 +1,67 @@
+/* The sandbox: new mount, PID, IPC, UTS and cgroup namespaces in a slice, the run's network
+ * namespace, a tmpfs root, no privileges, a seccomp filter, and an init as PID 1. */
+#ifndef HX_SANDBOX_H
+#define HX_SANDBOX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cgroups/cg.h"
+#include "base/err.h"
+#include "sandbox/sbx_mount.h"
+#include "sandbox/sbx_seccomp.h"
+
+#define SBX_MAX_ENV 64
+
+struct sbx_config {
+	char *const *argv;
+	const char *env[SBX_MAX_ENV + 1]; /* built from scratch: sbx_env_init, then sbx_env_set */
+	size_t nenv;
+	struct sbx_rootfs rootfs;
+	struct sbx_seccomp_opts seccomp;
+	const char *cwd;
+	int netns_fd; /* the run's network namespace */
+	bool quiet;   /* the command's stdout and stderr go to /dev/null */
+	int out_fd;   /* >= 0: the command's stdout and stderr go here (a log file) */
+	int err_fd;   /* >= 0: its stderr goes here instead */
+};
+
+/* Where the time went, stamped with CLOCK_MONOTONIC (ns) by parent and child alike. */
+struct sbx_stamps {
+	uint64_t clone_ns;			/* parent, just before clone */
+	uint64_t child_ns;			/* child, first instruction (inside the slice) */
+	uint64_t exec_ns;			/* payload, just before execve */
+	uint64_t exit_ns;			/* init, when the payload was reaped */
+	uint64_t utime_us, stime_us, maxrss_kb; /* the payload's rusage (with its reaped children) */
+};
+
+void sbx_config_init(struct sbx_config *c);
+/* "SRC:DST[:ro|rw]", both absolute, DST not /, /proc or /dev; SRC must exist. A usage error otherwise. */
+int sbx_parse_bind(const char *spec, struct sbx_bind *b, struct hx_err *err);
+/* K=V, replacing an earlier K. Returns -EINVAL for a malformed one, -E2BIG when full. */
+int sbx_env_set(struct sbx_config *c, const char *kv);
+
+/* A running sandbox: its init's pid and the channel that reports setup failures. */
+struct sbx {
+	pid_t pid;
+	int report_fd;
+	struct sbx_stamps *stamps; /* shared with the child */
+	void *seccomp_ctx;
+};
+
+/* Start c->argv in a new sandbox inside slice s; with t NULL, in the caller's own cgroup (a launcher
+ * already inside the slice: no cgroup move). */
+int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, struct sbx *ret, struct hx_err *err);
+/* Wait until the payload has called execve (0) or setup failed: the error names the step and errno
+ * ("sandbox: pivot_root: Invalid argument"), or for execve the command `what`. */
+int sbx_wait_exec(struct sbx *x, const char *what, struct hx_err *err);
+void sbx_release(struct sbx *x);
+/* Stop a sandbox: sig to its init (which passes it on), up to wait_ms for it to exit, then its slice is
+ * killed and emptied. True when it exited by itself in time, with its exit code in *ret_code (else -1).
+ * x->pid is -1 afterwards: it has been reaped. */
+bool sbx_stop(struct cg_tree *t, enum cg_slice s, struct sbx *x, int sig, int wait_ms, int *ret_code);
+/* The payload (PID 2 inside) as the host sees it: the only child of the sandbox's init; -1 when gone. */
+pid_t sbx_payload_pid(pid_t init);
+
+#endif
