@@ -26,6 +26,7 @@ static const struct verb verbs[] = {
 	{"run", verb_run, "run scenarios on runtimes in sandboxed, pinned slices; write results"},
 	{"exec", verb_exec, "run one command in a fresh slice (pinned CPUs, memory limit), print its stats"},
 	{"load", verb_load, "HTTP/WebSocket load generator and startup timer"},
+	{"noise", verb_noise, "noise generators (cpu, cache, membw, io, alloc): the neighbours of a noisy trial"},
 	{"images", verb_images, "list, pull, verify and remove runtime images"},
 	{"scenarios", verb_scenarios, "list the scenarios"},
 	{"report", verb_report, "re-render a results file (md, json, csv)"},

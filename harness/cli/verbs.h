@@ -7,6 +7,7 @@ int verb_doctor(int argc, char **argv);
 int verb_exec(int argc, char **argv);
 int verb_gc(int argc, char **argv);
 int verb_load(int argc, char **argv);
+int verb_noise(int argc, char **argv);
 int verb_images(int argc, char **argv);
 int verb_run(int argc, char **argv);
 int verb_scenarios(int argc, char **argv);
