@@ -9,19 +9,19 @@
 #define STATS_BOOTSTRAP 2000
 #define STATS_OUTLIER_Z 14.0 /* hyperfine's threshold on the modified z-score */
 
-static int cmp_double(const void *a, const void *b)
+int stats_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-static double median_sorted(const double *s, size_t n)
+double stats_median_sorted(const double *s, size_t n)
 {
 	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
-static uint64_t splitmix(uint64_t *x)
+uint64_t stats_splitmix(uint64_t *x)
 {
 	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
 
@@ -43,11 +43,11 @@ static void bootstrap_median(const double *v, size_t n, double *lo, double *hi)
 	}
 	for (size_t b = 0; b < STATS_BOOTSTRAP; b++) {
 		for (size_t i = 0; i < n; i++)
-			sample[i] = v[splitmix(&seed) % n];
-		qsort(sample, n, sizeof(*sample), cmp_double);
-		meds[b] = median_sorted(sample, n);
+			sample[i] = v[stats_splitmix(&seed) % n];
+		qsort(sample, n, sizeof(*sample), stats_cmp_double);
+		meds[b] = stats_median_sorted(sample, n);
 	}
-	qsort(meds, STATS_BOOTSTRAP, sizeof(*meds), cmp_double);
+	qsort(meds, STATS_BOOTSTRAP, sizeof(*meds), stats_cmp_double);
 	*lo = meds[(size_t)(0.025 * STATS_BOOTSTRAP)];
 	*hi = meds[(size_t)(0.975 * STATS_BOOTSTRAP) - 1];
 	free(meds);
@@ -70,21 +70,21 @@ void stats_summarize(const double *v, size_t n, struct stats_summary *s)
 		return;
 	}
 	memcpy(sorted, v, n * sizeof(*v));
-	qsort(sorted, n, sizeof(*sorted), cmp_double);
+	qsort(sorted, n, sizeof(*sorted), stats_cmp_double);
 	for (size_t i = 0; i < n; i++)
 		sum += v[i];
 	s->mean = sum / (double)n;
 	for (size_t i = 0; i < n; i++)
 		sq += (v[i] - s->mean) * (v[i] - s->mean);
 	s->stddev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
-	s->median = median_sorted(sorted, n);
+	s->median = stats_median_sorted(sorted, n);
 	s->min = sorted[0];
 	s->max = sorted[n - 1];
 	s->cv = s->mean != 0 ? s->stddev / s->mean : 0;
 	for (size_t i = 0; i < n; i++)
 		dev[i] = fabs(v[i] - s->median);
-	qsort(dev, n, sizeof(*dev), cmp_double);
-	s->mad = median_sorted(dev, n);
+	qsort(dev, n, sizeof(*dev), stats_cmp_double);
+	s->mad = stats_median_sorted(dev, n);
 	for (size_t i = 0; i < n; i++)
 		if (s->mad > 0 && 0.6745 * fabs(v[i] - s->median) / s->mad > STATS_OUTLIER_Z)
 			s->outliers++;

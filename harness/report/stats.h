@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct stats_summary {
 	size_t n;
@@ -16,6 +17,11 @@ struct stats_summary {
 
 /* Summarise v[0..n) (not modified). The bootstrap uses a fixed seed: the same data give the same CI. */
 void stats_summarize(const double *v, size_t n, struct stats_summary *ret);
+/* Shared by the significance tests (signif.c): qsort's order of doubles, the median of sorted values, and the
+ * seeded generator every bootstrap uses (splitmix64, so a fixture script can replay it exactly). */
+int stats_cmp_double(const void *a, const void *b);
+double stats_median_sorted(const double *s, size_t n);
+uint64_t stats_splitmix(uint64_t *state);
 cJSON *stats_json(const struct stats_summary *s, double scale);
 
 #endif

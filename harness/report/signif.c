@@ -1,0 +1,429 @@
+/* Significance tests and effect sizes for comparing trials; the formulas follow scipy.stats so that the unit
+ * tests can pin them to values it computed (tests/fixtures/signif/). */
+#include "report/signif.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/cleanup.h"
+#include "report/stats.h"
+
+struct ranked {
+	double v;
+	size_t i;
+};
+
+static int cmp_ranked(const void *x, const void *y)
+{
+	const struct ranked *a = x, *b = y;
+
+	return a->v < b->v ? -1 : a->v > b->v ? 1 : (a->i > b->i) - (a->i < b->i);
+}
+
+/* Average ranks (1-based) of v[0..n) into rank[], and the tie term sum(t^3 - t) over groups of equal values. */
+static int rank_avg(const double *v, size_t n, double *rank, double *ties)
+{
+	struct ranked *r = malloc(n * sizeof(*r));
+
+	if (!r)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct ranked){v[i], i};
+	qsort(r, n, sizeof(*r), cmp_ranked);
+	*ties = 0;
+	for (size_t i = 0, j; i < n; i = j) {
+		double t;
+
+		for (j = i + 1; j < n && r[j].v == r[i].v; j++)
+			;
+		t = (double)(j - i);
+		*ties += t * t * t - t;
+		for (size_t k = i; k < j; k++)
+			rank[r[k].i] = (double)(i + j + 1) / 2;
+	}
+	free(r);
+	return 0;
+}
+
+double sig_norm_cdf(double x)
+{
+	return 0.5 * erfc(-x / M_SQRT2);
+}
+
+/* Bisection: slow but exact to the last bit that matters, and only ever called a few times per row. */
+static double invert(double (*cdf)(double, double), double arg, double p, double lo, double hi)
+{
+	for (int i = 0; i < 200 && hi - lo > 1e-15 * fmax(1, fabs(lo)); i++) {
+		double mid = (lo + hi) / 2;
+
+		if (cdf(mid, arg) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+static double norm_cdf2(double x, double unused)
+{
+	(void)unused;
+	return sig_norm_cdf(x);
+}
+
+double sig_norm_ppf(double p)
+{
+	if (!(p > 0 && p < 1))
+		return p == 0 ? -INFINITY : p == 1 ? INFINITY : NAN;
+	return invert(norm_cdf2, 0, p, -40, 40);
+}
+
+/* Continued fraction of the incomplete beta (modified Lentz), valid for x < (a+1)/(a+b+2). */
+static double betacf(double a, double b, double x)
+{
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	d = 1 / (fabs(d) < DBL_MIN ? DBL_MIN : d);
+	h = d;
+	for (int m = 1; m <= 10000; m++) {
+		double aa = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)), del;
+
+		d = 1 + aa * d;
+		c = 1 + aa / c;
+		d = 1 / (fabs(d) < DBL_MIN ? DBL_MIN : d);
+		c = fabs(c) < DBL_MIN ? DBL_MIN : c;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
+		d = 1 + aa * d;
+		c = 1 + aa / c;
+		d = 1 / (fabs(d) < DBL_MIN ? DBL_MIN : d);
+		c = fabs(c) < DBL_MIN ? DBL_MIN : c;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-16)
+			break;
+	}
+	return h;
+}
+
+double sig_betai(double a, double b, double x)
+{
+	double front;
+
+	if (!(x >= 0 && x <= 1) || a <= 0 || b <= 0)
+		return NAN;
+	if (x == 0 || x == 1)
+		return x;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * betacf(a, b, x) / a;
+	return 1 - front * betacf(b, a, 1 - x) / b;
+}
+
+double sig_t_cdf(double t, double df)
+{
+	double tail;
+
+	if (isnan(t) || !(df > 0))
+		return NAN;
+	if (isinf(t))
+		return t > 0;
+	tail = 0.5 * sig_betai(df / 2, 0.5, df / (df + t * t));
+	return t > 0 ? 1 - tail : tail;
+}
+
+double sig_t_ppf(double p, double df)
+{
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return NAN;
+	return invert(sig_t_cdf, df, p, -1e6, 1e6);
+}
+
+/* Two-sided p of a z score, clipped to [0, 1]. */
+static double two_sided(double z)
+{
+	double p = 2 * sig_norm_cdf(-fabs(z));
+
+	return p > 1 ? 1 : p;
+}
+
+/* P(U >= u) for samples of m and n without ties: counts of arrangements by U, built one element at a time
+ * (the largest element so far adds j to U when it comes from a and j elements of b are below it). */
+static double mwu_sf(double u, size_t m, size_t n)
+{
+	size_t top = m * n + 1;
+	_cleanup_free_ double *prev = calloc((n + 1) * top, sizeof(double));
+	_cleanup_free_ double *cur = calloc((n + 1) * top, sizeof(double));
+	double total = 0, tail = 0;
+
+	if (!prev || !cur)
+		return NAN;
+	for (size_t j = 0; j <= n; j++)
+		prev[j * top] = 1; /* i = 0: only U = 0 */
+	for (size_t i = 1; i <= m; i++) {
+		memset(cur, 0, (n + 1) * top * sizeof(double));
+		cur[0] = 1;
+		for (size_t j = 1; j <= n; j++)
+			for (size_t k = 0; k < top; k++)
+				cur[j * top + k] = cur[(j - 1) * top + k] + (k >= j ? prev[j * top + k - j] : 0);
+		memcpy(prev, cur, (n + 1) * top * sizeof(double));
+	}
+	for (size_t k = 0; k < top; k++) {
+		total += prev[n * top + k];
+		if ((double)k >= u)
+			tail += prev[n * top + k];
+	}
+	return tail / total;
+}
+
+int sig_mann_whitney(const double *a, size_t na, const double *b, size_t nb, struct sig_test *ret)
+{
+	size_t n = na + nb;
+	_cleanup_free_ double *all = malloc(n * sizeof(double)), *rank = malloc(n * sizeof(double));
+	double ties, r1 = 0, u1, umax, mu, s, p;
+
+	if (!na || !nb || !all || !rank)
+		return -1;
+	memcpy(all, a, na * sizeof(double));
+	memcpy(all + na, b, nb * sizeof(double));
+	if (rank_avg(all, n, rank, &ties) < 0)
+		return -1;
+	for (size_t i = 0; i < na; i++)
+		r1 += rank[i];
+	u1 = r1 - (double)na * (double)(na + 1) / 2;
+	umax = fmax(u1, (double)na * (double)nb - u1);
+	*ret = (struct sig_test){.stat = u1};
+	if (ties == 0 && na <= SIG_EXACT_MAX && nb <= SIG_EXACT_MAX) {
+		p = 2 * mwu_sf(umax, na, nb);
+		ret->exact = true;
+	} else {
+		mu = (double)na * (double)nb / 2;
+		s = sqrt((double)na * (double)nb / 12 * ((double)(n + 1) - ties / ((double)n * (double)(n - 1))));
+		p = s > 0 ? 2 * sig_norm_cdf(-(umax - mu - 0.5) / s) : 1;
+	}
+	ret->p = p > 1 ? 1 : p < 0 ? 0 : p;
+	return 0;
+}
+
+/* P(T <= t) over subsets of ranks 1..n by their sum: the exact null distribution of the signed-rank sum. */
+static double signed_rank_cdf(double t, size_t n)
+{
+	size_t top = n * (n + 1) / 2 + 1;
+	_cleanup_free_ double *cnt = calloc(top, sizeof(double));
+	double below = 0;
+
+	if (!cnt)
+		return NAN;
+	cnt[0] = 1;
+	for (size_t r = 1; r <= n; r++)
+		for (size_t s = top - 1; s >= r; s--)
+			cnt[s] += cnt[s - r];
+	for (size_t s = 0; s < top && (double)s <= t; s++)
+		below += cnt[s];
+	return below / ldexp(1, (int)n);
+}
+
+int sig_wilcoxon(const double *a, const double *b, size_t n, struct sig_test *ret)
+{
+	_cleanup_free_ double *d = malloc((n + 1) * sizeof(double)), *rank = malloc((n + 1) * sizeof(double));
+	double ties, rplus = 0, rminus = 0, t, mn, se, p;
+	size_t m = 0;
+
+	if (!d || !rank)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			d[m++] = a[i] - b[i];
+	if (m == 0)
+		return -1;
+	for (size_t i = 0; i < m; i++)
+		rank[i] = fabs(d[i]);
+	if (rank_avg(rank, m, rank, &ties) < 0)
+		return -1;
+	for (size_t i = 0; i < m; i++)
+		*(d[i] > 0 ? &rplus : &rminus) += rank[i];
+	t = fmin(rplus, rminus);
+	*ret = (struct sig_test){.stat = t};
+	mn = (double)m * (double)(m + 1) / 4;
+	if (ties == 0 && m == n && n <= SIG_EXACT_MAX) {
+		p = t == mn ? 1 : 2 * signed_rank_cdf(t, m);
+		ret->exact = true;
+	} else {
+		se = sqrt(((double)m * (double)(m + 1) * (double)(2 * m + 1) - ties / 2) / 24);
+		p = se > 0 ? two_sided((t - mn) / se) : 1;
+	}
+	ret->p = p > 1 ? 1 : p;
+	return 0;
+}
+
+static void mean_var(const double *v, size_t n, double *mean, double *var)
+{
+	double s = 0, q = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += v[i];
+	*mean = s / (double)n;
+	for (size_t i = 0; i < n; i++)
+		q += (v[i] - *mean) * (v[i] - *mean);
+	*var = q / (double)(n - 1);
+}
+
+int sig_welch(const double *a, size_t na, const double *b, size_t nb, struct sig_test *ret)
+{
+	double ma, va, mb, vb, sa, sb;
+
+	if (na < 2 || nb < 2)
+		return -1;
+	mean_var(a, na, &ma, &va);
+	mean_var(b, nb, &mb, &vb);
+	sa = va / (double)na;
+	sb = vb / (double)nb;
+	*ret = (struct sig_test){0};
+	if (sa + sb == 0) {
+		ret->p = ma == mb ? 1 : 0; /* no spread at all: any difference is certain */
+		ret->stat = ma == mb ? 0 : copysign(INFINITY, ma - mb);
+		return 0;
+	}
+	ret->stat = (ma - mb) / sqrt(sa + sb);
+	ret->df = (sa + sb) * (sa + sb) / (sa * sa / (double)(na - 1) + sb * sb / (double)(nb - 1));
+	ret->p = 2 * sig_t_cdf(-fabs(ret->stat), ret->df);
+	return 0;
+}
+
+int sig_trend(const double *v, size_t n, struct sig_test *ret)
+{
+	_cleanup_free_ double *rank = malloc((n + 1) * sizeof(double));
+	double ties, mr = (double)(n + 1) / 2, sxy = 0, sxx = 0, syy = 0, r, t;
+
+	if (n < 3 || !rank || rank_avg(v, n, rank, &ties) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		double x = (double)(i + 1) - mr, y = rank[i] - mr;
+
+		sxy += x * y;
+		sxx += x * x;
+		syy += y * y;
+	}
+	if (syy == 0)
+		return -1;
+	r = sxy / sqrt(sxx * syy);
+	*ret = (struct sig_test){.stat = r, .df = (double)(n - 2)};
+	if (fabs(r) >= 1) {
+		ret->p = 0;
+		return 0;
+	}
+	t = r * sqrt((double)(n - 2) / ((1 - r) * (1 + r)));
+	ret->p = 2 * sig_t_cdf(-fabs(t), (double)(n - 2));
+	return 0;
+}
+
+double sig_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb)
+{
+	_cleanup_free_ double *d = malloc((na * nb + 1) * sizeof(double));
+
+	if (!na || !nb || !d)
+		return NAN;
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < nb; j++)
+			d[i * nb + j] = b[j] - a[i];
+	qsort(d, na * nb, sizeof(double), stats_cmp_double);
+	return stats_median_sorted(d, na * nb);
+}
+
+static double median_of(const double *v, size_t n, double *scratch)
+{
+	memcpy(scratch, v, n * sizeof(double));
+	qsort(scratch, n, sizeof(double), stats_cmp_double);
+	return stats_median_sorted(scratch, n);
+}
+
+/* One resample's median(b*) / median(a*); a paired resample draws one index for both sides. */
+static double resample_ratio(const double *a, size_t na, const double *b, size_t nb, bool paired, uint64_t *seed,
+			     double *sa, double *sb)
+{
+	for (size_t i = 0; i < na; i++) {
+		size_t k = (size_t)(stats_splitmix(seed) % na);
+
+		sa[i] = a[k];
+		if (paired)
+			sb[i] = b[k];
+	}
+	if (!paired)
+		for (size_t j = 0; j < nb; j++)
+			sb[j] = b[stats_splitmix(seed) % nb];
+	qsort(sa, na, sizeof(double), stats_cmp_double);
+	qsort(sb, nb, sizeof(double), stats_cmp_double);
+	return stats_median_sorted(sb, nb) / stats_median_sorted(sa, na);
+}
+
+int sig_ratio_ci(const double *a, size_t na, const double *b, size_t nb, bool paired, double level, uint64_t seed,
+		 struct sig_ci *ret)
+{
+	_cleanup_free_ double *r = malloc(SIG_BOOTSTRAP * sizeof(double));
+	_cleanup_free_ double *sa = malloc((na + 1) * sizeof(double)), *sb = malloc((nb + 1) * sizeof(double));
+	double alpha = 1 - level;
+	uint64_t state = seed;
+
+	if (!na || !nb || (paired && na != nb) || !(level > 0 && level < 1) || !r || !sa || !sb)
+		return -1;
+	*ret = (struct sig_ci){.level = level, .seed = seed, .resamples = SIG_BOOTSTRAP, .paired = paired};
+	ret->estimate = median_of(b, nb, sb) / median_of(a, na, sa);
+	for (size_t k = 0; k < SIG_BOOTSTRAP; k++)
+		r[k] = resample_ratio(a, na, b, nb, paired, &state, sa, sb);
+	qsort(r, SIG_BOOTSTRAP, sizeof(double), stats_cmp_double);
+	ret->low = r[(size_t)(alpha / 2 * SIG_BOOTSTRAP)];
+	ret->high = r[(size_t)((1 - alpha / 2) * SIG_BOOTSTRAP) - 1];
+	return 0;
+}
+
+double sig_bimodality(const double *v, size_t n)
+{
+	double mean, var, m2 = 0, m3 = 0, m4 = 0, g1, g2, dn = (double)n;
+
+	if (n < 4)
+		return NAN;
+	mean_var(v, n, &mean, &var);
+	for (size_t i = 0; i < n; i++) {
+		double d = v[i] - mean;
+
+		m2 += d * d;
+		m3 += d * d * d;
+		m4 += d * d * d * d;
+	}
+	m2 /= dn;
+	m3 /= dn;
+	m4 /= dn;
+	if (m2 == 0)
+		return NAN;
+	/* the bias-corrected skewness and excess kurtosis (scipy's skew and kurtosis with bias=False) */
+	g1 = sqrt(dn * (dn - 1)) / (dn - 2) * m3 / pow(m2, 1.5);
+	g2 = (dn - 1) / ((dn - 2) * (dn - 3)) * ((dn + 1) * m4 / (m2 * m2) - 3 * (dn - 1));
+	return (g1 * g1 + 1) / (g2 + 3 * (dn - 1) * (dn - 1) / ((dn - 2) * (dn - 3)));
+}
+
+double sig_mde(double cv, size_t n, double alpha, double power)
+{
+	double df = 2 * (double)n - 2;
+
+	if (n < 2 || !(cv >= 0) || !(alpha > 0 && alpha < 1) || !(power > 0 && power < 1))
+		return NAN;
+	return (sig_t_ppf(1 - alpha / 2, df) + sig_t_ppf(power, df)) * cv * sqrt(2 / (double)n);
+}
+
+size_t sig_trials_for(double cv, double effect, double alpha, double power, size_t cap)
+{
+	size_t lo = 2, hi = cap;
+
+	if (cap < 2 || !(effect > 0) || !(sig_mde(cv, cap, alpha, power) <= effect))
+		return 0;
+	while (lo < hi) { /* sig_mde falls as n grows */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sig_mde(cv, mid, alpha, power) <= effect)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}

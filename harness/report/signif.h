@@ -1,0 +1,64 @@
+/* Whether a difference between two sets of trials is larger than the noise: rank tests (Mann-Whitney U,
+ * Wilcoxon signed-rank for interleaved trials that share indices), Welch's t as a second opinion, the
+ * Hodges-Lehmann shift, a seeded bootstrap CI of the ratio of medians, the minimal detectable effect, and the
+ * shape checks behind a median (bimodality, a trend over trial order). docs/statistics.md says what each means.
+ * Every function is deterministic: the same input gives the same bits. NAN means too little data (or memory). */
+#ifndef HX_SIGNIF_H
+#define HX_SIGNIF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SIG_BOOTSTRAP 2000	/* resamples of a bootstrap CI */
+#define SIG_SEED      0x5eedULL /* the default seed, recorded with every CI made from it */
+#define SIG_EXACT_MAX 50	/* exact p-values up to this many per side (without ties) */
+
+struct sig_test {
+	double stat; /* U of a; min(W+, W-); Welch's t of mean(a) - mean(b); Spearman's rho */
+	double p;    /* two-sided */
+	double df;   /* Welch's degrees of freedom, else 0 */
+	bool exact;  /* p from the exact distribution, not the normal approximation */
+};
+
+struct sig_ci {
+	double estimate, low, high; /* median(b) / median(a) and its percentile bootstrap interval */
+	double level;		    /* e.g. 0.95 */
+	uint64_t seed;
+	size_t resamples;
+	bool paired; /* trial i of a resampled with trial i of b */
+};
+
+/* Mann-Whitney U, two-sided; stat is U of a (pairs a > b, ties half). Exact without ties up to SIG_EXACT_MAX
+ * per side, else the normal approximation with tie and continuity corrections (scipy's mannwhitneyu). */
+int sig_mann_whitney(const double *a, size_t na, const double *b, size_t nb, struct sig_test *ret);
+/* Wilcoxon signed-rank on a[i] - b[i], zeros dropped (scipy's wilcoxon, zero_method "wilcox"). */
+int sig_wilcoxon(const double *a, const double *b, size_t n, struct sig_test *ret);
+/* Welch's unequal-variances t-test (scipy's ttest_ind with equal_var=False). */
+int sig_welch(const double *a, size_t na, const double *b, size_t nb, struct sig_test *ret);
+/* Spearman's rank correlation of v against its order 0..n-1, with the t-approximated p (scipy's spearmanr). */
+int sig_trend(const double *v, size_t n, struct sig_test *ret);
+
+/* Hodges-Lehmann shift of b from a: the median of all b[j] - a[i]. */
+double sig_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb);
+/* Percentile bootstrap CI of median(b) / median(a), resampling trial indices jointly when paired (na == nb). */
+int sig_ratio_ci(const double *a, size_t na, const double *b, size_t nb, bool paired, double level, uint64_t seed,
+		 struct sig_ci *ret);
+/* Sarle's bimodality coefficient from the sample skewness and excess kurtosis; above 5/9 hints at two modes. */
+double sig_bimodality(const double *v, size_t n);
+#define SIG_BIMODAL 0.555555555555555556
+
+/* The smallest relative difference two samples of n trials each with this CV detect at alpha with this power
+ * (two-sided t approximation: (t(1-alpha/2) + t(power)) * cv * sqrt(2/n), df = 2n-2). */
+double sig_mde(double cv, size_t n, double alpha, double power);
+/* Trials per side for sig_mde to reach effect; 0 when even `cap` would not. */
+size_t sig_trials_for(double cv, double effect, double alpha, double power, size_t cap);
+
+/* Distributions, exposed for the tests. */
+double sig_norm_cdf(double x);
+double sig_norm_ppf(double p);
+double sig_t_cdf(double t, double df);
+double sig_t_ppf(double p, double df);
+double sig_betai(double a, double b, double x); /* regularized incomplete beta I_x(a, b) */
+
+#endif
