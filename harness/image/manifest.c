@@ -12,6 +12,7 @@
 
 #include "base/cleanup.h"
 #include "base/util.h"
+#include "base/valid.h"
 
 const char *const man_source_names[] = {"npm", "url", "host"};
 
@@ -77,6 +78,8 @@ static int get_argv(const char *file, const cJSON *o, const char *key, char **ou
 	cJSON_ArrayForEach (it, v) {
 		if (!cJSON_IsString(it))
 			return hx_fail_field(err, file, key, "expected an array of strings%s", "");
+		if (valid_check(valid_argument, it->valuestring, file, key, err) < 0)
+			return -err->errnum;
 		out[n] = strdup(it->valuestring);
 		if (!out[n++])
 			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
@@ -96,9 +99,16 @@ static int get_env(const char *file, const cJSON *o, struct manifest *m, struct 
 	cJSON_ArrayForEach (it, v) {
 		size_t len;
 
-		if (!cJSON_IsString(it) || !it->string[0] || strchr(it->string, '='))
-			return hx_fail_field(err, file, "env", "'%s' is not a variable name with a string value",
-					     it->string);
+		if (!cJSON_IsString(it) || valid_env_name(it->string)) {
+			char q[300];
+
+			valid_quote(it->string, q, sizeof(q));
+			return hx_fail_field(err, file, "env",
+					     "'%s' is not a variable name (letters, digits, '_') with a string value",
+					     q);
+		}
+		if (valid_check(valid_argument, it->valuestring, file, "env", err) < 0)
+			return -err->errnum;
 		len = strlen(it->string) + strlen(it->valuestring) + 2;
 		m->env[n] = malloc(len);
 		if (!m->env[n])
@@ -139,6 +149,9 @@ static int parse_source(const char *file, const cJSON *src, struct manifest *m, 
 		    get_str(file, "source.", src, "version", m->pkg_version, sizeof(m->pkg_version), err) < 0 ||
 		    get_str(file, "source.", src, "integrity", m->integrity, sizeof(m->integrity), err) < 0)
 			return -err->errnum;
+		if (valid_check(valid_npm_package, m->package, file, "source.package", err) < 0 ||
+		    valid_check(valid_semver, m->pkg_version, file, "source.version", err) < 0)
+			return -err->errnum;
 		if (strncmp(m->integrity, "sha512-", 7) != 0 || strlen(m->integrity) != 7 + 88 ||
 		    EVP_DecodeBlock(raw, (const unsigned char *)m->integrity + 7, 88) != 66)
 			return hx_fail_field(err, file, "source.integrity",
@@ -149,9 +162,8 @@ static int parse_source(const char *file, const cJSON *src, struct manifest *m, 
 		    get_str(file, "source.", src, "url", m->url, sizeof(m->url), err) < 0 ||
 		    get_str(file, "source.", src, "sha256", m->sha256, sizeof(m->sha256), err) < 0)
 			return -err->errnum;
-		if (strncmp(m->url, "http://", 7) != 0 && strncmp(m->url, "https://", 8) != 0 &&
-		    strncmp(m->url, "file://", 7) != 0)
-			return hx_fail_field(err, file, "source.url", "expected an http, https or file URL%s", "");
+		if (valid_check(valid_url, m->url, file, "source.url", err) < 0)
+			return -err->errnum;
 		if (!is_hex(m->sha256, 64))
 			return hx_fail_field(err, file, "source.sha256", "expected 64 lowercase hex digits%s", "");
 		strip = cJSON_GetObjectItemCaseSensitive(src, "strip_components");
@@ -165,8 +177,8 @@ static int parse_source(const char *file, const cJSON *src, struct manifest *m, 
 		if (check_keys(file, "source.", src, host, err) < 0 ||
 		    get_str(file, "source.", src, "path", m->path, sizeof(m->path), err) < 0)
 			return -err->errnum;
-		if (m->path[0] != '/')
-			return hx_fail_field(err, file, "source.path", "expected an absolute path%s", "");
+		if (valid_check(valid_abspath, m->path, file, "source.path", err) < 0)
+			return -err->errnum;
 	} else {
 		return hx_fail_field(err, file, "source.type", "expected \"npm\", \"url\" or \"host\", not \"%s\"",
 				     type->valuestring);
@@ -201,8 +213,9 @@ static int parse_root(const char *file, const cJSON *root, struct manifest *m, s
 	    get_argv(file, root, "run", m->run, err) < 0 ||
 	    get_argv(file, root, "version_command", m->version_command, err) < 0 || get_env(file, root, m, err) < 0)
 		return -err->errnum;
-	if (strspn(m->name, "abcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(m->name))
-		return hx_fail_field(err, file, "name", "use lowercase letters, digits, '.', '_' and '-' only%s", "");
+	if (valid_check(valid_name, m->name, file, "name", err) < 0 ||
+	    valid_check(valid_label, m->version, file, "version", err) < 0)
+		return -err->errnum;
 	if (strcmp(kind, "runtime") == 0)
 		m->kind = MAN_RUNTIME;
 	else if (strcmp(kind, "fixture") == 0)
@@ -211,20 +224,19 @@ static int parse_root(const char *file, const cJSON *root, struct manifest *m, s
 		return hx_fail_field(err, file, "kind", "expected \"runtime\" or \"fixture\", not \"%s\"", kind);
 	if (m->kind == MAN_RUNTIME && !m->run[0])
 		return hx_fail_field(err, file, "run", "a runtime needs an argv template with {script}%s", "");
-	if ((m->source == MAN_SRC_HOST) != (m->entry[0] == '/') || strstr(m->entry, ".."))
-		return hx_fail_field(err, file, "entry", "expected %s",
-				     m->source == MAN_SRC_HOST ? "an absolute path"
-							       : "a path inside the image, without '..'");
-	return 0;
+	return valid_check(m->source == MAN_SRC_HOST ? valid_abspath : valid_relpath, m->entry, file, "entry", err);
 }
 
 int man_parse(const char *file, const char *text, struct manifest *m, struct hx_err *err)
 {
-	cJSON *root = cJSON_Parse(text);
+	const char *bad = valid_json_text(text, strlen(text));
+	cJSON *root = bad ? NULL : cJSON_Parse(text);
 	int r;
 
 	memset(m, 0, sizeof(*m));
 	snprintf(m->file, sizeof(m->file), "%s", file);
+	if (bad)
+		return hx_fail_field(err, file, NULL, "%s", bad);
 	if (!root)
 		return hx_fail_field(err, file, NULL, "not valid JSON (near '%.20s')",
 				     cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "");
@@ -243,6 +255,8 @@ int man_load(const char *images_dir, const char *name, struct manifest *m, struc
 
 	if (strchr(name, '/') || (len > 5 && strcmp(name + len - 5, ".json") == 0))
 		snprintf(path, sizeof(path), "%s", name);
+	else if (valid_check(valid_name, name, NULL, "image", err) < 0)
+		return -err->errnum;
 	else
 		snprintf(path, sizeof(path), "%s/%s.json", images_dir, name);
 	if (util_read_file(path, &text, NULL, err) < 0) {

@@ -11,6 +11,7 @@
 
 #include "base/cleanup.h"
 #include "base/util.h"
+#include "base/valid.h"
 
 const char *const scn_profile_names[3] = {"quick", "standard", "full"};
 const double scn_profile_scale[3] = {0.25, 1.0, 3.0};
@@ -94,6 +95,8 @@ static int parse_scripts(const char *file, const cJSON *root, struct scenario *s
 				return hx_fail_field(err, file, "scripts",
 						     "expected at most %d runtime names with string values",
 						     SCN_MAX_RUNTIMES);
+			if (valid_check(valid_name, it->string, file, "scripts", err) < 0)
+				return -err->errnum;
 			snprintf(sc->runtime, sizeof(sc->runtime), "%s", it->string);
 			snprintf(sc->path, sizeof(sc->path), "%s", it->valuestring);
 			s->nscripts++;
@@ -103,9 +106,8 @@ static int parse_scripts(const char *file, const cJSON *root, struct scenario *s
 		return hx_fail_field(err, file, "script",
 				     "give \"script\" (one for every runtime) or \"scripts\" (per runtime)");
 	for (size_t i = 0; i < s->nscripts; i++)
-		if (s->scripts[i].path[0] == '/' || strstr(s->scripts[i].path, ".."))
-			return hx_fail_field(err, file, "script", "'%s' must be a path inside the scenario folder",
-					     s->scripts[i].path);
+		if (valid_check(valid_relpath, s->scripts[i].path, file, one ? "script" : "scripts", err) < 0)
+			return -err->errnum;
 	return 0;
 }
 
@@ -117,8 +119,10 @@ static int parse_runtimes(const char *file, const cJSON *root, struct scenario *
 		return hx_fail_field(err, file, "runtimes", "expected an array of 1 to %d image names",
 				     SCN_MAX_RUNTIMES);
 	cJSON_ArrayForEach (it, rt) {
-		if (!cJSON_IsString(it) || strlen(it->valuestring) >= sizeof(s->runtimes[0]))
+		if (!cJSON_IsString(it))
 			return hx_fail_field(err, file, "runtimes", "expected image names");
+		if (valid_check(valid_name, it->valuestring, file, "runtimes", err) < 0)
+			return -err->errnum;
 		snprintf(s->runtimes[s->nruntimes++], sizeof(s->runtimes[0]), "%s", it->valuestring);
 	}
 	return 0;
@@ -136,7 +140,8 @@ static int parse_chat(const char *file, const cJSON *root, struct scenario *s, s
 	if (chat && (known_keys(file, "chat", chat, chat_keys, err) < 0 ||
 		     uint_field(file, chat, "clients", 1, 4096, &s->clients, err) < 0 ||
 		     uint_field(file, chat, "messages", 1, 1000000, &s->messages, err) < 0 ||
-		     str_field(file, chat, "path", s->ready_path, sizeof(s->ready_path), false, err) < 0))
+		     str_field(file, chat, "path", s->ready_path, sizeof(s->ready_path), false, err) < 0 ||
+		     valid_check(valid_url_path, s->ready_path, file, "chat.path", err) < 0))
 		return -err->errnum;
 	return 0;
 }
@@ -167,6 +172,7 @@ static int parse_http(const char *file, const cJSON *root, struct scenario *s, s
 		return -err->errnum;
 	if (ready && (known_keys(file, "ready", ready, ready_keys, err) < 0 ||
 		      str_field(file, ready, "path", s->ready_path, sizeof(s->ready_path), false, err) < 0 ||
+		      valid_check(valid_url_path, s->ready_path, file, "ready.path", err) < 0 ||
 		      uint_field(file, ready, "status", 100, 599, &s->ready_status, err) < 0 ||
 		      num_field(file, ready, "timeout_s", 0.1, 600, &s->ready_timeout_s, err) < 0))
 		return -err->errnum;
@@ -227,6 +233,8 @@ static int parse_script(const char *file, const cJSON *root, struct scenario *s,
 		if (!cJSON_IsString(it) || !it->valuestring[0] || strlen(it->valuestring) >= sizeof(s->metrics[0]))
 			return hx_fail_field(err, file, "metrics", "expected metric names of 1 to %zu characters",
 					     sizeof(s->metrics[0]) - 1);
+		if (valid_check(valid_metric, it->valuestring, file, "metrics", err) < 0)
+			return -err->errnum;
 		snprintf(s->metrics[s->nmetrics++], sizeof(s->metrics[0]), "%s", it->valuestring);
 	}
 	return 0;
@@ -245,7 +253,8 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 	    str_field(file, root, "name", s->name, sizeof(s->name), true, err) < 0 ||
 	    str_field(file, root, "description", s->description, sizeof(s->description), false, err) < 0 ||
 	    str_field(file, root, "workload", workload, sizeof(workload), true, err) < 0 ||
-	    parse_runtimes(file, root, s, err) < 0 || parse_scripts(file, root, s, err) < 0)
+	    valid_check(valid_name, s->name, file, "name", err) < 0 || parse_runtimes(file, root, s, err) < 0 ||
+	    parse_scripts(file, root, s, err) < 0)
 		return -err->errnum;
 	s->repeat = 3;
 	s->runs = 30;
@@ -285,10 +294,13 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 
 int scn_parse(const char *file, const char *text, struct scenario *s, struct hx_err *err)
 {
-	cJSON *root = cJSON_Parse(text);
+	const char *bad = valid_json_text(text, strlen(text));
+	cJSON *root = bad ? NULL : cJSON_Parse(text);
 	int r;
 
 	memset(s, 0, sizeof(*s));
+	if (bad)
+		return hx_fail_field(err, file, NULL, "%s", bad);
 	if (!root)
 		return hx_fail_field(err, file, NULL, "not valid JSON");
 	r = parse_root(file, root, s, err);
@@ -313,6 +325,8 @@ int scn_load(const char *dir, const char *name, struct scenario *s, struct hx_er
 		snprintf(folder, sizeof(folder), "%.*s", (int)(len - 14), name);
 	else if (strchr(name, '/'))
 		snprintf(folder, sizeof(folder), "%s", name);
+	else if (valid_check(valid_name, name, NULL, "scenario", err) < 0)
+		return -err->errnum;
 	else
 		snprintf(folder, sizeof(folder), "%s/%s", dir, name);
 	snprintf(file, sizeof(file), "%s/scenario.json", folder);

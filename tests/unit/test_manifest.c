@@ -88,14 +88,15 @@ static void test_mistakes(void **state)
 	expect("{\"name\":7,\"version\":\"1\",\"kind\":\"runtime\",\"entry\":\"/x\"," SRC "}",
 	       "name: expected a string");
 	expect("{\"name\":\"T!\",\"version\":\"1\",\"kind\":\"fixture\",\"entry\":\"/x\"," SRC "}",
-	       "name: use lowercase");
+	       "name: 'T!' is not a name");
 	expect("{" BASE ",\"source\":{\"type\":\"ftp\"}}",
 	       "source.type: expected \"npm\", \"url\" or \"host\", not \"ftp\"");
 	expect("{" BASE ",\"source\":{\"type\":\"host\",\"path\":\"/x\",\"sha\":1}}", "source.sha: unknown key");
-	expect("{" BASE ",\"source\":{\"type\":\"npm\",\"package\":\"p\",\"version\":\"1\",\"integrity\":\"md5-x\"}}",
+	expect("{" BASE
+	       ",\"source\":{\"type\":\"npm\",\"package\":\"p\",\"version\":\"1.0.0\",\"integrity\":\"md5-x\"}}",
 	       "source.integrity: expected sha512-");
 	expect("{" BASE ",\"source\":{\"type\":\"url\",\"url\":\"ftp://x\",\"sha256\":\"00\"}}",
-	       "source.url: expected an http");
+	       "source.url: 'ftp://x' is not an http or https URL");
 	expect("{" BASE ",\"source\":{\"type\":\"url\",\"url\":\"http://x\",\"sha256\":\"00\"}}",
 	       "source.sha256: expected 64");
 	expect("{" BASE ",\"source\":{\"type\":\"url\",\"url\":\"http://x\",\"sha256\":\""
@@ -104,10 +105,48 @@ static void test_mistakes(void **state)
 	expect("{\"name\":\"t\",\"version\":\"1\",\"kind\":\"runtime\",\"entry\":\"/x\"," SRC "}",
 	       "run: a runtime needs");
 	expect("{\"name\":\"t\",\"version\":\"1\",\"kind\":\"thing\",\"entry\":\"/x\"," SRC "}", "kind: expected");
-	expect("{" BASE "," SRC "}", "entry: expected an absolute path");
+	expect("{" BASE "," SRC "}", "entry: 'bin/t' is not an absolute path");
 	expect("{" BASE ",\"env\":{\"A=B\":\"c\"}," SRC "}", "env: 'A=B' is not a variable name");
 	expect("{\"name\":\"t\",\"version\":\"1\",\"kind\":\"runtime\",\"entry\":\"/x\",\"run\":[1]," SRC "}",
 	       "run: expected an array of strings");
+}
+
+#define NPM(pkg, ver)                                                                       \
+	"{" BASE ",\"source\":{\"type\":\"npm\",\"package\":\"" pkg "\",\"version\":\"" ver \
+	"\",\"integrity\":\"sha512-"                                                        \
+	"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==\"}}"
+#define URL(u)                                                                   \
+	"{" BASE ",\"source\":{\"type\":\"url\",\"url\":\"" u "\",\"sha256\":\"" \
+	"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"}}"
+
+/* What a hostile manifest tries: each is refused at parse time, naming the file and the field. */
+static void test_hostile(void **state)
+{
+	(void)state;
+	expect(NPM("@x;id>proof;#/y", "1.0.0"), "images/x.json: source.package: '@x;id>proof;#/y' is not an npm");
+	expect(NPM("../../x", "1.0.0"), "source.package: '../../x' is not an npm package name");
+	expect(NPM("Express", "1.0.0"), "source.package: 'Express' is not an npm package name");
+	expect(NPM("p", "1.0.0/../../x"), "source.version: '1.0.0/../../x' is not a semantic version");
+	expect(NPM("p", "latest"), "source.version: 'latest' is not a semantic version");
+	expect(URL("file:///etc/shadow"), "source.url: 'file:///etc/shadow' is not an http or https URL");
+	expect(URL("https://user:secret@h/x.tgz"), "source.url: 'https://user:secret@h/x.tgz' carries a user name");
+	expect(URL("https://h/x y"), "source.url: 'https://h/x y' has white space");
+	expect("{\"name\":\"a/../../x\",\"version\":\"1\",\"kind\":\"fixture\",\"entry\":\"/x\"," SRC "}",
+	       "name: 'a/../../x' is not a name");
+	expect("{\"name\":\"a\\u0000/../x\",\"version\":\"1\",\"kind\":\"fixture\",\"entry\":\"/x\"," SRC "}",
+	       "images/x.json: has a \\u0000 escape");
+	expect("{\"name\":\"t\",\"version\":\"1/../x\",\"kind\":\"fixture\",\"entry\":\"/x\"," SRC "}",
+	       "version: '1/../x' is not a version label");
+	expect("{\"name\":\"t\",\"version\":\"1\",\"kind\":\"runtime\",\"entry\":\"../../bin/sh\",\"run\":[\"x\"],"
+	       "\"source\":{\"type\":\"url\",\"url\":\"http://h/x\",\"sha256\":\""
+	       "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"}}",
+	       "entry: '../../bin/sh' has a '..' component");
+	expect("{" BASE ",\"source\":{\"type\":\"host\",\"path\":\"/usr/../etc\"}}",
+	       "source.path: '/usr/../etc' has a '..' component");
+	expect("{" BASE ",\"env\":{\"A\":\"x\\ny\"}," SRC "}", "env: 'x\\x0ay' has a control character");
+	expect("{\"name\":\"t\",\"version\":\"1\",\"kind\":\"runtime\",\"entry\":\"/x\",\"run\":[\"a\\u001b]0;x\"]," SRC
+	       "}",
+	       "run: 'a\\x1b]0;x' has a control character");
 }
 
 int main(void)
@@ -116,6 +155,7 @@ int main(void)
 		cmocka_unit_test(test_npm),
 		cmocka_unit_test(test_url_and_host),
 		cmocka_unit_test(test_mistakes),
+		cmocka_unit_test(test_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -97,7 +97,21 @@ static void test_mistakes(void **state)
 	       "runtimes: expected an array of 1");
 	expect("{\"name\":\"x\",\"workload\":\"startup\"," RT "}", "script: give");
 	expect("{\"name\":\"x\",\"workload\":\"startup\"," RT ",\"script\":\"../etc/passwd\"}",
-	       "inside the scenario folder");
+	       "script: '../etc/passwd' has a '..' component");
+	expect("{\"name\":\"a/../../somewhere\",\"workload\":\"startup\"," RT ",\"script\":\"a\"}",
+	       "name: 'a/../../somewhere' is not a name");
+	expect("{\"name\":\"x\\u0000/..\",\"workload\":\"startup\"," RT ",\"script\":\"a\"}", "has a \\u0000 escape");
+	expect("{\"name\":\"x\",\"workload\":\"startup\",\"runtimes\":[\"../node\"],\"script\":\"a\"}",
+	       "runtimes: '../node' is not a name");
+	expect("{\"name\":\"x\",\"workload\":\"startup\"," RT ",\"scripts\":{\"../n\":\"a\"}}",
+	       "scripts: '../n' is not a name");
+	expect("{\"name\":\"x\",\"workload\":\"startup\"," RT ",\"scripts\":{\"node22\":\"/etc/passwd\"}}",
+	       "scripts: '/etc/passwd' is an absolute path");
+	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"ready\":{\"path\":\"/\\r\\nX: y\"},"
+	       "\"load\":{}}",
+	       "ready.path: '/\\x0d\\x0aX: y' has white space");
+	expect("{\"name\":\"x\",\"workload\":\"script\"," RT ",\"script\":\"a\",\"metrics\":[\"a/b\"]}",
+	       "metrics: 'a/b' is not a metric name");
 	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\"}", "load: an http scenario needs");
 	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"port\":80,\"load\":{}}",
 	       "port: expected a number from 1024");
