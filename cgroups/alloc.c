@@ -6,6 +6,7 @@
 #include <string.h>
 
 const char *const cg_slice_names[CG_NR_SLICES] = {"sut", "client", "fixture", "noise"};
+const char *const cg_noise_placement_names[2] = {"apart", "sibling"};
 
 void cg_usable_cpus(const struct cg_topo *t, const struct cg_cpus *cpuset, const struct cg_cpus *affinity,
 		    struct cg_cpus *ret)
@@ -127,5 +128,58 @@ int cg_alloc_cpus(const struct cg_topo *t, const struct cg_cpus *usable, const u
 	for (int s = 0; s < CG_NR_SLICES; s++)
 		alloc_one(t, usable, &free_, (enum cg_slice)s, want[s], &a);
 	*ret = a;
+	return 0;
+}
+
+/* Every usable CPU of the cores that the CPUs of s are on. */
+static void alloc_cores_of(const struct cg_topo *t, const struct cg_cpus *usable, const struct cg_cpus *s,
+			   struct cg_cpus *ret)
+{
+	*ret = (struct cg_cpus){0};
+	CG_CPUS_FOREACH (cpu, s) {
+		struct cg_cpus core;
+
+		cg_topo_core_cpus(t, cpu, &core);
+		cg_cpus_or(ret, &core);
+	}
+	cg_cpus_and(ret, usable);
+}
+
+int cg_alloc_noise(const struct cg_topo *t, const struct cg_cpus *usable, unsigned n, enum cg_noise_placement where,
+		   struct cg_alloc *a, unsigned *ret_shares, struct hx_err *err)
+{
+	struct cg_cpus free_ = *usable, sut_cores;
+
+	for (int s = 0; s < CG_NR_SLICES; s++)
+		cg_cpus_andnot(&free_, &a->cpus[s]);
+	alloc_cores_of(t, usable, &a->cpus[CG_SLICE_SUT], &sut_cores);
+	a->cpus[CG_SLICE_NOISE] = a->mems[CG_SLICE_NOISE] = (struct cg_cpus){0};
+	*ret_shares = 0;
+	if (where == CG_NOISE_SIBLING) {
+		cg_cpus_and(&free_, &sut_cores);
+		if (cg_cpus_empty(&free_))
+			return hx_fail(err, HX_EXIT_HOST, ERANGE,
+				       "--noise-placement sibling needs a free SMT sibling of the runtime's CPUs; this "
+				       "host has %d thread(s) per core%s (use --noise-placement apart)",
+				       t->threads_per_core, t->threads_per_core > 1 ? ", all taken" : "");
+	} else {
+		cg_cpus_andnot(&free_, &sut_cores);
+	}
+	if (cg_cpus_empty(&free_)) {
+		/* nothing left apart from the runtime: a co-tenant of the client, said so in the results */
+		a->cpus[CG_SLICE_NOISE] = a->cpus[CG_SLICE_CLIENT];
+		a->mems[CG_SLICE_NOISE] = a->mems[CG_SLICE_CLIENT];
+	} else {
+		alloc_one(t, usable, &free_, CG_SLICE_NOISE, n, a);
+	}
+	/* sharing is by physical core: an SMT sibling shares the core's caches and execution units */
+	alloc_cores_of(t, usable, &a->cpus[CG_SLICE_NOISE], &free_);
+	for (int s = 0; s < CG_NR_SLICES; s++) {
+		struct cg_cpus both = free_;
+
+		cg_cpus_and(&both, &a->cpus[s]);
+		if (s != CG_SLICE_NOISE && !cg_cpus_empty(&both))
+			*ret_shares |= 1u << s;
+	}
 	return 0;
 }

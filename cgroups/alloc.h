@@ -34,4 +34,19 @@ void cg_usable_cpus(const struct cg_topo *t, const struct cg_cpus *cpuset, const
 int cg_alloc_cpus(const struct cg_topo *t, const struct cg_cpus *usable, const unsigned want[CG_NR_SLICES],
 		  struct cg_alloc *ret, struct hx_err *err);
 
+/* Where a pinned run puts its noise: apart from the runtime (never on its cores), or on the free SMT
+ * siblings of the runtime's CPUs, to measure exactly that. */
+enum cg_noise_placement { CG_NOISE_APART, CG_NOISE_SIBLING };
+
+extern const char *const cg_noise_placement_names[2];
+
+/*
+ * Place the noise slice (pinned mode) after the other slices of a: up to n CPUs of usable that no slice
+ * holds. Apart: never a CPU of a core the runtime holds; when none is left, the client's set is shared
+ * and *ret_shares gets the client's bit (a bit per enum cg_slice; 0 when it shares nothing). Sibling: the
+ * free threads of the runtime's cores, exit 3 when there are none.
+ */
+int cg_alloc_noise(const struct cg_topo *t, const struct cg_cpus *usable, unsigned n, enum cg_noise_placement where,
+		   struct cg_alloc *a, unsigned *ret_shares, struct hx_err *err);
+
 #endif

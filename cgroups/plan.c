@@ -42,6 +42,31 @@ static void plan_split(unsigned usable, const struct cg_budget *b, unsigned *sut
 	*client = c;
 }
 
+/* The noise slice, placed last so that quiet and noisy trials give the others the same CPUs: pinned, on
+ * CPUs of its own when any are left (else the client's, recorded); quota and none, anywhere, as a
+ * co-tenant would be, with a quota of its threads. */
+static int plan_noise(const struct cg_topo *t, const struct cg_cpus *usable, const struct cg_budget *b,
+		      struct cg_alloc *a, struct cg_slice_plan *p, struct hx_err *err)
+{
+	struct cg_limits *l = &p->limits[CG_SLICE_NOISE];
+
+	p->slices |= 1u << CG_SLICE_NOISE;
+	l->memory_max = b->noise_memory_max;
+	l->pids_max = 64;
+	if (b->mode == CG_CPU_PINNED)
+		return cg_alloc_noise(t, usable, b->noise_cpus, b->noise_placement, a, &p->noise_shares, err);
+	if (b->noise_placement == CG_NOISE_SIBLING)
+		return hx_fail(
+			err, HX_EXIT_USAGE, EINVAL,
+			"--noise-placement sibling places noise in pinned mode only: in %s mode it runs anywhere",
+			cg_cpu_mode_names[b->mode]);
+	a->cpus[CG_SLICE_NOISE] = *usable;
+	a->mems[CG_SLICE_NOISE] = (struct cg_cpus){0};
+	l->cpu_quota_us = (uint64_t)b->noise_cpus * CG_QUOTA_PERIOD_US;
+	l->cpu_period_us = CG_QUOTA_PERIOD_US;
+	return 0;
+}
+
 int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const struct cg_budget *b,
 		   struct cg_slice_plan *ret, struct hx_err *err)
 {
@@ -71,6 +96,8 @@ int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const 
 		p.fixture_shared = !want[CG_SLICE_FIXTURE];
 	}
 	if (cg_alloc_cpus(t, usable, want, &a, err) < 0)
+		return -err->errnum;
+	if (b->noise_cpus && plan_noise(t, usable, b, &a, &p, err) < 0)
 		return -err->errnum;
 	for (int s = 0; s < CG_NR_SLICES; s++) {
 		p.limits[s].cpus = a.cpus[s];

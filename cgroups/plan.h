@@ -25,6 +25,9 @@ struct cg_budget {
 	uint64_t pids_max;    /* for the sut slice; 0: none */
 	bool fixture;	      /* the run starts a database fixture: plan its slice */
 	uint64_t fixture_memory_max;
+	unsigned noise_cpus; /* threads of the busiest noise generator of the run; 0: no noise slice */
+	enum cg_noise_placement noise_placement;
+	uint64_t noise_memory_max;
 };
 
 struct cg_slice_plan {
@@ -32,7 +35,8 @@ struct cg_slice_plan {
 	unsigned slices; /* bit per slice that the run creates */
 	unsigned cpus;	 /* the budget actually given to the sut */
 	unsigned client_cpus;
-	bool fixture_shared; /* no CPU to spare: the fixture shares the client's set */
+	bool fixture_shared;   /* no CPU to spare: the fixture shares the client's set */
+	unsigned noise_shares; /* pinned: a bit per slice whose CPUs the noise had to share; 0: none */
 };
 
 /* Turn a budget into per-slice limits on this topology and usable set; exit 3 when it does not fit. */

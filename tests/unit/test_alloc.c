@@ -280,6 +280,140 @@ static void test_plan_no_fixture(void **state)
 	assert_true(cg_cpus_empty(&p.limits[CG_SLICE_FIXTURE].cpus));
 }
 
+static int plan_noise(const char *tree, enum cg_cpu_mode mode, unsigned cpus, unsigned client_cpus, unsigned noise,
+		      enum cg_noise_placement where, struct cg_slice_plan *p, struct hx_err *err)
+{
+	const struct cg_topo *t = load(tree);
+	struct cg_budget b = {.mode = mode,
+			      .cpus = cpus,
+			      .client_cpus = client_cpus,
+			      .noise_cpus = noise,
+			      .noise_placement = where,
+			      .noise_memory_max = 96 << 20};
+
+	return cg_plan_slices(t, &t->online, &b, p, err);
+}
+
+/* No CPU of the noise on a core of the given slice. */
+static void assert_apart(const struct cg_topo *t, const struct cg_slice_plan *p, enum cg_slice s)
+{
+	CG_CPUS_FOREACH (cpu, &p->limits[CG_SLICE_NOISE].cpus) {
+		struct cg_cpus core;
+
+		cg_topo_core_cpus(t, cpu, &core);
+		cg_cpus_and(&core, &p->limits[s].cpus);
+		if (!cg_cpus_empty(&core))
+			fail_msg("noise CPU %d shares a core with the %s slice", cpu, cg_slice_names[s]);
+	}
+}
+
+/* Two CPUs: the runtime and the client take one each; the noise can only share the client's, and says so. */
+static void test_noise_vm2_shares_client(void **state)
+{
+	struct cg_slice_plan quiet, p;
+	struct hx_err err = {0};
+
+	(void)state;
+	assert_int_equal(plan_noise("vm2", CG_CPU_PINNED, 1, 0, 0, CG_NOISE_APART, &quiet, &err), 0);
+	assert_int_equal(plan_noise("vm2", CG_CPU_PINNED, 1, 0, 2, CG_NOISE_APART, &p, &err), 0);
+	assert_false(quiet.slices & (1u << CG_SLICE_NOISE));
+	assert_true(p.slices & (1u << CG_SLICE_NOISE));
+	assert_cpus(&p.limits[CG_SLICE_SUT].cpus, "1");
+	assert_cpus(&p.limits[CG_SLICE_NOISE].cpus, "0");
+	assert_int_equal(p.noise_shares, 1u << CG_SLICE_CLIENT);
+	assert_int_equal(p.limits[CG_SLICE_NOISE].memory_max, 96 << 20);
+	assert_int_equal(p.limits[CG_SLICE_NOISE].cpu_quota_us, 0); /* pinned: its set is its limit */
+	/* the noise changes no other slice's placement */
+	for (int s = 0; s < CG_SLICE_NOISE; s++)
+		assert_true(cg_cpus_equal(&quiet.limits[s].cpus, &p.limits[s].cpus));
+}
+
+static void test_noise_smt_apart(void **state)
+{
+	const struct cg_topo *t = load("smt2x8x2");
+	struct cg_slice_plan quiet, p;
+	struct hx_err err = {0};
+
+	(void)state;
+	assert_int_equal(plan_noise("smt2x8x2", CG_CPU_PINNED, 4, 4, 0, CG_NOISE_APART, &quiet, &err), 0);
+	assert_int_equal(plan_noise("smt2x8x2", CG_CPU_PINNED, 4, 4, 3, CG_NOISE_APART, &p, &err), 0);
+	t = load("smt2x8x2");
+	assert_int_equal(cg_cpus_count(&p.limits[CG_SLICE_NOISE].cpus), 3);
+	assert_apart(t, &p, CG_SLICE_SUT);
+	assert_apart(t, &p, CG_SLICE_CLIENT);
+	assert_int_equal(p.noise_shares, 0);
+	for (int s = 0; s < CG_SLICE_NOISE; s++)
+		assert_true(cg_cpus_equal(&quiet.limits[s].cpus, &p.limits[s].cpus));
+}
+
+/* The runtime holds every core of node 0 (12 CPUs on 8 cores), the client node 1's (12 on 8): the only
+ * free CPUs are SMT siblings. The runtime's are never taken; the client's are, and recorded. */
+static void test_noise_smt_never_the_runtimes_sibling(void **state)
+{
+	const struct cg_topo *t;
+	struct cg_slice_plan p;
+	struct hx_err err = {0};
+
+	(void)state;
+	assert_int_equal(plan_noise("smt2x8x2", CG_CPU_PINNED, 12, 12, 2, CG_NOISE_APART, &p, &err), 0);
+	t = load("smt2x8x2");
+	assert_int_equal(cg_cpus_count(&p.limits[CG_SLICE_NOISE].cpus), 2);
+	assert_apart(t, &p, CG_SLICE_SUT);
+	assert_int_equal(p.noise_shares, 1u << CG_SLICE_CLIENT);
+}
+
+static void test_noise_smt_sibling(void **state)
+{
+	const struct cg_topo *t;
+	struct cg_slice_plan p;
+	struct hx_err err = {0};
+
+	(void)state;
+	assert_int_equal(plan_noise("smt2x8x2", CG_CPU_PINNED, 4, 4, 2, CG_NOISE_SIBLING, &p, &err), 0);
+	t = load("smt2x8x2");
+	assert_int_equal(cg_cpus_count(&p.limits[CG_SLICE_NOISE].cpus), 2);
+	CG_CPUS_FOREACH (cpu, &p.limits[CG_SLICE_NOISE].cpus) {
+		struct cg_cpus core;
+
+		assert_false(cg_cpus_test(&p.limits[CG_SLICE_SUT].cpus, (unsigned)cpu));
+		cg_topo_core_cpus(t, cpu, &core);
+		cg_cpus_and(&core, &p.limits[CG_SLICE_SUT].cpus);
+		assert_int_equal(cg_cpus_count(&core), 1); /* the runtime's thread on the same core */
+	}
+	assert_int_equal(p.noise_shares, 1u << CG_SLICE_SUT);
+}
+
+static void test_noise_sibling_without_smt(void **state)
+{
+	struct cg_slice_plan p;
+	struct hx_err err = {0};
+
+	(void)state;
+	assert_true(plan_noise("vm2", CG_CPU_PINNED, 1, 0, 1, CG_NOISE_SIBLING, &p, &err) < 0);
+	assert_int_equal(err.exit, HX_EXIT_HOST);
+	assert_non_null(strstr(err.msg, "1 thread(s) per core"));
+	assert_non_null(strstr(err.msg, "--noise-placement apart"));
+	hx_clear(&err);
+	assert_true(plan_noise("vm2", CG_CPU_QUOTA, 1, 0, 1, CG_NOISE_SIBLING, &p, &err) < 0);
+	assert_int_equal(err.exit, HX_EXIT_USAGE);
+}
+
+/* Quota and none: the noise may run anywhere, as a co-tenant would, limited to its threads' worth. */
+static void test_noise_quota_anywhere(void **state)
+{
+	struct cg_slice_plan p;
+	struct hx_err err = {0};
+
+	(void)state;
+	assert_int_equal(plan_noise("vm2", CG_CPU_QUOTA, 1, 0, 1, CG_NOISE_APART, &p, &err), 0);
+	assert_cpus(&p.limits[CG_SLICE_NOISE].cpus, "0-1");
+	assert_int_equal(p.limits[CG_SLICE_NOISE].cpu_quota_us, 100000);
+	assert_int_equal(p.noise_shares, 0);
+	assert_int_equal(plan_noise("smt2x8x2", CG_CPU_NONE, 4, 4, 6, CG_NOISE_APART, &p, &err), 0);
+	assert_cpus(&p.limits[CG_SLICE_NOISE].cpus, "0-31");
+	assert_int_equal(p.limits[CG_SLICE_NOISE].cpu_quota_us, 600000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +429,12 @@ int main(void)
 		cmocka_unit_test(test_plan_does_not_fit),
 		cmocka_unit_test(test_plan_fixture),
 		cmocka_unit_test(test_plan_no_fixture),
+		cmocka_unit_test(test_noise_vm2_shares_client),
+		cmocka_unit_test(test_noise_smt_apart),
+		cmocka_unit_test(test_noise_smt_never_the_runtimes_sibling),
+		cmocka_unit_test(test_noise_smt_sibling),
+		cmocka_unit_test(test_noise_sibling_without_smt),
+		cmocka_unit_test(test_noise_quota_anywhere),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
