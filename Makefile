@@ -28,7 +28,7 @@ HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
 SOURCES := $(wildcard harness/*/*.[ch] cgroups/*.[ch] tests/unit/*.[ch] tests/helpers/*.c)
 
-.PHONY: all test unit integration guest asan install deps format format-check run clean
+.PHONY: all test test-busy unit integration guest asan install deps format format-check run clean
 
 # The binary is bin/harness: ./harness is the folder of its sources.
 all: bin/harness
@@ -61,9 +61,16 @@ $(BUILD)/helpers/%: tests/helpers/%.c
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/harness/cli/main.d
 
-# The README's test command: unit tests, integration tests on this host, the cgroup v2 guest tests.
-test: bin/harness $(UNIT_BIN) $(HELPER_BIN)
+# The README's test command: the dependency check, then unit tests, integration tests on this host and
+# the cgroup v2 guest tests. The check comes first and alone: the build needs what it installs.
+test: deps
+	$(MAKE) bin/harness $(UNIT_BIN) $(HELPER_BIN)
 	tests/run.sh --build $(BUILD) all
+
+# The same with a `harness run` looping beside the suites (a busy host: tests judge only what they made).
+test-busy: deps
+	$(MAKE) bin/harness $(UNIT_BIN) $(HELPER_BIN)
+	tests/run.sh --build $(BUILD) --busy all
 
 unit: $(UNIT_BIN)
 	tests/run.sh --build $(BUILD) unit
@@ -94,7 +101,8 @@ format-check:
 	clang-format --dry-run --Werror $(SOURCES)
 
 # The main job: everything a fresh machine needs, the host report (informational), then the default suite.
-run: deps all
+run: deps
+	$(MAKE) all
 	-bin/harness doctor
 	bin/harness run
 

@@ -167,14 +167,82 @@ static int proc_start_time(pid_t pid, unsigned long long *ret)
 	return 0;
 }
 
+/* A tag is short, starts with a letter and holds only [a-z0-9], so a run id stays a plain file name
+ * and still ends in "-<pid>-<start>". */
+static bool tag_ok(const char *tag)
+{
+	size_t n = strlen(tag);
+
+	if (n == 0 || n > CG_TAG_MAX || tag[0] < 'a' || tag[0] > 'z')
+		return false;
+	return strspn(tag, "abcdefghijklmnopqrstuvwxyz0123456789") == n;
+}
+
+int cg_run_tag(const char **ret, struct hx_err *err)
+{
+	const char *tag = getenv("HARNESS_RUN_TAG");
+
+	*ret = NULL;
+	if (!tag || !*tag)
+		return 0;
+	if (!tag_ok(tag))
+		return hx_fail(
+			err, HX_EXIT_USAGE, EINVAL,
+			"HARNESS_RUN_TAG must be 1-%d lowercase letters or digits starting with a letter, not '%s'",
+			CG_TAG_MAX, tag);
+	*ret = tag;
+	return 0;
+}
+
+void cg_run_id_format(char *buf, size_t len, const char *tag, pid_t pid, unsigned long long start)
+{
+	if (tag)
+		snprintf(buf, len, "harness-%s-%d-%llu", tag, (int)pid, start);
+	else
+		snprintf(buf, len, "harness-%d-%llu", (int)pid, start);
+}
+
+int cg_run_id_parse(const char *name, char *ret_tag, size_t tag_len, pid_t *ret_pid, unsigned long long *ret_start)
+{
+	const char *rest, *dash;
+	char tag[CG_TAG_MAX + 1] = "";
+	int pid, used = 0;
+	unsigned long long start;
+
+	if (strncmp(name, "harness-", 8) != 0)
+		return -EINVAL;
+	rest = name + 8;
+	if (rest[0] >= 'a' && rest[0] <= 'z') {
+		dash = strchr(rest, '-');
+		if (!dash || (size_t)(dash - rest) > CG_TAG_MAX)
+			return -EINVAL;
+		memcpy(tag, rest, (size_t)(dash - rest));
+		tag[dash - rest] = '\0';
+		if (!tag_ok(tag))
+			return -EINVAL;
+		rest = dash + 1;
+	}
+	if (rest[0] < '1' || rest[0] > '9' || sscanf(rest, "%d-%llu%n", &pid, &start, &used) != 2 || pid <= 0 ||
+	    rest[used] != '\0')
+		return -EINVAL;
+	if (ret_tag)
+		snprintf(ret_tag, tag_len, "%s", tag);
+	*ret_pid = pid;
+	*ret_start = start;
+	return 0;
+}
+
 int cg_run_id(char *buf, size_t len, struct hx_err *err)
 {
 	unsigned long long start;
+	const char *tag;
 	int r = proc_start_time(getpid(), &start);
 
 	if (r < 0)
 		return hx_fail(err, HX_EXIT_INTERNAL, -r, "cannot read our own start time from /proc/self/stat");
-	snprintf(buf, len, "harness-%d-%llu", (int)getpid(), start);
+	if (cg_run_tag(&tag, err) < 0)
+		return -err->errnum;
+	cg_run_id_format(buf, len, tag, getpid(), start);
 	return 0;
 }
 
@@ -483,21 +551,25 @@ bool cg_slice_has(const struct cg_tree *t, enum cg_slice s, const char *file)
 	       cg_path(t, t->ubase, (int)s, file, path, sizeof(path), &err) == 0 && util_exists(path);
 }
 
-/* "harness-<pid>-<start>" whose process is gone (or is another process now): an orphan. */
-static bool run_id_is_orphan(const char *name)
+/* A run tree whose process is gone (or is another process now): an orphan. With a tag, only the
+ * trees of that tag are considered. */
+static bool run_id_is_orphan(const char *name, const char *only_tag)
 {
-	int pid;
+	char tag[CG_TAG_MAX + 1];
+	pid_t pid;
 	unsigned long long start, now;
-	char tail;
 
-	if (sscanf(name, "harness-%d-%llu%c", &pid, &start, &tail) != 2 || pid <= 0)
+	if (cg_run_id_parse(name, tag, sizeof(tag), &pid, &start) < 0)
+		return false;
+	if (only_tag && strcmp(tag, only_tag) != 0)
 		return false;
 	if (proc_start_time(pid, &now) < 0)
 		return true;
 	return now != start;
 }
 
-static int gc_scan(const char *dir, const char *root_override, unsigned *removed, struct hx_err *err)
+static int gc_scan(const char *dir, const char *root_override, const char *only_tag, unsigned *removed,
+		   struct hx_err *err)
 {
 	_cleanup_closedir_ DIR *d = opendir(dir);
 	struct dirent *de;
@@ -507,7 +579,7 @@ static int gc_scan(const char *dir, const char *root_override, unsigned *removed
 	while ((de = readdir(d))) {
 		struct cg_tree *t = NULL;
 
-		if (de->d_type != DT_DIR || !run_id_is_orphan(de->d_name))
+		if (de->d_type != DT_DIR || !run_id_is_orphan(de->d_name, only_tag))
 			continue;
 		if (tree_new(de->d_name, root_override, (1u << CG_NR_SLICES) - 1, &t, err) < 0)
 			return -err->errnum;
@@ -523,15 +595,16 @@ int cg_gc(const char *root_override, unsigned *ret_removed, struct hx_err *err)
 {
 	struct cg_tree *probe = NULL;
 	unsigned removed = 0;
+	const char *tag;
 
-	if (tree_new("probe", root_override, 0, &probe, err) < 0)
+	if (cg_run_tag(&tag, err) < 0 || tree_new("probe", root_override, 0, &probe, err) < 0)
 		return -err->errnum;
 	/* Every hierarchy is scanned: a crash may leave a tree in some and not others. */
 	for (int c = 0; c < CG_NR_CTRLS; c++)
-		if (probe->base[c][0] && gc_scan(probe->base[c], root_override, &removed, err) < 0)
+		if (probe->base[c][0] && gc_scan(probe->base[c], root_override, tag, &removed, err) < 0)
 			goto out;
 	if (probe->ubase[0])
-		gc_scan(probe->ubase, root_override, &removed, err);
+		gc_scan(probe->ubase, root_override, tag, &removed, err);
 out:
 	free(probe);
 	*ret_removed = removed;

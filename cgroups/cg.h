@@ -55,8 +55,15 @@ extern const char *const cg_psi_names[CG_NR_PSI];
 
 struct cg_tree;
 
-/* A run id that names its owner: "harness-<pid>-<start time in clock ticks>". */
+/* A run id that names its owner: "harness-<pid>-<start time in clock ticks>", or
+ * "harness-<tag>-<pid>-<start>" when HARNESS_RUN_TAG is set (tests name their own trees with it). */
+#define CG_TAG_MAX 24
 int cg_run_id(char *buf, size_t len, struct hx_err *err);
+/* HARNESS_RUN_TAG, checked (exit 2 when malformed); *ret is NULL when unset. */
+int cg_run_tag(const char **ret, struct hx_err *err);
+void cg_run_id_format(char *buf, size_t len, const char *tag, pid_t pid, unsigned long long start);
+/* Split a run id; ret_tag gets "" when untagged. -EINVAL when name is not a run id. */
+int cg_run_id_parse(const char *name, char *ret_tag, size_t tag_len, pid_t *ret_pid, unsigned long long *ret_start);
 /* Create harness-<run-id>/ and the slices in `slices` (a bit per enum cg_slice) under the cgroup we
  * were started in, or under root_override (a cgroup path such as "/bench") when not NULL. */
 int cg_tree_create(const char *run_id, const char *root_override, unsigned slices, struct cg_tree **ret,
@@ -77,7 +84,8 @@ const char *cg_backend_name(const struct cg_tree *t);
 /* Whether the slice's unified cgroup (v2, or the hybrid mirror) has a file: "cgroup.kill", ... */
 bool cg_slice_has(const struct cg_tree *t, enum cg_slice s, const char *file);
 
-/* Remove trees whose owning harness process has exited; *ret_removed counts them. */
+/* Remove trees whose owning harness process has exited (only those of HARNESS_RUN_TAG's tag when it is
+ * set); *ret_removed counts them. */
 int cg_gc(const char *root_override, unsigned *ret_removed, struct hx_err *err);
 
 /* Our own CPU constraints: the effective cpuset of the cgroup we run in (all CPUs when the host

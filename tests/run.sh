@@ -1,17 +1,33 @@
 #!/usr/bin/env bash
 # Runs harness's test suites (TAP from cmocka and bats), shows their output and ends with one line:
 # "N passed, N failed, N skipped". Exit status is non-zero when anything failed or a suite crashed.
-#   tests/run.sh [--build DIR] unit|integration|guest|all
+#   tests/run.sh [--build DIR] [--busy] unit|integration|guest|all
+#   tests/run.sh [--build DIR] [--busy] integration|guest FILE.bats [FILTER]   (one file; FILTER: a regex
+#                                                                               of test names, bats -f)
+#   tests/run.sh [--build DIR] unit test_opt                                    (one unit test program)
+# --busy runs a `harness run` in a loop beside the suites: a test must judge only what it made.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 build=$top/build
-if [ "${1:-}" = --build ]; then
-	build=$(cd "$top" && cd "$2" && pwd)
-	shift 2
-fi
+busy=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--build)
+		build=$(cd "$top" && cd "$2" && pwd)
+		shift 2
+		;;
+	--busy)
+		busy=1
+		shift
+		;;
+	*) break ;;
+	esac
+done
 what=${1:-all}
+file=${2:-}
+filter=${3:-}
 
 export HARNESS="$top/bin/harness"
 export HARNESS_TOP="$top"
@@ -45,19 +61,73 @@ unit() {
 	local t
 	for t in "$build"/tests/test_*; do
 		[ -x "$t" ] || continue
+		[ -z "$file" ] || [ "$(basename "$t")" = "${file%.c}" ] || continue
 		CMOCKA_MESSAGE_OUTPUT=TAP run_suite "unit/$(basename "$t")" "$t"
 	done
 }
 
+# A FILE argument: a name in tests/integration ("run.bats", "run") or a path.
+bats_file() {
+	local f=$1
+	[ -f "$f" ] || f=$here/integration/${1%.bats}.bats
+	[ -f "$f" ] || {
+		echo "tests/run.sh: no bats file '$1' (the files: $(cd "$here/integration" && echo *.bats))" >&2
+		exit 2
+	}
+	echo "$f"
+}
+
 integration() {
 	local f
+	if [ -n "$file" ]; then
+		f=$(bats_file "$file") || exit 2
+		run_suite "integration/$(basename "$f" .bats)" bats --tap ${filter:+-f "$filter"} "$f"
+		return
+	fi
 	for f in "$here"/integration/*.bats; do
 		run_suite "integration/$(basename "$f" .bats)" bats --tap "$f"
 	done
 }
 
 guest() {
+	local f
+	if [ -n "$file" ]; then
+		f=$(bats_file "$file") || exit 2
+		HARNESS_GUEST_FILTER=$filter run_suite "guest/cgroup-v2" "$here/guest/run-guest.sh" "${f#"$top"/}"
+		return
+	fi
 	run_suite "guest/cgroup-v2" "$here/guest/run-guest.sh"
+}
+
+# The background load of --busy: trials of the quickest shipped scenario, until the suites end.
+busy_pid=""
+start_busy() {
+	local log
+	log=$(mktemp -d)
+	(
+		child=""
+		trap '[ -z "$child" ] || kill -INT "$child" 2>/dev/null; wait; exit 0' TERM
+		while :; do
+			"$HARNESS" run --runtimes node20 --repeat 1 --profile quick --out "$log/busy.json" startup \
+				>>"$log/busy.log" 2>&1 &
+			child=$!
+			wait "$child"
+		done
+	) &
+	busy_pid=$!
+	echo "# busy: a harness run loops beside the suites (pid $busy_pid, log $log/busy.log)"
+}
+
+stop_busy() {
+	[ -n "$busy_pid" ] || return 0
+	kill -TERM "$busy_pid" 2>/dev/null
+	wait "$busy_pid" 2>/dev/null
+	busy_pid=""
+}
+
+[ "$busy" = 0 ] || {
+	start_busy
+	trap stop_busy EXIT
 }
 
 case "$what" in
@@ -70,10 +140,12 @@ all)
 	guest
 	;;
 *)
-	echo "usage: tests/run.sh [--build DIR] unit|integration|guest|all" >&2
+	echo "usage: tests/run.sh [--build DIR] [--busy] unit|integration|guest|all [FILE [FILTER]]" >&2
 	exit 2
 	;;
 esac
+
+stop_busy
 
 for c in "${crashed[@]+"${crashed[@]}"}"; do
 	echo "# crashed: $c"

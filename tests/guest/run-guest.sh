@@ -3,7 +3,8 @@
 # development and CI hosts only have controllers on v1). The guest boots Debian's kernel with a
 # busybox initramfs and sees the host's /usr, /etc and this checkout read-only over virtio-9p, so
 # it runs the same harness binary and bats files. TAP comes back through a writable share.
-#   tests/guest/run-guest.sh [BATS_FILE...]   (default: the cgroup suites)
+# Each test's TAP line is printed as the guest writes it.
+#   tests/guest/run-guest.sh [BATS_FILE...]   (default: the cgroup suites; HARNESS_GUEST_FILTER: bats -f)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -70,6 +71,8 @@ trap 'rm -rf "$results"' EXIT
 printf '%s\n' "${suites[@]}" >"$results/suites"
 echo "${HARNESS_MUST_WORK:-0}" >"$results/must_work"
 echo "$build/helpers" >"$results/helpers"
+printf '%s' "${HARNESS_GUEST_FILTER:-}" >"$results/filter"
+: >"$results/tap"
 
 # -smp 4 gives the allocator room; TCG with thread=multi runs vCPUs in parallel (KVM is not usable
 # on the development hosts). 2 GiB is plenty for the OOM tests.
@@ -84,12 +87,17 @@ timeout 900 qemu-system-x86_64 -accel tcg,thread=multi -M q35 -cpu max -smp 4 -m
 	-fsdev local,id=top,path="$top",security_model=none,readonly=on,multidevs=remap \
 	-device virtio-9p-pci,fsdev=top,mount_tag=top \
 	-fsdev local,id=results,path="$results",security_model=none \
-	-device virtio-9p-pci,fsdev=results,mount_tag=results || true
+	-device virtio-9p-pci,fsdev=results,mount_tag=results &
+qemu=$!
+# The guest writes its TAP to the shared folder as bats goes: show each line as it comes.
+tail -n +1 -f --pid="$qemu" "$results/tap" &
+tailer=$!
+wait "$qemu" || true
+wait "$tailer" || true
 
 if [ ! -f "$results/status" ]; then
 	echo "not ok 1 cgroup v2 guest did not finish; its console:"
 	sed 's/^/# /' "$results/console" | tail -40
 	exit 1
 fi
-cat "$results/tap"
 exit "$(cat "$results/status")"

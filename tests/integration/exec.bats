@@ -103,10 +103,10 @@ teardown() {
 }
 
 @test "SIGTERM to harness reaches the command; nothing is left behind" {
-	"$HARNESS" exec -- sh -c 'trap "exit 42" TERM; while :; do sleep 0.05; done' &
+	"$HARNESS" exec -- sh -c 'trap "exit 42" TERM; echo trapped; while :; do sleep 0.05; done' >"$BATS_TEST_TMPDIR/out" &
 	pid=$!
-	for _ in $(seq 100); do [ -n "$(leftover_cgroups)" ] && break; sleep 0.05; done
-	sleep 0.2
+	# The command has set its trap (it said so) before the signal is sent.
+	wait_until 60 grep -q trapped "$BATS_TEST_TMPDIR/out"
 	kill -TERM "$pid"
 	wait "$pid" || status=$?
 	[ "${status:-0}" -eq 42 ]
@@ -121,20 +121,13 @@ teardown() {
 	done
 }
 
-# The newest harness-* tree's owner pid and the host pid of a marker process.
-wait_for_tree() {
-	for _ in $(seq 100); do [ -n "$(leftover_cgroups)" ] && pgrep -f "$1" >/dev/null && return 0; sleep 0.05; done
-	return 1
-}
-
 @test "a SIGKILLed harness takes its sandbox down; gc removes the tree it left" {
 	"$HARNESS" exec -- sleep 302 &
 	pid=$!
-	wait_for_tree '^sleep 302'
+	wait_until 60 tree_runs '^sleep 302'
 	kill -KILL "$pid"
 	wait "$pid" || true
-	for _ in $(seq 100); do pgrep -f '^sleep 302' >/dev/null || break; sleep 0.05; done
-	refute pgrep -f '^sleep 302'
+	wait_until 30 none_runs '^sleep 302'
 	[ -n "$(leftover_cgroups)" ]
 	run "$HARNESS" gc
 	[ "$status" -eq 0 ]
@@ -144,8 +137,8 @@ wait_for_tree() {
 @test "gc kills what still runs in the tree of a dead harness (--no-sandbox)" {
 	"$HARNESS" exec --no-sandbox -- sleep 303 &
 	pid=$!
-	wait_for_tree '^sleep 303'
-	sleeper=$(pgrep -f '^sleep 303')
+	wait_until 60 tree_runs '^sleep 303'
+	sleeper=$(own_pgrep '^sleep 303')
 	kill -KILL "$pid"
 	wait "$pid" || true
 	running "$sleeper"
@@ -156,15 +149,47 @@ wait_for_tree() {
 }
 
 @test "gc leaves the tree of a live harness alone" {
-	"$HARNESS" exec -- sleep 2 &
+	# The command runs until the test ends it: a slow host cannot let it finish before gc looks.
+	"$HARNESS" exec -- sleep 304 &
 	pid=$!
-	wait_for_tree '^sleep 2'
+	wait_until 60 tree_runs '^sleep 304'
 
 	run "$HARNESS" gc
 	[ "$status" -eq 0 ]
 	[[ "$output" == "removed 0 orphaned cgroup trees" ]]
 	[ -n "$(leftover_cgroups)" ]
-	wait "$pid"
+	tree_runs '^sleep 304'
+	kill -TERM "$pid"
+	wait "$pid" || true
+}
+
+@test "HARNESS_RUN_TAG names the tree; another harness's tree is neither this test's leftover nor its gc's" {
+	run "$HARNESS" exec --no-sandbox -- cat /proc/self/cgroup
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"/harness-$HARNESS_RUN_TAG-"*"/sut"* ]]
+
+	# An untagged harness beside this test, as a user's run would be.
+	HARNESS_RUN_TAG= "$HARNESS" exec -- sleep 305 &
+	other=$!
+	wait_until 60 pgrep -f '^sleep 305'
+	[ -z "$(leftover_cgroups)" ]
+	# A SIGKILLed harness of this test: the tagged gc removes its tree, and only it.
+	"$HARNESS" exec -- sleep 306 &
+	pid=$!
+	wait_until 60 tree_runs '^sleep 306'
+	kill -KILL "$pid"
+	wait "$pid" || true
+	run env HARNESS_RUN_TAG=someoneelse "$HARNESS" gc
+	[[ "$output" == "removed 0 orphaned cgroup trees" ]]
+	run "$HARNESS" gc
+	[[ "$output" == "removed 1 orphaned cgroup tree" ]]
+	running "$other"
+	kill -TERM "$other"
+	wait "$other" || true
+
+	run env HARNESS_RUN_TAG=../x "$HARNESS" exec -- true
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"HARNESS_RUN_TAG must be"* ]]
 }
 
 @test "v2: the command is cloned straight into its slice (no cgroup move)" {

@@ -134,12 +134,9 @@ PY
 	pg_scenario pg 10000000 ''
 	"$HARNESS" run --runtimes node20 --repeat 1 --out i.json ./pg >/dev/null 2>&1 &
 	pid=$!
-	for _ in $(seq 300); do
-		pgrep -f 'postgres -D /var/lib/postgresql/data' >/dev/null && break
-		sleep 0.1
-	done
-	pgrep -f 'postgres -D /var/lib/postgresql/data'
-	sleep 1
+	# The fixture is up and the runtime's script is running against it.
+	wait_until 120 tree_runs 'postgres -D /var/lib/postgresql/data'
+	wait_until 120 tree_runs 'bench.mjs'
 	kill -INT "$pid"
 	wait "$pid" || status=$?
 	[ "${status:-0}" -eq 130 ]

@@ -1,8 +1,13 @@
-# Shared by the bats suites: the binary under test, skip rules and the cgroup leak check.
+# Shared by the bats suites: the binary under test, skip rules, waits and the leak checks. Every check
+# looks only at what this test made: harness names its cgroup trees with HARNESS_RUN_TAG, set here per
+# test, so another harness running on the host (or another suite) never fails a test.
 
-: "${HARNESS:?run through tests/run.sh or make test}"
+: "${HARNESS:?run through tests/run.sh (tests/run.sh integration FILE.bats [FILTER]) or make test}"
 HELPERS=${HARNESS_HELPERS:-$HARNESS_TOP/build/helpers}
 FIXTURES=${HARNESS_FIXTURES:-$HARNESS_TOP/tests/fixtures}
+
+# This test's own tag: the bats run's pid and the test's number ("t4711n12").
+export HARNESS_RUN_TAG="t${BATS_ROOT_PID:-$$}n${BATS_SUITE_TEST_NUMBER:-0}"
 
 # Skip with a reason, unless HARNESS_MUST_WORK=1 (CI): then a missing facility is a failure.
 hx_skip() {
@@ -17,9 +22,47 @@ need_root() {
 	[ "$(id -u)" = 0 ] || hx_skip "needs root to create cgroups"
 }
 
-# Every harness-* cgroup in any hierarchy; a test that leaves one behind fails.
+# This test's harness trees in any hierarchy; a test that leaves one behind fails.
 leftover_cgroups() {
-	find /sys/fs/cgroup -mindepth 1 -maxdepth 8 -type d -name 'harness-*' 2>/dev/null
+	find /sys/fs/cgroup -mindepth 1 -maxdepth 8 -type d -name "harness-$HARNESS_RUN_TAG-*" 2>/dev/null
+}
+
+# `wait_until SECONDS CMD...`: run CMD every 50 ms until it succeeds; fail naming CMD at the deadline.
+# Tests wait on a condition, never for a fixed time: a slow (TCG guest) or busy host only takes longer.
+wait_until() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			echo "still not true after the deadline: $*" >&2
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+# The pids of processes in this test's cgroup trees whose command line matches the pgrep pattern $1.
+own_pgrep() {
+	local p
+	for p in $(pgrep -f "$1"); do
+		grep -q "/harness-$HARNESS_RUN_TAG-" "/proc/$p/cgroup" 2>/dev/null && echo "$p"
+	done
+	return 0
+}
+
+# No process of this test's trees matches $1.
+none_runs() {
+	[ -z "$(own_pgrep "$1")" ]
+}
+
+# A results file that already holds at least one trial (a run writes it after each trial).
+has_trials() {
+	[ -s "$1" ] && python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["trials"]' "$1" 2>/dev/null
+}
+
+# This test made a harness tree and a process matching $1 runs in it.
+tree_runs() {
+	[ -n "$(leftover_cgroups)" ] && [ -n "$(own_pgrep "$1")" ]
 }
 
 assert_no_leftovers() {
@@ -46,9 +89,11 @@ need_postgres() {
 	[ -x /usr/lib/postgresql/15/bin/postgres ] || hx_skip "needs Debian's postgresql-15"
 }
 
-# No fixture server may outlive its run.
+# No fixture server of this test may outlive its run (a server outside our trees is not ours to judge).
 assert_no_postgres() {
-	! pgrep -f 'postgres -D /var/lib/postgresql/data' || { echo "a postgres is left running" >&2; return 1; }
+	local left
+	left=$(own_pgrep 'postgres -D /var/lib/postgresql/data')
+	[ -z "$left" ] || { echo "a postgres is left running: $left" >&2; return 1; }
 }
 
 # A process that exists and is not a zombie (an orphan killed by gc may wait to be reaped).

@@ -42,7 +42,7 @@ open(os.path.join(w, "integrity"), "w").write(integrity)
 PY
 	python3 "$HARNESS_TOP/tests/servers/tarball-server.py" "$W" >"$BATS_TEST_TMPDIR/server.out" &
 	SERVER=$!
-	for _ in $(seq 100); do grep -q '^port ' "$BATS_TEST_TMPDIR/server.out" 2>/dev/null && break; sleep 0.05; done
+	wait_until 10 grep -qs '^port ' "$BATS_TEST_TMPDIR/server.out"
 	PORT=$(awk '/^port /{print $2}' "$BATS_TEST_TMPDIR/server.out")
 }
 

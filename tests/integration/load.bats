@@ -10,7 +10,7 @@ load helpers
 start_server() {
 	"$HELPERS/hello-server" "$@" >"$BATS_TEST_TMPDIR/server.out" &
 	SERVER=$!
-	for _ in $(seq 100); do grep -q '^port ' "$BATS_TEST_TMPDIR/server.out" 2>/dev/null && break; sleep 0.02; done
+	wait_until 10 grep -qs '^port ' "$BATS_TEST_TMPDIR/server.out"
 	PORT=$(awk '/^port /{print $2}' "$BATS_TEST_TMPDIR/server.out")
 	[ -n "$PORT" ]
 }
@@ -175,7 +175,7 @@ PY
 start_chat() {
 	node "$HARNESS_FIXTURES/scenarios/chat-drops/ws-chat.js" 0 "$@" >"$BATS_TEST_TMPDIR/chat.out" &
 	SERVER=$!
-	for _ in $(seq 200); do grep -q '^port ' "$BATS_TEST_TMPDIR/chat.out" 2>/dev/null && break; sleep 0.05; done
+	wait_until 30 grep -qs '^port ' "$BATS_TEST_TMPDIR/chat.out"
 	PORT=$(awk '/^port /{print $2}' "$BATS_TEST_TMPDIR/chat.out")
 	[ -n "$PORT" ]
 }

@@ -98,15 +98,12 @@ PY
 @test "Ctrl-C mid-run keeps a valid partial results file and leaves nothing behind" {
 	"$HARNESS" run --runtimes node20 --repeat 20 --profile quick --out i.json startup >/dev/null 2>&1 &
 	pid=$!
-	for _ in $(seq 300); do
-		[ -s i.json ] && python3 -c 'import json; assert json.load(open("i.json"))["trials"]' 2>/dev/null && break
-		sleep 0.1
-	done
+	wait_until 120 has_trials i.json
 	kill -INT "$pid"
 	wait "$pid" || status=$?
 	[ "${status:-0}" -eq 130 ]
 	python3 -c 'import json; d=json.load(open("i.json")); assert d["interrupted"] and 1 <= len(d["trials"]) < 20, len(d["trials"])'
-	refute pgrep -f '/scenario/hello.js'
+	none_runs '/scenario/hello.js'
 }
 
 @test "bad input: an unknown scenario or runtime is exit 2, a budget the host lacks exit 3" {

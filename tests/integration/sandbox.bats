@@ -116,7 +116,7 @@ expect() {
 s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen()
 print(s.getsockname()[1], flush=True); time.sleep(30)' >"$BATS_TEST_TMPDIR/port" &
 	listener=$!
-	for _ in $(seq 50); do [ -s "$BATS_TEST_TMPDIR/port" ] && break; sleep 0.1; done
+	wait_until 10 test -s "$BATS_TEST_TMPDIR/port"
 	port=$(cat "$BATS_TEST_TMPDIR/port")
 	run "$HARNESS" exec -- python3 -c "import socket,os
 print(sorted(os.listdir('/sys/class/net')) if os.path.isdir('/sys/class/net') else open('/proc/net/dev').read().split()[20::17])
