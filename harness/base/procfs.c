@@ -23,7 +23,7 @@ long proc_status_kb(pid_t pid, const char *key)
 }
 
 /* The CPUs a process may run on, as the kernel says (Cpus_allowed_list): what the slice really gave. */
-void proc_cpus_into(pid_t pid, cJSON *o)
+bool proc_cpus(pid_t pid, char *buf, size_t len)
 {
 	char path[64], list[256];
 	_cleanup_free_ char *text = NULL;
@@ -32,6 +32,11 @@ void proc_cpus_into(pid_t pid, cJSON *o)
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	if (pid > 0 && util_read_file(path, &text, NULL, &err) == 0 && (p = strstr(text, "Cpus_allowed_list:")) &&
-	    sscanf(p + 18, " %255s", list) == 1)
-		cJSON_AddStringToObject(o, "cpus", list);
+	    sscanf(p + 18, " %255s", list) == 1) {
+		snprintf(buf, len, "%s", list);
+		return true;
+	}
+	if (len)
+		buf[0] = '\0';
+	return false;
 }

@@ -2,12 +2,14 @@
 #ifndef HX_PROCFS_H
 #define HX_PROCFS_H
 
-#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /* A "Key: N kB" line (VmRSS, VmHWM) in kB; -1 when the process is gone. */
 long proc_status_kb(pid_t pid, const char *key);
-/* "cpus": the CPUs it may run on as the kernel says (Cpus_allowed_list): what its slice really gave. */
-void proc_cpus_into(pid_t pid, cJSON *o);
+/* The CPUs it may run on as the kernel says (Cpus_allowed_list): what its slice really gave. False (and
+ * buf "") when the process is gone. */
+bool proc_cpus(pid_t pid, char *buf, size_t len);
 
 #endif

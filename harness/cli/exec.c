@@ -23,7 +23,7 @@
 #include "base/opt.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sbx_net.h"
-#include "report/stats_json.h"
+#include "report/results.h"
 #include "base/util.h"
 #include "cli/verbs.h"
 

@@ -14,9 +14,8 @@
 #include "base/opt.h"
 #include "load/startup.h"
 #include "base/util.h"
+#include "report/results.h"
 #include "cli/verbs.h"
-
-#define SATURATED 0.9 /* a client thread busier than this measures itself, not the server */
 
 struct load_opts {
 	bool help, json, insecure, chat, startup, no_sandbox, show_output;
@@ -76,68 +75,22 @@ static void fmt_us(char *buf, size_t len, double ns)
 		snprintf(buf, len, "%.0fus", ns / 1e3);
 }
 
-cJSON *load_latency_json(const struct hist *h)
-{
-	static const struct {
-		const char *name;
-		double q;
-	} qs[] = {{"p50", 0.5}, {"p75", 0.75}, {"p90", 0.9}, {"p95", 0.95}, {"p99", 0.99}, {"p999", 0.999}};
-	cJSON *o = cJSON_CreateObject();
-
-	cJSON_AddNumberToObject(o, "mean", round(hist_mean(h) / 10.0) / 100.0);
-	cJSON_AddNumberToObject(o, "stddev", round(hist_stddev(h) / 10.0) / 100.0);
-	cJSON_AddNumberToObject(o, "min", h->count ? (double)h->min / 1e3 : 0);
-	for (size_t i = 0; i < HX_ARRAY_SIZE(qs); i++)
-		cJSON_AddNumberToObject(o, qs[i].name, (double)hist_quantile(h, qs[i].q) / 1e3);
-	cJSON_AddNumberToObject(o, "max", (double)h->max / 1e3 * (h->count > 0));
-	return o;
-}
-
+/* The document, with the CPUs this client really ran on. */
 static cJSON *load_json(const struct load_config *c, const struct load_result *r)
 {
-	cJSON *j = cJSON_CreateObject(), *e, *cl, *cfg;
-	double rps = r->duration_s > 0 ? (double)r->requests / r->duration_s : 0;
+	struct cg_cpus aff;
+	struct hx_err ignored = {0};
+	char list[CG_MAX_CPUS * 5] = "";
+	struct res_load *l = calloc(1, sizeof(*l));
+	cJSON *j;
 
-	cJSON_AddNumberToObject(j, "requests", (double)r->requests);
-	cJSON_AddNumberToObject(j, "duration_s", r->duration_s);
-	cJSON_AddNumberToObject(j, "rps", round(rps * 100) / 100);
-	cJSON_AddNumberToObject(j, "bytes", (double)r->bytes);
-	cJSON_AddNumberToObject(j, "reconnects", (double)r->reconnects);
-	e = cJSON_AddObjectToObject(j, "errors");
-	cJSON_AddNumberToObject(e, "total", (double)r->errors_total);
-	for (int k = 0; k < LE_NR; k++)
-		cJSON_AddNumberToObject(e, load_err_names[k], (double)r->errors[k]);
-	cJSON_AddItemToObject(j, "latency_us", load_latency_json(&r->latency));
-	if (c->rate > 0)
-		cJSON_AddItemToObject(j, "latency_uncorrected_us", load_latency_json(&r->latency_uncorrected));
-	cl = cJSON_AddObjectToObject(j, "client");
-	cJSON_AddNumberToObject(cl, "cpu_s", r->cpu_s);
-	cJSON_AddNumberToObject(cl, "cpu_us_per_request", r->requests ? r->cpu_s * 1e6 / (double)r->requests : 0);
-	cJSON_AddNumberToObject(cl, "max_thread_busy", round(r->max_thread_busy * 1000) / 1000);
-	cJSON_AddBoolToObject(cl, "saturated", r->max_thread_busy >= SATURATED);
-	{
-		struct cg_cpus aff;
-		struct hx_err ignored = {0};
-		char list[CG_MAX_CPUS * 5];
-
-		if (cg_own_affinity(&aff, &ignored) == 0) {
-			cg_cpus_format(&aff, list, sizeof(list));
-			cJSON_AddStringToObject(cl, "cpus", list);
-		}
-	}
-	cfg = cJSON_AddObjectToObject(j, "config");
-	cJSON_AddStringToObject(cfg, "mode", c->rate > 0 ? "open" : "closed");
-	cJSON_AddNumberToObject(cfg, "connections", c->conns);
-	cJSON_AddNumberToObject(cfg, "threads", c->threads);
-	cJSON_AddNumberToObject(cfg, "pipeline", c->pipeline);
-	if (c->rate > 0)
-		cJSON_AddNumberToObject(cfg, "rate", c->rate);
-	if (c->requests)
-		cJSON_AddNumberToObject(cfg, "requests", (double)c->requests);
-	else
-		cJSON_AddNumberToObject(cfg, "duration_s", c->duration_s);
-	cJSON_AddNumberToObject(cfg, "timeout_ms", c->timeout_ms);
-	cJSON_AddStringToObject(cfg, "transport", c->url.tls ? "tls" : "tcp");
+	if (!l)
+		return NULL;
+	if (cg_own_affinity(&aff, &ignored) == 0)
+		cg_cpus_format(&aff, list, sizeof(list));
+	res_load_from(c, r, list, l);
+	j = res_load_json(l);
+	free(l);
 	return j;
 }
 
@@ -172,7 +125,7 @@ static void load_print(const char *url, const struct load_config *c, const struc
 	printf("Requests/sec: %.2f\n", r->duration_s > 0 ? (double)r->requests / r->duration_s : 0);
 	printf("Client CPU: %.2f us per request; busiest thread %.0f%% busy%s\n",
 	       r->requests ? r->cpu_s * 1e6 / (double)r->requests : 0, r->max_thread_busy * 100,
-	       r->max_thread_busy >= SATURATED ? " (saturated: the client, not the server, may be the limit)" : "");
+	       r->max_thread_busy >= RES_SATURATED ? " (saturated: the client, not the server, may be the limit)" : "");
 }
 
 static int load_http(const struct load_opts *o, const char *url, struct hx_err *err)
@@ -225,6 +178,43 @@ static int load_http(const struct load_opts *o, const char *url, struct hx_err *
 	return r->errors_total ? HX_EXIT_VERDICT : HX_EXIT_OK;
 }
 
+/* Run, print, exit 1 when the invariant broke. */
+static int chat_verb(const char *url, unsigned clients, unsigned messages, unsigned timeout_ms, bool json,
+		     struct hx_err *err)
+{
+	_cleanup_free_ struct chat_result *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	if (clients == 0 || messages == 0 || clients > 4096)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: --clients takes 1 to 4096, --messages at least 1");
+	if (chat_run(url, clients, messages, timeout_ms, r, err) < 0)
+		return -err->errnum;
+	if (json) {
+		struct res_chat rc;
+		cJSON *j;
+		_cleanup_free_ char *s = NULL;
+
+		res_chat_from(r, &rc);
+		j = res_chat_json(&rc);
+		s = cJSON_Print(j);
+
+		printf("%s\n", s);
+		cJSON_Delete(j);
+	} else {
+		printf("Chat @ %s: %u clients x %u messages\n", url, clients, messages);
+		printf("  %llu of %llu deliveries in %.3fs: %.0f deliveries/s\n", (unsigned long long)r->delivered,
+		       (unsigned long long)r->expected, r->duration_s,
+		       r->duration_s > 0 ? (double)r->delivered / r->duration_s : 0);
+		printf("  round trip p50 %.0fus p99 %.0fus max %.0fus\n", (double)hist_quantile(&r->rtt, 0.5) / 1e3,
+		       (double)hist_quantile(&r->rtt, 0.99) / 1e3, (double)r->rtt.max / 1e3);
+		printf("  invariant: %s\n", r->ok ? "every client got every message once" : r->why);
+	}
+	if (!r->ok && !json) /* in JSON, "why" says it */
+		fprintf(stderr, "harness: load: chat invariant broken: %s\n", r->why);
+	return r->ok ? HX_EXIT_OK : HX_EXIT_VERDICT;
+}
+
 int verb_load(int argc, char **argv)
 {
 	struct load_opts o = {.warmup = UINT32_MAX};
@@ -257,7 +247,7 @@ int verb_load(int argc, char **argv)
 			.nbinds = o.binds.n,
 		};
 
-		rc = startup_verb(&so, npos, argv + 1, &err);
+		rc = verb_load_startup(&so, npos, argv + 1, &err);
 	} else if (npos != 1)
 		return hx_fail(&err, HX_EXIT_USAGE, EINVAL, "load: give one URL (see 'harness load --help')"),
 		       hx_report(&err);

@@ -238,75 +238,111 @@ static int run_plan_all(const struct run_opts *o, char **names, int n, struct ru
 	return 0;
 }
 
-static cJSON *results_skeleton(const struct run_plan *p, const struct run_env *env, struct hx_err *err)
+/* The fixture's settings under config.fixtures.postgres. */
+static cJSON *pg_settings_json(const struct run_plan *p, const struct fx_pg_template *t)
 {
-	cJSON *r = cJSON_CreateObject(), *h = cJSON_AddObjectToObject(r, "harness"), *cfg, *imgs, *host = NULL, *cpus;
-	struct sbx_seccomp_opts sec = {0};
-	char why[512], buf[CG_MAX_CPUS * 5];
-	int pinned;
+	struct fx_pg_setting set[16];
+	size_t n = fx_pg_settings(t, set);
+	cJSON *o = cJSON_CreateObject(), *s = cJSON_AddObjectToObject(o, "settings");
 
-	cJSON_AddStringToObject(r, "schema", "harness-results/1");
-	cJSON_AddStringToObject(h, "version", hx_version);
-	cJSON_AddStringToObject(h, "commit", hx_commit);
-	if (doctor_probe("/sys", &host, &pinned, why, sizeof(why), err) == 0)
-		cJSON_AddItemToObject(r, "host", host);
-	hx_clear(err);
-	cfg = cJSON_AddObjectToObject(r, "config");
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddStringToObject(s, set[i].name, set[i].value);
+	cJSON_AddStringToObject(o, "auth", "scram-sha-256, 127.0.0.1/32 only");
+	cJSON_AddStringToObject(o, "data", "tmpfs, copied from the cached template per trial");
+	cJSON_AddNumberToObject(o, "data_size_bytes", (double)fx_pg_data_size(t));
+	cJSON_AddNumberToObject(o, "memory_max_bytes", (double)t->memory_max);
+	cJSON_AddStringToObject(o, "user", FX_PG_USER);
+	cJSON_AddStringToObject(o, "database", FX_PG_DATABASE);
+	cJSON_AddItemToObject(o, "image", img_describe(&p->pg_img, &p->pg_st));
+	return o;
+}
+
+static cJSON *config_json(const struct run_plan *p, const struct run_env *env)
+{
+	cJSON *cfg = cJSON_CreateObject(), *modes;
+	char buf[CG_MAX_CPUS * 5];
+
 	cJSON_AddStringToObject(cfg, "profile", scn_profile_names[p->profile]);
 	cJSON_AddNumberToObject(cfg, "cpus", env->plan[p->modes[0]].cpus);
 	cg_cpus_format(&env->plan[p->modes[0]].limits[CG_SLICE_CLIENT].cpus, buf, sizeof(buf));
 	cJSON_AddStringToObject(cfg, "client_cpus", buf);
 	cJSON_AddNumberToObject(cfg, "memory_max_bytes", (double)env->budget[p->modes[0]].memory_max);
 	cJSON_AddNumberToObject(cfg, "cap_s", env->cap_s);
-	cpus = cJSON_AddObjectToObject(cfg, "modes");
+	modes = cJSON_AddObjectToObject(cfg, "modes");
 	for (size_t i = 0; i < p->nmodes; i++) {
-		cJSON *m = cJSON_AddObjectToObject(cpus, cg_cpu_mode_names[p->modes[i]]);
+		const struct cg_slice_plan *plan = &env->plan[p->modes[i]];
+		cJSON *m = cJSON_AddObjectToObject(modes, cg_cpu_mode_names[p->modes[i]]);
 
 		for (int s = 0; s < CG_NR_SLICES; s++)
-			if (env->plan[p->modes[i]].slices & (1u << s)) {
-				cg_cpus_format(&env->plan[p->modes[i]].limits[s].cpus, buf, sizeof(buf));
+			if (plan->slices & (1u << s)) {
+				cg_cpus_format(&plan->limits[s].cpus, buf, sizeof(buf));
 				cJSON_AddStringToObject(m, cg_slice_names[s], buf);
 			}
-		if (env->plan[p->modes[i]].limits[CG_SLICE_SUT].cpu_quota_us)
-			cJSON_AddNumberToObject(m, "sut_cpu_quota_us",
-						(double)env->plan[p->modes[i]].limits[CG_SLICE_SUT].cpu_quota_us);
+		if (plan->limits[CG_SLICE_SUT].cpu_quota_us)
+			cJSON_AddNumberToObject(m, "sut_cpu_quota_us", (double)plan->limits[CG_SLICE_SUT].cpu_quota_us);
 	}
 	if (env->pg)
-		cJSON_AddItemToObject(cJSON_AddObjectToObject(cfg, "fixtures"), "postgres", fx_pg_settings(env->pg));
-	cJSON_AddItemToObject(r, "seccomp", sbx_seccomp_describe(&sec));
-	imgs = cJSON_AddArrayToObject(r, "images");
+		cJSON_AddItemToObject(cJSON_AddObjectToObject(cfg, "fixtures"), "postgres",
+				      pg_settings_json(p, env->pg));
+	cJSON_AddStringToObject(cfg, "logs", env->dir);
+	return cfg;
+}
+
+/* What describes the run, ahead of the trials: host, config, seccomp, images. */
+static int results_head(const struct run_plan *p, const struct run_env *env, struct res_doc *d, struct hx_err *err)
+{
+	cJSON *host = NULL, *imgs;
+	struct sbx_seccomp_opts sec = {0};
+	char why[512];
+	int pinned;
+
+	if (res_doc_init(d, hx_version, hx_commit, err) < 0)
+		return -err->errnum;
+	if (doctor_probe("/sys", &host, &pinned, why, sizeof(why), err) == 0)
+		cJSON_AddItemToObject(d->head, "host", host);
+	hx_clear(err);
+	cJSON_AddItemToObject(d->head, "config", config_json(p, env));
+	cJSON_AddItemToObject(d->head, "seccomp", sbx_seccomp_describe(&sec));
+	imgs = cJSON_AddArrayToObject(d->head, "images");
 	for (size_t i = 0; i < p->nimg; i++)
 		cJSON_AddItemToArray(imgs, img_describe(&p->img[i], &p->st[i]));
-	cJSON_AddArrayToObject(r, "trials");
+	return 0;
+}
+
+/* One trial of scenario sc on image i in mode k, recorded into t; the returned value is run_trial's. */
+static int run_one(struct run_plan *p, struct run_env *env, struct scenario *sc, size_t i, size_t k, double deadline,
+		   struct trial_result *t, struct hx_err *terr)
+{
+	int r;
+
+	if ((double)util_now_ns() / 1e9 > deadline) {
+		t->status = TRIAL_CUT;
+		r = hx_fail(terr, HX_EXIT_VERDICT, ETIMEDOUT, "cut: the scenario's --cap ran out");
+	} else {
+		r = run_trial(env, sc, &p->img[i], &p->st[i], p->modes[k], deadline, t, terr);
+	}
+	t->status = res_trial_status(r, run_interrupted, t->status == TRIAL_CUT);
+	if (r < 0)
+		snprintf(t->error, sizeof(t->error), "%s", terr->msg);
 	return r;
 }
 
-static int results_write(cJSON *r, const char *path, struct hx_err *err)
+static void progress(bool tty, unsigned done, unsigned total, const struct scenario *sc, const char *rt,
+		     const char *mode, unsigned t, double start)
 {
-	_cleanup_free_ char *text = NULL;
+	double now = (double)util_now_ns() / 1e9;
 
-	cJSON_DeleteItemFromObject(r, "summaries");
-	cJSON_AddItemToObject(r, "summaries", report_summaries(cJSON_GetObjectItem(r, "trials")));
-	text = cJSON_Print(r);
-	return util_write_atomic(path, text, strlen(text), err);
-}
-
-static bool trial_verdict_ok(const cJSON *t, const struct scenario *s)
-{
-	const cJSON *e = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t, "load"), "errors"), "total");
-
-	if (!e) /* a script counts its own */
-		e = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t, "script"), "errors");
-
-	return strcmp(cJSON_GetObjectItem(t, "status")->valuestring, "ok") == 0 &&
-	       (!cJSON_IsNumber(e) || e->valuedouble <= (double)s->max_errors);
+	if (tty)
+		fprintf(stderr, "\r\033[K[%u/%u] %s %s %s trial %u/%u, ETA %.0fs", done + 1, total, sc->name, rt, mode,
+			t, sc->repeat, done ? (now - start) / done * (total - done) : 0.0);
+	else
+		fprintf(stderr, "harness: run: [%u/%u] %s %s %s trial %u/%u\n", done + 1, total, sc->name, rt, mode, t,
+			sc->repeat);
 }
 
 /* Every trial, interleaved: for each scenario, trial i of every runtime and mode before trial i+1. */
-static int run_all(struct run_plan *p, struct run_env *env, cJSON *results, struct hx_err *err)
+static int run_all(struct run_plan *p, struct run_env *env, struct res_doc *d, struct hx_err *err)
 {
-	cJSON *trials = cJSON_GetObjectItem(results, "trials");
 	bool tty = isatty(2), bad = false;
 	unsigned order = 0, total = 0, done = 0;
 	double start = (double)util_now_ns() / 1e9;
@@ -322,50 +358,25 @@ static int run_all(struct run_plan *p, struct run_env *env, cJSON *results, stru
 			for (size_t i = 0; i < p->nimg && !run_interrupted; i++)
 				for (size_t k = 0;
 				     k < p->nmodes && !run_interrupted && scn_supports(sc, p->img[i].name); k++) {
-					cJSON *trial = cJSON_CreateObject();
+					const char *mode = cg_cpu_mode_names[p->modes[k]];
+					struct trial_result *tr = res_doc_add(d);
 					struct hx_err terr = {0};
-					double now = (double)util_now_ns() / 1e9;
 					int r;
 
-					cJSON_AddStringToObject(trial, "scenario", sc->name);
-					cJSON_AddStringToObject(trial, "runtime", p->img[i].name);
-					cJSON_AddStringToObject(trial, "mode", cg_cpu_mode_names[p->modes[k]]);
-					cJSON_AddNumberToObject(trial, "trial", t);
-					cJSON_AddNumberToObject(trial, "order", ++order);
-					if (tty)
-						fprintf(stderr, "\r\033[K[%u/%u] %s %s %s trial %u/%u, ETA %.0fs",
-							done + 1, total, sc->name, p->img[i].name,
-							cg_cpu_mode_names[p->modes[k]], t, sc->repeat,
-							done ? (now - start) / done * (total - done) : 0.0);
-					else
-						fprintf(stderr, "harness: run: [%u/%u] %s %s %s trial %u/%u\n",
-							done + 1, total, sc->name, p->img[i].name,
-							cg_cpu_mode_names[p->modes[k]], t, sc->repeat);
-					if (now > deadline) {
-						r = hx_fail(&terr, HX_EXIT_VERDICT, ETIMEDOUT,
-							    "cut: the scenario's --cap ran out");
-					} else {
-						r = run_trial(env, sc, &p->img[i], &p->st[i], p->modes[k], deadline,
-							      trial, &terr);
-					}
-					cJSON_AddStringToObject(trial, "status",
-								r == 0				   ? "ok"
-								: run_interrupted		   ? "interrupted"
-								: strncmp(terr.msg, "cut", 3) == 0 ? "cut"
-												   : "failed");
-					if (r < 0)
-						cJSON_AddStringToObject(trial, "error", terr.msg);
-					if (!trial_verdict_ok(trial, sc)) {
+					if (!tr)
+						return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+					res_trial_init(tr, sc->name, p->img[i].name, mode, t, ++order);
+					progress(tty, done, total, sc, p->img[i].name, mode, t, start);
+					r = run_one(p, env, sc, i, k, deadline, tr, &terr);
+					if (!res_trial_passed(tr, sc->max_errors)) {
 						bad = true;
 						if (!tty || r < 0)
 							fprintf(stderr, "%sharness: run: %s %s %s trial %u: %s\n",
-								tty ? "\n" : "", sc->name, p->img[i].name,
-								cg_cpu_mode_names[p->modes[k]], t,
+								tty ? "\n" : "", sc->name, p->img[i].name, mode, t,
 								r < 0 ? terr.msg : "errors in the load");
 					}
-					cJSON_AddItemToArray(trials, trial);
 					done++;
-					if (results_write(results, p->out, err) < 0)
+					if (res_write(d, p->out, err) < 0)
 						return -err->errnum;
 				}
 	}
@@ -377,7 +388,7 @@ static int run_all(struct run_plan *p, struct run_env *env, cJSON *results, stru
 static int run_execute(struct run_plan *p, struct run_env *env, struct hx_err *err)
 {
 	struct sigaction sa = {.sa_handler = on_signal};
-	cJSON *results;
+	struct res_doc results = {0};
 	char tmpl[] = "/tmp/harness-run-XXXXXX";
 	ssize_t n;
 	int verdict;
@@ -416,23 +427,23 @@ static int run_execute(struct run_plan *p, struct run_env *env, struct hx_err *e
 			if (tls_make_selfsigned(env->tls_dir, err) < 0)
 				return -err->errnum;
 		}
-	results = results_skeleton(p, env, err);
-	cJSON_AddStringToObject(cJSON_GetObjectItem(results, "config"), "logs", env->dir);
-	verdict = run_all(p, env, results, err);
+	if (results_head(p, env, &results, err) < 0)
+		return -err->errnum;
+	verdict = run_all(p, env, &results, err);
 	sbx_net_cleanup(&env->netns_fd);
 	if (verdict < 0) {
-		cJSON_Delete(results);
+		res_doc_free(&results);
 		return verdict;
 	}
-	cJSON_AddBoolToObject(results, "interrupted", run_interrupted);
-	cJSON_AddStringToObject(results, "verdict", verdict || run_interrupted ? "failed" : "ok");
-	if (results_write(results, p->out, err) < 0) {
-		cJSON_Delete(results);
+	results.finished = true;
+	results.interrupted = run_interrupted;
+	results.verdict_ok = !verdict && !run_interrupted;
+	if (res_write(&results, p->out, err) < 0 || report_render(&results, p->format, stdout, err) < 0) {
+		res_doc_free(&results);
 		return -err->errnum;
 	}
-	report_render(results, p->format, stdout);
 	fprintf(stderr, "harness: results: %s\n", p->out);
-	cJSON_Delete(results);
+	res_doc_free(&results);
 	if (run_interrupted)
 		return 130;
 	return verdict ? HX_EXIT_VERDICT : HX_EXIT_OK;
@@ -523,11 +534,10 @@ int verb_report(int argc, char **argv)
 {
 	const char *format = "md";
 	struct hx_err err = {0};
-	_cleanup_free_ char *text = NULL;
 	struct report_opts o = {0};
 	enum report_format f;
-	cJSON *r;
-	int npos;
+	struct res_doc d;
+	int npos, rc;
 
 	if (opt_parse("report", report_tab, &o, argc, argv, false, &npos, &err) < 0)
 		return hx_report(&err);
@@ -542,18 +552,13 @@ int verb_report(int argc, char **argv)
 		hx_fail(&err, HX_EXIT_USAGE, EINVAL, "report: usage: harness report FILE [--format md|table|json|csv]");
 		return hx_report(&err);
 	}
-	if (util_read_file(argv[1], &text, NULL, &err) < 0)
-		return hx_report(&err);
-	r = cJSON_Parse(text);
-	if (!r || !cJSON_IsArray(cJSON_GetObjectItem(r, "trials"))) {
-		hx_fail(&err, HX_EXIT_USAGE, EINVAL, "report: %s is not a harness results file", argv[1]);
-		cJSON_Delete(r);
+	if (res_read(argv[1], &d, &err) < 0) {
+		hx_wrap(&err, "report");
 		return hx_report(&err);
 	}
-	/* from the trials, so that a file written by an older harness shows every metric this one knows */
-	cJSON_DeleteItemFromObject(r, "summaries");
-	cJSON_AddItemToObject(r, "summaries", report_summaries(cJSON_GetObjectItem(r, "trials")));
-	report_render(r, f, stdout);
-	cJSON_Delete(r);
-	return HX_EXIT_OK;
+	/* summaries from the trials, so that a file written by an older harness shows every metric this one
+	 * knows */
+	rc = report_render(&d, f, stdout, &err);
+	res_doc_free(&d);
+	return rc < 0 ? hx_report(&err) : HX_EXIT_OK;
 }

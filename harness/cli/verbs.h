@@ -13,6 +13,11 @@ int verb_run(int argc, char **argv);
 int verb_scenarios(int argc, char **argv);
 int verb_report(int argc, char **argv);
 
+struct hx_err;
+struct startup_opts;
+/* `load --startup`: argv[0..argc) is the command. */
+int verb_load_startup(const struct startup_opts *o, int argc, char **argv, struct hx_err *err);
+
 /* Set in main.c, where the build stamps them. */
 extern const char *const hx_version;
 extern const char *const hx_commit;

@@ -4,7 +4,6 @@
 #ifndef HX_CHAT_H
 #define HX_CHAT_H
 
-#include <cjson/cJSON.h>
 #include <stdbool.h>
 
 #include "base/err.h"
@@ -21,10 +20,5 @@ struct chat_result {
 
 int chat_run(const char *url, unsigned clients, unsigned messages, unsigned timeout_ms, struct chat_result *ret,
 	     struct hx_err *err);
-cJSON *chat_json(const struct chat_result *r);
-/* The verb's part: run, print, exit 1 when the invariant broke. */
-int chat_verb(const char *url, unsigned clients, unsigned messages, unsigned timeout_ms, bool json, struct hx_err *err);
-/* Shared with load: latency percentiles of a histogram, in µs. */
-cJSON *load_latency_json(const struct hist *h);
 
 #endif

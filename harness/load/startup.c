@@ -20,7 +20,6 @@
 #include "load/load.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sbx_net.h"
-#include "report/stats.h"
 #include "base/util.h"
 
 #define run_record startup_record
@@ -202,117 +201,9 @@ static int series_plain(struct series *s, struct run_record *recs, struct hx_err
 	return 0;
 }
 
-static void command_line(char **argv, int argc, char *buf, size_t len)
+int startup_series(const struct startup_opts *o, char **argv, struct startup_record *recs, struct hx_err *err)
 {
-	size_t off = 0;
+	struct series s = {.argv = argv, .runs = o->runs, .warmup = o->warmup, .quiet = !o->show_output};
 
-	buf[0] = '\0';
-	for (int i = 0; i < argc && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? " " : "", argv[i]);
-}
-
-static int write_hyperfine(const char *path, const char *cmd, const struct stats_summary *w, double user_s,
-			   double sys_s, const double *times, const struct run_record *recs, unsigned n,
-			   struct hx_err *err)
-{
-	cJSON *root = cJSON_CreateObject(), *res = cJSON_AddArrayToObject(root, "results"), *r = cJSON_CreateObject();
-	cJSON *t = cJSON_AddArrayToObject(r, "times"), *codes;
-	_cleanup_free_ char *text = NULL;
-	int rc;
-
-	cJSON_AddItemToArray(res, r);
-	cJSON_AddStringToObject(r, "command", cmd);
-	cJSON_AddNumberToObject(r, "mean", w->mean);
-	cJSON_AddNumberToObject(r, "stddev", w->stddev);
-	cJSON_AddNumberToObject(r, "median", w->median);
-	cJSON_AddNumberToObject(r, "user", user_s);
-	cJSON_AddNumberToObject(r, "system", sys_s);
-	cJSON_AddNumberToObject(r, "min", w->min);
-	cJSON_AddNumberToObject(r, "max", w->max);
-	codes = cJSON_AddArrayToObject(r, "exit_codes");
-	for (unsigned i = 0; i < n; i++) {
-		cJSON_AddItemToArray(t, cJSON_CreateNumber(times[i]));
-		cJSON_AddItemToArray(codes, cJSON_CreateNumber(recs[i].status));
-	}
-	text = cJSON_Print(root);
-	cJSON_Delete(root);
-	rc = util_write_atomic(path, text, strlen(text), err);
-	return rc < 0 ? hx_wrap(err, "startup: --export-hyperfine") : 0;
-}
-
-static void print_text(const char *cmd, const struct stats_summary *w, double user_s, double sys_s, uint64_t maxrss_kb,
-		       bool sandbox)
-{
-	printf("Benchmark: %s%s\n", cmd, sandbox ? " (sandboxed)" : "");
-	printf("  Time (mean ± σ):   %8.2f ms ± %6.2f ms    [User: %.2f ms, System: %.2f ms]\n", w->mean * 1e3,
-	       w->stddev * 1e3, user_s * 1e3, sys_s * 1e3);
-	printf("  Range (min … max): %8.2f ms … %6.2f ms    %zu runs\n", w->min * 1e3, w->max * 1e3, w->n);
-	printf("  Median %.2f ms (95%% CI %.2f … %.2f), max RSS %.1f MiB\n", w->median * 1e3, w->ci95_low * 1e3,
-	       w->ci95_high * 1e3, (double)maxrss_kb / 1024);
-	if (w->outliers)
-		printf("  Warning: %zu statistical outlier(s) (MAD-based): the machine may be noisy; run again, or "
-		       "pin CPUs\n",
-		       w->outliers);
-}
-
-int startup_verb(const struct startup_opts *o, int argc, char **argv, struct hx_err *err)
-{
-	unsigned runs = o->runs, warmup = o->warmup;
-	bool sandbox = o->sandbox, json = o->json;
-	const char *export_hyperfine = o->export_hyperfine;
-	struct series s = {.argv = argv, .runs = runs, .warmup = warmup, .quiet = !o->show_output};
-	_cleanup_free_ struct run_record *recs = calloc(runs + warmup, sizeof(*recs));
-	_cleanup_free_ double *times = calloc(runs, sizeof(*times));
-	struct stats_summary w;
-	double user = 0, sys = 0;
-	uint64_t maxrss = 0;
-	unsigned failed = 0;
-	char cmd[4096];
-
-	if (argc < 1)
-		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
-			       "load: --startup needs a command: harness load --startup -- CMD");
-	if (!recs || !times)
-		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
-	argv[argc] = NULL;
-	command_line(argv, argc, cmd, sizeof(cmd));
-	if ((sandbox ? series_sandboxed(&s, o, recs, err) : series_plain(&s, recs, err)) < 0)
-		return -err->errnum;
-	for (unsigned i = 0; i < runs; i++) {
-		const struct run_record *r = &recs[warmup + i];
-
-		times[i] = (double)r->wall_ns / 1e9;
-		user += (double)r->user_us / 1e6 / runs;
-		sys += (double)r->sys_us / 1e6 / runs;
-		maxrss = r->maxrss_kb > maxrss ? r->maxrss_kb : maxrss;
-		failed += r->status != 0;
-	}
-	stats_summarize(times, runs, &w);
-	if (export_hyperfine &&
-	    write_hyperfine(export_hyperfine, cmd, &w, user, sys, times, recs + warmup, runs, err) < 0)
-		return -err->errnum;
-	if (json) {
-		cJSON *j = cJSON_CreateObject(), *t = cJSON_AddArrayToObject(j, "times_ms");
-		_cleanup_free_ char *text = NULL;
-
-		cJSON_AddStringToObject(j, "command", cmd);
-		cJSON_AddBoolToObject(j, "sandbox", sandbox);
-		cJSON_AddNumberToObject(j, "runs", runs);
-		cJSON_AddNumberToObject(j, "warmup", warmup);
-		cJSON_AddItemToObject(j, "wall_ms", stats_json(&w, 1e3));
-		cJSON_AddNumberToObject(j, "user_ms", user * 1e3);
-		cJSON_AddNumberToObject(j, "system_ms", sys * 1e3);
-		cJSON_AddNumberToObject(j, "max_rss_kb", (double)maxrss);
-		cJSON_AddNumberToObject(j, "failed_runs", failed);
-		for (unsigned i = 0; i < runs; i++)
-			cJSON_AddItemToArray(t, cJSON_CreateNumber(times[i] * 1e3));
-		text = cJSON_Print(j);
-		printf("%s\n", text);
-		cJSON_Delete(j);
-	} else {
-		print_text(cmd, &w, user, sys, maxrss, sandbox);
-	}
-	if (failed)
-		fprintf(stderr, "harness: load: %u of %u runs of '%s' exited non-zero\n", failed, runs, cmd);
-	return failed ? HX_EXIT_VERDICT : HX_EXIT_OK;
+	return o->sandbox ? series_sandboxed(&s, o, recs, err) : series_plain(&s, recs, err);
 }

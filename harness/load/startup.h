@@ -30,8 +30,8 @@ struct startup_record {
 int startup_series_in(struct cg_tree *tree, const struct sbx_config *base, unsigned runs, unsigned warmup,
 		      struct startup_record *recs, struct hx_err *err);
 
-/* The --startup part of `harness load`: argv[0..argc) is the command. Sandboxed runs each get a fresh
- * sandbox, cloned by a launcher that is already inside the slice (no cgroup move in any run). */
-int startup_verb(const struct startup_opts *o, int argc, char **argv, struct hx_err *err);
+/* warmup + runs runs of argv (NULL-terminated) into recs: each in a fresh sandbox, cloned by a launcher
+ * already inside a slice of its own (no cgroup move in any run), or plainly forked here. */
+int startup_series(const struct startup_opts *o, char **argv, struct startup_record *recs, struct hx_err *err);
 
 #endif

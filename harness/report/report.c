@@ -1,11 +1,12 @@
-/* Summaries of trials and the tables made from them. */
+/* The tables people read (text or Markdown), CSV of the summaries, or the document's JSON. */
 #include "report/report.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/stats.h"
+#include "base/cleanup.h"
 
 int report_format_parse(const char *s, enum report_format *ret)
 {
@@ -19,111 +20,6 @@ int report_format_parse(const char *s, enum report_format *ret)
 	return -1;
 }
 
-static double num(const cJSON *o, const char *path)
-{
-	char buf[256], *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save))
-		o = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(o) ? o->valuedouble : NAN;
-}
-
-static const char *str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-/* The metrics a summary keeps, where each trial has them. */
-static const struct {
-	const char *name, *path;
-} metrics[] = {
-	{"startup_median_ms", "startup.wall_ms.median"},
-	{"rps", "load.rps"},
-	{"p99_us", "load.latency_us.p99"},
-	{"idle_rss_kb", "server.idle_rss_kb"},
-	{"peak_rss_kb", "server.peak_rss_kb"},
-	{"post_load_rss_kb", "server.post_load_rss_kb"},
-	{"errors", "load.errors.total"},
-	{"client_cpu_us_per_request", "load.client.cpu_us_per_request"},
-	{"deliveries_per_s", "chat.deliveries_per_s"},
-	{"rtt_p99_us", "chat.rtt_us.p99"},
-	{"lost", "chat.lost"},
-	{"ops_per_s", "script.ops_per_s"},
-	{"script_p50_ms", "script.p50_ms"},
-	{"script_p99_ms", "script.p99_ms"},
-	{"script_errors", "script.errors"},
-	{"script_max_rss_kb", "process.max_rss_kb"},
-	{"fixture_ready_ms", "fixture.ready_ms"},
-};
-
-static bool same_group(const cJSON *a, const cJSON *b)
-{
-	return !strcmp(str(a, "scenario"), str(b, "scenario")) && !strcmp(str(a, "runtime"), str(b, "runtime")) &&
-	       !strcmp(str(a, "mode"), str(b, "mode"));
-}
-
-cJSON *report_summaries(const cJSON *trials)
-{
-	cJSON *out = cJSON_CreateArray();
-	const cJSON *t;
-
-	cJSON_ArrayForEach (t, trials) {
-		const cJSON *u;
-		cJSON *g, *ms;
-		bool seen = false, failed = false, saturated = false;
-		int n = 0;
-
-		cJSON_ArrayForEach (u, out)
-			seen |= same_group(u, t);
-		if (seen)
-			continue;
-		g = cJSON_CreateObject();
-		cJSON_AddStringToObject(g, "scenario", str(t, "scenario"));
-		cJSON_AddStringToObject(g, "runtime", str(t, "runtime"));
-		cJSON_AddStringToObject(g, "mode", str(t, "mode"));
-		ms = cJSON_AddObjectToObject(g, "metrics");
-		for (size_t k = 0; k < sizeof(metrics) / sizeof(metrics[0]); k++) {
-			double v[1024];
-			size_t nv = 0;
-			struct stats_summary s;
-
-			cJSON_ArrayForEach (u, trials)
-				if (same_group(u, t) && !strcmp(str(u, "status"), "ok") && nv < 1024 &&
-				    !isnan(num(u, metrics[k].path)))
-					v[nv++] = num(u, metrics[k].path);
-			if (!nv)
-				continue;
-			stats_summarize(v, nv, &s);
-			cJSON_AddItemToObject(ms, metrics[k].name, stats_json(&s, 1));
-		}
-		cJSON_ArrayForEach (u, trials)
-			if (same_group(u, t)) {
-				n++;
-				failed |= strcmp(str(u, "status"), "ok") != 0;
-				saturated |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-					cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(u, "load"),
-									 "client"),
-					"saturated"));
-			}
-		cJSON_AddNumberToObject(g, "trials", n);
-		cJSON_AddBoolToObject(g, "failed", failed);
-		cJSON_AddBoolToObject(g, "client_saturated", saturated);
-		cJSON_AddItemToArray(out, g);
-	}
-	return out;
-}
-
-static double med(const cJSON *g, const char *metric)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), "metrics.%s.median", metric);
-	return num(g, path);
-}
-
 /* A number with `decimals` digits and a suffix, or a dash when there is none. */
 static void cell(char *buf, size_t len, int decimals, const char *suffix, double v)
 {
@@ -134,48 +30,49 @@ static void cell(char *buf, size_t len, int decimals, const char *suffix, double
 }
 
 /* The pinned group of the same scenario and runtime, to show other modes as a ratio to it. */
-static const cJSON *baseline(const cJSON *groups, const cJSON *g)
+static const struct res_summary *baseline(const struct res_summary *groups, size_t n, const struct res_summary *g)
 {
-	const cJSON *b;
-
-	cJSON_ArrayForEach (b, groups)
-		if (!strcmp(str(b, "scenario"), str(g, "scenario")) && !strcmp(str(b, "runtime"), str(g, "runtime")) &&
-		    b != g && !strcmp(str(b, "mode"), "pinned"))
-			return b;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(groups[i].scenario, g->scenario) && !strcmp(groups[i].runtime, g->runtime) &&
+		    &groups[i] != g && !strcmp(groups[i].mode, "pinned"))
+			return &groups[i];
 	return NULL;
 }
 
-/* Throughput, whatever the workload counts: requests, chat deliveries or a script's operations. */
-static double ops_per_s(const cJSON *g)
+/* The first of metrics a..c the group has (c scaled); NAN when none. */
+static double first_of(const struct res_summary *g, enum res_metric a, enum res_metric b, enum res_metric c,
+		       double c_scale)
 {
-	return !isnan(med(g, "rps"))		    ? med(g, "rps")
-	       : !isnan(med(g, "deliveries_per_s")) ? med(g, "deliveries_per_s")
-						    : med(g, "ops_per_s");
+	return !isnan(res_median(g, a))	  ? res_median(g, a)
+	       : !isnan(res_median(g, b)) ? res_median(g, b)
+					  : res_median(g, c) * c_scale;
 }
 
-static void render_rows(const cJSON *groups, enum report_format f, FILE *out)
+/* Throughput, whatever the workload counts: requests, chat deliveries or a script's operations. */
+static double ops_per_s(const struct res_summary *g)
+{
+	return first_of(g, RES_M_RPS, RES_M_DELIVERIES_PER_S, RES_M_OPS_PER_S, 1);
+}
+
+static void render_rows(const struct res_summary *groups, size_t n, enum report_format f, FILE *out)
 {
 	const char *sep = f == RPT_MD ? " | " : "  ";
 	const char *lead = f == RPT_MD ? "| " : "";
 	const char *tail = f == RPT_MD ? " |" : "";
 	const char *last = "";
-	const cJSON *g;
 
-	cJSON_ArrayForEach (g, groups) {
+	for (size_t i = 0; i < n; i++) {
+		const struct res_summary *g = &groups[i], *base = baseline(groups, n, g);
 		char a[32], b[32], c[32], d[48], e[32], r[32];
-		const cJSON *base = baseline(groups, g);
 		double rps = ops_per_s(g);
 		/* a chat's round trip or a script's batch p99 fill the p99 column */
-		double p99 = !isnan(med(g, "p99_us"))	    ? med(g, "p99_us")
-			     : !isnan(med(g, "rtt_p99_us")) ? med(g, "rtt_p99_us")
-							    : med(g, "script_p99_ms") * 1e3;
-		double errs = !isnan(med(g, "errors")) ? med(g, "errors")
-			      : !isnan(med(g, "lost")) ? med(g, "lost")
-						       : med(g, "script_errors");
-		double st = med(g, "startup_median_ms");
+		double p99 = first_of(g, RES_M_P99_US, RES_M_RTT_P99_US, RES_M_SCRIPT_P99_MS, 1e3);
+		double errs = first_of(g, RES_M_ERRORS, RES_M_LOST, RES_M_SCRIPT_ERRORS, 1);
+		double st = res_median(g, RES_M_STARTUP_MEDIAN_MS);
+		double idle = res_median(g, RES_M_IDLE_RSS_KB), script_rss = res_median(g, RES_M_SCRIPT_MAX_RSS_KB);
 
-		if (strcmp(last, str(g, "scenario")) != 0) {
-			last = str(g, "scenario");
+		if (strcmp(last, g->scenario) != 0) {
+			last = g->scenario;
 			fprintf(out, "\n%s%s\n\n", f == RPT_MD ? "### " : "== ", last);
 			fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%9s%s%17s%s%6s%s%8s%s\n", lead, "runtime", sep, "mode",
 				sep, "startup ms", sep, "ops/s", sep, "p99 ms", sep, "idle → peak MB", sep, "errors",
@@ -186,79 +83,83 @@ static void render_rows(const cJSON *groups, enum report_format f, FILE *out)
 		cell(a, sizeof(a), 2, "", st);
 		cell(b, sizeof(b), 0, "", rps);
 		cell(c, sizeof(c), 2, "", p99 / 1e3);
-		if (isnan(med(g, "idle_rss_kb")) && !isnan(med(g, "script_max_rss_kb")))
-			snprintf(d, sizeof(d), "peak %.1f", med(g, "script_max_rss_kb") / 1024);
-		else if (isnan(med(g, "idle_rss_kb")))
+		if (isnan(idle) && !isnan(script_rss))
+			snprintf(d, sizeof(d), "peak %.1f", script_rss / 1024);
+		else if (isnan(idle))
 			snprintf(d, sizeof(d), "–");
 		else
-			snprintf(d, sizeof(d), "%.1f → %.1f", med(g, "idle_rss_kb") / 1024,
-				 med(g, "peak_rss_kb") / 1024);
+			snprintf(d, sizeof(d), "%.1f → %.1f", idle / 1024, res_median(g, RES_M_PEAK_RSS_KB) / 1024);
 		cell(e, sizeof(e), 0, "", errs);
 		if (base && !isnan(rps))
 			cell(r, sizeof(r), 2, "x", rps / ops_per_s(base));
 		else if (base && !isnan(st))
-			cell(r, sizeof(r), 2, "x", st / med(base, "startup_median_ms"));
+			cell(r, sizeof(r), 2, "x", st / res_median(base, RES_M_STARTUP_MEDIAN_MS));
 		else
 			snprintf(r, sizeof(r), "%s", "");
-		fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%9s%s%17s%s%6s%s%8s%s%s%s\n", lead, str(g, "runtime"), sep,
-			str(g, "mode"), sep, a, sep, b, sep, c, sep, d, sep, e, sep, r, tail,
-			cJSON_IsTrue(cJSON_GetObjectItem(g, "failed")) ? " FAILED" : "",
-			cJSON_IsTrue(cJSON_GetObjectItem(g, "client_saturated")) ? " (client saturated)" : "");
+		fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%9s%s%17s%s%6s%s%8s%s%s%s\n", lead, g->runtime, sep, g->mode,
+			sep, a, sep, b, sep, c, sep, d, sep, e, sep, r, tail, g->failed ? " FAILED" : "",
+			g->client_saturated ? " (client saturated)" : "");
 	}
 }
 
-static void render_csv(const cJSON *groups, FILE *out)
+static void render_csv(const struct res_summary *groups, size_t n, FILE *out)
 {
-	const cJSON *g;
-
 	fprintf(out, "scenario,runtime,mode,trials,failed,client_saturated");
-	for (size_t k = 0; k < sizeof(metrics) / sizeof(metrics[0]); k++)
-		fprintf(out, ",%s_median,%s_ci95_low,%s_ci95_high", metrics[k].name, metrics[k].name, metrics[k].name);
+	for (int m = 0; m < RES_NR_METRICS; m++)
+		fprintf(out, ",%s_median,%s_ci95_low,%s_ci95_high", res_metric_names[m], res_metric_names[m],
+			res_metric_names[m]);
 	fprintf(out, "\n");
-	cJSON_ArrayForEach (g, groups) {
-		fprintf(out, "%s,%s,%s,%.0f,%d,%d", str(g, "scenario"), str(g, "runtime"), str(g, "mode"),
-			num(g, "trials"), cJSON_IsTrue(cJSON_GetObjectItem(g, "failed")),
-			cJSON_IsTrue(cJSON_GetObjectItem(g, "client_saturated")));
-		for (size_t k = 0; k < sizeof(metrics) / sizeof(metrics[0]); k++) {
-			const char *f[] = {"median", "ci95_low", "ci95_high"};
+	for (size_t i = 0; i < n; i++) {
+		const struct res_summary *g = &groups[i];
 
-			for (int i = 0; i < 3; i++) {
-				char path[128];
-				double v;
-
-				snprintf(path, sizeof(path), "metrics.%s.%s", metrics[k].name, f[i]);
-				v = num(g, path);
-				if (isnan(v))
-					fprintf(out, ",");
-				else
-					fprintf(out, ",%g", v);
-			}
-		}
+		fprintf(out, "%s,%s,%s,%u,%d,%d", g->scenario, g->runtime, g->mode, g->trials, g->failed,
+			g->client_saturated);
+		for (int m = 0; m < RES_NR_METRICS; m++)
+			if (g->have & (1u << m))
+				fprintf(out, ",%g,%g,%g", g->metric[m].median, g->metric[m].ci95_low,
+					g->metric[m].ci95_high);
+			else
+				fprintf(out, ",,,");
 		fprintf(out, "\n");
 	}
 }
 
-void report_render(const cJSON *results, enum report_format f, FILE *out)
+static const char *head_str(const struct res_doc *d, const char *obj, const char *key)
 {
-	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(results, "summaries");
-	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(results, "config");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d->head, obj), key);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+int report_render(const struct res_doc *d, enum report_format f, FILE *out, struct hx_err *err)
+{
+	_cleanup_free_ struct res_summary *groups = NULL;
+	const cJSON *cpus =
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d->head, "config"), "cpus");
+	size_t n = 0;
 
 	if (f == RPT_JSON) {
-		char *s = cJSON_Print(results);
+		cJSON *o = res_doc_json(d, err);
+		_cleanup_free_ char *s = o ? cJSON_Print(o) : NULL;
 
+		cJSON_Delete(o);
+		if (!s)
+			return err->msg[0] ? -err->errnum : hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 		fprintf(out, "%s\n", s);
-		free(s);
-		return;
+		return 0;
 	}
+	if (res_summarize(d->trials, d->ntrials, &groups, &n, err) < 0)
+		return -err->errnum;
 	if (f == RPT_CSV) {
-		render_csv(groups, out);
-		return;
+		render_csv(groups, n, out);
+		return 0;
 	}
-	fprintf(out, "%sharness %s: profile %s, %.0f CPU(s) for the runtime, client on CPUs %s%s\n",
-		f == RPT_MD ? "## " : "", str(cJSON_GetObjectItemCaseSensitive(results, "harness"), "version"),
-		str(cfg, "profile"), num(cfg, "cpus"), str(cfg, "client_cpus"), f == RPT_MD ? "" : "");
-	render_rows(groups, f, out);
+	fprintf(out, "%sharness %s: profile %s, %.0f CPU(s) for the runtime, client on CPUs %s\n",
+		f == RPT_MD ? "## " : "", head_str(d, "harness", "version"), head_str(d, "config", "profile"),
+		cJSON_IsNumber(cpus) ? cpus->valuedouble : NAN, head_str(d, "config", "client_cpus"));
+	render_rows(groups, n, f, out);
 	fprintf(out, "\nMedians over trials. ops/s: requests, chat deliveries or a script's operations (queries) per "
 		     "second; p99: of requests, chat round trips or a script's batches; startup: each trial's median "
 		     "of its runs; memory: the server's RSS idle and its peak under load, or a script's peak.\n");
+	return 0;
 }

@@ -2,14 +2,16 @@
 #ifndef HX_REPORT_H
 #define HX_REPORT_H
 
-#include <cjson/cJSON.h>
 #include <stdio.h>
+
+#include "base/err.h"
+#include "report/results.h"
 
 enum report_format { RPT_TABLE, RPT_MD, RPT_JSON, RPT_CSV };
 
 int report_format_parse(const char *s, enum report_format *ret);
-/* Per (scenario, runtime, mode): medians over trials and the other statistics (docs/results.md). */
-cJSON *report_summaries(const cJSON *trials);
-void report_render(const cJSON *results, enum report_format f, FILE *out);
+/* The document as a table (a row per scenario × runtime × mode, summaries recomputed from the trials),
+ * as CSV of the summaries, or as its JSON. */
+int report_render(const struct res_doc *d, enum report_format f, FILE *out, struct hx_err *err);
 
 #endif

@@ -95,21 +95,3 @@ void stats_summarize(const double *v, size_t n, struct stats_summary *s)
 	free(sorted);
 	free(dev);
 }
-
-cJSON *stats_json(const struct stats_summary *s, double scale)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	cJSON_AddNumberToObject(o, "n", (double)s->n);
-	cJSON_AddNumberToObject(o, "median", s->median * scale);
-	cJSON_AddNumberToObject(o, "mean", s->mean * scale);
-	cJSON_AddNumberToObject(o, "stddev", s->stddev * scale);
-	cJSON_AddNumberToObject(o, "cv", s->cv);
-	cJSON_AddNumberToObject(o, "min", s->min * scale);
-	cJSON_AddNumberToObject(o, "max", s->max * scale);
-	cJSON_AddNumberToObject(o, "mad", s->mad * scale);
-	cJSON_AddNumberToObject(o, "ci95_low", s->ci95_low * scale);
-	cJSON_AddNumberToObject(o, "ci95_high", s->ci95_high * scale);
-	cJSON_AddNumberToObject(o, "outliers", (double)s->outliers);
-	return o;
-}

@@ -3,7 +3,6 @@
 #ifndef HX_STATS_H
 #define HX_STATS_H
 
-#include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +21,5 @@ void stats_summarize(const double *v, size_t n, struct stats_summary *ret);
 int stats_cmp_double(const void *a, const void *b);
 double stats_median_sorted(const double *s, size_t n);
 uint64_t stats_splitmix(uint64_t *state);
-cJSON *stats_json(const struct stats_summary *s, double scale);
 
 #endif

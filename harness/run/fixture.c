@@ -44,61 +44,34 @@ static uint64_t pg_shared_buffers_mb(const struct fx_pg_template *t)
 	return mb < 16 ? 16 : mb > 8192 ? 8192 : mb;
 }
 
-static uint64_t pg_data_size(const struct fx_pg_template *t)
+uint64_t fx_pg_data_size(const struct fx_pg_template *t)
 {
 	uint64_t b = t->memory_max ? t->memory_max / 4 : (uint64_t)512 << 20;
 
 	return b < (uint64_t)64 << 20 ? (uint64_t)64 << 20 : b;
 }
 
-/* The server's settings, one table for its command line and for the results. */
-struct pg_setting {
-	const char *name;
-	char value[32];
-};
-
-static size_t pg_settings(const struct fx_pg_template *t, struct pg_setting s[16])
+size_t fx_pg_settings(const struct fx_pg_template *t, struct fx_pg_setting s[16])
 {
 	size_t n = 0;
 
-	s[n++] = (struct pg_setting){"listen_addresses", "127.0.0.1"};
-	s[n] = (struct pg_setting){"port", ""};
+	s[n++] = (struct fx_pg_setting){"listen_addresses", "127.0.0.1"};
+	s[n] = (struct fx_pg_setting){"port", ""};
 	snprintf(s[n++].value, sizeof(s->value), "%d", FX_PG_PORT);
-	s[n++] = (struct pg_setting){"unix_socket_directories", ""};
-	s[n++] = (struct pg_setting){"fsync", "off"};
-	s[n++] = (struct pg_setting){"synchronous_commit", "off"};
-	s[n++] = (struct pg_setting){"full_page_writes", "off"};
-	s[n] = (struct pg_setting){"shared_buffers", ""};
+	s[n++] = (struct fx_pg_setting){"unix_socket_directories", ""};
+	s[n++] = (struct fx_pg_setting){"fsync", "off"};
+	s[n++] = (struct fx_pg_setting){"synchronous_commit", "off"};
+	s[n++] = (struct fx_pg_setting){"full_page_writes", "off"};
+	s[n] = (struct fx_pg_setting){"shared_buffers", ""};
 	snprintf(s[n++].value, sizeof(s->value), "%lluMB", (unsigned long long)pg_shared_buffers_mb(t));
-	s[n] = (struct pg_setting){"max_connections", ""};
+	s[n] = (struct fx_pg_setting){"max_connections", ""};
 	snprintf(s[n++].value, sizeof(s->value), "%d", FX_PG_MAX_CONNS);
-	s[n++] = (struct pg_setting){"password_encryption", "scram-sha-256"};
+	s[n++] = (struct fx_pg_setting){"password_encryption", "scram-sha-256"};
 	return n;
-}
-
-cJSON *fx_pg_settings(const struct fx_pg_template *t)
-{
-	struct pg_setting s[16];
-	size_t n = pg_settings(t, s);
-	cJSON *o = cJSON_CreateObject(), *set = cJSON_AddObjectToObject(o, "settings");
-
-	for (size_t i = 0; i < n; i++)
-		cJSON_AddStringToObject(set, s[i].name, s[i].value);
-	cJSON_AddStringToObject(o, "auth", "scram-sha-256, 127.0.0.1/32 only");
-	cJSON_AddStringToObject(o, "data", "tmpfs, copied from the cached template per trial");
-	cJSON_AddNumberToObject(o, "data_size_bytes", (double)pg_data_size(t));
-	cJSON_AddNumberToObject(o, "memory_max_bytes", (double)t->memory_max);
-	cJSON_AddStringToObject(o, "user", FX_PG_USER);
-	cJSON_AddStringToObject(o, "database", FX_PG_DATABASE);
-	if (t->image)
-		cJSON_AddItemToObject(o, "image", cJSON_Duplicate(t->image, true));
-	return o;
 }
 
 void fx_pg_template_free(struct fx_pg_template *t)
 {
-	cJSON_Delete(t->image);
-	t->image = NULL;
 	explicit_bzero(t->password, sizeof(t->password));
 }
 
@@ -260,7 +233,6 @@ int fx_pg_prepare(const struct manifest *m, const struct img_status *st, uint64_
 	snprintf(t->env[2], sizeof(t->env[2]), "PGUSER=%s", FX_PG_USER);
 	snprintf(t->env[3], sizeof(t->env[3]), "PGPASSWORD=%s", t->password);
 	snprintf(t->env[4], sizeof(t->env[4]), "PGDATABASE=%s", FX_PG_DATABASE);
-	t->image = img_describe(m, st);
 	return 0;
 }
 
@@ -357,14 +329,14 @@ static int pg_wait_ready(const struct fx_pg_template *t, int netns_fd, struct fx
 }
 
 int fx_pg_start(const struct fx_pg_template *t, struct cg_tree *tree, int netns_fd, const char *logpath,
-		struct fx_pg *ret, cJSON *o, struct hx_err *err)
+		struct fx_pg *ret, struct res_fixture *rec, struct hx_err *err)
 {
 	static const char copy[] = "cp -a /template/. " FX_PG_DATA " && exec \"$@\"";
 	char postgres[PATH_MAX + 16], tmpl[PATH_MAX + 16], opts[16][64];
 	char *argv[4 + 3 + 2 * 16 + 1] = {(char *)"/bin/sh", (char *)"-c", (char *)copy,      (char *)"fixture",
 					  postgres,	     (char *)"-D", (char *)FX_PG_DATA};
-	struct pg_setting set[16];
-	size_t n = pg_settings(t, set), k = 7;
+	struct fx_pg_setting set[16];
+	size_t n = fx_pg_settings(t, set), k = 7;
 	struct sbx_config c;
 	struct fx_pg pg = {.x = {.pid = -1, .report_fd = -1}, .server = -1};
 	_cleanup_close_ int logfd = -1;
@@ -388,7 +360,7 @@ int fx_pg_start(const struct fx_pg_template *t, struct cg_tree *tree, int netns_
 	c.argv = (char *const *)argv;
 	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = tmpl, .dst = "/template"};
 	c.rootfs.data_dir = FX_PG_DATA;
-	c.rootfs.data_size = pg_data_size(t);
+	c.rootfs.data_size = fx_pg_data_size(t);
 	if (sbx_start(tree, CG_SLICE_FIXTURE, &c, &pg.x, err) < 0 || sbx_wait_exec(&pg.x, argv[0], err) < 0) {
 		cg_slice_kill(tree, CG_SLICE_FIXTURE, &(struct hx_err){0});
 		sbx_release(&pg.x);
@@ -399,27 +371,26 @@ int fx_pg_start(const struct fx_pg_template *t, struct cg_tree *tree, int netns_
 		return -err->errnum;
 	}
 	pg.server = sbx_payload_pid(pg.x.pid);
-	cJSON_AddStringToObject(o, "slice", "fixture");
-	proc_cpus_into(pg.server, o);
-	cJSON_AddNumberToObject(o, "ready_ms", now_ms() - t0);
-	cJSON_AddStringToObject(o, "log", logpath);
+	rec->started = true;
+	snprintf(rec->slice, sizeof(rec->slice), "%s", cg_slice_names[CG_SLICE_FIXTURE]);
+	proc_cpus(pg.server, rec->cpus, sizeof(rec->cpus));
+	rec->ready_ms = now_ms() - t0;
+	snprintf(rec->log, sizeof(rec->log), "%s", logpath);
 	*ret = pg;
 	return 0;
 }
 
-void fx_pg_stop(struct cg_tree *tree, struct fx_pg *pg, cJSON *o)
+void fx_pg_stop(struct cg_tree *tree, struct fx_pg *pg, struct res_fixture *rec)
 {
 	double t0 = now_ms();
 	int code = -1;
-	bool reaped = pg->x.pid <= 0; /* it died and was reaped: only its slice is left to empty */
 	/* SIGINT, which the sandbox's init passes on: PostgreSQL's fast shutdown */
-	bool exited = !reaped && sbx_stop(tree, CG_SLICE_FIXTURE, &pg->x, SIGINT, 10000, &code);
+	bool exited = sbx_stop(tree, CG_SLICE_FIXTURE, &pg->x, SIGINT, 10000, &code);
 
-	if (reaped)
-		cg_slice_kill(tree, CG_SLICE_FIXTURE, &(struct hx_err){0});
-	if (o) {
-		cJSON_AddNumberToObject(o, "stop_ms", now_ms() - t0);
-		cJSON_AddBoolToObject(o, "clean_shutdown", exited && code == 0);
+	if (rec) {
+		rec->stopped = true;
+		rec->stop_ms = now_ms() - t0;
+		rec->clean_shutdown = exited && code == 0;
 	}
 	sbx_release(&pg->x);
 }

@@ -5,13 +5,13 @@
 #ifndef HX_FIXTURE_H
 #define HX_FIXTURE_H
 
-#include <cjson/cJSON.h>
 #include <limits.h>
 #include <stdint.h>
 
 #include "cgroups/cg.h"
 #include "base/err.h"
 #include "image/images.h"
+#include "report/results.h"
 #include "sandbox/sandbox.h"
 
 #define FX_PG_PORT     55432
@@ -25,7 +25,6 @@ struct fx_pg_template {
 	char password[65];		 /* random, made with the template; never in the results */
 	char env[5][96];		 /* PGHOST=... for the runtime */
 	uint64_t memory_max;		 /* of the fixture slice: shared_buffers and the data tmpfs follow from it */
-	cJSON *image;			 /* img_describe of the image */
 	const volatile int *interrupted; /* when set and non-zero: stop waiting for readiness */
 };
 
@@ -33,8 +32,15 @@ struct fx_pg_template {
  * fill t. */
 int fx_pg_prepare(const struct manifest *m, const struct img_status *st, uint64_t memory_max, int netns_fd,
 		  struct fx_pg_template *t, struct hx_err *err);
-/* The benchmark settings the server runs with, for the results. */
-cJSON *fx_pg_settings(const struct fx_pg_template *t);
+/* The server's settings, one table for its command line and for the results. */
+struct fx_pg_setting {
+	const char *name;
+	char value[32];
+};
+
+size_t fx_pg_settings(const struct fx_pg_template *t, struct fx_pg_setting ret[16]);
+/* The size of the data tmpfs: it follows from the slice's memory. */
+uint64_t fx_pg_data_size(const struct fx_pg_template *t);
 void fx_pg_template_free(struct fx_pg_template *t);
 /* `images gc`: remove fixture templates of binaries that are gone or recipes that changed, and the
  * half-made ones of a harness that died. */
@@ -48,12 +54,13 @@ struct fx_pg {
 };
 
 /* Start the server in the fixture slice and wait until it answers; on failure its log's last lines are
- * in the message and nothing is left running. What the trial records goes into o. */
+ * in the message and nothing is left running. What the trial records goes into rec. */
 int fx_pg_start(const struct fx_pg_template *t, struct cg_tree *tree, int netns_fd, const char *logpath,
-		struct fx_pg *ret, cJSON *o, struct hx_err *err);
+		struct fx_pg *ret, struct res_fixture *rec, struct hx_err *err);
 /* One login and SELECT 1 from inside netns with this password: 0, or the server's refusal. */
 int fx_pg_probe(int netns_fd, const char *password, bool *ret_retry, struct hx_err *err);
-/* Fast shutdown (SIGINT), then the slice is emptied; how long it took and how it ended go into o. */
-void fx_pg_stop(struct cg_tree *tree, struct fx_pg *pg, cJSON *o);
+/* Fast shutdown (SIGINT), then the slice is emptied; how long it took and how it ended go into rec
+ * (when not NULL). */
+void fx_pg_stop(struct cg_tree *tree, struct fx_pg *pg, struct res_fixture *rec);
 
 #endif

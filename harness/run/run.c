@@ -24,7 +24,6 @@
 #include "run/script.h"
 #include "load/startup.h"
 #include "report/stats.h"
-#include "report/stats_json.h"
 #include "base/util.h"
 
 volatile int run_interrupted;
@@ -150,34 +149,36 @@ static int sut_config(struct run_env *env, const struct scenario *s, const struc
 	return 0;
 }
 
-static void stats_into(cJSON *o, const char *key, struct cg_tree *tree, enum cg_slice sl)
+static void stats_into(struct trial_result *t, struct cg_tree *tree, enum cg_slice sl)
 {
-	struct cg_stats st;
 	struct hx_err err = {0};
 
-	if (cg_slice_stats(tree, sl, &st, &err) == 0)
-		cJSON_AddItemToObject(o, key, res_stats_json(&st));
+	if (cg_slice_stats(tree, sl, &t->slices[sl], &err) == 0)
+		t->slices_have |= 1u << sl;
 }
 
 /* How waiting for a sandbox ended. */
 enum wait_end { WAIT_EXITED, WAIT_CUT, WAIT_SERVER_GONE };
 
 /* Wait for a sandbox's init to exit (its exit code in *ret_code); when the run is interrupted, the deadline
- * passes or server (> 0) exits first, kill the slice instead. The server's init is our child: once it
- * exits it is reaped here, and the caller must not signal its PID again. */
-static enum wait_end wait_or_cut(struct cg_tree *tree, enum cg_slice sl, pid_t pid, double deadline, pid_t server,
+ * passes or the server (when not NULL) exits first, kill the slice instead. The server's init is our
+ * child: once it exits it is reaped here and its pid set to -1, so that nobody signals that PID again. */
+static enum wait_end wait_or_cut(struct cg_tree *tree, enum cg_slice sl, pid_t pid, double deadline, struct sbx *server,
 				 int *ret_code)
 {
 	int status = 0;
 
 	for (;;) {
-		bool server_gone;
+		bool server_gone = false;
 
 		if (waitpid(pid, &status, WNOHANG) == pid) {
 			*ret_code = util_exit_code(status);
 			return WAIT_EXITED;
 		}
-		server_gone = server > 0 && (waitpid(server, NULL, WNOHANG) == server || kill(server, 0) < 0);
+		if (server && server->pid > 0 && waitpid(server->pid, NULL, WNOHANG) == server->pid) {
+			server->pid = -1;
+			server_gone = true;
+		}
 		if (run_interrupted || now_s() > deadline || server_gone) {
 			cg_slice_kill(tree, sl, &(struct hx_err){0});
 			waitpid(pid, &status, 0);
@@ -235,9 +236,10 @@ static void client_args_for(const struct scenario *s, uint64_t requests, struct 
 	a->argv[n] = NULL;
 }
 
-/* Run `harness load` in the client slice's sandbox; its JSON lands in *ret. */
+/* Run `harness load` in the client slice's sandbox; what it measured lands in t's load or chat. When the
+ * server exits first, server->pid is -1 on return. */
 static int run_client(struct run_env *env, struct cg_tree *tree, const struct scenario *s, uint64_t requests,
-		      double left_s, pid_t server, cJSON **ret, struct hx_err *err)
+		      double left_s, struct sbx *server, struct trial_result *t, struct hx_err *err)
 {
 	struct client_args args;
 	char **argv = args.argv, out[PATH_MAX];
@@ -266,14 +268,22 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 	sbx_release(&x);
 	if (end == WAIT_SERVER_GONE)
 		return hx_fail(err, HX_EXIT_VERDICT, EPIPE, "the server exited during the load");
-	if (end == WAIT_CUT)
+	if (end == WAIT_CUT) {
+		t->status = run_interrupted ? TRIAL_INTERRUPTED : TRIAL_CUT;
 		return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT, "%s",
 			       run_interrupted ? "interrupted" : "cut: the scenario's --cap ran out");
+	}
 	if (util_read_file(out, &text, NULL, err) < 0)
 		return -err->errnum;
-	*ret = cJSON_Parse(text);
-	if (!*ret)
-		return hx_fail(err, HX_EXIT_INTERNAL, EIO, "the load client's output is not JSON: %.200s", text);
+	if (s->workload == SCN_WS_CHAT) {
+		if (res_chat_read(text, &t->chat, err) < 0)
+			return -err->errnum;
+		t->have |= RES_HAVE_CHAT;
+		return 0;
+	}
+	if (res_load_read(text, &t->load, err) < 0)
+		return -err->errnum;
+	t->have |= RES_HAVE_LOAD;
 	return 0;
 }
 
@@ -295,18 +305,27 @@ static void reset_hwm(pid_t pid)
 	util_write_file(path, "5", &err);
 }
 
+/* The server's memory after the load, and whether it is still there. */
+static void server_after_load(struct trial_result *t, pid_t payload)
+{
+	if (t->have & (RES_HAVE_LOAD | RES_HAVE_CHAT)) {
+		t->server.peak_rss_kb = (double)proc_status_kb(payload, "VmHWM:");
+		t->server.post_load_rss_kb = (double)proc_status_kb(payload, "VmRSS:");
+	}
+}
+
 static int trial_http(struct run_env *env, const struct scenario *s, const struct manifest *m,
-		      const struct img_status *st, struct cg_tree *tree, double deadline, cJSON *trial,
+		      const struct img_status *st, struct cg_tree *tree, double deadline, struct trial_result *t,
 		      struct hx_err *err)
 {
 	char *argv[MAN_MAX_ARGV + 1], store[MAN_MAX_ARGV][PATH_MAX], logpath[PATH_MAX], tail[2048];
 	struct sbx_config c;
 	struct sbx x = {.pid = -1, .report_fd = -1};
-	cJSON *load = NULL, *server = cJSON_AddObjectToObject(trial, "server");
 	_cleanup_close_ int logfd = -1;
 	pid_t payload;
 	int rc = 0, ready;
 
+	t->have |= RES_HAVE_SERVER;
 	snprintf(logpath, sizeof(logpath), "%s/server-%s-%s.log", env->dir, s->name, m->name);
 	logfd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (logfd < 0)
@@ -318,7 +337,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 		sbx_release(&x);
 		return hx_wrap(err, "server");
 	}
-	cJSON_AddStringToObject(server, "log", logpath);
+	snprintf(t->server.log, sizeof(t->server.log), "%s", logpath);
 	ready = probe_ready(env->netns_fd, s->port, s->ready_path, s->ready_status,
 			    s->tls || s->workload == SCN_WS_CHAT, s->ready_timeout_s, x.pid);
 	if (ready != 0) {
@@ -330,46 +349,31 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 		goto out;
 	}
 	payload = sbx_payload_pid(x.pid);
-	cJSON_AddNumberToObject(server, "idle_rss_kb", (double)proc_status_kb(payload, "VmRSS:"));
-	proc_cpus_into(payload, server);
-	if (s->workload == SCN_HTTP && s->warmup_requests &&
-	    (rc = run_client(env, tree, s, s->warmup_requests, deadline - now_s(), x.pid, &load, err)) == 0)
-		cJSON_Delete(load), load = NULL;
-	if (rc == 0) {
+	t->server.idle_rss_kb = (double)proc_status_kb(payload, "VmRSS:");
+	proc_cpus(payload, t->server.cpus, sizeof(t->server.cpus));
+	if (s->workload == SCN_HTTP && s->warmup_requests)
+		rc = run_client(env, tree, s, s->warmup_requests, deadline - now_s(), &x, t, err);
+	t->have &= ~(unsigned)RES_HAVE_LOAD; /* the warm-up's figures are not the trial's */
+	if (rc == 0 && x.pid > 0) {
 		reset_hwm(payload);
-		rc = run_client(env, tree, s, s->requests, deadline - now_s(), x.pid, &load, err);
+		rc = run_client(env, tree, s, s->requests, deadline - now_s(), &x, t, err);
 	}
-	if (load && s->workload == SCN_WS_CHAT) {
-		/* the chat's verdict: every client got every message exactly once */
-		if (rc == 0 && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(load, "invariant_ok")))
-			rc = hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "chat invariant broken: %s",
-				     cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(load, "why")));
-		cJSON_AddItemToObject(trial, "chat", load);
-		cJSON_AddNumberToObject(server, "peak_rss_kb", (double)proc_status_kb(payload, "VmHWM:"));
-		cJSON_AddNumberToObject(server, "post_load_rss_kb", (double)proc_status_kb(payload, "VmRSS:"));
-	} else if (load) {
-		cJSON_AddItemToObject(trial, "load", load);
-		cJSON_AddNumberToObject(server, "peak_rss_kb", (double)proc_status_kb(payload, "VmHWM:"));
-		cJSON_AddNumberToObject(server, "post_load_rss_kb", (double)proc_status_kb(payload, "VmRSS:"));
-	}
-	if (rc < 0 && err->errnum == EPIPE) {
-		x.pid = -1; /* reaped by run_client: its PID may belong to someone else now */
-		util_log_tail(logpath, tail, sizeof(tail));
-		hx_fail(err, HX_EXIT_VERDICT, EPIPE, "the server exited during the load; its last output: %s",
-			tail[0] ? tail : "(nothing)");
-	} else if (kill(x.pid, 0) < 0 || proc_status_kb(payload, "VmRSS:") < 0) {
+	/* the chat's verdict: every client got every message exactly once */
+	if (rc == 0 && (t->have & RES_HAVE_CHAT) && !t->chat.invariant_ok)
+		rc = hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "chat invariant broken: %s", t->chat.why);
+	server_after_load(t, payload);
+	if (x.pid < 0 || proc_status_kb(payload, "VmRSS:") < 0) {
 		/* whatever the client saw, the server is gone: say so, with what it printed last */
 		util_log_tail(logpath, tail, sizeof(tail));
 		rc = hx_fail(err, HX_EXIT_VERDICT, EPIPE, "the server exited during the load; its last output: %s",
 			     tail[0] ? tail : "(nothing)");
 	}
-	{
-		cJSON *slices = cJSON_AddObjectToObject(trial, "slices");
-
-		stats_into(slices, "sut", tree, CG_SLICE_SUT);
-		stats_into(slices, "client", tree, CG_SLICE_CLIENT);
-	}
-	stop_server(tree, &x);
+	stats_into(t, tree, CG_SLICE_SUT);
+	stats_into(t, tree, CG_SLICE_CLIENT);
+	if (x.pid > 0)
+		stop_server(tree, &x);
+	else
+		cg_slice_kill(tree, CG_SLICE_SUT, &(struct hx_err){0});
 out:
 	sbx_release(&x);
 	return rc;
@@ -378,7 +382,7 @@ out:
 /* The runtime runs the workload itself and ends with one JSON line of metrics on stdout; the client slice
  * stays idle. */
 static int trial_script(struct run_env *env, const struct scenario *s, const struct manifest *m,
-			const struct img_status *st, struct cg_tree *tree, double deadline, cJSON *trial,
+			const struct img_status *st, struct cg_tree *tree, double deadline, struct trial_result *t,
 			struct hx_err *err)
 {
 	char *argv[MAN_MAX_ARGV + 1], store[MAN_MAX_ARGV][PATH_MAX], logpath[PATH_MAX], outpath[PATH_MAX], tail[2048];
@@ -386,8 +390,9 @@ static int trial_script(struct run_env *env, const struct scenario *s, const str
 	struct sbx x = {.pid = -1, .report_fd = -1};
 	_cleanup_close_ int logfd = -1, outfd = -1;
 	_cleanup_free_ char *out = NULL;
-	cJSON *proc = cJSON_AddObjectToObject(trial, "process"), *metrics = NULL;
+	struct res_process *proc = &t->process;
 	double end = now_s() + s->timeout_s;
+	enum wait_end how;
 	int code;
 
 	snprintf(logpath, sizeof(logpath), "%s/script-%s-%s.log", env->dir, s->name, m->name);
@@ -404,20 +409,24 @@ static int trial_script(struct run_env *env, const struct scenario *s, const str
 		sbx_release(&x);
 		return hx_wrap(err, "script");
 	}
-	proc_cpus_into(sbx_payload_pid(x.pid), proc);
-	if (wait_or_cut(tree, CG_SLICE_SUT, x.pid, end < deadline ? end : deadline, -1, &code) != WAIT_EXITED)
+	t->have |= RES_HAVE_PROCESS;
+	proc_cpus(sbx_payload_pid(x.pid), proc->cpus, sizeof(proc->cpus));
+	how = wait_or_cut(tree, CG_SLICE_SUT, x.pid, end < deadline ? end : deadline, NULL, &code);
+	if (how != WAIT_EXITED)
 		code = -1;
-	stats_into(cJSON_AddObjectToObject(trial, "slices"), "sut", tree, CG_SLICE_SUT);
-	cJSON_AddNumberToObject(proc, "exit", code);
-	if (x.stamps->exit_ns > x.stamps->exec_ns) {
-		cJSON_AddNumberToObject(proc, "wall_ms", (double)(x.stamps->exit_ns - x.stamps->exec_ns) / 1e6);
-		cJSON_AddNumberToObject(proc, "user_ms", (double)x.stamps->utime_us / 1e3);
-		cJSON_AddNumberToObject(proc, "system_ms", (double)x.stamps->stime_us / 1e3);
-		cJSON_AddNumberToObject(proc, "max_rss_kb", (double)x.stamps->maxrss_kb);
+	stats_into(t, tree, CG_SLICE_SUT);
+	proc->exit = code;
+	if ((proc->have_times = x.stamps->exit_ns > x.stamps->exec_ns)) {
+		proc->wall_ms = (double)(x.stamps->exit_ns - x.stamps->exec_ns) / 1e6;
+		proc->user_ms = (double)x.stamps->utime_us / 1e3;
+		proc->system_ms = (double)x.stamps->stime_us / 1e3;
+		proc->max_rss_kb = (double)x.stamps->maxrss_kb;
 	}
-	cJSON_AddStringToObject(proc, "log", logpath);
+	snprintf(proc->log, sizeof(proc->log), "%s", logpath);
 	sbx_release(&x);
 	util_log_tail(logpath, tail, sizeof(tail));
+	if (how != WAIT_EXITED && (run_interrupted || now_s() > deadline))
+		t->status = run_interrupted ? TRIAL_INTERRUPTED : TRIAL_CUT;
 	if (code < 0)
 		return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT, "%s",
 			       run_interrupted	    ? "interrupted"
@@ -428,24 +437,20 @@ static int trial_script(struct run_env *env, const struct scenario *s, const str
 			       tail[0] ? tail : "(nothing)");
 	if (util_read_file(outpath, &out, NULL, err) < 0)
 		return -err->errnum;
-	if (script_parse_metrics(out, s->metrics, s->nmetrics, &metrics, err) < 0)
+	if (script_parse_metrics(out, s->metrics, s->nmetrics, &t->script, err) < 0)
 		return -err->errnum;
-	cJSON_AddItemToObject(trial, "script", metrics);
+	t->have |= RES_HAVE_SCRIPT;
 	return 0;
 }
 
 static int trial_startup(struct run_env *env, const struct scenario *s, const struct manifest *m,
-			 const struct img_status *st, struct cg_tree *tree, cJSON *trial, struct hx_err *err)
+			 const struct img_status *st, struct cg_tree *tree, struct trial_result *t, struct hx_err *err)
 {
 	char *argv[MAN_MAX_ARGV + 1], store[MAN_MAX_ARGV][PATH_MAX];
 	struct sbx_config c;
 	_cleanup_free_ struct startup_record *recs = calloc(s->runs + s->warmup, sizeof(*recs));
 	_cleanup_free_ double *ms = calloc(s->runs, sizeof(*ms));
-	struct stats_summary sum;
-	cJSON *o;
-	unsigned failed = 0;
-	double user = 0, sys = 0;
-	uint64_t rss = 0;
+	struct res_startup *o = &t->startup;
 
 	if (!recs || !ms)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
@@ -458,55 +463,48 @@ static int trial_startup(struct run_env *env, const struct scenario *s, const st
 		const struct startup_record *r = &recs[s->warmup + i];
 
 		ms[i] = (double)r->wall_ns / 1e6;
-		failed += r->status != 0;
-		user += (double)r->user_us / 1e3 / s->runs;
-		sys += (double)r->sys_us / 1e3 / s->runs;
-		rss = r->maxrss_kb > rss ? r->maxrss_kb : rss;
+		o->failed_runs += r->status != 0;
+		o->user_ms += (double)r->user_us / 1e3 / s->runs;
+		o->system_ms += (double)r->sys_us / 1e3 / s->runs;
+		o->max_rss_kb = r->maxrss_kb > o->max_rss_kb ? r->maxrss_kb : o->max_rss_kb;
 	}
-	stats_summarize(ms, s->runs, &sum);
-	o = cJSON_AddObjectToObject(trial, "startup");
-	cJSON_AddItemToObject(o, "wall_ms", stats_json(&sum, 1));
-	cJSON_AddNumberToObject(o, "user_ms", user);
-	cJSON_AddNumberToObject(o, "system_ms", sys);
-	cJSON_AddNumberToObject(o, "max_rss_kb", (double)rss);
-	cJSON_AddNumberToObject(o, "failed_runs", failed);
-	if (failed)
-		return hx_fail(err, HX_EXIT_VERDICT, EIO, "%u of %u runs exited non-zero", failed, s->runs);
+	stats_summarize(ms, s->runs, &o->wall_ms);
+	t->have |= RES_HAVE_STARTUP;
+	if (o->failed_runs)
+		return hx_fail(err, HX_EXIT_VERDICT, EIO, "%u of %u runs exited non-zero", o->failed_runs, s->runs);
 	return 0;
 }
 
 /* The trial's own Postgres in the fixture slice; its log is per trial, its record under "fixture". */
 static int fixture_start(struct run_env *env, const struct scenario *s, const struct manifest *m, enum cg_cpu_mode mode,
-			 struct cg_tree *tree, cJSON *trial, struct fx_pg *pg, struct hx_err *err)
+			 struct cg_tree *tree, struct trial_result *t, struct fx_pg *pg, struct hx_err *err)
 {
-	cJSON *o = cJSON_AddObjectToObject(trial, "fixture");
 	char logpath[PATH_MAX];
 
-	snprintf(logpath, sizeof(logpath), "%s/postgres-%s-%s-%s-%d.log", env->dir, s->name, m->name,
-		 cg_cpu_mode_names[mode], cJSON_GetObjectItem(trial, "trial")->valueint);
-	cJSON_AddStringToObject(o, "name", "postgres");
+	snprintf(logpath, sizeof(logpath), "%s/postgres-%s-%s-%s-%u.log", env->dir, s->name, m->name,
+		 cg_cpu_mode_names[mode], t->trial);
+	t->have |= RES_HAVE_FIXTURE;
+	snprintf(t->fixture.name, sizeof(t->fixture.name), "postgres");
 	if (env->plan[mode].fixture_shared)
-		cJSON_AddStringToObject(o, "shares_cpus_with", "client");
-	if (fx_pg_start(env->pg, tree, env->netns_fd, logpath, pg, o, err) < 0)
+		snprintf(t->fixture.shares_cpus_with, sizeof(t->fixture.shares_cpus_with), "%s",
+			 cg_slice_names[CG_SLICE_CLIENT]);
+	if (fx_pg_start(env->pg, tree, env->netns_fd, logpath, pg, &t->fixture, err) < 0)
 		return hx_wrap(err, "fixture");
 	return 0;
 }
 
 /* After the workload: the fixture's slice stats, then its fast shutdown; a fixture that died during the
  * trial fails it. */
-static int fixture_stop(struct cg_tree *tree, struct fx_pg *pg, cJSON *trial, int rc, struct hx_err *err)
+static int fixture_stop(struct cg_tree *tree, struct fx_pg *pg, struct trial_result *t, int rc, struct hx_err *err)
 {
-	cJSON *o = cJSON_GetObjectItem(trial, "fixture"), *slices = cJSON_GetObjectItem(trial, "slices");
 	char tail[2048];
 	int status;
 	bool died = waitpid(pg->x.pid, &status, WNOHANG) == pg->x.pid;
 
-	if (!slices)
-		slices = cJSON_AddObjectToObject(trial, "slices");
-	stats_into(slices, "fixture", tree, CG_SLICE_FIXTURE);
+	stats_into(t, tree, CG_SLICE_FIXTURE);
 	if (died)
 		pg->x.pid = -1;
-	fx_pg_stop(tree, pg, o);
+	fx_pg_stop(tree, pg, &t->fixture);
 	if (died && rc == 0) {
 		util_log_tail(pg->log, tail, sizeof(tail));
 		rc = hx_fail(err, HX_EXIT_VERDICT, EPIPE, "postgres exited during the trial; its last output: %s",
@@ -516,12 +514,11 @@ static int fixture_stop(struct cg_tree *tree, struct fx_pg *pg, cJSON *trial, in
 }
 
 int run_trial(struct run_env *env, const struct scenario *s, const struct manifest *m, const struct img_status *st,
-	      enum cg_cpu_mode mode, double deadline, cJSON *trial, struct hx_err *err)
+	      enum cg_cpu_mode mode, double deadline, struct trial_result *trial, struct hx_err *err)
 {
 	struct cg_tree *tree = NULL;
 	struct fx_pg pg = {.x = {.pid = -1, .report_fd = -1}};
-	char id[64], cpus[CG_MAX_CPUS * 5];
-	cJSON *sets = cJSON_AddObjectToObject(trial, "cpus");
+	char id[64];
 	double t0 = now_s();
 	/* the fixture slice only for a scenario that has a fixture */
 	unsigned slices = env->plan[mode].slices & ~(s->fixtures ? 0u : 1u << CG_SLICE_FIXTURE);
@@ -529,8 +526,8 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 
 	for (int sl = 0; sl < CG_NR_SLICES; sl++)
 		if (slices & (1u << sl)) {
-			cg_cpus_format(&env->plan[mode].limits[sl].cpus, cpus, sizeof(cpus));
-			cJSON_AddStringToObject(sets, cg_slice_names[sl], cpus);
+			cg_cpus_format(&env->plan[mode].limits[sl].cpus, trial->cpus[sl], sizeof(trial->cpus[sl]));
+			trial->cpus_have |= 1u << sl;
 		}
 	if (cg_run_id(id, sizeof(id), err) < 0 || cg_tree_create(id, NULL, slices, &tree, err) < 0)
 		return -err->errnum;
@@ -548,7 +545,7 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 		rc = trial_http(env, s, m, st, tree, deadline, trial, err);
 	if (pg.x.pid > 0)
 		rc = fixture_stop(tree, &pg, trial, rc, err);
-	cJSON_AddNumberToObject(trial, "wall_s", now_s() - t0);
+	trial->wall_s = now_s() - t0;
 	cg_tree_destroy(tree);
 	return rc;
 }

@@ -3,13 +3,13 @@
 #ifndef HX_RUN_H
 #define HX_RUN_H
 
-#include <cjson/cJSON.h>
 #include <stdbool.h>
 
 #include "cgroups/plan.h"
 #include "base/err.h"
 #include "run/fixture.h"
 #include "image/images.h"
+#include "report/results.h"
 #include "run/scenario.h"
 
 struct run_env {
@@ -23,9 +23,10 @@ struct run_env {
 	struct fx_pg_template *pg; /* the Postgres fixture, when a scenario wants it */
 };
 
-/* What one trial measured; trial is filled in place (docs/results.md, "trials"). */
+/* What one trial measured, filled into trial (named by res_trial_init); a cut or interrupted trial says
+ * so in trial->status. */
 int run_trial(struct run_env *env, const struct scenario *s, const struct manifest *m, const struct img_status *st,
-	      enum cg_cpu_mode mode, double deadline_s, cJSON *trial, struct hx_err *err);
+	      enum cg_cpu_mode mode, double deadline_s, struct trial_result *trial, struct hx_err *err);
 
 /* Set by SIGINT/SIGTERM: the current trial stops, results keep what finished. */
 extern volatile int run_interrupted;

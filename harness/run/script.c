@@ -1,6 +1,8 @@
 /* Validation of the script workload's metrics line: strict, because it becomes a result. */
 #include "run/script.h"
 
+#include <cjson/cJSON.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,7 +13,7 @@
 #define METRICS_FAIL(err, fmt, ...) \
 	hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "the script's metrics line: " fmt, __VA_ARGS__)
 
-/* Every member a finite number >= 0, at most SCRIPT_MAX_METRICS, the required ones there. */
+/* Every member a finite number >= 0, at most RES_MAX_METRICS, names short enough, the required ones there. */
 static int check_object(const cJSON *o, const char (*required)[32], size_t nrequired, struct hx_err *err)
 {
 	static const char *const always[] = {"ops", "seconds", "ops_per_s"};
@@ -21,8 +23,10 @@ static int check_object(const cJSON *o, const char (*required)[32], size_t nrequ
 	cJSON_ArrayForEach (it, o) {
 		if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || it->valuedouble < 0)
 			return METRICS_FAIL(err, "\"%s\" is not a finite number >= 0", it->string);
-		if (++n > SCRIPT_MAX_METRICS)
-			return METRICS_FAIL(err, "more than %d metrics", SCRIPT_MAX_METRICS);
+		if (++n > RES_MAX_METRICS)
+			return METRICS_FAIL(err, "more than %d metrics", RES_MAX_METRICS);
+		if (strlen(it->string) >= sizeof(((struct res_script *)0)->name[0]))
+			return METRICS_FAIL(err, "the name \"%.40s...\" is longer than 31 characters", it->string);
 	}
 	for (size_t i = 0; i < HX_ARRAY_SIZE(always); i++)
 		if (!cJSON_GetObjectItemCaseSensitive(o, always[i]))
@@ -33,9 +37,11 @@ static int check_object(const cJSON *o, const char (*required)[32], size_t nrequ
 	return 0;
 }
 
-int script_parse_metrics(const char *out, const char (*required)[32], size_t nrequired, cJSON **ret, struct hx_err *err)
+int script_parse_metrics(const char *out, const char (*required)[32], size_t nrequired, struct res_script *ret,
+			 struct hx_err *err)
 {
 	const char *end = out + strlen(out), *start, *parsed = NULL;
+	const cJSON *it;
 	cJSON *o;
 
 	while (end > out && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
@@ -54,6 +60,11 @@ int script_parse_metrics(const char *out, const char (*required)[32], size_t nre
 		cJSON_Delete(o);
 		return -err->errnum;
 	}
-	*ret = o;
+	ret->n = 0;
+	cJSON_ArrayForEach (it, o) {
+		snprintf(ret->name[ret->n], sizeof(ret->name[0]), "%s", it->string);
+		ret->value[ret->n++] = it->valuedouble;
+	}
+	cJSON_Delete(o);
 	return 0;
 }

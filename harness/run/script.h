@@ -3,15 +3,13 @@
 #ifndef HX_SCRIPT_H
 #define HX_SCRIPT_H
 
-#include <cjson/cJSON.h>
 #include <stddef.h>
 
 #include "base/err.h"
+#include "report/results.h"
 
-#define SCRIPT_MAX_METRICS 64
-
-/* The metrics line of a script's stdout: its last non-empty line. *ret is the object (caller frees). */
-int script_parse_metrics(const char *out, const char (*required)[32], size_t nrequired, cJSON **ret,
+/* The metrics line of a script's stdout: its last non-empty line, into *ret in the order printed. */
+int script_parse_metrics(const char *out, const char (*required)[32], size_t nrequired, struct res_script *ret,
 			 struct hx_err *err);
 
 #endif

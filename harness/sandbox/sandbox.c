@@ -332,8 +332,10 @@ bool sbx_stop(struct cg_tree *t, enum cg_slice s, struct sbx *x, int sig, int wa
 	bool exited = false;
 
 	*ret_code = -1;
-	if (x->pid <= 0)
+	if (x->pid <= 0) { /* reaped already: only its slice is left to empty */
+		cg_slice_kill(t, s, &(struct hx_err){0});
 		return false;
+	}
 	kill(x->pid, sig);
 	for (int i = 0; i < wait_ms / 10 && !exited; i++) {
 		exited = waitpid(x->pid, &status, WNOHANG) == x->pid;

@@ -59,7 +59,7 @@ int sbx_wait_exec(struct sbx *x, const char *what, struct hx_err *err);
 void sbx_release(struct sbx *x);
 /* Stop a sandbox: sig to its init (which passes it on), up to wait_ms for it to exit, then its slice is
  * killed and emptied. True when it exited by itself in time, with its exit code in *ret_code (else -1).
- * x->pid is -1 afterwards: it has been reaped. */
+ * x->pid is -1 afterwards: it has been reaped. With x->pid already -1, only the slice is emptied. */
 bool sbx_stop(struct cg_tree *t, enum cg_slice s, struct sbx *x, int sig, int wait_ms, int *ret_code);
 /* The payload (PID 2 inside) as the host sees it: the only child of the sandbox's init; -1 when gone. */
 pid_t sbx_payload_pid(pid_t init);

@@ -1,6 +1,8 @@
 /* The script workload's metrics line: the last line of stdout, strictly a flat object of numbers. */
 #include "testutil.h"
 
+#include <math.h>
+
 #include "run/script.h"
 
 static const char need[2][32] = {"p50_ms", "p99_ms"};
@@ -8,7 +10,7 @@ static const char need[2][32] = {"p50_ms", "p99_ms"};
 static void test_last_line_wins(void **state)
 {
 	struct hx_err err = {0};
-	cJSON *o = NULL;
+	struct res_script o = {0};
 
 	(void)state;
 	assert_int_equal(script_parse_metrics("seeded 100 rows\n{\"progress\":1}\n"
@@ -16,19 +18,20 @@ static void test_last_line_wins(void **state)
 					      "\"p99_ms\":4,\"rows\":100}\n\n",
 					      need, 2, &o, &err),
 			 0);
-	assert_true(cJSON_GetObjectItem(o, "ops_per_s")->valuedouble == 2000);
-	assert_true(cJSON_GetObjectItem(o, "rows")->valuedouble == 100);
-	assert_null(cJSON_GetObjectItem(o, "progress"));
-	cJSON_Delete(o);
+	assert_true(res_script_value(&o, "ops_per_s") == 2000);
+	assert_true(res_script_value(&o, "rows") == 100);
+	assert_true(isnan(res_script_value(&o, "progress")));
+	assert_int_equal(o.n, 6);
+	assert_string_equal(o.name[0], "ops"); /* the order printed */
 }
 
 static void expect_bad(const char *out, const char *needle)
 {
 	struct hx_err err = {0};
-	cJSON *o = NULL;
+	struct res_script o = {.n = 99};
 
 	assert_true(script_parse_metrics(out, need, 2, &o, &err) < 0);
-	assert_null(o);
+	assert_int_equal(o.n, 99); /* untouched on failure */
 	assert_int_equal(err.exit, HX_EXIT_VERDICT);
 	if (!strstr(err.msg, needle))
 		fail_msg("'%s' does not say '%s'", err.msg, needle);
@@ -49,6 +52,9 @@ static void test_refusals(void **state)
 	expect_bad("{\"ops\":1,\"seconds\":1,\"ops_per_s\":1,\"p50_ms\":1,\"nested\":{}}", "\"nested\" is not");
 	expect_bad("{\"seconds\":1,\"ops_per_s\":1,\"p50_ms\":1,\"p99_ms\":1}", "\"ops\" is missing");
 	expect_bad("{\"ops\":1,\"seconds\":1,\"ops_per_s\":1,\"p50_ms\":1}", "\"p99_ms\" is missing (the scenario");
+	expect_bad("{\"ops\":1,\"seconds\":1,\"ops_per_s\":1,\"p50_ms\":1,\"p99_ms\":1,"
+		   "\"a_name_of_more_than_thirty_one_chars\":1}",
+		   "longer than 31 characters");
 }
 
 int main(void)

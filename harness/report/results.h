@@ -1,0 +1,221 @@
+/* The results document (docs/results.md): typed trials that the engines fill, the verdict, and the JSON
+ * at the edge: trial -> JSON, summaries, the atomic write, and a file read back into the same structs. */
+#ifndef HX_RESULTS_H
+#define HX_RESULTS_H
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/err.h"
+#include "cgroups/cg.h"
+#include "load/chat.h"
+#include "load/load.h"
+#include "report/stats.h"
+
+#define RES_SCHEMA	"harness-results/1"
+#define RES_CPUS_LEN	1024 /* a CPU list as the kernel or cg_cpus_format writes it */
+#define RES_MAX_METRICS 64
+#define RES_SATURATED	0.9 /* a client thread busier than this measures itself, not the server */
+
+enum trial_status { TRIAL_OK, TRIAL_FAILED, TRIAL_CUT, TRIAL_INTERRUPTED, TRIAL_SKIPPED, TRIAL_NR_STATUS };
+extern const char *const res_status_names[TRIAL_NR_STATUS];
+
+/* Latency percentiles of a histogram, in µs. */
+struct res_latency {
+	double mean, stddev, min, p50, p75, p90, p95, p99, p999, max;
+};
+
+/* `harness load --json` (docs/load.md). */
+struct res_load {
+	uint64_t requests, bytes, reconnects, errors_total, errors[LE_NR];
+	double duration_s, rps;
+	struct res_latency latency_us, latency_uncorrected_us; /* uncorrected: open loop only */
+	struct {
+		double cpu_s, cpu_us_per_request, max_thread_busy;
+		bool saturated;
+		char cpus[RES_CPUS_LEN]; /* "": unknown */
+	} client;
+	struct {
+		bool open, tls;
+		unsigned connections, threads, pipeline, timeout_ms;
+		double rate, duration_s; /* rate: open loop; duration_s: when requests is 0 */
+		uint64_t requests;
+	} config;
+};
+
+/* `harness load --chat --json`. */
+struct res_chat {
+	unsigned clients, messages_per_client;
+	uint64_t deliveries_expected, deliveries, lost, duplicated;
+	double duration_s, deliveries_per_s;
+	struct res_latency rtt_us;
+	bool invariant_ok;
+	char why[256];
+};
+
+struct res_startup {
+	struct stats_summary wall_ms;
+	double user_ms, system_ms;
+	uint64_t max_rss_kb;
+	unsigned failed_runs;
+};
+
+/* A script's metrics line, in the order printed. */
+struct res_script {
+	size_t n;
+	char name[RES_MAX_METRICS][32];
+	double value[RES_MAX_METRICS];
+};
+
+/* The server of an http or ws-chat trial; NAN: not measured. */
+struct res_server {
+	char log[PATH_MAX];
+	double idle_rss_kb, peak_rss_kb, post_load_rss_kb;
+	char cpus[RES_CPUS_LEN];
+};
+
+/* The process of a script trial. */
+struct res_process {
+	int exit;
+	bool have_times;
+	double wall_ms, user_ms, system_ms, max_rss_kb;
+	char cpus[RES_CPUS_LEN];
+	char log[PATH_MAX];
+};
+
+struct res_fixture {
+	char name[32], shares_cpus_with[16];
+	bool started; /* slice, cpus, ready_ms, log */
+	char slice[16], cpus[RES_CPUS_LEN], log[PATH_MAX];
+	double ready_ms;
+	bool stopped; /* stop_ms, clean_shutdown */
+	double stop_ms;
+	bool clean_shutdown;
+};
+
+enum {
+	RES_HAVE_SERVER = 1u << 0,
+	RES_HAVE_LOAD = 1u << 1,
+	RES_HAVE_CHAT = 1u << 2,
+	RES_HAVE_STARTUP = 1u << 3,
+	RES_HAVE_SCRIPT = 1u << 4,
+	RES_HAVE_PROCESS = 1u << 5,
+	RES_HAVE_FIXTURE = 1u << 6,
+};
+
+struct trial_result {
+	char scenario[64], runtime[64], mode[16];
+	unsigned trial, order;
+	enum trial_status status;
+	char error[1024]; /* "": none */
+	double wall_s;
+	unsigned have;			       /* RES_HAVE_*: the sub-results present */
+	unsigned cpus_have, slices_have;       /* bit per enum cg_slice */
+	char cpus[CG_NR_SLICES][RES_CPUS_LEN]; /* the CPU set each slice was planned */
+	struct cg_stats slices[CG_NR_SLICES];
+	struct res_server server;
+	struct res_load load;
+	struct res_chat chat;
+	struct res_startup startup;
+	struct res_script script;
+	struct res_process process;
+	struct res_fixture fixture;
+};
+
+/* Clear t and name it; every measurement starts absent. */
+void res_trial_init(struct trial_result *t, const char *scenario, const char *runtime, const char *mode, unsigned trial,
+		    unsigned order);
+/* A trial's status from how it ended: rc 0 is ok; otherwise interrupted, cut (the --cap ran out), or
+ * failed. */
+enum trial_status res_trial_status(int rc, bool interrupted, bool cut);
+/* The verdict: the trial ran to the end and its errors (the load's, or a script's own count) are
+ * within max_errors. */
+bool res_trial_passed(const struct trial_result *t, uint64_t max_errors);
+/* The number a script printed under name; NAN when it did not. */
+double res_script_value(const struct res_script *s, const char *name);
+
+void res_latency_from(const struct hist *h, struct res_latency *ret);
+void res_load_from(const struct load_config *c, const struct load_result *r, const char *cpus, struct res_load *ret);
+void res_chat_from(const struct chat_result *r, struct res_chat *ret);
+
+/* Per scenario × runtime × mode: statistics of each metric over the trials that passed. */
+enum res_metric {
+	RES_M_STARTUP_MEDIAN_MS,
+	RES_M_RPS,
+	RES_M_P99_US,
+	RES_M_IDLE_RSS_KB,
+	RES_M_PEAK_RSS_KB,
+	RES_M_POST_LOAD_RSS_KB,
+	RES_M_ERRORS,
+	RES_M_CLIENT_CPU_US_PER_REQUEST,
+	RES_M_DELIVERIES_PER_S,
+	RES_M_RTT_P99_US,
+	RES_M_LOST,
+	RES_M_OPS_PER_S,
+	RES_M_SCRIPT_P50_MS,
+	RES_M_SCRIPT_P99_MS,
+	RES_M_SCRIPT_ERRORS,
+	RES_M_SCRIPT_MAX_RSS_KB,
+	RES_M_FIXTURE_READY_MS,
+	RES_NR_METRICS
+};
+extern const char *const res_metric_names[RES_NR_METRICS];
+/* The metric's value in one trial; NAN when the trial has none. */
+double res_metric(const struct trial_result *t, enum res_metric m);
+
+struct res_summary {
+	char scenario[64], runtime[64], mode[16];
+	unsigned trials;
+	bool failed, client_saturated;
+	unsigned have; /* bit per enum res_metric */
+	struct stats_summary metric[RES_NR_METRICS];
+};
+
+/* The groups, in the order their first trial ran; *ret is malloc'd (caller frees). */
+int res_summarize(const struct trial_result *trials, size_t n, struct res_summary **ret, size_t *ret_n,
+		  struct hx_err *err);
+/* A summary's median of metric m; NAN when absent. */
+double res_median(const struct res_summary *s, enum res_metric m);
+
+/* A whole results file. head holds what describes the run (schema, harness, host, config, seccomp,
+ * images) as written; trials are typed. */
+struct res_doc {
+	cJSON *head;
+	struct trial_result *trials;
+	size_t ntrials, cap;
+	bool finished; /* interrupted and verdict are set */
+	bool interrupted, verdict_ok;
+};
+
+/* An empty document: schema and harness version; the caller adds the rest of the head. */
+int res_doc_init(struct res_doc *d, const char *version, const char *commit, struct hx_err *err);
+/* Room for one more trial, initialised by res_trial_init; NULL when out of memory. */
+struct trial_result *res_doc_add(struct res_doc *d);
+void res_doc_free(struct res_doc *d);
+
+cJSON *res_trial_json(const struct trial_result *t);
+int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err);
+cJSON *res_load_json(const struct res_load *l);
+int res_load_parse(const cJSON *o, struct res_load *ret);
+cJSON *res_chat_json(const struct res_chat *c);
+int res_chat_parse(const cJSON *o, struct res_chat *ret);
+cJSON *res_stats_json(const struct cg_stats *st);
+/* "name value" lines, for people. */
+void res_stats_print(FILE *f, const struct cg_stats *st);
+cJSON *res_summary_json(const struct stats_summary *s, double scale);
+/* The load client's JSON output, as `harness run` reads it back from its sandbox. */
+int res_load_read(const char *text, struct res_load *ret, struct hx_err *err);
+int res_chat_read(const char *text, struct res_chat *ret, struct hx_err *err);
+
+/* The document as JSON, with the summaries computed from the trials. */
+cJSON *res_doc_json(const struct res_doc *d, struct hx_err *err);
+/* Temp file, fsync, rename: a crash keeps the last complete document. */
+int res_write(const struct res_doc *d, const char *path, struct hx_err *err);
+/* A results file of this schema (any harness-results/1 writer) into typed trials. */
+int res_read(const char *path, struct res_doc *ret, struct hx_err *err);
+
+#endif

@@ -1,0 +1,210 @@
+/* The results document: the verdict, a trial's status, and typed trials written and read back unchanged,
+ * including a file written by harness before the typed model. */
+#include "testutil.h"
+
+#include <math.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "report/results.h"
+
+static void test_status(void **state)
+{
+	(void)state;
+	assert_int_equal(res_trial_status(0, false, false), TRIAL_OK);
+	assert_int_equal(res_trial_status(0, true, true), TRIAL_OK); /* it finished before the signal */
+	assert_int_equal(res_trial_status(-EIO, false, false), TRIAL_FAILED);
+	assert_int_equal(res_trial_status(-ETIMEDOUT, false, true), TRIAL_CUT);
+	assert_int_equal(res_trial_status(-ETIMEDOUT, true, true), TRIAL_INTERRUPTED);
+	assert_string_equal(res_status_names[TRIAL_CUT], "cut");
+	assert_string_equal(res_status_names[TRIAL_SKIPPED], "skipped");
+}
+
+static void test_verdict(void **state)
+{
+	struct trial_result *t = calloc(1, sizeof(*t));
+
+	(void)state;
+	res_trial_init(t, "http-hello", "node22", "pinned", 1, 1);
+	assert_true(res_trial_passed(t, 0)); /* nothing counted: nothing against it */
+	t->have |= RES_HAVE_LOAD;
+	t->load.errors_total = 3;
+	assert_false(res_trial_passed(t, 2));
+	assert_true(res_trial_passed(t, 3));
+	t->status = TRIAL_FAILED;
+	assert_false(res_trial_passed(t, 100));
+	t->status = TRIAL_CUT;
+	assert_false(res_trial_passed(t, 100));
+
+	res_trial_init(t, "postgres", "bun", "pinned", 1, 2);
+	t->have |= RES_HAVE_SCRIPT;
+	t->script.n = 2;
+	snprintf(t->script.name[0], sizeof(t->script.name[0]), "ops_per_s");
+	t->script.value[0] = 100;
+	snprintf(t->script.name[1], sizeof(t->script.name[1]), "errors");
+	t->script.value[1] = 1;
+	assert_false(res_trial_passed(t, 0)); /* a script counts its own errors */
+	assert_true(res_trial_passed(t, 1));
+	free(t);
+}
+
+/* An http trial with every part an http trial has, and a failed script trial with a fixture. */
+static void fill(struct res_doc *d)
+{
+	struct trial_result *t = res_doc_add(d);
+
+	res_trial_init(t, "http-hello", "node22", "pinned", 1, 1);
+	t->wall_s = 2.5;
+	t->cpus_have = 1u << CG_SLICE_SUT | 1u << CG_SLICE_CLIENT;
+	snprintf(t->cpus[CG_SLICE_SUT], sizeof(t->cpus[0]), "2-3");
+	snprintf(t->cpus[CG_SLICE_CLIENT], sizeof(t->cpus[0]), "1");
+	t->have = RES_HAVE_SERVER | RES_HAVE_LOAD;
+	snprintf(t->server.log, sizeof(t->server.log), "/tmp/x/server.log");
+	t->server.idle_rss_kb = 40000;
+	t->server.peak_rss_kb = 80000;
+	t->server.post_load_rss_kb = 70000;
+	snprintf(t->server.cpus, sizeof(t->server.cpus), "2-3");
+	t->load.requests = 1000;
+	t->load.rps = 2000.5;
+	t->load.duration_s = 0.5;
+	t->load.errors_total = 2;
+	t->load.errors[LE_TIMEOUT] = 2;
+	t->load.latency_us.p99 = 1234;
+	t->load.latency_us.p999 = 2000;
+	t->load.client.saturated = true;
+	t->load.client.cpu_us_per_request = 12.5;
+	snprintf(t->load.client.cpus, sizeof(t->load.client.cpus), "1");
+	t->load.config.connections = 10;
+	t->load.config.requests = 1000;
+	t->load.config.tls = true;
+	t->slices_have = 1u << CG_SLICE_SUT;
+	t->slices[CG_SLICE_SUT].have[0] = true;
+	t->slices[CG_SLICE_SUT].v[0] = 123456;
+	t->slices[CG_SLICE_SUT].psi[0].have = true;
+	t->slices[CG_SLICE_SUT].psi[0].some_avg10 = 1.5;
+
+	t = res_doc_add(d);
+	res_trial_init(t, "postgres", "bun", "quota", 2, 2);
+	t->status = TRIAL_FAILED;
+	snprintf(t->error, sizeof(t->error), "the script exited with 1; its last output: boom");
+	t->have = RES_HAVE_PROCESS | RES_HAVE_FIXTURE;
+	t->process.exit = 1;
+	t->process.have_times = true;
+	t->process.max_rss_kb = 9000;
+	snprintf(t->fixture.name, sizeof(t->fixture.name), "postgres");
+	t->fixture.started = t->fixture.stopped = true;
+	t->fixture.ready_ms = 250;
+	t->fixture.clean_shutdown = true;
+	snprintf(t->fixture.slice, sizeof(t->fixture.slice), "fixture");
+}
+
+static void test_round_trip(void **state)
+{
+	struct res_doc d, back;
+	struct hx_err err = {0};
+	char dir[] = "/tmp/test-results-XXXXXX", path[64];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	assert_int_equal(res_doc_init(&d, "9.9.9", "abc", &err), 0);
+	fill(&d);
+	d.finished = true;
+	d.interrupted = false;
+	d.verdict_ok = false;
+	assert_int_equal(res_write(&d, path, &err), 0);
+	assert_int_equal(res_read(path, &back, &err), 0);
+	assert_int_equal(back.ntrials, 2);
+	assert_true(back.finished);
+	assert_false(back.verdict_ok);
+	for (size_t i = 0; i < 2; i++) {
+		cJSON *a = res_trial_json(&d.trials[i]), *b = res_trial_json(&back.trials[i]);
+
+		assert_true(cJSON_Compare(a, b, true));
+		cJSON_Delete(a);
+		cJSON_Delete(b);
+		assert_int_equal(back.trials[i].have, d.trials[i].have);
+		assert_int_equal(back.trials[i].status, d.trials[i].status);
+	}
+	assert_true(back.trials[0].load.client.saturated);
+	assert_int_equal(back.trials[0].load.errors[LE_TIMEOUT], 2);
+	assert_true(back.trials[0].slices[CG_SLICE_SUT].psi[0].have);
+	assert_false(back.trials[0].slices[CG_SLICE_SUT].psi[0].have_full);
+	assert_false(back.trials[0].slices_have & (1u << CG_SLICE_CLIENT));
+	assert_true(isnan(back.trials[1].server.idle_rss_kb)); /* never measured, never made up */
+	assert_true(back.trials[1].fixture.clean_shutdown);
+	assert_string_equal(back.trials[1].error, d.trials[1].error);
+	res_doc_free(&d);
+	res_doc_free(&back);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* A file from the harness that wrote JSON directly: read into typed trials, its summaries come out the
+ * same when recomputed, and it writes back as the same document. */
+static void test_reads_an_old_file(void **state)
+{
+	struct res_doc d;
+	struct hx_err err = {0};
+	char *text = NULL;
+	cJSON *orig, *again;
+
+	(void)state;
+	assert_int_equal(res_read(fixture("results/v1-four-workloads.json"), &d, &err), 0);
+	assert_int_equal(d.ntrials, 4);
+	assert_true(d.finished && d.verdict_ok);
+	assert_true(d.trials[0].have & RES_HAVE_STARTUP);
+	assert_true(d.trials[0].startup.wall_ms.median > 0);
+	assert_true((d.trials[1].have & (RES_HAVE_LOAD | RES_HAVE_SERVER)) == (RES_HAVE_LOAD | RES_HAVE_SERVER));
+	assert_true(d.trials[1].load.rps > 0);
+	assert_true(d.trials[2].have & RES_HAVE_CHAT);
+	assert_true(d.trials[2].chat.invariant_ok);
+	assert_true(d.trials[3].fixture.started && d.trials[3].fixture.stopped);
+	assert_true(res_script_value(&d.trials[3].script, "ops_per_s") > 0);
+	assert_int_equal(util_read_file(fixture("results/v1-four-workloads.json"), &text, NULL, &err), 0);
+	orig = cJSON_Parse(text);
+	again = res_doc_json(&d, &err);
+	assert_non_null(orig);
+	assert_non_null(again);
+	assert_true(cJSON_Compare(orig, again, true));
+	cJSON_Delete(orig);
+	cJSON_Delete(again);
+	free(text);
+	res_doc_free(&d);
+}
+
+static void test_refuses_other_files(void **state)
+{
+	struct res_doc d;
+	struct hx_err err = {0};
+	char dir[] = "/tmp/test-results-XXXXXX", path[64];
+	const char *other = "{\"schema\":\"harness-results/2\",\"trials\":[]}";
+	const char *bad = "{\"trials\":[{\"scenario\":\"x\",\"status\":\"great\"}]}";
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	assert_int_equal(util_write_atomic(path, other, strlen(other), &err), 0);
+	assert_true(res_read(path, &d, &err) < 0);
+	assert_int_equal(err.exit, HX_EXIT_USAGE);
+	assert_non_null(strstr(err.msg, "not a harness results file"));
+	hx_clear(&err);
+	assert_int_equal(util_write_atomic(path, bad, strlen(bad), &err), 0);
+	assert_true(res_read(path, &d, &err) < 0);
+	assert_non_null(strstr(err.msg, "status 'great'"));
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_reads_an_old_file),
+		cmocka_unit_test(test_refuses_other_files),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
