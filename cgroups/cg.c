@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/proc.h"
 #include "base/util.h"
 #include "cgroups/cg_internal.h"
 
@@ -465,8 +466,9 @@ static size_t slice_dirs(const struct cg_tree *t, enum cg_slice s, char dirs[][P
 	return n;
 }
 
-/* SIGKILL every pid listed in dir/cgroup.procs; returns how many were listed. */
-static int kill_listed(const char *dir)
+/* SIGKILL every pid listed in dir/cgroup.procs, with a pidfd of each in fds (up to max) to wait on;
+ * returns how many were listed. */
+static int kill_listed(const char *dir, int *fds, size_t max, size_t *nfds)
 {
 	struct hx_err err = {0};
 	char path[PATH_MAX];
@@ -483,6 +485,8 @@ static int kill_listed(const char *dir)
 		if (end == p)
 			break;
 		if (pid > 0) {
+			if (*nfds < max)
+				fds[(*nfds)++] = proc_pidfd((pid_t)pid);
 			kill((pid_t)pid, SIGKILL);
 			n++;
 		}
@@ -506,14 +510,17 @@ int cg_slice_kill(struct cg_tree *t, enum cg_slice s, struct hx_err *err)
 	snprintf(path, sizeof(path), "%s/cgroup.kill", dirs[0]);
 	if (n && t->have_unified && util_exists(path) && util_write_file(path, "1", err) < 0)
 		return -err->errnum;
+	/* until nothing is listed: wait on the pidfds of what was killed, not on a clock */
 	for (int i = 0; i < 5000; i++) {
-		int listed = 0;
+		int fds[256], listed = 0;
+		size_t nfds = 0;
 
 		for (size_t d = 0; d < n; d++)
-			listed += kill_listed(dirs[d]);
+			listed += kill_listed(dirs[d], fds, HX_ARRAY_SIZE(fds), &nfds);
 		if (listed == 0)
 			return 0;
-		usleep(i < 100 ? 100 : 1000);
+		if (!proc_wait_exits(fds, nfds, 1000) || (size_t)listed > nfds)
+			usleep(1000); /* no pidfd for some (Linux < 5.3): look again shortly */
 	}
 	return hx_fail(err, HX_EXIT_INTERNAL, EBUSY, "slice %s: processes survive SIGKILL", cg_slice_names[s]);
 }

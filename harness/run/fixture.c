@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/proc.h"
 #include "run/pgwire.h"
 #include "base/procfs.h"
 #include "image/unpack.h"
@@ -298,23 +299,23 @@ static int pg_wait_ready(const struct fx_pg_template *t, int netns_fd, struct fx
 	char tail[2048];
 	double end = now_ms() + FX_READY_S * 1000;
 	bool retry = false;
-	int status;
+	int status = 0;
 
 	for (;;) {
 		struct hx_err e = {0};
 
 		if (fx_pg_probe(netns_fd, t->password, &retry, &e) == 0)
 			return 0;
-		if (waitpid(pg->x.pid, &status, WNOHANG) == pg->x.pid) {
-			pg->x.pid = -1;
+		if (!retry) {
+			*err = e;
+			return hx_wrap(err, "the readiness check");
+		}
+		/* the next probe in 10 ms, unless the server exits first: then at once */
+		if (proc_wait_first(&pg->x.pid, 1, util_now_ns() + 10000000, t->interrupted, &status) == 0) {
 			util_log_tail(pg->log, tail, sizeof(tail));
 			return hx_fail(err, HX_EXIT_VERDICT, EIO,
 				       "postgres exited (status %d) before it was ready; its last output: %s",
 				       util_exit_code(status), tail[0] ? tail : "(nothing)");
-		}
-		if (!retry) {
-			*err = e;
-			return hx_wrap(err, "the readiness check");
 		}
 		if (t->interrupted && *t->interrupted)
 			return hx_fail(err, HX_EXIT_VERDICT, EINTR, "interrupted while postgres was starting");
@@ -324,7 +325,6 @@ static int pg_wait_ready(const struct fx_pg_template *t, int netns_fd, struct fx
 				       "postgres was not ready in %.0f s (%s); its last output: %s", FX_READY_S, e.msg,
 				       tail[0] ? tail : "(nothing)");
 		}
-		usleep(10000);
 	}
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/proc.h"
 #include "load/load.h"
 #include "base/procfs.h"
 #include "sandbox/sandbox.h"
@@ -33,57 +34,72 @@ static double now_s(void)
 	return (double)util_now_ns() / 1e9;
 }
 
-/* Probe from inside the run's network namespace: HTTP GET path until status (a TCP connect for TLS
- * servers), or time out. */
-static int probe_ready(int netns, unsigned port, const char *path, unsigned status, bool tcp_only, double timeout_s,
-		       pid_t server)
+/* How a readiness probe ended. */
+enum ready { READY, READY_TIMEOUT, READY_EXITED, READY_INTERRUPTED };
+
+/* HTTP GET path from inside the run's network namespace until status (a TCP connect for TLS servers);
+ * the probe child's exit code: 0 ready, 1 not in time. */
+static int probe_child(int netns, unsigned port, const char *path, unsigned status, bool tcp_only, double timeout_s)
 {
-	pid_t pid = fork();
-	int st = 0;
+	double end = now_s() + timeout_s;
 
-	if (pid == 0) {
-		double end = now_s() + timeout_s;
+	if (setns(netns, CLONE_NEWNET) < 0)
+		return 2;
+	while (now_s() < end) {
+		struct sockaddr_in a = {.sin_family = AF_INET,
+					.sin_port = htons((unsigned short)port),
+					.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		char req[512], resp[64] = "";
+		int code = 0;
+		bool up = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
 
-		if (setns(netns, CLONE_NEWNET) < 0)
-			_exit(2);
-		while (now_s() < end) {
-			struct sockaddr_in a = {.sin_family = AF_INET,
-						.sin_port = htons((unsigned short)port),
-						.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-			int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-			char req[512], resp[64] = "";
-			int code = 0;
-
-			bool up = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
-
-			if (up && tcp_only) {
-				close(fd);
-				_exit(0);
-			}
-			if (up) {
-				int n = snprintf(req, sizeof(req),
-						 "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
-						 path);
-				struct timeval tv = {1, 0};
-
-				setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-				if (write(fd, req, (size_t)n) == n && read(fd, resp, sizeof(resp) - 1) > 12)
-					sscanf(resp, "HTTP/1.%*c %d", &code);
-			}
-			if (fd >= 0)
-				close(fd);
-			if (code == (int)status)
-				_exit(0);
-			if (kill(server, 0) < 0)
-				_exit(3);
-			usleep(20000);
+		if (up && tcp_only) {
+			close(fd);
+			return 0;
 		}
-		_exit(1);
+		if (up) {
+			int n = snprintf(req, sizeof(req),
+					 "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
+			struct timeval tv = {1, 0};
+
+			setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+			if (write(fd, req, (size_t)n) == n && read(fd, resp, sizeof(resp) - 1) > 12)
+				sscanf(resp, "HTTP/1.%*c %d", &code);
+		}
+		if (fd >= 0)
+			close(fd);
+		if (code == (int)status)
+			return 0;
+		usleep(20000); /* the probe's own pace, in its own process: harness waits on pidfds */
 	}
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		if (run_interrupted)
-			kill(pid, SIGKILL);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 4;
+	return 1;
+}
+
+/* Probe in a child while waiting on both it and the server: the moment the server exits, the probe is
+ * stopped and the server's wait status is in *ret_status (server->pid is -1: reaped here). */
+static enum ready probe_ready(int netns, const struct scenario *s, struct sbx *server, int *ret_status)
+{
+	pid_t pids[2] = {fork(), server->pid};
+	enum ready r;
+	int st = 0, i;
+
+	if (pids[0] == 0)
+		_exit(probe_child(netns, s->port, s->ready_path, s->ready_status, s->tls || s->workload == SCN_WS_CHAT,
+				  s->ready_timeout_s));
+	if (pids[0] < 0)
+		return READY_TIMEOUT;
+	i = proc_wait_first(pids, 2, 0, &run_interrupted, &st);
+	if (i == 0)
+		return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? READY : READY_TIMEOUT;
+	if (i == 1) {
+		server->pid = -1;
+		*ret_status = st;
+	}
+	r = i == 1 ? READY_EXITED : READY_INTERRUPTED;
+	kill(pids[0], SIGKILL);
+	proc_reap(&pids[0], NULL);
+	return r;
 }
 
 /* Expand a manifest template: {entry} and {script}. */
@@ -166,26 +182,20 @@ enum wait_end { WAIT_EXITED, WAIT_CUT, WAIT_SERVER_GONE };
 static enum wait_end wait_or_cut(struct cg_tree *tree, enum cg_slice sl, pid_t pid, double deadline, struct sbx *server,
 				 int *ret_code)
 {
-	int status = 0;
+	pid_t pids[2] = {pid, server ? server->pid : -1};
+	/* beyond ~500 years the deadline is none */
+	unsigned long long end = deadline > 0 && deadline < 1.8e10 ? (unsigned long long)(deadline * 1e9) : 0;
+	int status = 0, i = proc_wait_first(pids, 2, end, &run_interrupted, &status);
 
-	for (;;) {
-		bool server_gone = false;
-
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			*ret_code = util_exit_code(status);
-			return WAIT_EXITED;
-		}
-		if (server && server->pid > 0 && waitpid(server->pid, NULL, WNOHANG) == server->pid) {
-			server->pid = -1;
-			server_gone = true;
-		}
-		if (run_interrupted || now_s() > deadline || server_gone) {
-			cg_slice_kill(tree, sl, &(struct hx_err){0});
-			waitpid(pid, &status, 0);
-			return server_gone ? WAIT_SERVER_GONE : WAIT_CUT;
-		}
-		usleep(5000);
+	if (i == 0) {
+		*ret_code = util_exit_code(status);
+		return WAIT_EXITED;
 	}
+	if (i == 1)
+		server->pid = -1;
+	cg_slice_kill(tree, sl, &(struct hx_err){0});
+	proc_reap(&pids[0], &status);
+	return i == 1 ? WAIT_SERVER_GONE : WAIT_CUT;
 }
 
 /* The client's `harness load` command line for an http or a ws-chat trial, in store. */
@@ -322,8 +332,9 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	struct sbx_config c;
 	struct sbx x = {.pid = -1, .report_fd = -1};
 	_cleanup_close_ int logfd = -1;
+	enum ready ready;
 	pid_t payload;
-	int rc = 0, ready;
+	int rc = 0, status = 0;
 
 	t->have |= RES_HAVE_SERVER;
 	snprintf(logpath, sizeof(logpath), "%s/server-%s-%s.log", env->dir, s->name, m->name);
@@ -338,13 +349,19 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 		return hx_wrap(err, "server");
 	}
 	snprintf(t->server.log, sizeof(t->server.log), "%s", logpath);
-	ready = probe_ready(env->netns_fd, s->port, s->ready_path, s->ready_status,
-			    s->tls || s->workload == SCN_WS_CHAT, s->ready_timeout_s, x.pid);
-	if (ready != 0) {
+	ready = probe_ready(env->netns_fd, s, &x, &status);
+	if (ready != READY) {
+		char why[64];
+
 		stop_server(tree, &x);
 		util_log_tail(logpath, tail, sizeof(tail));
-		rc = hx_fail(err, HX_EXIT_VERDICT, EIO, "the server %s; its last output: %s",
-			     ready == 3 ? "exited before it was ready" : "was not ready in time",
+		if (ready == READY_EXITED)
+			snprintf(why, sizeof(why), "exited with status %d before it was ready", util_exit_code(status));
+		else
+			snprintf(why, sizeof(why), "%s",
+				 ready == READY_INTERRUPTED ? "was interrupted before it was ready"
+							    : "was not ready in time");
+		rc = hx_fail(err, HX_EXIT_VERDICT, EIO, "the server %s; its last output: %s", why,
 			     tail[0] ? tail : "(nothing)");
 		goto out;
 	}
@@ -499,11 +516,10 @@ static int fixture_stop(struct cg_tree *tree, struct fx_pg *pg, struct trial_res
 {
 	char tail[2048];
 	int status;
-	bool died = waitpid(pg->x.pid, &status, WNOHANG) == pg->x.pid;
+	/* reaped now if it died (its pid is -1 then), never waited for */
+	bool died = proc_wait_first(&pg->x.pid, 1, util_now_ns(), NULL, &status) == 0;
 
 	stats_into(t, tree, CG_SLICE_FIXTURE);
-	if (died)
-		pg->x.pid = -1;
 	fx_pg_stop(tree, pg, &t->fixture);
 	if (died && rc == 0) {
 		util_log_tail(pg->log, tail, sizeof(tail));

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/proc.h"
 #include "sandbox/sbx_caps.h"
 #include "sandbox/sbx_net.h"
 #include "base/util.h"
@@ -337,16 +338,11 @@ bool sbx_stop(struct cg_tree *t, enum cg_slice s, struct sbx *x, int sig, int wa
 		return false;
 	}
 	kill(x->pid, sig);
-	for (int i = 0; i < wait_ms / 10 && !exited; i++) {
-		exited = waitpid(x->pid, &status, WNOHANG) == x->pid;
-		if (!exited)
-			usleep(10000);
-	}
+	exited = proc_wait_first(&x->pid, 1, util_now_ns() + (unsigned long long)wait_ms * 1000000, NULL, &status) == 0;
 	cg_slice_kill(t, s, &(struct hx_err){0});
 	if (!exited)
-		waitpid(x->pid, &status, 0); /* the slice is empty: its init is gone */
+		proc_reap(&x->pid, &status); /* the slice is empty: its init is gone */
 	else
 		*ret_code = util_exit_code(status);
-	x->pid = -1;
 	return exited;
 }

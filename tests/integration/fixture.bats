@@ -142,3 +142,17 @@ PY
 	[ "${status:-0}" -eq 130 ]
 	python3 -c 'import json; d=json.load(open("i.json")); t=d["trials"][0]; assert d["interrupted"] and t["status"] == "interrupted" and t["fixture"]["clean_shutdown"], t'
 }
+
+@test "a server that exits at once beside its fixture fails at once with its status and output; the fixture is stopped" {
+	run --separate-stderr timeout 50 "$HARNESS" run --runtimes node20 --out e.json "$HARNESS_FIXTURES/scenarios/pg-server-exits"
+	echo "$stderr" | tail -3
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"the server exited with status 7 before it was ready; its last output: cannot start: no configuration"* ]]
+	python3 - <<'PY'
+import json
+t = json.load(open("e.json"))["trials"][0]
+print("wall_s", t["wall_s"])
+assert t["status"] == "failed" and t["wall_s"] < 20, t  # ready.timeout_s is 60
+assert t["fixture"]["clean_shutdown"] is True, t["fixture"]
+PY
+}

@@ -82,6 +82,15 @@ PY
 	python3 -c 'import json; t=json.load(open("n.json"))["trials"][0]; assert t["status"] == "failed" and "never listening" in t["error"], t'
 }
 
+@test "a server that exits at once fails its trial with its exit status and last output, long before ready.timeout_s" {
+	run --separate-stderr timeout 50 "$HARNESS" run --runtimes node20 --out e.json "$HARNESS_FIXTURES/scenarios/exits-at-once"
+	echo "$stderr" | tail -3
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"the server exited with status 7 before it was ready; its last output: cannot start: no configuration"* ]]
+	# ready.timeout_s is 60: a trial that waited for it would take that long
+	python3 -c 'import json; t=json.load(open("e.json"))["trials"][0]; print("wall_s", t["wall_s"]); assert t["status"] == "failed" and t["wall_s"] < 20, t'
+}
+
 @test "a server that crashes mid-load is reported, not hung on" {
 	run --separate-stderr timeout 120 "$HARNESS" run --runtimes node20 --out c.json "$HARNESS_FIXTURES/scenarios/crash-mid-load"
 	echo "$stderr" | tail -3
