@@ -21,6 +21,7 @@
 #include "sandbox/sbx_net.h"
 #include "sandbox/sbx_seccomp.h"
 #include "run/tlscert.h"
+#include "image/unpack.h"
 #include "base/util.h"
 #include "cli/verbs.h"
 
@@ -28,7 +29,7 @@
 #define RUN_MAX_RT  16
 
 struct run_opts {
-	bool help;
+	bool help, keep;
 	const char *runtimes, *mode, *profile, *out, *format;
 	unsigned cpus, client_cpus, repeat;
 	uint64_t memory;
@@ -54,6 +55,8 @@ static const struct hx_opt run_tab[] = {
 	{"format", 0, OPT_STR, offsetof(struct run_opts, format), "FMT", "table, md or json on stdout (default table)"},
 	{"cap", 0, OPT_DURATION, offsetof(struct run_opts, cap), "SECONDS",
 	 "wall-time budget of each scenario; later trials are cut"},
+	{"keep", 0, OPT_FLAG, offsetof(struct run_opts, keep), NULL,
+	 "keep the run folder (server logs, the TLS key) in /tmp; by default it is removed at the end"},
 	{"help", 'h', OPT_FLAG, offsetof(struct run_opts, help), NULL, "show this help"},
 	OPT_END,
 };
@@ -69,8 +72,9 @@ struct run_plan {
 	enum scn_profile profile;
 	enum report_format format;
 	char out[PATH_MAX];
+	bool runtimes_named; /* --runtimes: an image that cannot be pulled is an error, not a note */
 	/* the Postgres fixture, when a scenario asks for it */
-	bool pg;
+	bool pg, pg_loaded;
 	struct manifest pg_img;
 	struct img_status pg_st;
 	struct fx_pg_template pg_tmpl;
@@ -86,6 +90,7 @@ static int plan_modes(const struct run_opts *o, struct run_plan *p, struct run_e
 {
 	char buf[64], *save = NULL;
 
+	p->nmodes = 0;
 	snprintf(buf, sizeof(buf), "%s", o->mode ? o->mode : "pinned");
 	for (char *m = strtok_r(buf, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
 		enum cg_cpu_mode mode;
@@ -107,76 +112,27 @@ static int plan_modes(const struct run_opts *o, struct run_plan *p, struct run_e
 	return 0;
 }
 
-/* The runtimes: those named, or every shipped runtime image; absent ones are pulled, or skipped with a note. */
+/* The runtimes: those named, or every shipped runtime image; their manifests only (prepare pulls). */
 static int plan_images(const struct run_opts *o, struct run_plan *p, struct hx_err *err)
 {
 	static const char *const defaults[] = {"node20", "node22", "node24", "bun", "deno", "workerd"};
-	struct img_cache cache = {.lock_fd = -1};
 	char buf[1024], *save = NULL;
-	int rc = 0;
 
-	if (img_cache_open(&cache, err) < 0)
-		return -err->errnum;
 	snprintf(buf, sizeof(buf), "%s", o->runtimes ? o->runtimes : "");
 	for (size_t i = 0; !o->runtimes && i < HX_ARRAY_SIZE(defaults); i++)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? "," : "", defaults[i]);
-	for (char *name = strtok_r(buf, ",", &save); name && rc == 0; name = strtok_r(NULL, ",", &save)) {
+	p->runtimes_named = o->runtimes != NULL;
+	for (char *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
 		struct manifest *m = &p->img[p->nimg];
-		struct hx_err pe = {0};
 
-		if (p->nimg == RUN_MAX_RT || man_load(img_manifest_dir(), name, m, err) < 0) {
-			rc = err->msg[0] ? -err->errnum
-					 : hx_fail(err, HX_EXIT_USAGE, E2BIG, "run: at most %d runtimes", RUN_MAX_RT);
-			break;
-		}
-		if (m->kind != MAN_RUNTIME) {
-			rc = hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: %s is a fixture, not a runtime", name);
-			break;
-		}
-		img_status(&cache, m, true, &p->st[p->nimg], err);
-		if (!p->st[p->nimg].present &&
-		    (img_pull(&cache, m, &pe) < 0 || img_status(&cache, m, true, &p->st[p->nimg], &pe) < 0)) {
-			if (o->runtimes) {
-				*err = pe;
-				rc = hx_wrap(err, "run: runtime %s", name);
-				break;
-			}
-			fprintf(stderr, "harness: run: skipping %s: %s\n", name, pe.msg);
-			man_free(m);
-			continue;
-		}
+		if (p->nimg == RUN_MAX_RT)
+			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "run: at most %d runtimes", RUN_MAX_RT);
+		if (man_load(img_manifest_dir(), name, m, err) < 0)
+			return -err->errnum;
 		p->nimg++;
+		if (m->kind != MAN_RUNTIME)
+			return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: %s is a fixture, not a runtime", name);
 	}
-	img_cache_close(&cache);
-	if (rc == 0 && p->nimg == 0)
-		rc = hx_fail(err, HX_EXIT_HOST, ENOENT, "run: no runtime image is present (harness images pull --all)");
-	return rc;
-}
-
-/* The fixture image a scenario needs: present (a host image: Debian's postgresql-15), or the scenario is
- * skipped with the reason. */
-static int plan_fixture(const struct scenario *s, struct run_plan *p, struct hx_err *err)
-{
-	struct img_cache cache = {.lock_fd = -1};
-	int rc = 0;
-
-	if (!(s->fixtures & SCN_FX_POSTGRES) || p->pg)
-		return 0;
-	if (man_load(img_manifest_dir(), "postgres15", &p->pg_img, err) < 0)
-		return -err->errnum;
-	if (img_cache_open(&cache, err) < 0 || img_status(&cache, &p->pg_img, true, &p->pg_st, err) < 0)
-		rc = -err->errnum;
-	else if (!p->pg_st.present && img_pull(&cache, &p->pg_img, err) < 0) {
-		rc = hx_wrap(err, "it needs the postgres15 fixture (on Debian: apt-get install postgresql-15)");
-		err->exit = HX_EXIT_HOST; /* the scenario is skipped, the run goes on */
-	} else if (!p->pg_st.present)
-		rc = img_status(&cache, &p->pg_img, true, &p->pg_st, err);
-	img_cache_close(&cache);
-	if (rc < 0) {
-		man_free(&p->pg_img);
-		return rc;
-	}
-	p->pg = true;
 	return 0;
 }
 
@@ -191,23 +147,52 @@ static int plan_scenarios(char **names, int n, const struct run_opts *o, struct 
 			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "run: at most %d scenarios", RUN_MAX_SCN);
 		if (scn_load(scn_dir(), n ? names[i] : defaults[i], s, err) < 0)
 			return -err->errnum;
-		if (dep_ensure(s, s->node_modules, sizeof(s->node_modules), err) < 0 || plan_fixture(s, p, err) < 0) {
-			if (err->exit != HX_EXIT_HOST)
-				return -err->errnum;
-			fprintf(stderr, "harness: run: skipping scenario %s: %s\n", s->name, err->msg);
-			hx_clear(err);
-			continue;
-		}
 		scn_scale(s, p->profile);
 		if (o->repeat)
 			s->repeat = o->repeat;
+		p->pg |= (s->fixtures & SCN_FX_POSTGRES) != 0;
 		p->nscn++;
 	}
+	if (p->pg && man_load(img_manifest_dir(), "postgres15", &p->pg_img, err) < 0)
+		return -err->errnum;
+	p->pg_loaded = p->pg;
 	return 0;
 }
 
-static int run_plan_all(const struct run_opts *o, char **names, int n, struct run_plan *p, struct run_env *env,
-			struct hx_err *err)
+/* --out, or results/harness-<time>.json: its folder must exist and take files before anything runs. */
+static int plan_out(const struct run_opts *o, struct run_plan *p, struct hx_err *err)
+{
+	char dir[PATH_MAX], *slash;
+
+	if (o->out) {
+		snprintf(p->out, sizeof(p->out), "%s", o->out);
+	} else {
+		time_t t = time(NULL);
+		struct tm tm;
+
+		gmtime_r(&t, &tm);
+		strftime(p->out, sizeof(p->out), "results/harness-%Y%m%d-%H%M%S.json", &tm);
+	}
+	snprintf(dir, sizeof(dir), "%s", p->out);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (!o->out && strcmp(dir, "results") == 0 && !util_exists(dir))
+		snprintf(dir, sizeof(dir), "."); /* prepare makes results/ */
+	if (access(dir, W_OK | X_OK) < 0)
+		return hx_fail(err, HX_EXIT_USAGE, errno, "run: --out: cannot write in %s (%s): name a folder that exists",
+			       dir, strerror(errno));
+	return 0;
+}
+
+/* Everything the run will do, validated, with no side effect: options, scenarios, modes and their CPU
+ * plans, runtime manifests, the results file's folder. */
+static int run_plan(const struct run_opts *o, char **names, int n, struct run_plan *p, struct run_env *env,
+		    struct hx_err *err)
 {
 	int prof = o->profile ? -1 : SCN_STANDARD;
 
@@ -220,22 +205,176 @@ static int run_plan_all(const struct run_opts *o, char **names, int n, struct ru
 	p->profile = (enum scn_profile)prof;
 	if (report_format_parse(o->format ? o->format : "table", &p->format) < 0 || p->format == RPT_CSV)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: --format takes table, md or json");
-	if (plan_scenarios(names, n, o, p, err) < 0 || plan_modes(o, p, env, err) < 0 || plan_images(o, p, err) < 0)
+	if (plan_out(o, p, err) < 0 || plan_scenarios(names, n, o, p, err) < 0 || plan_images(o, p, err) < 0 ||
+	    plan_modes(o, p, env, err) < 0)
+		return -err->errnum;
+	env->cap_s = o->cap;
+	return 0;
+}
+
+/* Absent runtime images are pulled; one that cannot be is an error when named, else skipped with a note. */
+static int prepare_images(struct run_plan *p, struct hx_err *err)
+{
+	struct img_cache cache = {.lock_fd = -1};
+	size_t kept = 0;
+	int rc = 0;
+
+	if (img_cache_open(&cache, err) < 0)
+		return -err->errnum;
+	for (size_t i = 0; i < p->nimg; i++) {
+		struct manifest *m = &p->img[i];
+		struct img_status *st = &p->st[i];
+		struct hx_err pe = {0};
+
+		img_status(&cache, m, true, st, err);
+		if (rc == 0 && !st->present &&
+		    (img_pull(&cache, m, &pe) < 0 || img_status(&cache, m, true, st, &pe) < 0)) {
+			if (p->runtimes_named) {
+				*err = pe;
+				rc = hx_wrap(err, "run: runtime %s", m->name);
+			} else {
+				fprintf(stderr, "harness: run: skipping %s: %s\n", m->name, pe.msg);
+			}
+			man_free(m);
+			continue;
+		}
+		p->img[kept] = *m;
+		p->st[kept++] = *st;
+	}
+	p->nimg = kept;
+	img_cache_close(&cache);
+	if (rc == 0 && p->nimg == 0)
+		rc = hx_fail(err, HX_EXIT_HOST, ENOENT, "run: no runtime image is present (harness images pull --all)");
+	return rc;
+}
+
+/* The fixture image: present (a host image: Debian's postgresql-15) or pulled; else the scenarios that
+ * need it are skipped with the reason, and the modes planned again without a fixture slice. */
+static int prepare_fixture(const struct run_opts *o, struct run_plan *p, struct run_env *env, struct hx_err *err)
+{
+	struct img_cache cache = {.lock_fd = -1};
+	struct hx_err fe = {0};
+	size_t kept = 0;
+	int rc = 0;
+
+	if (!p->pg)
+		return 0;
+	if (img_cache_open(&cache, err) < 0)
+		return -err->errnum;
+	if (img_status(&cache, &p->pg_img, true, &p->pg_st, &fe) < 0)
+		rc = -fe.errnum;
+	else if (!p->pg_st.present && img_pull(&cache, &p->pg_img, &fe) < 0)
+		rc = hx_wrap(&fe, "it needs the postgres15 fixture (on Debian: apt-get install postgresql-15)");
+	else if (!p->pg_st.present)
+		rc = img_status(&cache, &p->pg_img, true, &p->pg_st, &fe);
+	img_cache_close(&cache);
+	if (rc == 0)
+		return 0;
+	for (size_t i = 0; i < p->nscn; i++)
+		if (p->scn[i].fixtures & SCN_FX_POSTGRES)
+			fprintf(stderr, "harness: run: skipping scenario %s: %s\n", p->scn[i].name, fe.msg);
+		else
+			p->scn[kept++] = p->scn[i];
+	p->nscn = kept;
+	p->pg = false;
+	return plan_modes(o, p, env, err);
+}
+
+/* npm dependencies, installed once per lock file; a scenario whose cannot be is skipped with the reason. */
+static int prepare_deps(struct run_plan *p, struct hx_err *err)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < p->nscn; i++) {
+		struct scenario *s = &p->scn[i];
+
+		if (dep_ensure(s, s->node_modules, sizeof(s->node_modules), err) < 0) {
+			if (err->exit != HX_EXIT_HOST)
+				return -err->errnum;
+			fprintf(stderr, "harness: run: skipping scenario %s: %s\n", s->name, err->msg);
+			hx_clear(err);
+			continue;
+		}
+		if (kept != i)
+			p->scn[kept] = *s;
+		kept++;
+	}
+	p->nscn = kept;
+	return 0;
+}
+
+/* The run folder (logs, staged scenarios, the TLS key), the network namespace, the fixture's template and
+ * the throwaway certificate. */
+static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_err *err)
+{
+	char tmpl[] = "/tmp/harness-run-XXXXXX";
+	ssize_t n = readlink("/proc/self/exe", env->harness, sizeof(env->harness) - 1);
+
+	if (n <= 0 || !mkdtemp(tmpl))
+		return hx_syserr(err, "run: setup");
+	env->harness[n] = '\0';
+	snprintf(env->dir, sizeof(env->dir), "%s", tmpl);
+	if (sbx_net_prepare(&env->netns_fd, err) < 0)
+		return -err->errnum;
+	for (size_t i = 0; i < p->nscn; i++) {
+		struct scenario *s = &p->scn[i];
+		char staged[PATH_MAX];
+
+		/* a copy with a node_modules folder to mount the installed dependencies on */
+		if (s->node_modules[0]) {
+			if (dep_stage(s, env->dir, staged, sizeof(staged), err) < 0)
+				return -err->errnum;
+			snprintf(s->dir, sizeof(s->dir), "%s", staged);
+		}
+	}
+	if (p->pg) {
+		env->pg = &p->pg_tmpl;
+		if (fx_pg_prepare(&p->pg_img, &p->pg_st, env->budget[p->modes[0]].memory_max, env->netns_fd, env->pg,
+				  err) < 0)
+			return -err->errnum;
+		env->pg->interrupted = &run_interrupted;
+	}
+	for (size_t i = 0; i < p->nscn && !env->tls_dir[0]; i++)
+		if (p->scn[i].tls) {
+			snprintf(env->tls_dir, sizeof(env->tls_dir), "%s/tls", env->dir);
+			if (tls_make_selfsigned(env->tls_dir, err) < 0)
+				return -err->errnum;
+		}
+	return 0;
+}
+
+/* The side effects the plan asks for, before the first trial: pulls, npm, the results folder, the run
+ * folder, the network namespace, the fixture's template, certificates. */
+static int run_prepare(const struct run_opts *o, struct run_plan *p, struct run_env *env, struct hx_err *err)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (prepare_images(p, err) < 0 || prepare_deps(p, err) < 0 || prepare_fixture(o, p, env, err) < 0)
 		return -err->errnum;
 	if (p->nscn == 0)
 		return hx_fail(err, HX_EXIT_HOST, ENOENT, "run: no scenario can run here (see the messages above)");
-	if (o->out)
-		snprintf(p->out, sizeof(p->out), "%s", o->out);
-	else {
-		time_t t = time(NULL);
-		struct tm tm;
+	if (!o->out && util_mkdir_p("results", 0755) < 0)
+		return hx_syserr(err, "run: results/");
+	return prepare_run_dir(p, env, err);
+}
 
-		gmtime_r(&t, &tm);
-		mkdir("results", 0755);
-		strftime(p->out, sizeof(p->out), "results/harness-%Y%m%d-%H%M%S.json", &tm);
-	}
-	env->cap_s = o->cap;
-	return 0;
+/* What prepare made, undone: the namespace, and the run folder unless --keep. */
+static void run_cleanup(const struct run_opts *o, struct run_plan *p, struct run_env *env)
+{
+	sbx_net_cleanup(&env->netns_fd);
+	if (env->dir[0] && !o->keep)
+		unpack_remove_tree(env->dir);
+	else if (env->dir[0])
+		fprintf(stderr, "harness: run: logs kept in %s\n", env->dir);
+	for (size_t i = 0; i < p->nimg; i++)
+		man_free(&p->img[i]);
+	if (p->pg)
+		fx_pg_template_free(&p->pg_tmpl);
+	if (p->pg_loaded)
+		man_free(&p->pg_img);
 }
 
 /* The fixture's settings under config.fixtures.postgres. */
@@ -387,50 +526,12 @@ static int run_all(struct run_plan *p, struct run_env *env, struct res_doc *d, s
 
 static int run_execute(struct run_plan *p, struct run_env *env, struct hx_err *err)
 {
-	struct sigaction sa = {.sa_handler = on_signal};
 	struct res_doc results = {0};
-	char tmpl[] = "/tmp/harness-run-XXXXXX";
-	ssize_t n;
 	int verdict;
 
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	n = readlink("/proc/self/exe", env->harness, sizeof(env->harness) - 1);
-	if (n <= 0 || !mkdtemp(tmpl))
-		return hx_syserr(err, "run: setup");
-	env->harness[n] = '\0';
-	snprintf(env->dir, sizeof(env->dir), "%s", tmpl);
-	if (sbx_net_prepare(&env->netns_fd, err) < 0)
-		return -err->errnum;
-	for (size_t i = 0; i < p->nscn; i++) {
-		struct scenario *s = &p->scn[i];
-		char staged[PATH_MAX];
-
-		/* a copy with a node_modules folder to mount the installed dependencies on */
-		if (s->node_modules[0]) {
-			if (dep_stage(s, env->dir, staged, sizeof(staged), err) < 0)
-				return -err->errnum;
-			snprintf(s->dir, sizeof(s->dir), "%s", staged);
-		}
-	}
-	if (p->pg) {
-		env->pg = &p->pg_tmpl;
-		if (fx_pg_prepare(&p->pg_img, &p->pg_st, env->budget[p->modes[0]].memory_max, env->netns_fd, env->pg,
-				  err) < 0)
-			return -err->errnum;
-		env->pg->interrupted = &run_interrupted;
-	}
-	for (size_t i = 0; i < p->nscn && !env->tls_dir[0]; i++)
-		if (p->scn[i].tls) {
-			snprintf(env->tls_dir, sizeof(env->tls_dir), "%s/tls", env->dir);
-			if (tls_make_selfsigned(env->tls_dir, err) < 0)
-				return -err->errnum;
-		}
 	if (results_head(p, env, &results, err) < 0)
 		return -err->errnum;
 	verdict = run_all(p, env, &results, err);
-	sbx_net_cleanup(&env->netns_fd);
 	if (verdict < 0) {
 		res_doc_free(&results);
 		return verdict;
@@ -471,15 +572,12 @@ int verb_run(int argc, char **argv)
 			run_tab);
 		return HX_EXIT_OK;
 	}
-	if (run_plan_all(&o, argv + 1, npos, p, env, &err) < 0)
-		return hx_report(&err);
-	rc = run_execute(p, env, &err);
-	for (size_t i = 0; i < p->nimg; i++)
-		man_free(&p->img[i]);
-	if (p->pg) {
-		fx_pg_template_free(&p->pg_tmpl);
-		man_free(&p->pg_img);
-	}
+	rc = run_plan(&o, argv + 1, npos, p, env, &err);
+	if (rc == 0)
+		rc = run_prepare(&o, p, env, &err);
+	if (rc == 0)
+		rc = run_execute(p, env, &err);
+	run_cleanup(&o, p, env);
 	return rc < 0 ? hx_report(&err) : rc;
 }
 

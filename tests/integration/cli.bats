@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
 # The command line surface: help, version, verbs, usage errors and exit codes.
 
+bats_require_minimum_version 1.5.0
+
 load helpers
 
 @test "--version names the version and the commit" {
@@ -72,4 +74,14 @@ load helpers
 		[ "$status" -eq 4 ]
 		[[ "$output" == *"'$verb' is not built yet"* ]]
 	done
+}
+
+@test "run --out in a folder that does not exist: exit 2 before anything runs" {
+	cd "$BATS_TEST_TMPDIR"
+	HARNESS_CACHE_DIR="$BATS_TEST_TMPDIR/cache" run --separate-stderr "$HARNESS" run --out "$BATS_TEST_TMPDIR/no/such/r.json" express
+	echo "$stderr"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == "harness: run: --out: cannot write in $BATS_TEST_TMPDIR/no/such (No such file or directory): name a folder that exists" ]]
+	# nothing ran: no image cache opened (no pull), no npm, no results folder
+	[ ! -e "$BATS_TEST_TMPDIR/cache" ] && [ ! -e results ]
 }

@@ -19,7 +19,7 @@ teardown() {
 }
 
 @test "a script reaches the trial's own Postgres at PGHOST:PGPORT; fixture slice, CPU set, clean shutdown" {
-	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --out r.json "$HARNESS_FIXTURES/scenarios/pg-reachable"
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --keep --out r.json "$HARNESS_FIXTURES/scenarios/pg-reachable"
 	echo "$output"
 	echo "$stderr" | tail -5
 	[ "$status" -eq 0 ]
@@ -43,4 +43,5 @@ PY
 	logs=$(python3 -c 'import json; print(json.load(open("r.json"))["config"]["logs"])')
 	grep -q "database system is ready to accept connections" "$logs"/postgres-pg-reachable-node20-pinned-1.log
 	grep -q "database system is shut down" "$logs"/postgres-pg-reachable-node20-pinned-1.log
+	rm -rf "$logs" # --keep: ours to remove
 }

@@ -63,7 +63,7 @@ PY
 
 @test "the fixture leaves no process, cgroup or data directory behind, and the template is never written" {
 	pg_scenario pg 200 ''
-	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --repeat 2 --out p.json ./pg
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --repeat 2 --keep --out p.json ./pg
 	[ "$status" -eq 0 ]
 	tmpl=$(ls -d "${HARNESS_CACHE_DIR:-/var/cache/harness}"/fixtures/postgres15-*/pgdata | head -1)
 	[ -f "$tmpl/PG_VERSION" ]
@@ -81,6 +81,7 @@ PY
 		grep -q "received fast shutdown request" "$l"
 		grep -q "database system is shut down" "$l"
 	done
+	rm -rf "$logs" # --keep: ours to remove
 }
 
 @test "a wrong password is refused by the server and the trial says so" {

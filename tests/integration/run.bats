@@ -89,6 +89,9 @@ PY
 	[[ "$stderr" == *"the server exited with status 7 before it was ready; its last output: cannot start: no configuration"* ]]
 	# ready.timeout_s is 60: a trial that waited for it would take that long
 	python3 -c 'import json; t=json.load(open("e.json"))["trials"][0]; print("wall_s", t["wall_s"]); assert t["status"] == "failed" and t["wall_s"] < 20, t'
+	# without --keep, the run folder is gone
+	logs=$(python3 -c 'import json; print(json.load(open("e.json"))["config"]["logs"])')
+	[[ "$logs" == /tmp/harness-run-* ]] && [ ! -e "$logs" ]
 }
 
 @test "a server that crashes mid-load is reported, not hung on" {
@@ -174,7 +177,7 @@ PY
 }
 
 @test "express-https: the runtime terminates TLS with the run's throwaway certificate, the client speaks TLS" {
-	run --separate-stderr "$HARNESS" run --runtimes node20 --profile quick --repeat 1 --out t.json express-https
+	run --separate-stderr "$HARNESS" run --runtimes node20 --profile quick --repeat 1 --keep --out t.json express-https
 	echo "$stderr" | tail -3
 	[ "$status" -eq 0 ]
 	check_results t.json
@@ -186,6 +189,8 @@ assert t["load"]["config"]["transport"] == "tls" and t["load"]["requests"] > 0
 cert = os.path.join(d["config"]["logs"], "tls", "cert.pem")
 assert open(cert).read().startswith("-----BEGIN CERTIFICATE-----")
 PY
+	logs=$(python3 -c 'import json; print(json.load(open("t.json"))["config"]["logs"])')
+	rm -rf "$logs" # --keep: ours to remove
 }
 
 @test "ws-chat: 16 clients x 80 messages with the ws library; every delivery exactly once" {
