@@ -27,12 +27,6 @@ static inline void hx_fclosep(FILE **f)
 		fclose(*f);
 }
 
-static inline void hx_pclosep(FILE **f)
-{
-	if (*f)
-		pclose(*f);
-}
-
 static inline void hx_closedirp(DIR **d)
 {
 	if (*d)
@@ -52,7 +46,6 @@ static inline void hx_killp(const pid_t *pid)
 #define _cleanup_free_	   __attribute__((cleanup(hx_freep)))
 #define _cleanup_close_	   __attribute__((cleanup(hx_closep)))
 #define _cleanup_fclose_   __attribute__((cleanup(hx_fclosep)))
-#define _cleanup_pclose_   __attribute__((cleanup(hx_pclosep)))
 #define _cleanup_closedir_ __attribute__((cleanup(hx_closedirp)))
 #define _cleanup_kill_	   __attribute__((cleanup(hx_killp)))
 

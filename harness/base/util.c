@@ -7,9 +7,12 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -102,35 +105,98 @@ int util_write_file(const char *path, const char *value, struct hx_err *err)
 	return 0;
 }
 
-int util_write_atomic(const char *path, const void *data, size_t len, struct hx_err *err)
+int util_create_at(int dirfd, const char *name, unsigned mode)
 {
-	char tmp[4096];
-	const char *p = data;
-	_cleanup_close_ int fd = -1;
+	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= sizeof(tmp))
-		return hx_fail(err, HX_EXIT_USAGE, ENAMETOOLONG, "%s: path too long", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return hx_syserr(err, "create %s", tmp);
+		return -errno;
+	if (fchmod(fd, (mode_t)mode) < 0) { /* whatever the umask */
+		int e = errno;
+
+		close(fd);
+		unlinkat(dirfd, name, 0);
+		return -e;
+	}
+	return fd;
+}
+
+/* mkostemp(3)'s scheme relative to a directory fd: ".<base>.XXXXXX" with random letters, O_EXCL, so
+ * nothing planted at a guessed name (a symlink, a file of another user) is ever opened. */
+static int create_temp_at(int dirfd, const char *base, unsigned mode, char *name, size_t len)
+{
+	static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char rnd[12];
+		char suffix[13];
+		int fd;
+
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			return -EIO;
+		for (size_t i = 0; i < sizeof(rnd); i++)
+			suffix[i] = letters[rnd[i] % (sizeof(letters) - 1)];
+		suffix[sizeof(rnd)] = '\0';
+		if ((size_t)snprintf(name, len, ".%.200s.%s", base, suffix) >= len)
+			return -ENAMETOOLONG;
+		fd = util_create_at(dirfd, name, mode);
+		if (fd != -EEXIST)
+			return fd;
+	}
+	return -EEXIST;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
 	while (len > 0) {
 		ssize_t n = write(fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			hx_syserr(err, "write %s", tmp);
-			unlink(tmp);
-			return -err->errnum;
-		}
+		if (n < 0)
+			return -errno;
 		p += n;
 		len -= (size_t)n;
 	}
-	if (fsync(fd) < 0 || rename(tmp, path) < 0) {
-		hx_syserr(err, "save %s", path);
-		unlink(tmp);
-		return -err->errnum;
+	return 0;
+}
+
+int util_write_atomic(const char *path, const void *data, size_t len, struct hx_err *err)
+{
+	char dir[PATH_MAX], tmp[256];
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	_cleanup_close_ int dirfd = -1, fd = -1;
+	int r;
+
+	if (!base[0] || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+		return hx_fail(err, HX_EXIT_USAGE, EISDIR, "%s: not a file name", path);
+	if ((size_t)snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".") >=
+	    sizeof(dir))
+		return hx_fail(err, HX_EXIT_USAGE, ENAMETOOLONG, "%s: path too long", path);
+	if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return hx_syserr(err, "save %s: open its folder", path);
+	fd = create_temp_at(dirfd, base, 0644, tmp, sizeof(tmp));
+	if (fd < 0) {
+		errno = -fd;
+		return hx_syserr(err, "save %s: create a temporary file", path);
 	}
+	r = write_all(fd, data, len);
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	/* rename replaces whatever sits at the name (a symlink included) and follows nothing */
+	if (r == 0 && renameat(dirfd, tmp, dirfd, base) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlinkat(dirfd, tmp, 0);
+		errno = -r;
+		return hx_syserr(err, "save %s", path);
+	}
+	fsync(dirfd); /* the rename itself survives a crash */
 	return 0;
 }
 
@@ -262,6 +328,44 @@ uint64_t util_now_ns(void)
 int util_exit_code(int status)
 {
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+int util_capture(char *const argv[], char *out, size_t len)
+{
+	posix_spawn_file_actions_t fa;
+	_cleanup_close_ int rd = -1;
+	int p[2], rc, status;
+	size_t got = 0;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	rd = p[0];
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[1]);
+	if (rc != 0)
+		return -rc;
+	for (;;) {
+		char sink[4096];
+		ssize_t n = got + 1 < len ? read(rd, out + got, len - got - 1) : read(rd, sink, sizeof(sink));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (got + 1 < len)
+			got += (size_t)n;
+	}
+	out[got] = '\0';
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return util_exit_code(status);
 }
 
 int util_mkdir_p(const char *path, unsigned mode)

@@ -18,8 +18,13 @@ int util_read_line(const char *path, char **ret, struct hx_err *err);
 int util_read_u64(const char *path, uint64_t *ret, struct hx_err *err);
 /* Write a string to an existing file in one write(2): for cgroup and proc knobs. */
 int util_write_file(const char *path, const char *value, struct hx_err *err);
-/* Write a file atomically: a temp file in the same folder, fsync, rename. */
+/* Write a file atomically, safe in a folder others can write: the folder opened once, a temporary
+ * ".<name>.<random>" created in it with O_EXCL|O_NOFOLLOW (mode 0644), written, fsynced, renamed over
+ * the name (which replaces a symlink there rather than following it), the folder fsynced. */
 int util_write_atomic(const char *path, const void *data, size_t len, struct hx_err *err);
+/* Create a new file name in dirfd: O_EXCL|O_NOFOLLOW|O_CLOEXEC, write-only, exactly mode. Returns the
+ * fd or -errno (-EEXIST when anything, a symlink included, is already there). */
+int util_create_at(int dirfd, const char *name, unsigned mode);
 bool util_exists(const char *path);
 
 /* A folder of shipped data: $<env> when set, else <name>/ beside the binary's checkout (bin/../name), else
@@ -30,6 +35,10 @@ const char *util_data_dir(const char *env, const char *name, char *buf, size_t l
 uint64_t util_now_ns(void);
 /* A wait status as a shell reports it: the exit code, or 128+N for signal N. */
 int util_exit_code(int status);
+/* Run argv (argv[0] looked up in PATH when it has no '/'; never a shell) with stdin and stderr on
+ * /dev/null; its stdout (up to len - 1 bytes, NUL-terminated) into out. Returns its exit code as
+ * util_exit_code gives it, or -errno when it could not start. */
+int util_capture(char *const argv[], char *out, size_t len);
 /* mkdir -p; returns -errno. */
 int util_mkdir_p(const char *path, unsigned mode);
 

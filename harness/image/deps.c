@@ -1,6 +1,7 @@
 /* Scenario npm dependencies in the image cache: <cache>/npm/sha256-<lock digest>/node_modules. */
 #include "image/deps.h"
 
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include "image/images.h"
 #include "image/unpack.h"
 #include "base/util.h"
+#include "base/valid.h"
 
 static int copy_file(const char *from, const char *to)
 {
@@ -63,10 +65,96 @@ static int npm_ci(const char *dir, char *log, size_t len)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
 }
 
+/* A "packages" key: "node_modules/<name>", nested as ".../node_modules/<name>" for each level. */
+static const char *lock_key_rule(const char *key)
+{
+	static const char rule[] = "is not node_modules/<npm package name>[/node_modules/<name>...]";
+	char part[VALID_NPM_MAX + 1];
+
+	for (;;) {
+		const char *name = key + 13, *end;
+		size_t n;
+
+		if (strncmp(key, "node_modules/", 13) != 0)
+			return rule;
+		end = strchr(name, '/');
+		if (name[0] == '@' && end)
+			end = strchr(end + 1, '/'); /* @scope/name */
+		n = end ? (size_t)(end - name) : strlen(name);
+		if (n > VALID_NPM_MAX)
+			return rule;
+		snprintf(part, sizeof(part), "%.*s", (int)n, name);
+		if (valid_npm_package(part))
+			return rule;
+		if (!end)
+			return NULL;
+		key = end + 1;
+	}
+}
+
+static int check_lock_entry(const char *file, const char *key, const cJSON *e, const char *registry, struct hx_err *err)
+{
+	const cJSON *version = cJSON_GetObjectItemCaseSensitive(e, "version");
+	const cJSON *resolved = cJSON_GetObjectItemCaseSensitive(e, "resolved");
+	char field[300], q[300];
+
+	snprintf(field, sizeof(field), "packages.%s", key);
+	if (!cJSON_IsObject(e))
+		return hx_fail_field(err, file, field, "expected an object");
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "link")))
+		return hx_fail_field(err, file, field,
+				     "a link to a folder: only packages from the registry are installed");
+	if (version &&
+	    (!cJSON_IsString(version) || valid_check(valid_semver, version->valuestring, file, field, err) < 0))
+		return cJSON_IsString(version) ? -err->errnum
+					       : hx_fail_field(err, file, field, "version: expected a string");
+	if (!resolved)
+		return 0;
+	if (!cJSON_IsString(resolved) || valid_check(valid_url, resolved->valuestring, file, field, err) < 0)
+		return cJSON_IsString(resolved) ? -err->errnum
+						: hx_fail_field(err, file, field, "resolved: expected a string");
+	if (strncmp(resolved->valuestring, registry, strlen(registry)) != 0) {
+		valid_quote(resolved->valuestring, q, sizeof(q));
+		return hx_fail_field(err, file, field,
+				     "resolved: '%s' is not in the registry npm is configured with (%s)", q, registry);
+	}
+	return 0;
+}
+
+int dep_check_lock(const char *file, const char *text, const char *registry, struct hx_err *err)
+{
+	const char *bad = valid_json_text(text, strlen(text));
+	cJSON *root = bad ? NULL : cJSON_Parse(text);
+	const cJSON *packages = cJSON_GetObjectItemCaseSensitive(root, "packages"), *it;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "lockfileVersion");
+	int rc = 0;
+
+	if (bad || !root)
+		rc = hx_fail_field(err, file, NULL, "%s", bad ? bad : "not valid JSON");
+	else if (!cJSON_IsNumber(v) || (v->valueint != 2 && v->valueint != 3))
+		rc = hx_fail_field(err, file, "lockfileVersion", "expected 2 or 3 (made by npm 7 or later)");
+	else if (!cJSON_IsObject(packages))
+		rc = hx_fail_field(err, file, "packages", "expected an object");
+	if (rc < 0)
+		packages = NULL;
+	cJSON_ArrayForEach (it, packages) {
+		if (it->string[0] && valid_check(lock_key_rule, it->string, file, "packages", err) < 0) {
+			rc = -err->errnum;
+			break;
+		}
+		if ((it->string[0] || cJSON_GetObjectItemCaseSensitive(it, "resolved")) &&
+		    (rc = check_lock_entry(file, it->string[0] ? it->string : "\"\"", it, registry, err)) < 0)
+			break;
+	}
+	cJSON_Delete(root);
+	return rc;
+}
+
 int dep_ensure(const struct scenario *s, char *ret, size_t len, struct hx_err *err)
 {
 	struct img_cache c = {.lock_fd = -1};
 	char lock[PATH_MAX], pkg[PATH_MAX], hex[65], base[PATH_MAX], tmp[PATH_MAX], log[4096], path[PATH_MAX];
+	char registry[1024];
 	_cleanup_free_ char *text = NULL;
 	size_t tlen;
 	int rc = 0;
@@ -77,7 +165,8 @@ int dep_ensure(const struct scenario *s, char *ret, size_t len, struct hx_err *e
 	if (!util_exists(lock))
 		return 0;
 	if (util_read_file(lock, &text, &tlen, err) < 0 || util_sha256_hex(text, tlen, hex, sizeof(hex)) < 0 ||
-	    img_cache_open(&c, err) < 0)
+	    img_npm_registry("", registry, sizeof(registry), err) < 0 ||
+	    dep_check_lock(lock, text, registry, err) < 0 || img_cache_open(&c, err) < 0)
 		return -err->errnum;
 	snprintf(base, sizeof(base), "%s/npm/sha256-%s", c.root, hex);
 	snprintf(ret, len, "%s/node_modules", base);

@@ -8,6 +8,10 @@
 #include "base/err.h"
 #include "run/scenario.h"
 
+/* A package-lock.json that npm ci may follow: lockfileVersion 2 or 3, every "packages" key a
+ * node_modules/<name> path with npm package names, no links to folders, semantic versions, and any
+ * "resolved" URL under registry. A usage error naming the file and entry otherwise. */
+int dep_check_lock(const char *file, const char *text, const char *registry, struct hx_err *err);
 /* The node_modules folder for scenario s (installing it when absent); "" when s has no
  * package-lock.json. Offline with nothing cached: an HX_EXIT_HOST error that says so. */
 int dep_ensure(const struct scenario *s, char *ret, size_t len, struct hx_err *err);

@@ -22,6 +22,7 @@
 #include "sandbox/sandbox.h"
 #include "image/unpack.h"
 #include "base/util.h"
+#include "base/valid.h"
 
 const char *img_manifest_dir(void)
 {
@@ -126,25 +127,24 @@ int img_status(struct img_cache *c, const struct manifest *m, bool hash_host, st
 	return 0;
 }
 
-/* The registry npm uses for a package, scoped ones included: asked of npm itself. */
-static int npm_registry(const char *package, char *buf, size_t len, struct hx_err *err)
+/* The registry npm uses for a package, scoped ones included: asked of npm itself (argv, no shell). */
+int img_npm_registry(const char *package, char *buf, size_t len, struct hx_err *err)
 {
-	char cmd[512], scope[214] = "";
+	char key[VALID_NPM_MAX + 16] = "", out[1024];
 	const char *slash = strchr(package, '/');
 
 	if (package[0] == '@' && slash)
-		snprintf(scope, sizeof(scope), "%.*s", (int)(slash - package), package);
-	for (int pass = scope[0] ? 0 : 1; pass < 2; pass++) {
-		_cleanup_pclose_ FILE *p = NULL;
+		snprintf(key, sizeof(key), "%.*s:registry", (int)(slash - package), package);
+	for (int pass = key[0] ? 0 : 1; pass < 2; pass++) {
+		char *argv[] = {(char *)"npm", (char *)"config", (char *)"get", pass ? (char *)"registry" : key, NULL};
 
-		snprintf(cmd, sizeof(cmd), "npm config get %s%s 2>/dev/null", pass ? "" : scope,
-			 pass ? "registry" : ":registry");
-		p = popen(cmd, "r");
-		if (!p || !fgets(buf, (int)len, p))
+		if (util_capture(argv, out, sizeof(out)) != 0)
 			continue;
-		util_rstrip(buf);
-		if ((strncmp(buf, "http://", 7) == 0 || strncmp(buf, "https://", 8) == 0))
+		util_rstrip(out);
+		if (!valid_url(out) && strlen(out) < len) {
+			snprintf(buf, len, "%s", out);
 			return 0;
+		}
 	}
 	return hx_fail(
 		err, HX_EXIT_HOST, ENOENT,
@@ -162,7 +162,7 @@ static int npm_tarball(const struct manifest *m, char *url, size_t len, struct h
 	const char *slash = strchr(m->package, '/');
 	int rc = 0;
 
-	if (npm_registry(m->package, reg, sizeof(reg), err) < 0)
+	if (img_npm_registry(m->package, reg, sizeof(reg), err) < 0)
 		return -err->errnum;
 	if (m->package[0] == '@' && slash)
 		snprintf(name, sizeof(name), "%.*s%%2f%s", (int)(slash - m->package), m->package, slash + 1);
