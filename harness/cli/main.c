@@ -30,7 +30,7 @@ static const struct verb verbs[] = {
 	{"images", verb_images, "list, pull, verify and remove runtime images"},
 	{"scenarios", verb_scenarios, "list the scenarios"},
 	{"report", verb_report, "re-render a results file (md, json, csv)"},
-	{"compare", NULL, "compare two results files"},
+	{"compare", verb_compare, "compare two results files: a verdict per row, exit 1 on a regression"},
 	{"doctor", verb_doctor, "report what this host offers (cgroups, CPUs, kernel facilities) and why"},
 	{"gc", verb_gc, "remove cgroup trees left behind by harness processes that died"},
 };

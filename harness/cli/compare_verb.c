@@ -1,0 +1,174 @@
+/* `harness compare A.json B.json`: a verdict per scenario x runtime x mode x metric, and the regression gate. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/opt.h"
+#include "cli/verbs.h"
+#include "report/compare.h"
+
+struct compare_opts {
+	bool help, allow_different_host;
+	const char *threshold, *format, *fail_on;
+	double alpha;
+};
+
+static const struct hx_opt compare_tab[] = {
+	{"threshold", 0, OPT_STR, offsetof(struct compare_opts, threshold), "P%",
+	 "smallest change that counts, in percent (default 5%)"},
+	{"alpha", 0, OPT_NUMBER, offsetof(struct compare_opts, alpha), "A",
+	 "significance level; the CI is 1-A (default 0.05)"},
+	{"format", 0, OPT_STR, offsetof(struct compare_opts, format), "FMT", "table, md or json (default table)"},
+	{"fail-on", 0, OPT_STR, offsetof(struct compare_opts, fail_on), "WHAT",
+	 "regression: exit 1 on a significant regression beyond the threshold (default); none: never"},
+	{"allow-different-host", 0, OPT_FLAG, offsetof(struct compare_opts, allow_different_host), NULL,
+	 "compare files from different hosts, CPU plans or runtime images (the differences are still printed)"},
+	{"help", 'h', OPT_FLAG, offsetof(struct compare_opts, help), NULL, "show this help"},
+	OPT_END,
+};
+
+/* A results file, typed, and its cells. */
+struct loaded {
+	struct res_doc doc;
+	struct cmp_side side;
+};
+
+static int load(const char *path, struct loaded *l, struct hx_err *err)
+{
+	memset(l, 0, sizeof(*l));
+	if (res_read(path, &l->doc, err) < 0)
+		return hx_wrap(err, "compare");
+	l->side.path = path;
+	l->side.head = l->doc.head;
+	return cmp_cells_from(&l->doc, &l->side.cells, &l->side.ncells, err);
+}
+
+static void unload(struct loaded *l)
+{
+	cmp_cells_free(l->side.cells, l->side.ncells);
+	res_doc_free(&l->doc);
+}
+
+/* "5%", "5" or "2.5%": a percentage in (0, 100). */
+static int parse_threshold(const char *s, double *ret, struct hx_err *err)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end == '%')
+		end++;
+	if (errno || end == s || *end || !(v > 0 && v < 100))
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "compare: --threshold: expected a percentage between 0 and 100 such as 5%%, not '%s'",
+			       s);
+	*ret = v / 100;
+	return 0;
+}
+
+static int parse_opts(const struct compare_opts *co, struct cmp_opts *o, enum cmp_format *f, struct hx_err *err)
+{
+	static const char *const formats[] = {"table", "md", "json"};
+	const char *fmt = co->format ? co->format : "table";
+
+	*o = (struct cmp_opts){.threshold = 0.05, .alpha = 0.05, .fail_on_regression = true};
+	if (co->threshold && parse_threshold(co->threshold, &o->threshold, err) < 0)
+		return -1;
+	if (co->alpha) {
+		if (!(co->alpha > 0 && co->alpha <= 0.5))
+			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+				       "compare: --alpha: expected a level in (0, 0.5] such as 0.05, not %g",
+				       co->alpha);
+		o->alpha = co->alpha;
+	}
+	if (co->fail_on && strcmp(co->fail_on, "regression") != 0 && strcmp(co->fail_on, "none") != 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "compare: --fail-on: expected regression or none, not '%s'",
+			       co->fail_on);
+	o->fail_on_regression = !co->fail_on || !strcmp(co->fail_on, "regression");
+	o->allow_different_host = co->allow_different_host;
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(fmt, formats[i])) {
+			*f = (enum cmp_format)i;
+			return 0;
+		}
+	return hx_fail(err, HX_EXIT_USAGE, EINVAL, "compare: --format: expected table, md or json, not '%s'", fmt);
+}
+
+/* The first field that makes the files incomparable, printed with every difference; 0 when none. */
+static int refuse(const struct cmp_result *r, const char *a, const char *b, struct hx_err *err)
+{
+	for (size_t i = 0; i < r->ndiffs; i++)
+		if (r->diffs[i].refuse) {
+			fprintf(stderr, "harness: compare: %s and %s differ:\n", a, b);
+			for (size_t j = 0; j < r->ndiffs; j++)
+				fprintf(stderr, "  %s: %s → %s\n", r->diffs[j].field, r->diffs[j].a, r->diffs[j].b);
+			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+				       "compare: %s differs (%.60s vs %.60s): these runs measured different things; "
+				       "--allow-different-host compares them anyway",
+				       r->diffs[i].field, r->diffs[i].a, r->diffs[i].b);
+		}
+	return 0;
+}
+
+static int compare(const char *pa, const char *pb, const struct cmp_opts *o, enum cmp_format f, struct hx_err *err)
+{
+	struct loaded a, b;
+	struct cmp_result r = {0};
+	int rc = HX_EXIT_OK;
+
+	if (load(pa, &a, err) < 0) {
+		unload(&a);
+		return -1;
+	}
+	if (load(pb, &b, err) < 0 || cmp_run(&a.side, &b.side, o, &r, err) < 0 ||
+	    (!o->allow_different_host && refuse(&r, pa, pb, err) < 0))
+		rc = -1;
+	else if (!r.nrows)
+		rc = hx_fail(err, HX_EXIT_USAGE, ENOENT,
+			     "compare: no scenario x runtime x mode x metric with passed trials in both files");
+	else {
+		cmp_render(&a.side, &b.side, o, &r, f, stdout);
+		rc = o->fail_on_regression && r.regressions ? HX_EXIT_VERDICT : HX_EXIT_OK;
+	}
+	cmp_result_free(&r);
+	unload(&a);
+	unload(&b);
+	return rc;
+}
+
+int verb_compare(int argc, char **argv)
+{
+	struct compare_opts co = {0};
+	struct hx_err err = {0};
+	struct cmp_opts o;
+	enum cmp_format f = CMP_TABLE;
+	int npos, rc;
+
+	if (opt_parse("compare", compare_tab, &co, argc, argv, false, &npos, &err) < 0)
+		return hx_report(&err);
+	if (co.help) {
+		opt_print_help(
+			stdout,
+			"harness compare A.json B.json [--threshold 5%] [--alpha 0.05] [--format table|md|json]\n"
+			"                [--fail-on regression|none] [--allow-different-host]",
+			"Compare two results files: per scenario, runtime, mode and metric in both, the medians,\n"
+			"their ratio B/A with a bootstrap CI, a Mann-Whitney p and a verdict (better, worse, no\n"
+			"significant change, or inconclusive with the trials that would settle it).\n"
+			"Exit 1 when a row is a significant regression beyond the threshold; exit 2 when the\n"
+			"files come from different hosts, CPU plans or runtime images.",
+			compare_tab);
+		return HX_EXIT_OK;
+	}
+	if (npos != 2) {
+		hx_fail(&err, HX_EXIT_USAGE, EINVAL,
+			"compare: expected two results files: harness compare A.json B.json");
+		return hx_report(&err);
+	}
+	if (parse_opts(&co, &o, &f, &err) < 0)
+		return hx_report(&err);
+	rc = compare(argv[1], argv[2], &o, f, &err);
+	return rc < 0 ? hx_report(&err) : rc;
+}

@@ -1,0 +1,85 @@
+/* Comparing two results files: a row per scenario x runtime x mode x metric present in both, with the ratio of
+ * medians, its bootstrap CI, a rank test's p and a verdict; and what differs between the two hosts and plans.
+ * The verdicts and the gate are described in docs/statistics.md. */
+#ifndef HX_COMPARE_H
+#define HX_COMPARE_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "base/err.h"
+#include "report/results.h"
+#include "report/signif.h"
+
+#define CMP_MAX_CELLS 256
+
+/* A metric's values in one scenario x runtime x mode, over the trials that passed, in trial order. */
+struct cmp_cell {
+	char scenario[64], runtime[64], mode[16];
+	const char *metric; /* one of res_metric_names */
+	double *v;
+	size_t n;
+};
+
+/* One file as compare reads it: what describes the run (host, config, images), and its cells. */
+struct cmp_side {
+	const char *path;
+	const cJSON *head;
+	struct cmp_cell *cells;
+	size_t ncells;
+};
+
+enum cmp_verdict { CMP_BETTER, CMP_WORSE, CMP_SAME, CMP_INCONCLUSIVE };
+
+struct cmp_row {
+	const struct cmp_cell *a, *b;
+	bool higher_better;
+	double a_median, b_median, cv; /* cv: the larger of the two sides' */
+	struct sig_ci ratio;	       /* median(B) / median(A) */
+	struct sig_test mwu, welch;
+	double shift; /* Hodges-Lehmann: B - A */
+	enum cmp_verdict verdict;
+	size_t trials_needed; /* inconclusive: trials per side to detect the threshold; 0: more than 10,000 */
+};
+
+/* A field that differs between the two files; refuse: it makes them incomparable without --allow-different-host. */
+struct cmp_diff {
+	char field[96], a[160], b[160];
+	bool refuse;
+};
+
+struct cmp_opts {
+	double threshold; /* relative, e.g. 0.05 */
+	double alpha;
+	bool fail_on_regression;
+	bool allow_different_host;
+};
+
+struct cmp_result {
+	struct cmp_row *rows;
+	size_t nrows;
+	struct cmp_diff diffs[64];
+	size_t ndiffs;
+	size_t regressions; /* rows worse beyond the threshold */
+};
+
+/* Whether bigger is better for this metric (throughput), or smaller (time, latency, memory); -1: not compared. */
+int cmp_metric_direction(const char *metric);
+/* The cells of a results document's trials that passed, in the order of first appearance. */
+int cmp_cells_from(const struct res_doc *d, struct cmp_cell **ret, size_t *ret_n, struct hx_err *err);
+void cmp_cells_free(struct cmp_cell *cells, size_t n);
+/* Host, plan and image fields that differ between the heads of two results files. */
+void cmp_host_diffs(const cJSON *a, const cJSON *b, struct cmp_result *res);
+/* Rows for every cell present in both sides; deterministic. */
+int cmp_run(const struct cmp_side *a, const struct cmp_side *b, const struct cmp_opts *o, struct cmp_result *ret,
+	    struct hx_err *err);
+void cmp_result_free(struct cmp_result *r);
+const char *cmp_verdict_word(const struct cmp_row *r);
+
+enum cmp_format { CMP_TABLE, CMP_MD, CMP_JSON };
+void cmp_render(const struct cmp_side *a, const struct cmp_side *b, const struct cmp_opts *o,
+		const struct cmp_result *r, enum cmp_format f, FILE *out);
+
+#endif

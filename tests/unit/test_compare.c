@@ -1,0 +1,174 @@
+/* harness compare's rows: verdicts by direction and threshold, the gate count, host differences, and the same
+ * output byte for byte from the same input. */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "report/compare.h"
+
+static const struct cmp_opts opts = {.threshold = 0.05, .alpha = 0.05, .fail_on_regression = true};
+
+/* A cell of n values around mid, spread by ±spread (relative), deterministic. */
+static struct cmp_cell cell(const char *metric, double mid, double spread, size_t n)
+{
+	struct cmp_cell c = {.scenario = "http-hello", .runtime = "bun", .mode = "pinned", .metric = metric, .n = n};
+
+	c.v = malloc(n * sizeof(double));
+	for (size_t i = 0; i < n; i++)
+		c.v[i] = mid * (1 + spread * ((double)((i * 7) % n) / (double)(n - 1) - 0.5) * 2);
+	return c;
+}
+
+static struct cmp_row row(struct cmp_cell *a, struct cmp_cell *b, struct cmp_result *r)
+{
+	struct cmp_side sa = {.path = "a.json", .head = NULL, .cells = a, .ncells = 1};
+	struct cmp_side sb = {.path = "b.json", .head = NULL, .cells = b, .ncells = 1};
+	struct hx_err err = {0};
+
+	assert_int_equal(cmp_run(&sa, &sb, &opts, r, &err), 0);
+	assert_int_equal(r->nrows, 1);
+	return r->rows[0];
+}
+
+static void test_directions(void **state)
+{
+	struct cmp_cell a = cell("rps", 50000, 0.02, 10), b = cell("rps", 40000, 0.02, 10);
+	struct cmp_cell la = cell("p99_us", 3000, 0.02, 10), lb = cell("p99_us", 3600, 0.02, 10);
+	struct cmp_result r;
+	struct cmp_row x;
+
+	(void)state;
+	x = row(&a, &b, &r); /* throughput fell by a fifth: worse */
+	assert_int_equal(x.verdict, CMP_WORSE);
+	assert_string_equal(cmp_verdict_word(&x), "slower");
+	assert_int_equal(r.regressions, 1);
+	assert_true(x.ratio.high < 0.85 && x.mwu.p < 0.001 && x.mwu.exact);
+	cmp_result_free(&r);
+	x = row(&b, &a, &r); /* and back: better, no regression */
+	assert_int_equal(x.verdict, CMP_BETTER);
+	assert_string_equal(cmp_verdict_word(&x), "faster");
+	assert_int_equal(r.regressions, 0);
+	cmp_result_free(&r);
+	x = row(&la, &lb, &r); /* latency rose: worse, though the ratio is above 1 */
+	assert_int_equal(x.verdict, CMP_WORSE);
+	assert_true(x.ratio.estimate > 1.1);
+	cmp_result_free(&r);
+	a.metric = b.metric = "client_cpu_us_per_request"; /* the instrument's cost rose: shown, not gated */
+	x = row(&b, &a, &r);
+	assert_int_equal(x.verdict, CMP_WORSE);
+	assert_int_equal(r.regressions, 0);
+	cmp_result_free(&r);
+	assert_int_equal(cmp_metric_direction("rps"), 1);
+	assert_int_equal(cmp_metric_direction("startup_median_ms"), 0);
+	assert_int_equal(cmp_metric_direction("errors"), -1); /* judged by the run's verdict, not compared */
+	free(a.v), free(b.v), free(la.v), free(lb.v);
+}
+
+static void test_same_small_and_inconclusive(void **state)
+{
+	struct cmp_cell a = cell("rps", 50000, 0.01, 10), b = cell("rps", 49500, 0.01, 10);
+	struct cmp_cell na = cell("rps", 50000, 0.3, 5), nb = cell("rps", 45000, 0.3, 5);
+	struct cmp_result r;
+	struct cmp_row x;
+
+	(void)state;
+	x = row(&a, &b, &r); /* 1% lower, tight: real maybe, but within the threshold */
+	assert_int_equal(x.verdict, CMP_SAME);
+	assert_int_equal(r.regressions, 0);
+	cmp_result_free(&r);
+	x = row(&na, &nb, &r); /* 10% lower but ±30% noise over 5 trials: cannot tell */
+	assert_int_equal(x.verdict, CMP_INCONCLUSIVE);
+	assert_true(x.trials_needed > 5);
+	assert_int_equal(r.regressions, 0);
+	cmp_result_free(&r);
+	free(a.v), free(b.v), free(na.v), free(nb.v);
+}
+
+static cJSON *head(const char *model, const char *kernel, const char *digest)
+{
+	cJSON *h = cJSON_CreateObject(), *host = cJSON_AddObjectToObject(h, "host"), *img;
+
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(host, "cpus"), "model", model);
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(host, "kernel"), "release", kernel);
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(h, "config"), "cpus", 1);
+	img = cJSON_CreateObject();
+	cJSON_AddStringToObject(img, "name", "bun");
+	cJSON_AddStringToObject(img, "digest", digest);
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(h, "images"), img);
+	return h;
+}
+
+static void test_host_diffs(void **state)
+{
+	cJSON *a = head("AMD EPYC", "6.1.0", "sha512-aa"), *b = head("AMD EPYC", "6.1.0", "sha512-aa");
+	cJSON *k = head("AMD EPYC", "6.2.0", "sha512-aa"), *c = head("Intel Xeon", "6.1.0", "sha512-bb");
+	struct cmp_result r;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	cmp_host_diffs(a, b, &r);
+	assert_int_equal(r.ndiffs, 0);
+	memset(&r, 0, sizeof(r));
+	cmp_host_diffs(a, k, &r); /* another kernel is said, not refused */
+	assert_int_equal(r.ndiffs, 1);
+	assert_string_equal(r.diffs[0].field, "host.kernel.release");
+	assert_false(r.diffs[0].refuse);
+	memset(&r, 0, sizeof(r));
+	cmp_host_diffs(a, c, &r);
+	assert_int_equal(r.ndiffs, 2);
+	assert_string_equal(r.diffs[0].field, "host.cpus.model");
+	assert_true(r.diffs[0].refuse);
+	assert_string_equal(r.diffs[1].field, "images.bun.digest");
+	assert_true(r.diffs[1].refuse);
+	assert_string_equal(r.diffs[1].b, "sha512-bb");
+	cJSON_Delete(a), cJSON_Delete(b), cJSON_Delete(k), cJSON_Delete(c);
+}
+
+/* Render into a memory stream. */
+static char *render(const struct cmp_side *a, const struct cmp_side *b, enum cmp_format f, size_t *len)
+{
+	struct cmp_result r;
+	struct hx_err err = {0};
+	char *buf = NULL;
+	FILE *m = open_memstream(&buf, len);
+
+	assert_int_equal(cmp_run(a, b, &opts, &r, &err), 0);
+	cmp_render(a, b, &opts, &r, f, m);
+	fclose(m);
+	cmp_result_free(&r);
+	return buf;
+}
+
+static void test_reproducible(void **state)
+{
+	struct cmp_cell a = cell("startup_median_ms", 6.5, 0.1, 9), b = cell("startup_median_ms", 7.4, 0.1, 9);
+	cJSON *h = head("AMD EPYC", "6.1.0", "sha512-aa");
+	struct cmp_side sa = {.path = "a.json", .head = h, .cells = &a, .ncells = 1};
+	struct cmp_side sb = {.path = "b.json", .head = h, .cells = &b, .ncells = 1};
+
+	(void)state;
+	for (enum cmp_format f = CMP_TABLE; f <= CMP_JSON; f++) {
+		size_t l1, l2;
+		char *one = render(&sa, &sb, f, &l1), *two = render(&sa, &sb, f, &l2);
+
+		assert_int_equal(l1, l2);
+		assert_memory_equal(one, two, l1);
+		assert_non_null(strstr(one, f == CMP_JSON ? "\"verdict\":\t\"slower\"" : "slower"));
+		free(one);
+		free(two);
+	}
+	cJSON_Delete(h);
+	free(a.v), free(b.v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_directions),
+		cmocka_unit_test(test_same_small_and_inconclusive),
+		cmocka_unit_test(test_host_diffs),
+		cmocka_unit_test(test_reproducible),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
