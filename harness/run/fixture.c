@@ -167,7 +167,7 @@ static int pg_template_dir(const struct img_cache *c, const struct manifest *m, 
 {
 	char what[512], key[65];
 
-	snprintf(what, sizeof(what), "%s %s", st->digest, FX_PG_LAYOUT);
+	snprintf(what, sizeof(what), "%s %s uid=%d", st->digest, FX_PG_LAYOUT, SBX_UID);
 	if (util_sha256_hex(what, strlen(what), key, sizeof(key)) < 0)
 		return -EIO;
 	snprintf(buf, len, "%s/fixtures/%s-%.16s", c->root, m->name, key);

@@ -21,6 +21,7 @@
 #include "base/cleanup.h"
 #include "base/proc.h"
 #include "sandbox/sbx_caps.h"
+#include "sandbox/sbx_fds.h"
 #include "sandbox/sbx_net.h"
 #include "base/util.h"
 
@@ -118,13 +119,17 @@ static __attribute__((noreturn)) void child_fail(int fd, const char *step, int e
 	_exit(125);
 }
 
-/* The payload: PID 2 of the sandbox. Privileges go, seccomp comes last, then execve. */
+/* The payload: PID 2 of the sandbox. A session of its own, privileges go, only fds 0-2 pass execve, seccomp
+ * comes last. */
 static __attribute__((noreturn)) void payload(struct sbx_child *x)
 {
 	const char *step = NULL;
 	sigset_t none;
 	int r;
 
+	/* no controlling terminal: TIOCSTI into the caller's shell needs one (bubblewrap's CVE-2017-5226) */
+	if (setsid() < 0)
+		child_fail(x->report_fd, "setsid", errno);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
@@ -138,6 +143,9 @@ static __attribute__((noreturn)) void payload(struct sbx_child *x)
 		if (out < 0 || dup2(out, 1) < 0 || dup2(x->c->err_fd >= 0 ? x->c->err_fd : out, 2) < 0)
 			child_fail(x->report_fd, "redirect output", errno);
 	}
+	/* whatever harness inherited (a `3</` from its caller) would let the payload fchdir out */
+	if ((r = sbx_fds_cloexec_from_3()) < 0)
+		child_fail(x->report_fd, "close inherited descriptors", -r);
 	if ((r = sbx_seccomp_apply_in_child(x->seccomp_ctx)) < 0)
 		child_fail(x->report_fd, "seccomp", -r);
 	environ = (char **)x->c->env;
@@ -218,6 +226,11 @@ static int sbx_child_main(void *arg)
 		child_fail(x->report_fd, "fork payload", errno);
 	if (child == 0)
 		payload(x);
+	/* init, running as the payload's user, keeps nothing of harness's either */
+	if ((r = sbx_fds_close_except(&x->report_fd, 1)) < 0) {
+		kill(child, SIGKILL);
+		child_fail(x->report_fd, "close inherited descriptors", -r);
+	}
 	/* init keeps nothing it does not need: the payload's user, no capabilities */
 	if (sbx_caps_apply_in_child(SBX_UID, SBX_GID, &step) < 0) {
 		kill(child, SIGKILL);

@@ -9,8 +9,10 @@
 #define SBX_MAX_BINDS 32
 #define SBX_HOME      "/home/harness"
 #define SBX_USER      "harness"
-#define SBX_UID	      1000
-#define SBX_GID	      1000
+/* An id no host account has: far above every distribution's user and system ranges, systemd's container and
+ * foreign ranges, and the usual /etc/subuid blocks (docs/sandbox.md says why not a user namespace). */
+#define SBX_UID 2147479552 /* 0x7ffff000 */
+#define SBX_GID 2147479552
 
 struct sbx_bind {
 	const char *src; /* host path */

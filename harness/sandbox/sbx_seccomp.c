@@ -1,12 +1,18 @@
-/* libseccomp filter for sandboxes: EPERM for the mount, namespace, tracing, kernel-admin and key
- * families; ENOSYS for clone3 (its flags sit behind a pointer seccomp cannot read, so libc falls back
- * to clone, whose namespace flags are checked). Other architectures' syscalls kill the process. */
+/* libseccomp filter for sandboxes: EPERM for the mount, namespace, tracing, kernel-admin, key, NUMA and
+ * clock families; ENOSYS for clone3 (its flags sit behind a pointer seccomp cannot read, so libc falls back
+ * to clone, whose namespace flags are checked); argument checks only on calls a runtime makes rarely or
+ * cheaply (clone, socket, socketpair, personality, ioctl): every other syscall's answer is constant, which
+ * the kernel caches (Linux 5.11+). Other architectures' syscalls kill the process. */
 #include "sandbox/sbx_seccomp.h"
 
 #include <errno.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/personality.h>
+#include <sys/socket.h>
 
 #include "base/util.h"
 
@@ -28,6 +34,7 @@ static const char *const sbx_denied[] = {
 	"fsmount",
 	"fspick",
 	"mount_setattr",
+	"open_tree_attr",
 	/* namespaces */
 	"unshare",
 	"setns",
@@ -37,6 +44,14 @@ static const char *const sbx_denied[] = {
 	"process_vm_writev",
 	"kcmp",
 	"pidfd_getfd",
+	"process_madvise",
+	/* NUMA placement: another process's pages, or memory the slice's cpuset did not give */
+	"mbind",
+	"set_mempolicy",
+	"get_mempolicy",
+	"set_mempolicy_home_node",
+	"migrate_pages",
+	"move_pages",
 	/* the kernel itself */
 	"kexec_load",
 	"kexec_file_load",
@@ -63,6 +78,17 @@ static const char *const sbx_denied[] = {
 	"open_by_handle_at",
 	"name_to_handle_at",
 	"fanotify_init",
+	"modify_ldt",
+	"sethostname",
+	"setdomainname",
+	"lsm_set_self_attr",
+	/* obsolete, or read kernel state no runtime needs */
+	"ustat",
+	"sysfs",
+	"_sysctl",
+	"get_kernel_syms",
+	"query_module",
+	"vserver",
 	/* keys */
 	"add_key",
 	"request_key",
@@ -77,6 +103,16 @@ static const char *const sbx_denied[] = {
 
 static const char *const sbx_io_uring[] = {"io_uring_setup", "io_uring_enter", "io_uring_register"};
 
+/* Docker's allowed personalities: PER_LINUX, PER_LINUX32, UNAME26 and their union; every other flag bit
+ * (READ_IMPLIES_EXEC, ADDR_NO_RANDOMIZE, ...) is refused. */
+#define SBX_PERSONALITY_OK (PER_LINUX32 | UNAME26)
+
+/* The families a runtime uses: files and pipes, TCP/UDP, and netlink for its interface list. */
+static const int sbx_families[] = {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK};
+
+/* typing into a terminal (CVE-2017-5226), and TIOCLINUX, whose selection paste types into a console too */
+static const unsigned long sbx_ioctls[] = {TIOCSTI, TIOCLINUX};
+
 static const unsigned long sbx_ns_flags[] = {CLONE_NEWNS,  CLONE_NEWUTS, CLONE_NEWIPC,	  CLONE_NEWUSER,
 					     CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWCGROUP, CLONE_NEWTIME};
 
@@ -89,6 +125,64 @@ static int deny(scmp_filter_ctx ctx, const char *name, int errnum)
 	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO((unsigned)errnum), nr, 0);
 }
 
+/* personality: refuse each flag bit outside Docker's allowed set. (libseccomp takes one comparison per argument
+ * and rule, so "none of these values" is written as one rule per bit; the query 0xffffffff is refused too.) */
+static int deny_personality(scmp_filter_ctx ctx)
+{
+	int r = 0;
+
+	for (unsigned b = 0; b < 32 && r == 0; b++)
+		if (!(SBX_PERSONALITY_OK & (1u << b)))
+			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(personality), 1,
+					     SCMP_A0(SCMP_CMP_MASKED_EQ, 1u << b, 1u << b));
+	return r;
+}
+
+static bool family_ok(int f, int nfamilies)
+{
+	for (int i = 0; i < nfamilies; i++)
+		if (sbx_families[i] == f)
+			return true;
+	return false;
+}
+
+/* socket and socketpair: EAFNOSUPPORT, as from a kernel without the family, for every family up to the
+ * highest allowed one that is not allowed, and for anything above it. The family is an int: compare its
+ * low 32 bits, as the kernel does. */
+static int deny_families(scmp_filter_ctx ctx, int nr, int nfamilies)
+{
+	int top = 0, r = 0;
+
+	for (int i = 0; i < nfamilies; i++)
+		if (sbx_families[i] > top)
+			top = sbx_families[i];
+	for (int f = 0; f <= top && r == 0; f++)
+		if (!family_ok(f, nfamilies))
+			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), nr, 1,
+					     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, (scmp_datum_t)f));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), nr, 1, SCMP_A0(SCMP_CMP_GT, (scmp_datum_t)top));
+	return r;
+}
+
+static int deny_arguments(scmp_filter_ctx ctx)
+{
+	int r = deny_personality(ctx);
+
+	if (r == 0)
+		r = deny_families(ctx, SCMP_SYS(socket), (int)HX_ARRAY_SIZE(sbx_families));
+	if (r == 0)
+		r = deny_families(ctx, SCMP_SYS(socketpair), 1); /* AF_UNIX only */
+	/* the request is an unsigned int: bits above 32 must not slip past (bubblewrap's TIOCSTI check) */
+	for (size_t i = 0; i < HX_ARRAY_SIZE(sbx_ioctls) && r == 0; i++)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+				     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, sbx_ioctls[i]));
+	for (size_t i = 0; i < HX_ARRAY_SIZE(sbx_ns_flags) && r == 0; i++)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+				     SCMP_A0(SCMP_CMP_MASKED_EQ, sbx_ns_flags[i], sbx_ns_flags[i]));
+	return r;
+}
+
 int sbx_seccomp_prepare(const struct sbx_seccomp_opts *o, void **ret_ctx, struct hx_err *err)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
@@ -96,15 +190,17 @@ int sbx_seccomp_prepare(const struct sbx_seccomp_opts *o, void **ret_ctx, struct
 
 	if (!ctx)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "sandbox: seccomp_init failed");
+	/* a binary search over syscall numbers instead of a linear list (libseccomp 2.5+; older ones keep the
+	 * list, which is correct, only slower for the calls the kernel cannot cache) */
+	seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
 	for (size_t i = 0; i < HX_ARRAY_SIZE(sbx_denied) && r == 0; i++)
 		r = deny(ctx, sbx_denied[i], EPERM);
 	for (size_t i = 0; i < HX_ARRAY_SIZE(sbx_io_uring) && r == 0 && !o->allow_io_uring; i++)
 		r = deny(ctx, sbx_io_uring[i], EPERM);
 	if (r == 0)
 		r = deny(ctx, "clone3", ENOSYS);
-	for (size_t i = 0; i < HX_ARRAY_SIZE(sbx_ns_flags) && r == 0; i++)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-				     SCMP_A0(SCMP_CMP_MASKED_EQ, sbx_ns_flags[i], sbx_ns_flags[i]));
+	if (r == 0)
+		r = deny_arguments(ctx);
 	if (r < 0) {
 		seccomp_release(ctx);
 		return hx_fail(err, HX_EXIT_INTERNAL, -r, "sandbox: building the seccomp filter: %s", strerror(-r));
@@ -137,6 +233,13 @@ cJSON *sbx_seccomp_describe(const struct sbx_seccomp_opts *o)
 	for (size_t i = 0; i < HX_ARRAY_SIZE(sbx_io_uring) && !o->allow_io_uring; i++)
 		cJSON_AddItemToArray(eperm, cJSON_CreateString(sbx_io_uring[i]));
 	cJSON_AddItemToArray(eperm, cJSON_CreateString("clone with any CLONE_NEW* flag"));
+	cJSON_AddItemToArray(eperm, cJSON_CreateString("personality with a flag other than PER_LINUX32 or UNAME26"));
+	cJSON_AddItemToArray(eperm, cJSON_CreateString("ioctl TIOCSTI"));
+	cJSON_AddItemToArray(eperm, cJSON_CreateString("ioctl TIOCLINUX"));
+	cJSON_AddItemToArray(
+		cJSON_AddArrayToObject(d, "eafnosupport"),
+		cJSON_CreateString(
+			"socket outside AF_UNIX, AF_INET, AF_INET6, AF_NETLINK; socketpair outside AF_UNIX"));
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(d, "enosys"), cJSON_CreateString("clone3"));
 	cJSON_AddBoolToObject(d, "io_uring_allowed", o->allow_io_uring);
 	return d;

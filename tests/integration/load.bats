@@ -218,7 +218,7 @@ PY
 
 @test "startup, sandboxed: every run in a fresh sandbox, its output discarded unless asked for" {
 	need_root
-	run "$HARNESS" load --startup -r 5 -w 1 --json -- sh -c 'echo "hidden-$((40 + 2))"; test "$(id -u)" = 1000'
+	run "$HARNESS" load --startup -r 5 -w 1 --json -- sh -c 'echo "hidden-$((40 + 2))"; test "$(id -u)" = 2147479552'
 	[ "$status" -eq 0 ]
 	[ "$(field sandbox)" = True ]
 	[ "$(field failed_runs)" = 0 ]
