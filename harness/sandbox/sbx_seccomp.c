@@ -6,14 +6,22 @@
 #include "sandbox/sbx_seccomp.h"
 
 #include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/personality.h>
 #include <sys/socket.h>
 
+#include "base/cleanup.h"
 #include "base/util.h"
 
 #ifndef CLONE_NEWTIME
@@ -183,13 +191,10 @@ static int deny_arguments(scmp_filter_ctx ctx)
 	return r;
 }
 
-int sbx_seccomp_prepare(const struct sbx_seccomp_opts *o, void **ret_ctx, struct hx_err *err)
+static int build(const struct sbx_seccomp_opts *o, scmp_filter_ctx ctx)
 {
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int r = 0;
 
-	if (!ctx)
-		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "sandbox: seccomp_init failed");
 	/* a binary search over syscall numbers instead of a linear list (libseccomp 2.5+; older ones keep the
 	 * list, which is correct, only slower for the calls the kernel cannot cache) */
 	seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2);
@@ -201,23 +206,74 @@ int sbx_seccomp_prepare(const struct sbx_seccomp_opts *o, void **ret_ctx, struct
 		r = deny(ctx, "clone3", ENOSYS);
 	if (r == 0)
 		r = deny_arguments(ctx);
+	return r;
+}
+
+/* The BPF program, generated once here: the child only hands it to the kernel (seccomp_load would generate it
+ * again in every sandbox, on the clock of its start). */
+static int export_program(scmp_filter_ctx ctx, struct sock_fprog *prog)
+{
+	_cleanup_close_ int fd = memfd_create("sbx-seccomp", MFD_CLOEXEC);
+	struct stat st;
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	if ((r = seccomp_export_bpf(ctx, fd)) < 0)
+		return r;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (st.st_size <= 0 || st.st_size % (off_t)sizeof(struct sock_filter) != 0 ||
+	    st.st_size / (off_t)sizeof(struct sock_filter) > BPF_MAXINSNS)
+		return -E2BIG;
+	prog->filter = malloc((size_t)st.st_size);
+	if (!prog->filter)
+		return -ENOMEM;
+	prog->len = (unsigned short)(st.st_size / (off_t)sizeof(struct sock_filter));
+	if (pread(fd, prog->filter, (size_t)st.st_size, 0) != st.st_size) {
+		free(prog->filter);
+		prog->filter = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
+int sbx_seccomp_prepare(const struct sbx_seccomp_opts *o, void **ret_ctx, struct hx_err *err)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	struct sock_fprog *prog;
+	int r;
+
+	if (!ctx)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "sandbox: seccomp_init failed");
+	prog = calloc(1, sizeof(*prog));
+	r = prog ? build(o, ctx) : -ENOMEM;
+	if (r == 0)
+		r = export_program(ctx, prog);
+	seccomp_release(ctx);
 	if (r < 0) {
-		seccomp_release(ctx);
+		free(prog);
 		return hx_fail(err, HX_EXIT_INTERNAL, -r, "sandbox: building the seccomp filter: %s", strerror(-r));
 	}
-	*ret_ctx = ctx;
+	*ret_ctx = prog;
 	return 0;
 }
 
 int sbx_seccomp_apply_in_child(void *ctx)
 {
-	return seccomp_load(ctx);
+	/* no_new_privs is already set (sbx_caps), which lets an unprivileged process install a filter */
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, (struct sock_fprog *)ctx) < 0)
+		return -errno;
+	return 0;
 }
 
 void sbx_seccomp_cleanup(void **ctx)
 {
-	if (*ctx)
-		seccomp_release(*ctx);
+	struct sock_fprog *prog = *ctx;
+
+	if (prog)
+		free(prog->filter);
+	free(prog);
 	*ctx = NULL;
 }
 
