@@ -157,7 +157,10 @@ int verb_images(int argc, char **argv)
 	else if (strcmp(sub, "gc") == 0) {
 		unsigned removed = 0;
 
-		rc = img_gc(&c, &removed, &err) < 0 || dep_gc(&c, &removed, &err) < 0 || fx_gc(&c, &removed, &err) < 0
+		/* every keep list first (fail closed: an unreadable manifest or folder removes nothing), then prune */
+		rc = img_gc(&c, false, &removed, &err) < 0 || dep_gc(&c, false, &removed, &err) < 0 ||
+				     fx_gc(&c, false, &removed, &err) < 0 || img_gc(&c, true, &removed, &err) < 0 ||
+				     dep_gc(&c, true, &removed, &err) < 0 || fx_gc(&c, true, &removed, &err) < 0
 			     ? hx_report(&err)
 			     : HX_EXIT_OK;
 		if (rc == 0)

@@ -184,8 +184,8 @@ static int plan_out(const struct run_opts *o, struct run_plan *p, struct hx_err 
 	if (!o->out && strcmp(dir, "results") == 0 && !util_exists(dir))
 		snprintf(dir, sizeof(dir), "."); /* prepare makes results/ */
 	if (access(dir, W_OK | X_OK) < 0)
-		return hx_fail(err, HX_EXIT_USAGE, errno, "run: --out: cannot write in %s (%s): name a folder that exists",
-			       dir, strerror(errno));
+		return hx_fail(err, HX_EXIT_USAGE, errno,
+			       "run: --out: cannot write in %s (%s): name a folder that exists", dir, strerror(errno));
 	return 0;
 }
 

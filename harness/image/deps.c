@@ -240,23 +240,32 @@ int dep_stage(const struct scenario *s, const char *dir, char *ret, size_t len, 
 	return 0;
 }
 
-int dep_gc(struct img_cache *c, unsigned *removed, struct hx_err *err)
+int dep_gc(struct img_cache *c, bool prune, unsigned *removed, struct hx_err *err)
 {
 	static char keep[64][160];
 	_cleanup_closedir_ DIR *d = opendir(scn_dir());
 	struct dirent *de;
 	size_t n = 0;
 
-	while (d && (de = readdir(d)) && n < HX_ARRAY_SIZE(keep)) {
+	if (!d)
+		return hx_fail(err, HX_EXIT_HOST, errno, "images gc: cannot read %s (%s): nothing removed", scn_dir(),
+			       strerror(errno));
+	while ((de = readdir(d))) {
 		_cleanup_free_ char *text = NULL;
-		struct hx_err ignored = {0};
 		char path[PATH_MAX * 2], hex[65];
 		size_t len;
 
 		snprintf(path, sizeof(path), "%s/%s/package-lock.json", scn_dir(), de->d_name);
-		if (de->d_name[0] != '.' && util_read_file(path, &text, &len, &ignored) == 0 &&
-		    util_sha256_hex(text, len, hex, sizeof(hex)) == 0)
-			snprintf(keep[n++], sizeof(keep[0]), "sha256-%s", hex);
+		if (de->d_name[0] == '.' || (!util_exists(path) && (errno == ENOENT || errno == ENOTDIR)))
+			continue;
+		if (n == HX_ARRAY_SIZE(keep) || util_read_file(path, &text, &len, err) < 0 ||
+		    util_sha256_hex(text, len, hex, sizeof(hex)) < 0) {
+			if (n == HX_ARRAY_SIZE(keep))
+				hx_fail(err, HX_EXIT_HOST, E2BIG, "more than 64 lock files");
+			err->exit = HX_EXIT_HOST;
+			return hx_wrap(err, "images gc: nothing removed");
+		}
+		snprintf(keep[n++], sizeof(keep[0]), "sha256-%s", hex);
 	}
-	return img_cache_prune(c, "npm", keep, n, removed, err);
+	return prune ? img_cache_prune(c, "npm", keep, n, removed, err) : 0;
 }

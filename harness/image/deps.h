@@ -3,6 +3,7 @@
 #ifndef HX_DEPS_H
 #define HX_DEPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/err.h"
@@ -20,6 +21,6 @@ int dep_ensure(const struct scenario *s, char *ret, size_t len, struct hx_err *e
 int dep_stage(const struct scenario *s, const char *dir, char *ret, size_t len, struct hx_err *err);
 struct img_cache;
 /* `images gc`: remove installed dependencies no shipped scenario's lock file refers to. */
-int dep_gc(struct img_cache *c, unsigned *removed, struct hx_err *err);
+int dep_gc(struct img_cache *c, bool prune, unsigned *removed, struct hx_err *err);
 
 #endif

@@ -366,27 +366,35 @@ int img_cache_prune(struct img_cache *c, const char *sub, char keep[][160], size
 	return 0;
 }
 
-int img_gc(struct img_cache *c, unsigned *removed, struct hx_err *err)
+/* gc keeps what it cannot rule out: an unreadable folder or manifest stops it before it removes anything. */
+int img_gc(struct img_cache *c, bool prune, unsigned *removed, struct hx_err *err)
 {
 	static char digests[256][160];
 	size_t n = 0;
 	_cleanup_closedir_ DIR *d = opendir(img_manifest_dir());
 	struct dirent *de;
 
-	*removed = 0;
-	while (d && (de = readdir(d)) && n < 256) {
+	if (!d)
+		return hx_fail(err, HX_EXIT_HOST, errno, "images gc: cannot read %s (%s): nothing removed",
+			       img_manifest_dir(), strerror(errno));
+	while ((de = readdir(d))) {
 		struct manifest m;
-		struct hx_err ignored = {0};
 		char path[PATH_MAX];
 
 		if (!strstr(de->d_name, ".json"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", img_manifest_dir(), de->d_name);
-		if (man_load(img_manifest_dir(), path, &m, &ignored) == 0) {
-			man_digest_id(&m, digests[n++], 160);
-			man_free(&m);
+		if (n == 256 || man_load(img_manifest_dir(), path, &m, err) < 0) {
+			if (n == 256)
+				hx_fail(err, HX_EXIT_HOST, E2BIG, "more than 256 manifests");
+			err->exit = HX_EXIT_HOST;
+			return hx_wrap(err, "images gc: nothing removed");
 		}
+		man_digest_id(&m, digests[n++], 160);
+		man_free(&m);
 	}
+	if (!prune)
+		return 0;
 	if (img_cache_prune(c, "blobs", digests, n, removed, err) < 0 ||
 	    img_cache_prune(c, "trees", digests, n, removed, err) < 0)
 		return -err->errnum;

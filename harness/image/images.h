@@ -44,7 +44,9 @@ int img_rm(struct img_cache *c, const struct manifest *m, struct hx_err *err);
 int img_cache_prune(struct img_cache *c, const char *sub, char keep[][160], size_t nkeep, unsigned *removed,
 		    struct hx_err *err);
 /* Remove blobs, trees and partial downloads no shipped manifest refers to; *ret_removed counts them. */
-int img_gc(struct img_cache *c, unsigned *ret_removed, struct hx_err *err);
+/* Without prune: only check that every manifest reads (exit 3 otherwise), so that gc removes nothing
+ * it cannot rule out. */
+int img_gc(struct img_cache *c, bool prune, unsigned *ret_removed, struct hx_err *err);
 struct sbx_config;
 #define IMG_MOUNT "/opt/runtime"
 /* Put a present image into a sandbox: its tree read-only at /opt/runtime (host images are already

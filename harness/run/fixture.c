@@ -174,20 +174,26 @@ static int pg_template_dir(const struct img_cache *c, const struct manifest *m, 
 	return 0;
 }
 
-int fx_gc(struct img_cache *c, unsigned *removed, struct hx_err *err)
+int fx_gc(struct img_cache *c, bool prune, unsigned *removed, struct hx_err *err)
 {
 	char keep[1][160] = {""}, dir[PATH_MAX];
 	struct manifest m;
 	struct img_status st;
-	struct hx_err ignored = {0};
+	int rc;
 
-	if (man_load(img_manifest_dir(), "postgres15", &m, &ignored) == 0) {
-		if (img_status(c, &m, true, &st, &ignored) == 0 && st.present &&
-		    pg_template_dir(c, &m, &st, dir, sizeof(dir)) == 0)
-			snprintf(keep[0], sizeof(keep[0]), "%s", strrchr(dir, '/') + 1);
-		man_free(&m);
+	if (man_load(img_manifest_dir(), "postgres15", &m, err) < 0) {
+		err->exit = HX_EXIT_HOST;
+		return hx_wrap(err, "images gc: nothing removed");
 	}
-	return img_cache_prune(c, "fixtures", keep, 1, removed, err);
+	rc = img_status(c, &m, true, &st, err);
+	if (rc == 0 && st.present && pg_template_dir(c, &m, &st, dir, sizeof(dir)) == 0)
+		snprintf(keep[0], sizeof(keep[0]), "%s", strrchr(dir, '/') + 1);
+	man_free(&m);
+	if (rc < 0) {
+		err->exit = HX_EXIT_HOST;
+		return hx_wrap(err, "images gc: nothing removed");
+	}
+	return prune ? img_cache_prune(c, "fixtures", keep, 1, removed, err) : 0;
 }
 
 int fx_pg_prepare(const struct manifest *m, const struct img_status *st, uint64_t memory_max, int netns_fd,

@@ -192,3 +192,25 @@ lock_scenario() {
 	[ "$(cat victim)" = precious ]
 	[ -f r.json ] && [ ! -L r.json ]
 }
+
+@test "images gc with a manifest it cannot read (or no manifest folder): exit 3, nothing deleted" {
+	mkdir -p images "$HARNESS_CACHE_DIR/blobs/sha256-stale" "$HARNESS_CACHE_DIR/trees/sha256-stale" "$HARNESS_CACHE_DIR/npm/sha256-stale"
+	cp "$HARNESS_TOP"/images/*.json images/
+	echo '{"name": "broken",' >images/broken.json
+	touch "$HARNESS_CACHE_DIR/lock"
+	before=$(find "$HARNESS_CACHE_DIR" | sort)
+	HARNESS_IMAGES_DIR=$PWD/images run "$HARNESS" images gc
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"images gc: nothing removed: $PWD/images/broken.json: not valid JSON"* ]]
+	[ "$(find "$HARNESS_CACHE_DIR" | sort)" = "$before" ]
+	HARNESS_IMAGES_DIR=$PWD/no-such-folder run "$HARNESS" images gc
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"images gc: cannot read $PWD/no-such-folder"*"nothing removed"* ]]
+	[ "$(find "$HARNESS_CACHE_DIR" | sort)" = "$before" ]
+	# with every manifest readable, the stale entries go
+	rm images/broken.json
+	HARNESS_IMAGES_DIR=$PWD/images run "$HARNESS" images gc
+	[ "$status" -eq 0 ]
+	[ ! -e "$HARNESS_CACHE_DIR/blobs/sha256-stale" ] && [ ! -e "$HARNESS_CACHE_DIR/npm/sha256-stale" ]
+}
