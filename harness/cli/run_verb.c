@@ -17,6 +17,7 @@
 #include "load/load.h"
 #include "base/opt.h"
 #include "report/report.h"
+#include "noise/noise.h"
 #include "run/run.h"
 #include "sandbox/sbx_net.h"
 #include "sandbox/sbx_seccomp.h"
@@ -25,12 +26,13 @@
 #include "base/util.h"
 #include "cli/verbs.h"
 
-#define RUN_MAX_SCN 16
-#define RUN_MAX_RT  16
+#define RUN_MAX_SCN   16
+#define RUN_MAX_RT    16
+#define RUN_MAX_NOISE 8
 
 struct run_opts {
 	bool help, keep;
-	const char *runtimes, *mode, *profile, *out, *format;
+	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement;
 	unsigned cpus, client_cpus, repeat;
 	uint64_t memory;
 	double cap;
@@ -46,6 +48,11 @@ static const struct hx_opt run_tab[] = {
 	{"memory", 0, OPT_SIZE, offsetof(struct run_opts, memory), "SIZE", "memory limit of the runtime (default 2G)"},
 	{"mode", 0, OPT_STR, offsetof(struct run_opts, mode), "LIST",
 	 "pinned, quota, none, comma-separated (default pinned)"},
+	{"noise", 0, OPT_STR, offsetof(struct run_opts, noise), "LIST",
+	 "neighbours, comma-separated: none, cpu[:N], cache[:SIZE], membw[:SIZE], io[:SIZE], alloc[:SIZE] "
+	 "(default none; docs/noise.md)"},
+	{"noise-placement", 0, OPT_STR, offsetof(struct run_opts, noise_placement), "WHERE",
+	 "pinned mode: apart (default; never on the runtime's cores) or sibling (its SMT siblings)"},
 	{"repeat", 0, OPT_UINT, offsetof(struct run_opts, repeat), "N",
 	 "trials per scenario, runtime and mode (default: the scenario's)"},
 	{"profile", 0, OPT_STR, offsetof(struct run_opts, profile), "NAME",
@@ -69,6 +76,9 @@ struct run_plan {
 	size_t nimg;
 	enum cg_cpu_mode modes[3];
 	size_t nmodes;
+	struct noise_spec noise[RUN_MAX_NOISE];
+	size_t nnoise;
+	enum cg_noise_placement noise_placement;
 	enum scn_profile profile;
 	enum report_format format;
 	char out[PATH_MAX];
@@ -84,6 +94,49 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	run_interrupted = 1;
+}
+
+/* --noise: the kinds of neighbour, each a dimension value like a mode. */
+static int plan_noise_kinds(const struct run_opts *o, struct run_plan *p, struct hx_err *err)
+{
+	char buf[512], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", o->noise ? o->noise : "none");
+	for (char *n = strtok_r(buf, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+		if (p->nnoise == RUN_MAX_NOISE)
+			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "run: at most %d kinds of --noise", RUN_MAX_NOISE);
+		if (noise_spec_parse(n, &p->noise[p->nnoise], err) < 0)
+			return hx_wrap(err, "run: --noise");
+		p->nnoise++;
+	}
+	p->noise_placement = CG_NOISE_APART;
+	if (o->noise_placement && strcmp(o->noise_placement, "sibling") == 0)
+		p->noise_placement = CG_NOISE_SIBLING;
+	else if (o->noise_placement && strcmp(o->noise_placement, "apart") != 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: --noise-placement takes apart or sibling, not '%s'",
+			       o->noise_placement);
+	return 0;
+}
+
+/* Noise levels that default from the plan (cpu: as many threads as the runtime has CPUs), then the noise
+ * slice's size in every mode: the busiest kind's threads, the hungriest kind's memory and 64M. */
+static void plan_noise_budget(struct run_plan *p, struct run_env *env)
+{
+	unsigned threads = 0;
+	uint64_t memory = 0, llc = noise_llc_bytes("/sys");
+
+	for (size_t i = 0; i < p->nnoise; i++) {
+		noise_spec_resolve(&p->noise[i], env->plan[p->modes[0]].cpus, llc);
+		if (noise_threads(&p->noise[i]) > threads)
+			threads = noise_threads(&p->noise[i]);
+		if (noise_memory_need(&p->noise[i]) > memory)
+			memory = noise_memory_need(&p->noise[i]);
+	}
+	for (size_t k = 0; k < p->nmodes; k++) {
+		env->budget[p->modes[k]].noise_cpus = threads;
+		env->budget[p->modes[k]].noise_placement = p->noise_placement;
+		env->budget[p->modes[k]].noise_memory_max = threads ? memory + ((uint64_t)64 << 20) : 0;
+	}
 }
 
 static int plan_modes(const struct run_opts *o, struct run_plan *p, struct run_env *env, struct hx_err *err)
@@ -109,6 +162,11 @@ static int plan_modes(const struct run_opts *o, struct run_plan *p, struct run_e
 		if (cg_plan_host(&env->budget[mode], &env->plan[mode], err) < 0)
 			return -err->errnum;
 	}
+	/* the noise slice is placed after the others: planning again leaves theirs as they were */
+	plan_noise_budget(p, env);
+	for (size_t k = 0; k < p->nmodes && env->budget[p->modes[k]].noise_cpus; k++)
+		if (cg_plan_host(&env->budget[p->modes[k]], &env->plan[p->modes[k]], err) < 0)
+			return hx_wrap(err, "run: the noise slice in %s mode", cg_cpu_mode_names[p->modes[k]]);
 	return 0;
 }
 
@@ -205,8 +263,8 @@ static int run_plan(const struct run_opts *o, char **names, int n, struct run_pl
 	p->profile = (enum scn_profile)prof;
 	if (report_format_parse(o->format ? o->format : "table", &p->format) < 0 || p->format == RPT_CSV)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: --format takes table, md or json");
-	if (plan_out(o, p, err) < 0 || plan_scenarios(names, n, o, p, err) < 0 || plan_images(o, p, err) < 0 ||
-	    plan_modes(o, p, env, err) < 0)
+	if (plan_out(o, p, err) < 0 || plan_noise_kinds(o, p, err) < 0 || plan_scenarios(names, n, o, p, err) < 0 ||
+	    plan_images(o, p, err) < 0 || plan_modes(o, p, env, err) < 0)
 		return -err->errnum;
 	env->cap_s = o->cap;
 	return 0;
@@ -314,6 +372,10 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 		return hx_syserr(err, "run: setup");
 	env->harness[n] = '\0';
 	snprintf(env->dir, sizeof(env->dir), "%s", tmpl);
+	/* an io neighbour writes on the disk under the run folder, as the sandbox user */
+	snprintf(env->noise_io_dir, sizeof(env->noise_io_dir), "%s/noise-io", tmpl);
+	if (mkdir(env->noise_io_dir, 0700) < 0 || chown(env->noise_io_dir, SBX_UID, SBX_GID) < 0)
+		return hx_syserr(err, "run: %s", env->noise_io_dir);
 	if (sbx_net_prepare(&env->netns_fd, err) < 0)
 		return -err->errnum;
 	for (size_t i = 0; i < p->nscn; i++) {
@@ -423,6 +485,17 @@ static cJSON *config_json(const struct run_plan *p, const struct run_env *env)
 	if (env->pg)
 		cJSON_AddItemToObject(cJSON_AddObjectToObject(cfg, "fixtures"), "postgres",
 				      pg_settings_json(p, env->pg));
+	{
+		cJSON *nz = cJSON_AddObjectToObject(cfg, "noise"), *kinds = cJSON_AddArrayToObject(nz, "kinds");
+
+		for (size_t i = 0; i < p->nnoise; i++) {
+			noise_spec_format(&p->noise[i], buf, sizeof(buf));
+			cJSON_AddItemToArray(kinds, cJSON_CreateString(buf));
+		}
+		cJSON_AddStringToObject(nz, "placement", cg_noise_placement_names[p->noise_placement]);
+		if (env->noise_io_dir[0])
+			cJSON_AddStringToObject(nz, "io_dir", env->noise_io_dir);
+	}
 	cJSON_AddStringToObject(cfg, "logs", env->dir);
 	return cfg;
 }
@@ -448,9 +521,10 @@ static int results_head(const struct run_plan *p, const struct run_env *env, str
 	return 0;
 }
 
-/* One trial of scenario sc on image i in mode k, recorded into t; the returned value is run_trial's. */
-static int run_one(struct run_plan *p, struct run_env *env, struct scenario *sc, size_t i, size_t k, double deadline,
-		   struct trial_result *t, struct hx_err *terr)
+/* One trial of scenario sc on image i in mode k with noise j, recorded into t; the returned value is
+ * run_trial's. */
+static int run_one(struct run_plan *p, struct run_env *env, struct scenario *sc, size_t i, size_t k, size_t j,
+		   double deadline, struct trial_result *t, struct hx_err *terr)
 {
 	int r;
 
@@ -458,7 +532,7 @@ static int run_one(struct run_plan *p, struct run_env *env, struct scenario *sc,
 		t->status = TRIAL_CUT;
 		r = hx_fail(terr, HX_EXIT_VERDICT, ETIMEDOUT, "cut: the scenario's --cap ran out");
 	} else {
-		r = run_trial(env, sc, &p->img[i], &p->st[i], p->modes[k], deadline, t, terr);
+		r = run_trial(env, sc, &p->img[i], &p->st[i], p->modes[k], &p->noise[j], deadline, t, terr);
 	}
 	t->status = res_trial_status(r, run_interrupted, t->status == TRIAL_CUT);
 	if (r < 0)
@@ -479,47 +553,74 @@ static void progress(bool tty, unsigned done, unsigned total, const struct scena
 			sc->repeat);
 }
 
-/* Every trial, interleaved: for each scenario, trial i of every runtime and mode before trial i+1. */
+/* The mode, and the noise when the run has any: "quota", "quota cpu:1". */
+static void run_label(const struct run_plan *p, size_t k, size_t j, char *buf, size_t len)
+{
+	size_t at = (size_t)snprintf(buf, len, "%s", cg_cpu_mode_names[p->modes[k]]);
+
+	if ((p->nnoise > 1 || p->noise[0].kind != NOISE_NONE) && at + 1 < len) {
+		buf[at++] = ' ';
+		noise_spec_format(&p->noise[j], buf + at, len - at);
+	}
+}
+
+/* Where run_all is: the trial of a scenario, the image, mode and noise, and the counts. */
+struct run_pos {
+	size_t s, i, k, j;
+	unsigned t, order, done, total;
+	double start;
+	bool tty;
+};
+
+/* One trial at q, into d (*bad set when its verdict failed), and the results file written again. */
+static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, struct run_pos *q, double deadline,
+		  bool *bad, struct hx_err *err)
+{
+	struct scenario *sc = &p->scn[q->s];
+	struct trial_result *tr = res_doc_add(d);
+	struct hx_err terr = {0};
+	char label[64];
+	int r;
+
+	if (!tr)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	run_label(p, q->k, q->j, label, sizeof(label));
+	res_trial_init(tr, sc->name, p->img[q->i].name, cg_cpu_mode_names[p->modes[q->k]], q->t, ++q->order);
+	progress(q->tty, q->done, q->total, sc, p->img[q->i].name, label, q->t, q->start);
+	r = run_one(p, env, sc, q->i, q->k, q->j, deadline, tr, &terr);
+	if (!res_trial_passed(tr, sc->max_errors)) {
+		*bad = true;
+		if (!q->tty || r < 0)
+			fprintf(stderr, "%sharness: run: %s %s %s trial %u: %s\n", q->tty ? "\n" : "", sc->name,
+				p->img[q->i].name, label, q->t, r < 0 ? terr.msg : "errors in the load");
+	}
+	q->done++;
+	return res_write(d, p->out, err) < 0 ? -err->errnum : 0;
+}
+
+/* Every trial, interleaved: for each scenario, trial i of every runtime, mode and noise before trial i+1. */
 static int run_all(struct run_plan *p, struct run_env *env, struct res_doc *d, struct hx_err *err)
 {
-	bool tty = isatty(2), bad = false;
-	unsigned order = 0, total = 0, done = 0;
-	double start = (double)util_now_ns() / 1e9;
+	struct run_pos q = {.tty = isatty(2), .start = (double)util_now_ns() / 1e9};
+	bool bad = false;
 
 	for (size_t s = 0; s < p->nscn; s++)
 		for (size_t i = 0; i < p->nimg; i++)
-			total += scn_supports(&p->scn[s], p->img[i].name) ? p->scn[s].repeat * (unsigned)p->nmodes : 0;
-	for (size_t s = 0; s < p->nscn && !run_interrupted; s++) {
-		struct scenario *sc = &p->scn[s];
+			q.total += scn_supports(&p->scn[s], p->img[i].name)
+					   ? p->scn[s].repeat * (unsigned)(p->nmodes * p->nnoise)
+					   : 0;
+	for (q.s = 0; q.s < p->nscn && !run_interrupted; q.s++) {
+		struct scenario *sc = &p->scn[q.s];
 		double deadline = env->cap_s > 0 ? (double)util_now_ns() / 1e9 + env->cap_s : 1e18;
 
-		for (unsigned t = 1; t <= sc->repeat && !run_interrupted; t++)
-			for (size_t i = 0; i < p->nimg && !run_interrupted; i++)
-				for (size_t k = 0;
-				     k < p->nmodes && !run_interrupted && scn_supports(sc, p->img[i].name); k++) {
-					const char *mode = cg_cpu_mode_names[p->modes[k]];
-					struct trial_result *tr = res_doc_add(d);
-					struct hx_err terr = {0};
-					int r;
-
-					if (!tr)
-						return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
-					res_trial_init(tr, sc->name, p->img[i].name, mode, t, ++order);
-					progress(tty, done, total, sc, p->img[i].name, mode, t, start);
-					r = run_one(p, env, sc, i, k, deadline, tr, &terr);
-					if (!res_trial_passed(tr, sc->max_errors)) {
-						bad = true;
-						if (!tty || r < 0)
-							fprintf(stderr, "%sharness: run: %s %s %s trial %u: %s\n",
-								tty ? "\n" : "", sc->name, p->img[i].name, mode, t,
-								r < 0 ? terr.msg : "errors in the load");
-					}
-					done++;
-					if (res_write(d, p->out, err) < 0)
-						return -err->errnum;
-				}
+		for (q.t = 1; q.t <= sc->repeat && !run_interrupted; q.t++)
+			for (q.i = 0; q.i < p->nimg && !run_interrupted; q.i++)
+				for (q.k = 0; q.k < p->nmodes && scn_supports(sc, p->img[q.i].name); q.k++)
+					for (q.j = 0; q.j < p->nnoise && !run_interrupted; q.j++)
+						if (run_at(p, env, d, &q, deadline, &bad, err) < 0)
+							return -err->errnum;
 	}
-	if (tty)
+	if (q.tty)
 		fprintf(stderr, "\r\033[K");
 	return bad ? 1 : 0;
 }

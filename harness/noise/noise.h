@@ -46,7 +46,7 @@ struct noise_result {
 	unsigned threads;
 	double seconds;
 	uint64_t ops;	       /* in units of unit */
-	const char *unit;      /* "spins", "loads", "bytes", "fsyncs", "pages" */
+	char unit[16];	       /* "spins", "loads", "bytes", "fsyncs", "pages" */
 	uint64_t bytes;	       /* bytes moved, where the kind moves bytes */
 	struct cg_cpus ran_on; /* every CPU a generator thread was seen on */
 	char target[PATH_MAX]; /* io: the file written */
@@ -61,7 +61,8 @@ struct noise_opts {
 /* Run the generator until the duration passes or SIGTERM/SIGINT arrives (both are blocked in every
  * thread and waited for here). */
 int noise_run(const struct noise_spec *s, const struct noise_opts *o, struct noise_result *ret, struct hx_err *err);
-/* The result as one JSON object (docs/noise.md). */
+/* The result as one JSON object (docs/noise.md), and back: a usage error when it is not one. */
 cJSON *noise_result_json(const struct noise_result *r);
+int noise_result_parse(const cJSON *o, struct noise_result *ret, struct hx_err *err);
 
 #endif

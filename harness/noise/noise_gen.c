@@ -101,7 +101,7 @@ int noise_gen_prepare(struct noise_shared *sh, struct noise_result *r, struct hx
 	enum noise_kind k = sh->spec->kind;
 
 	sh->fd = -1;
-	r->unit = units[k];
+	snprintf(r->unit, sizeof(r->unit), "%s", units[k]);
 	if (k == NOISE_IO)
 		return io_prepare(sh, r, err);
 	if (k != NOISE_CACHE && k != NOISE_MEMBW)

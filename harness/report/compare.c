@@ -109,6 +109,9 @@ int cmp_cells_from(const struct res_doc *d, struct cmp_cell **ret, size_t *ret_n
 	for (size_t i = 0; i < d->ntrials; i++) {
 		const struct trial_result *t = &d->trials[i];
 
+		/* quiet trials only: a noisy one measures its neighbour too (the isolation table compares those) */
+		if (strcmp(t->noise, "none") != 0)
+			continue;
 		for (size_t k = 0; k < NMETRICS && t->status == TRIAL_OK; k++) {
 			double v = res_metric(t, metrics[k].id);
 			struct cmp_cell *c;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/cleanup.h"
+#include "report/isolation.h"
 
 int report_format_parse(const char *s, enum report_format *ret)
 {
@@ -34,7 +35,7 @@ static const struct res_summary *baseline(const struct res_summary *groups, size
 {
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(groups[i].scenario, g->scenario) && !strcmp(groups[i].runtime, g->runtime) &&
-		    &groups[i] != g && !strcmp(groups[i].mode, "pinned"))
+		    &groups[i] != g && !strcmp(groups[i].mode, "pinned") && !strcmp(groups[i].noise, "none"))
 			return &groups[i];
 	return NULL;
 }
@@ -71,6 +72,9 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 		double st = res_median(g, RES_M_STARTUP_MEDIAN_MS);
 		double idle = res_median(g, RES_M_IDLE_RSS_KB), script_rss = res_median(g, RES_M_SCRIPT_MAX_RSS_KB);
 
+		if (strcmp(g->noise, "none") != 0)
+			continue; /* noisy groups are in the isolation table */
+
 		if (strcmp(last, g->scenario) != 0) {
 			last = g->scenario;
 			fprintf(out, "\n%s%s\n\n", f == RPT_MD ? "### " : "== ", last);
@@ -104,7 +108,7 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 
 static void render_csv(const struct res_summary *groups, size_t n, FILE *out)
 {
-	fprintf(out, "scenario,runtime,mode,trials,failed,client_saturated");
+	fprintf(out, "scenario,runtime,mode,noise,trials,failed,client_saturated");
 	for (int m = 0; m < RES_NR_METRICS; m++)
 		fprintf(out, ",%s_median,%s_ci95_low,%s_ci95_high", res_metric_names[m], res_metric_names[m],
 			res_metric_names[m]);
@@ -112,7 +116,7 @@ static void render_csv(const struct res_summary *groups, size_t n, FILE *out)
 	for (size_t i = 0; i < n; i++) {
 		const struct res_summary *g = &groups[i];
 
-		fprintf(out, "%s,%s,%s,%u,%d,%d", g->scenario, g->runtime, g->mode, g->trials, g->failed,
+		fprintf(out, "%s,%s,%s,%s,%u,%d,%d", g->scenario, g->runtime, g->mode, g->noise, g->trials, g->failed,
 			g->client_saturated);
 		for (int m = 0; m < RES_NR_METRICS; m++)
 			if (g->have & (1u << m))
@@ -158,6 +162,7 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 		f == RPT_MD ? "## " : "", head_str(d, "harness", "version"), head_str(d, "config", "profile"),
 		cJSON_IsNumber(cpus) ? cpus->valuedouble : NAN, head_str(d, "config", "client_cpus"));
 	render_rows(groups, n, f, out);
+	iso_render(groups, n, f == RPT_MD, out);
 	fprintf(out, "\nMedians over trials. ops/s: requests, chat deliveries or a script's operations (queries) per "
 		     "second; p99: of requests, chat round trips or a script's batches; startup: each trial's median "
 		     "of its runs; memory: the server's RSS idle and its peak under load, or a script's peak.\n");

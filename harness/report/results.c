@@ -10,6 +10,7 @@
 
 #include "base/cleanup.h"
 #include "base/util.h"
+#include "report/isolation.h"
 
 const char *const res_status_names[TRIAL_NR_STATUS] = {"ok", "failed", "cut", "interrupted", "skipped"};
 
@@ -31,6 +32,7 @@ const char *const res_metric_names[RES_NR_METRICS] = {
 	"script_errors",
 	"script_max_rss_kb",
 	"fixture_ready_ms",
+	"noise_ops_per_s",
 };
 
 /* ---- the trial ---- */
@@ -42,6 +44,7 @@ void res_trial_init(struct trial_result *t, const char *scenario, const char *ru
 	snprintf(t->scenario, sizeof(t->scenario), "%s", scenario);
 	snprintf(t->runtime, sizeof(t->runtime), "%s", runtime);
 	snprintf(t->mode, sizeof(t->mode), "%s", mode);
+	snprintf(t->noise, sizeof(t->noise), "none");
 	t->trial = trial;
 	t->order = order;
 	t->server.idle_rss_kb = t->server.peak_rss_kb = t->server.post_load_rss_kb = NAN;
@@ -578,6 +581,46 @@ static void fixture_parse(const cJSON *o, struct res_fixture *ret)
 	}
 }
 
+static cJSON *neighbour_json(const struct res_neighbour *n)
+{
+	cJSON *o = cJSON_CreateObject(), *shares;
+
+	cJSON_AddStringToObject(o, "slice", "noise");
+	add_str(o, "placement", n->placement);
+	add_str(o, "cpus", n->cpus);
+	if (n->cpu_quota_us)
+		cJSON_AddNumberToObject(o, "cpu_quota_us", (double)n->cpu_quota_us);
+	if (n->memory_max)
+		cJSON_AddNumberToObject(o, "memory_max_bytes", (double)n->memory_max);
+	shares = cJSON_AddArrayToObject(o, "shares_cpus_with");
+	for (int sl = 0; sl < CG_NR_SLICES; sl++)
+		if (n->shares & (1u << sl))
+			cJSON_AddItemToArray(shares, cJSON_CreateString(cg_slice_names[sl]));
+	if (n->have_generator)
+		cJSON_AddItemToObject(o, "generator", noise_result_json(&n->generator));
+	add_str(o, "log", n->log);
+	add_str(o, "error", n->error);
+	return o;
+}
+
+static void neighbour_parse(const cJSON *o, struct res_neighbour *ret)
+{
+	const cJSON *w;
+	struct hx_err err = {0};
+
+	str(o, "placement", ret->placement, sizeof(ret->placement));
+	str(o, "cpus", ret->cpus, sizeof(ret->cpus));
+	ret->cpu_quota_us = u64(o, "cpu_quota_us");
+	ret->memory_max = u64(o, "memory_max_bytes");
+	cJSON_ArrayForEach (w, get(o, "shares_cpus_with"))
+		for (int sl = 0; sl < CG_NR_SLICES; sl++)
+			if (cJSON_IsString(w) && !strcmp(w->valuestring, cg_slice_names[sl]))
+				ret->shares |= 1u << sl;
+	ret->have_generator = noise_result_parse(get(o, "generator"), &ret->generator, &err) == 0;
+	str(o, "log", ret->log, sizeof(ret->log));
+	str(o, "error", ret->error, sizeof(ret->error));
+}
+
 /* Per-slice objects keyed by slice name: the planned CPU sets, or the stats. */
 static cJSON *per_slice_json(const struct trial_result *t, bool stats)
 {
@@ -598,9 +641,13 @@ cJSON *res_trial_json(const struct trial_result *t)
 	cJSON_AddStringToObject(o, "scenario", t->scenario);
 	cJSON_AddStringToObject(o, "runtime", t->runtime);
 	cJSON_AddStringToObject(o, "mode", t->mode);
+	if (strcmp(t->noise, "none") != 0) /* absent: a quiet trial, as in files from before noise */
+		cJSON_AddStringToObject(o, "noise", t->noise);
 	cJSON_AddNumberToObject(o, "trial", t->trial);
 	cJSON_AddNumberToObject(o, "order", t->order);
 	cJSON_AddItemToObject(o, "cpus", per_slice_json(t, false));
+	if (t->have & RES_HAVE_NEIGHBOUR)
+		cJSON_AddItemToObject(o, "neighbour", neighbour_json(&t->neighbour));
 	if (t->have & RES_HAVE_FIXTURE)
 		cJSON_AddItemToObject(o, "fixture", fixture_json(&t->fixture));
 	if (t->have & RES_HAVE_SERVER)
@@ -650,6 +697,8 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 		       (unsigned)u64(o, "order"));
 	str(o, "runtime", ret->runtime, sizeof(ret->runtime));
 	str(o, "mode", ret->mode, sizeof(ret->mode));
+	if (cJSON_IsString(get(o, "noise"))) /* a file from before noise existed: quiet trials */
+		str(o, "noise", ret->noise, sizeof(ret->noise));
 	str(o, "status", status, sizeof(status));
 	for (k = 0; k < TRIAL_NR_STATUS && strcmp(status, res_status_names[k]) != 0; k++)
 		;
@@ -661,6 +710,8 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 	per_slice_parse(get(o, "cpus"), get(o, "slices"), ret);
 	if (cJSON_IsObject(get(o, "fixture")))
 		ret->have |= RES_HAVE_FIXTURE, fixture_parse(get(o, "fixture"), &ret->fixture);
+	if (cJSON_IsObject(get(o, "neighbour")))
+		ret->have |= RES_HAVE_NEIGHBOUR, neighbour_parse(get(o, "neighbour"), &ret->neighbour);
 	if (cJSON_IsObject(get(o, "server")))
 		ret->have |= RES_HAVE_SERVER, server_parse(get(o, "server"), &ret->server);
 	if (cJSON_IsObject(get(o, "process")))
@@ -717,6 +768,10 @@ double res_metric(const struct trial_result *t, enum res_metric m)
 		return t->have & RES_HAVE_PROCESS && t->process.have_times ? t->process.max_rss_kb : NAN;
 	case RES_M_FIXTURE_READY_MS:
 		return t->have & RES_HAVE_FIXTURE && t->fixture.started ? t->fixture.ready_ms : NAN;
+	case RES_M_NOISE_OPS_PER_S:
+		return t->have & RES_HAVE_NEIGHBOUR && t->neighbour.have_generator && t->neighbour.generator.seconds > 0
+			       ? (double)t->neighbour.generator.ops / t->neighbour.generator.seconds
+			       : NAN;
 	case RES_NR_METRICS:
 		break;
 	}
@@ -725,7 +780,8 @@ double res_metric(const struct trial_result *t, enum res_metric m)
 
 static bool same_group(const struct trial_result *a, const struct res_summary *g)
 {
-	return !strcmp(a->scenario, g->scenario) && !strcmp(a->runtime, g->runtime) && !strcmp(a->mode, g->mode);
+	return !strcmp(a->scenario, g->scenario) && !strcmp(a->runtime, g->runtime) && !strcmp(a->mode, g->mode) &&
+	       !strcmp(a->noise, g->noise);
 }
 
 static void summarize_group(const struct trial_result *trials, size_t n, struct res_summary *g, double *v)
@@ -769,8 +825,12 @@ int res_summarize(const struct trial_result *trials, size_t n, struct res_summar
 		snprintf(out[ng].scenario, sizeof(out[ng].scenario), "%s", trials[i].scenario);
 		snprintf(out[ng].runtime, sizeof(out[ng].runtime), "%s", trials[i].runtime);
 		snprintf(out[ng].mode, sizeof(out[ng].mode), "%s", trials[i].mode);
+		snprintf(out[ng].noise, sizeof(out[ng].noise), "%s", trials[i].noise);
 		summarize_group(trials, n, &out[ng++], v);
 	}
+	for (size_t k = 0; k < ng; k++)
+		if (iso_shift(trials, n, &out[k], &out[k].shift) < 0)
+			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	*ret = steal_pointer(&out);
 	*ret_n = ng;
 	return 0;
@@ -788,6 +848,8 @@ static cJSON *summary_group_json(const struct res_summary *g)
 	cJSON_AddStringToObject(o, "scenario", g->scenario);
 	cJSON_AddStringToObject(o, "runtime", g->runtime);
 	cJSON_AddStringToObject(o, "mode", g->mode);
+	if (strcmp(g->noise, "none") != 0)
+		cJSON_AddStringToObject(o, "noise", g->noise);
 	ms = cJSON_AddObjectToObject(o, "metrics");
 	for (int m = 0; m < RES_NR_METRICS; m++)
 		if (g->have & (1u << m))
@@ -795,6 +857,8 @@ static cJSON *summary_group_json(const struct res_summary *g)
 	cJSON_AddNumberToObject(o, "trials", g->trials);
 	cJSON_AddBoolToObject(o, "failed", g->failed);
 	cJSON_AddBoolToObject(o, "client_saturated", g->client_saturated);
+	if (g->shift.have)
+		cJSON_AddItemToObject(o, "shift", iso_shift_json(&g->shift));
 	return o;
 }
 

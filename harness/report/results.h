@@ -14,6 +14,7 @@
 #include "cgroups/cg.h"
 #include "load/chat.h"
 #include "load/load.h"
+#include "noise/noise.h"
 #include "report/stats.h"
 
 #define RES_SCHEMA	"harness-results/1"
@@ -97,6 +98,19 @@ struct res_fixture {
 	bool clean_shutdown;
 };
 
+/* The neighbour of a noisy trial (docs/noise.md): where the noise slice could run, with whom it shared a
+ * physical core, and what its generator did. */
+struct res_neighbour {
+	char placement[16]; /* apart, sibling (pinned), anywhere (quota, none) */
+	char cpus[RES_CPUS_LEN];
+	uint64_t cpu_quota_us, memory_max;
+	unsigned shares; /* bit per enum cg_slice */
+	bool have_generator;
+	struct noise_result generator;
+	char log[PATH_MAX];
+	char error[512]; /* "": none */
+};
+
 enum {
 	RES_HAVE_SERVER = 1u << 0,
 	RES_HAVE_LOAD = 1u << 1,
@@ -105,10 +119,12 @@ enum {
 	RES_HAVE_SCRIPT = 1u << 4,
 	RES_HAVE_PROCESS = 1u << 5,
 	RES_HAVE_FIXTURE = 1u << 6,
+	RES_HAVE_NEIGHBOUR = 1u << 7,
 };
 
 struct trial_result {
 	char scenario[64], runtime[64], mode[16];
+	char noise[32]; /* the neighbour's kind and level ("cpu:2"); "none" for a quiet trial */
 	unsigned trial, order;
 	enum trial_status status;
 	char error[1024]; /* "": none */
@@ -124,6 +140,7 @@ struct trial_result {
 	struct res_script script;
 	struct res_process process;
 	struct res_fixture fixture;
+	struct res_neighbour neighbour;
 };
 
 /* Clear t and name it; every measurement starts absent. */
@@ -161,18 +178,34 @@ enum res_metric {
 	RES_M_SCRIPT_ERRORS,
 	RES_M_SCRIPT_MAX_RSS_KB,
 	RES_M_FIXTURE_READY_MS,
+	RES_M_NOISE_OPS_PER_S,
 	RES_NR_METRICS
 };
 extern const char *const res_metric_names[RES_NR_METRICS];
 /* The metric's value in one trial; NAN when the trial has none. */
 double res_metric(const struct trial_result *t, enum res_metric m);
 
+/* A noisy group against its quiet twin (same scenario, runtime, mode): the shift of the workload's main
+ * metric (report/isolation.c). */
+struct res_shift {
+	bool have;
+	enum res_metric metric;
+	bool lower_is_better;
+	unsigned quiet_trials, noisy_trials;
+	double quiet_median, noisy_median;
+	double ratio, ci95_low, ci95_high; /* noisy / quiet; the CI NAN when it cannot be had */
+	double p;			   /* Mann-Whitney, two-sided; NAN likewise */
+	char placement[16], noise_cpus[RES_CPUS_LEN];
+	unsigned shares; /* bit per enum cg_slice */
+};
+
 struct res_summary {
-	char scenario[64], runtime[64], mode[16];
+	char scenario[64], runtime[64], mode[16], noise[32];
 	unsigned trials;
 	bool failed, client_saturated;
 	unsigned have; /* bit per enum res_metric */
 	struct stats_summary metric[RES_NR_METRICS];
+	struct res_shift shift;
 };
 
 /* The groups, in the order their first trial ran; *ret is malloc'd (caller frees). */

@@ -324,9 +324,54 @@ static void server_after_load(struct trial_result *t, pid_t payload)
 	}
 }
 
+/* The neighbour starts once the runtime is ready (before the warm-up, which then absorbs the generator's
+ * own set-up) and runs through the measured phase. */
+static int noise_begin(struct run_env *env, struct cg_tree *tree, struct run_noise *nz, const struct trial_result *t,
+		       struct hx_err *err)
+{
+	char tag[256];
+	const struct noise_where w = {.netns_fd = env->netns_fd,
+				      .harness = env->harness,
+				      .io_dir = env->noise_io_dir,
+				      .run_dir = env->dir,
+				      .tag = tag};
+
+	if (nz->spec.kind == NOISE_NONE)
+		return 0;
+	snprintf(tag, sizeof(tag), "%s-%s-%s-%s-%u", t->scenario, t->runtime, t->mode, t->noise, t->trial);
+	if (noise_slice_start(tree, &nz->spec, &w, &nz->proc, err) < 0)
+		return -err->errnum;
+	nz->running = true;
+	return 0;
+}
+
+/* After the measured phase: the generator stops and reports what it did; a generator that died fails the
+ * trial (its noise is not what the trial says). */
+static int noise_end(struct cg_tree *tree, struct run_noise *nz, struct trial_result *t, int rc, struct hx_err *err)
+{
+	struct res_neighbour *nb = &t->neighbour;
+	struct hx_err e = {0};
+
+	if (!nz->running)
+		return rc;
+	nz->running = false;
+	stats_into(t, tree, CG_SLICE_NOISE);
+	snprintf(nb->log, sizeof(nb->log), "%s", nz->proc.log);
+	if (noise_slice_stop(tree, &nz->proc, &nb->generator, &e) < 0) {
+		snprintf(nb->error, sizeof(nb->error), "%s", e.msg);
+		if (rc == 0) {
+			*err = e;
+			rc = -err->errnum;
+		}
+		return rc;
+	}
+	nb->have_generator = true;
+	return rc;
+}
+
 static int trial_http(struct run_env *env, const struct scenario *s, const struct manifest *m,
-		      const struct img_status *st, struct cg_tree *tree, double deadline, struct trial_result *t,
-		      struct hx_err *err)
+		      const struct img_status *st, struct cg_tree *tree, struct run_noise *nz, double deadline,
+		      struct trial_result *t, struct hx_err *err)
 {
 	char *argv[MAN_MAX_ARGV + 1], store[MAN_MAX_ARGV][PATH_MAX], logpath[PATH_MAX], tail[2048];
 	struct sbx_config c;
@@ -368,6 +413,11 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	payload = sbx_payload_pid(x.pid);
 	t->server.idle_rss_kb = (double)proc_status_kb(payload, "VmRSS:");
 	proc_cpus(payload, t->server.cpus, sizeof(t->server.cpus));
+	if (noise_begin(env, tree, nz, t, err) < 0) {
+		stop_server(tree, &x);
+		rc = -err->errnum;
+		goto out;
+	}
 	if (s->workload == SCN_HTTP && s->warmup_requests)
 		rc = run_client(env, tree, s, s->warmup_requests, deadline - now_s(), &x, t, err);
 	t->have &= ~(unsigned)RES_HAVE_LOAD; /* the warm-up's figures are not the trial's */
@@ -387,6 +437,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	}
 	stats_into(t, tree, CG_SLICE_SUT);
 	stats_into(t, tree, CG_SLICE_CLIENT);
+	rc = noise_end(tree, nz, t, rc, err);
 	if (x.pid > 0)
 		stop_server(tree, &x);
 	else
@@ -399,8 +450,8 @@ out:
 /* The runtime runs the workload itself and ends with one JSON line of metrics on stdout; the client slice
  * stays idle. */
 static int trial_script(struct run_env *env, const struct scenario *s, const struct manifest *m,
-			const struct img_status *st, struct cg_tree *tree, double deadline, struct trial_result *t,
-			struct hx_err *err)
+			const struct img_status *st, struct cg_tree *tree, struct run_noise *nz, double deadline,
+			struct trial_result *t, struct hx_err *err)
 {
 	char *argv[MAN_MAX_ARGV + 1], store[MAN_MAX_ARGV][PATH_MAX], logpath[PATH_MAX], outpath[PATH_MAX], tail[2048];
 	struct sbx_config c;
@@ -418,7 +469,7 @@ static int trial_script(struct run_env *env, const struct scenario *s, const str
 	outfd = open(outpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (logfd < 0 || outfd < 0)
 		return hx_syserr(err, "run: %s", logpath);
-	if (sut_config(env, s, m, st, &c, argv, store, err) < 0)
+	if (sut_config(env, s, m, st, &c, argv, store, err) < 0 || noise_begin(env, tree, nz, t, err) < 0)
 		return -err->errnum;
 	c.out_fd = outfd;
 	c.err_fd = logfd;
@@ -432,6 +483,10 @@ static int trial_script(struct run_env *env, const struct scenario *s, const str
 	if (how != WAIT_EXITED)
 		code = -1;
 	stats_into(t, tree, CG_SLICE_SUT);
+	if (noise_end(tree, nz, t, 0, err) < 0) {
+		sbx_release(&x);
+		return -err->errnum;
+	}
 	proc->exit = code;
 	if ((proc->have_times = x.stamps->exit_ns > x.stamps->exec_ns)) {
 		proc->wall_ms = (double)(x.stamps->exit_ns - x.stamps->exec_ns) / 1e6;
@@ -461,7 +516,8 @@ static int trial_script(struct run_env *env, const struct scenario *s, const str
 }
 
 static int trial_startup(struct run_env *env, const struct scenario *s, const struct manifest *m,
-			 const struct img_status *st, struct cg_tree *tree, struct trial_result *t, struct hx_err *err)
+			 const struct img_status *st, struct cg_tree *tree, struct run_noise *nz,
+			 struct trial_result *t, struct hx_err *err)
 {
 	char *argv[MAN_MAX_ARGV + 1], store[MAN_MAX_ARGV][PATH_MAX];
 	struct sbx_config c;
@@ -474,7 +530,8 @@ static int trial_startup(struct run_env *env, const struct scenario *s, const st
 	if (sut_config(env, s, m, st, &c, argv, store, err) < 0)
 		return -err->errnum;
 	c.quiet = true;
-	if (startup_series_in(tree, &c, s->runs, s->warmup, recs, err) < 0)
+	if (noise_begin(env, tree, nz, t, err) < 0 || startup_series_in(tree, &c, s->runs, s->warmup, recs, err) < 0 ||
+	    noise_end(tree, nz, t, 0, err) < 0)
 		return -err->errnum;
 	for (unsigned i = 0; i < s->runs; i++) {
 		const struct startup_record *r = &recs[s->warmup + i];
@@ -529,15 +586,38 @@ static int fixture_stop(struct cg_tree *tree, struct fx_pg *pg, struct trial_res
 	return rc;
 }
 
+/* What the trial records of its neighbour before it starts: where the noise slice may run and with whom
+ * it shares a physical core. */
+static void noise_record(const struct run_env *env, enum cg_cpu_mode mode, const struct noise_spec *n,
+			 struct trial_result *t)
+{
+	const struct cg_slice_plan *p = &env->plan[mode];
+	struct res_neighbour *nb = &t->neighbour;
+
+	noise_spec_format(n, t->noise, sizeof(t->noise));
+	if (n->kind == NOISE_NONE)
+		return;
+	t->have |= RES_HAVE_NEIGHBOUR;
+	snprintf(nb->placement, sizeof(nb->placement), "%s",
+		 mode != CG_CPU_PINNED ? "anywhere" : cg_noise_placement_names[env->budget[mode].noise_placement]);
+	cg_cpus_format(&p->limits[CG_SLICE_NOISE].cpus, nb->cpus, sizeof(nb->cpus));
+	nb->cpu_quota_us = p->limits[CG_SLICE_NOISE].cpu_quota_us;
+	nb->memory_max = p->limits[CG_SLICE_NOISE].memory_max;
+	nb->shares = p->noise_shares & p->slices;
+}
+
 int run_trial(struct run_env *env, const struct scenario *s, const struct manifest *m, const struct img_status *st,
-	      enum cg_cpu_mode mode, double deadline, struct trial_result *trial, struct hx_err *err)
+	      enum cg_cpu_mode mode, const struct noise_spec *noise, double deadline, struct trial_result *trial,
+	      struct hx_err *err)
 {
 	struct cg_tree *tree = NULL;
 	struct fx_pg pg = {.x = {.pid = -1, .report_fd = -1}};
+	struct run_noise nz = {.spec = *noise};
 	char id[64];
 	double t0 = now_s();
-	/* the fixture slice only for a scenario that has a fixture */
-	unsigned slices = env->plan[mode].slices & ~(s->fixtures ? 0u : 1u << CG_SLICE_FIXTURE);
+	/* the fixture slice only for a scenario that has a fixture, the noise slice only for a noisy trial */
+	unsigned slices = env->plan[mode].slices & ~(s->fixtures ? 0u : 1u << CG_SLICE_FIXTURE) &
+			  ~(noise->kind != NOISE_NONE ? 0u : 1u << CG_SLICE_NOISE);
 	int rc;
 
 	for (int sl = 0; sl < CG_NR_SLICES; sl++)
@@ -545,6 +625,7 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 			cg_cpus_format(&env->plan[mode].limits[sl].cpus, trial->cpus[sl], sizeof(trial->cpus[sl]));
 			trial->cpus_have |= 1u << sl;
 		}
+	noise_record(env, mode, noise, trial);
 	if (cg_run_id(id, sizeof(id), err) < 0 || cg_tree_create(id, NULL, slices, &tree, err) < 0)
 		return -err->errnum;
 	rc = 0;
@@ -554,11 +635,12 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 	if (rc == 0 && (s->fixtures & SCN_FX_POSTGRES))
 		rc = fixture_start(env, s, m, mode, tree, trial, &pg, err);
 	if (rc == 0 && s->workload == SCN_STARTUP)
-		rc = trial_startup(env, s, m, st, tree, trial, err);
+		rc = trial_startup(env, s, m, st, tree, &nz, trial, err);
 	else if (rc == 0 && s->workload == SCN_SCRIPT)
-		rc = trial_script(env, s, m, st, tree, deadline, trial, err);
+		rc = trial_script(env, s, m, st, tree, &nz, deadline, trial, err);
 	else if (rc == 0)
-		rc = trial_http(env, s, m, st, tree, deadline, trial, err);
+		rc = trial_http(env, s, m, st, tree, &nz, deadline, trial, err);
+	rc = noise_end(tree, &nz, trial, rc, err); /* when the workload failed with it running */
 	if (pg.x.pid > 0)
 		rc = fixture_stop(tree, &pg, trial, rc, err);
 	trial->wall_s = now_s() - t0;

@@ -11,22 +11,32 @@
 #include "image/images.h"
 #include "report/results.h"
 #include "run/scenario.h"
+#include "noise/noise_slice.h"
 
 struct run_env {
 	struct cg_budget budget[3]; /* per enum cg_cpu_mode */
 	struct cg_slice_plan plan[3];
 	int netns_fd;
-	char dir[PATH_MAX];	   /* run directory: logs */
-	char harness[PATH_MAX];	   /* this binary, bound into the client sandbox */
-	double cap_s;		   /* each scenario's wall-time budget; 0: none */
-	char tls_dir[PATH_MAX];	   /* the run's throwaway certificate and key, when a scenario wants TLS */
-	struct fx_pg_template *pg; /* the Postgres fixture, when a scenario wants it */
+	char dir[PATH_MAX];	     /* run directory: logs */
+	char harness[PATH_MAX];	     /* this binary, bound into the client sandbox */
+	double cap_s;		     /* each scenario's wall-time budget; 0: none */
+	char tls_dir[PATH_MAX];	     /* the run's throwaway certificate and key, when a scenario wants TLS */
+	struct fx_pg_template *pg;   /* the Postgres fixture, when a scenario wants it */
+	char noise_io_dir[PATH_MAX]; /* where an io neighbour writes: on the run folder's disk */
+};
+
+/* A trial's neighbour: the kind (NOISE_NONE for a quiet trial) and its generator while it runs. */
+struct run_noise {
+	struct noise_spec spec;
+	struct noise_proc proc;
+	bool running;
 };
 
 /* What one trial measured, filled into trial (named by res_trial_init); a cut or interrupted trial says
  * so in trial->status. */
 int run_trial(struct run_env *env, const struct scenario *s, const struct manifest *m, const struct img_status *st,
-	      enum cg_cpu_mode mode, double deadline_s, struct trial_result *trial, struct hx_err *err);
+	      enum cg_cpu_mode mode, const struct noise_spec *noise, double deadline_s, struct trial_result *trial,
+	      struct hx_err *err);
 
 /* Set by SIGINT/SIGTERM: the current trial stops, results keep what finished. */
 extern volatile int run_interrupted;

@@ -161,11 +161,43 @@ static void test_run(void **state)
 	run_kind(NOISE_ALLOC, 1u << 20, "pages");
 }
 
+/* What a generator prints reads back as what it did: the run stores the parsed result. */
+static void test_result_round_trip(void **state)
+{
+	struct noise_result r = {.spec = {NOISE_IO, 1u << 20},
+				 .threads = 1,
+				 .seconds = 2,
+				 .ops = 40,
+				 .bytes = 40u << 20},
+			    back;
+	struct hx_err err = {0};
+	cJSON *o;
+
+	(void)state;
+	snprintf(r.unit, sizeof(r.unit), "fsyncs");
+	snprintf(r.target, sizeof(r.target), "/data/.harness-noise-2");
+	snprintf(r.fs, sizeof(r.fs), "ext4");
+	cg_cpus_parse("1,3-4", &r.ran_on);
+	o = noise_result_json(&r);
+	assert_int_equal(noise_result_parse(o, &back, &err), 0);
+	cJSON_Delete(o);
+	assert_int_equal(back.spec.kind, NOISE_IO);
+	assert_int_equal(back.spec.level, 1u << 20);
+	assert_int_equal(back.ops, 40);
+	assert_int_equal(back.bytes, 40u << 20);
+	assert_string_equal(back.unit, "fsyncs");
+	assert_string_equal(back.fs, "ext4");
+	assert_cpus(&back.ran_on, "1,3-4");
+	o = cJSON_Parse("{\"noise\":\"disk\"}");
+	assert_true(noise_result_parse(o, &back, &err) < 0);
+	cJSON_Delete(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse), cmocka_unit_test(test_format), cmocka_unit_test(test_resolve),
-		cmocka_unit_test(test_llc),   cmocka_unit_test(test_run),
+		cmocka_unit_test(test_llc),   cmocka_unit_test(test_run),    cmocka_unit_test(test_result_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

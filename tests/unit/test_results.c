@@ -173,6 +173,72 @@ static void test_reads_an_old_file(void **state)
 	res_doc_free(&d);
 }
 
+/* Noise: quiet and noisy trials of one cell interleaved; the noisy group's shift from its quiet twin, its
+ * neighbour written and read back. */
+static void test_noise_shift(void **state)
+{
+	struct res_doc d, back;
+	struct hx_err err = {0};
+	struct res_summary *g = NULL;
+	size_t ng = 0;
+	char dir[] = "/tmp/test-results-XXXXXX", path[64];
+	cJSON *a, *b;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/n.json", dir);
+	assert_int_equal(res_doc_init(&d, "9.9.9", "abc", &err), 0);
+	for (unsigned i = 0; i < 10; i++) {
+		struct trial_result *t = res_doc_add(&d);
+		bool noisy = i % 2;
+
+		res_trial_init(t, "http-hello", "node24", "pinned", i / 2 + 1, i + 1);
+		t->have |= RES_HAVE_LOAD;
+		t->load.rps = noisy ? 80 + i / 2 : 100 + i / 2; /* every noisy trial slower than every quiet one */
+		if (!noisy)
+			continue;
+		snprintf(t->noise, sizeof(t->noise), "cpu:1");
+		t->have |= RES_HAVE_NEIGHBOUR;
+		snprintf(t->neighbour.placement, sizeof(t->neighbour.placement), "apart");
+		snprintf(t->neighbour.cpus, sizeof(t->neighbour.cpus), "0");
+		t->neighbour.shares = 1u << CG_SLICE_CLIENT;
+		t->neighbour.have_generator = true;
+		t->neighbour.generator =
+			(struct noise_result){.spec = {NOISE_CPU, 1}, .threads = 1, .seconds = 2, .ops = 1000};
+		snprintf(t->neighbour.generator.unit, sizeof(t->neighbour.generator.unit), "spins");
+		cg_cpus_parse("0", &t->neighbour.generator.ran_on);
+	}
+	assert_int_equal(res_summarize(d.trials, d.ntrials, &g, &ng, &err), 0);
+	assert_int_equal(ng, 2);
+	assert_string_equal(g[0].noise, "none");
+	assert_false(g[0].shift.have);
+	assert_string_equal(g[1].noise, "cpu:1");
+	assert_true(g[1].shift.have);
+	assert_int_equal(g[1].shift.metric, RES_M_RPS);
+	assert_int_equal(g[1].shift.quiet_trials, 5);
+	assert_true(fabs(g[1].shift.ratio - 82.0 / 102.0) < 1e-12);
+	assert_true(g[1].shift.ci95_high < 1);		      /* the CI excludes no change */
+	assert_true(fabs(g[1].shift.p - 2.0 / 252.0) < 1e-9); /* exact Mann-Whitney, fully separated 5 vs 5 */
+	assert_int_equal(g[1].shift.shares, 1u << CG_SLICE_CLIENT);
+	assert_true(fabs(res_median(&g[1], RES_M_NOISE_OPS_PER_S) - 500) < 1e-9);
+	free(g);
+	assert_int_equal(res_write(&d, path, &err), 0);
+	assert_int_equal(res_read(path, &back, &err), 0);
+	a = res_trial_json(&d.trials[1]);
+	b = res_trial_json(&back.trials[1]);
+	assert_true(cJSON_Compare(a, b, true));
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	assert_string_equal(back.trials[0].noise, "none");
+	assert_string_equal(back.trials[1].noise, "cpu:1");
+	assert_true(back.trials[1].neighbour.have_generator);
+	assert_int_equal(back.trials[1].neighbour.shares, 1u << CG_SLICE_CLIENT);
+	res_doc_free(&d);
+	res_doc_free(&back);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_refuses_other_files(void **state)
 {
 	struct res_doc d;
@@ -199,11 +265,9 @@ static void test_refuses_other_files(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_status),
-		cmocka_unit_test(test_verdict),
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_reads_an_old_file),
-		cmocka_unit_test(test_refuses_other_files),
+		cmocka_unit_test(test_status),	    cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_round_trip),  cmocka_unit_test(test_reads_an_old_file),
+		cmocka_unit_test(test_noise_shift), cmocka_unit_test(test_refuses_other_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
