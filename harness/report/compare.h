@@ -41,6 +41,7 @@ struct cmp_row {
 	struct sig_test mwu, welch;
 	double shift; /* Hodges-Lehmann: B - A */
 	enum cmp_verdict verdict;
+	bool regression;      /* fails the gate: worse, gated, and the whole CI beyond the threshold */
 	size_t trials_needed; /* inconclusive: trials per side to detect the threshold; 0: more than 10,000 */
 };
 
@@ -62,7 +63,7 @@ struct cmp_result {
 	size_t nrows;
 	struct cmp_diff diffs[64];
 	size_t ndiffs;
-	size_t regressions; /* rows worse beyond the threshold */
+	size_t regressions; /* rows that fail the gate */
 };
 
 /* Whether bigger is better for this metric (throughput), or smaller (time, latency, memory); -1: not compared. */

@@ -42,6 +42,7 @@ static void test_directions(void **state)
 	assert_int_equal(x.verdict, CMP_WORSE);
 	assert_string_equal(cmp_verdict_word(&x), "slower");
 	assert_int_equal(r.regressions, 1);
+	assert_true(x.regression);
 	assert_true(x.ratio.high < 0.85 && x.mwu.p < 0.001 && x.mwu.exact);
 	cmp_result_free(&r);
 	x = row(&b, &a, &r); /* and back: better, no regression */
@@ -67,6 +68,7 @@ static void test_directions(void **state)
 static void test_same_small_and_inconclusive(void **state)
 {
 	struct cmp_cell a = cell("rps", 50000, 0.01, 10), b = cell("rps", 49500, 0.01, 10);
+	struct cmp_cell ga = cell("rps", 50000, 0.04, 10), gb = cell("rps", 46500, 0.04, 10);
 	struct cmp_cell na = cell("rps", 50000, 0.3, 5), nb = cell("rps", 45000, 0.3, 5);
 	struct cmp_result r;
 	struct cmp_row x;
@@ -76,12 +78,18 @@ static void test_same_small_and_inconclusive(void **state)
 	assert_int_equal(x.verdict, CMP_SAME);
 	assert_int_equal(r.regressions, 0);
 	cmp_result_free(&r);
+	x = row(&ga, &gb, &r); /* 7% slower for sure, but not surely more than 5%: said, not gated */
+	assert_int_equal(x.verdict, CMP_WORSE);
+	assert_true(x.ratio.high > 0.95 && x.ratio.low < 0.95);
+	assert_false(x.regression);
+	assert_int_equal(r.regressions, 0);
+	cmp_result_free(&r);
 	x = row(&na, &nb, &r); /* 10% lower but ±30% noise over 5 trials: cannot tell */
 	assert_int_equal(x.verdict, CMP_INCONCLUSIVE);
 	assert_true(x.trials_needed > 5);
 	assert_int_equal(r.regressions, 0);
 	cmp_result_free(&r);
-	free(a.v), free(b.v), free(na.v), free(nb.v);
+	free(a.v), free(b.v), free(ga.v), free(gb.v), free(na.v), free(nb.v);
 }
 
 static cJSON *head(const char *model, const char *kernel, const char *digest)
