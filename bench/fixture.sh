@@ -8,8 +8,8 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 trials=${1:-7}
 harness=$top/bin/harness
-bin=/usr/lib/postgresql/15/bin
-[ -x "$bin/pg_ctl" ] || { echo "bench-fixture: Debian's postgresql-15 is missing (make deps)" >&2; exit 3; }
+bin=$(dirname "$("$harness" images path postgres15 2>/dev/null || echo /nonexistent/postgres)")
+[ -x "$bin/pg_ctl" ] || { echo "bench-fixture: the postgres15 image is missing (harness images pull postgres15)" >&2; exit 3; }
 [ "$(id -u)" = 0 ] || { echo "bench-fixture: needs root (sandboxes, cgroups)" >&2; exit 3; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

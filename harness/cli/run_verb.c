@@ -306,7 +306,7 @@ static int prepare_images(struct run_plan *p, struct hx_err *err)
 	return rc;
 }
 
-/* The fixture image: present (a host image: Debian's postgresql-15) or pulled; else the scenarios that
+/* The fixture image: present or pulled (from npm; a user may point it at the host's server); else the scenarios that
  * need it are skipped with the reason, and the modes planned again without a fixture slice. */
 static int prepare_fixture(const struct run_opts *o, struct run_plan *p, struct run_env *env, struct hx_err *err)
 {
@@ -322,7 +322,7 @@ static int prepare_fixture(const struct run_opts *o, struct run_plan *p, struct 
 	if (img_status(&cache, &p->pg_img, true, &p->pg_st, &fe) < 0)
 		rc = -fe.errnum;
 	else if (!p->pg_st.present && img_pull(&cache, &p->pg_img, &fe) < 0)
-		rc = hx_wrap(&fe, "it needs the postgres15 fixture (on Debian: apt-get install postgresql-15)");
+		rc = hx_wrap(&fe, "it needs the postgres15 fixture (harness images pull postgres15)");
 	else if (!p->pg_st.present)
 		rc = img_status(&cache, &p->pg_img, true, &p->pg_st, &fe);
 	img_cache_close(&cache);

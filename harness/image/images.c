@@ -219,6 +219,21 @@ static int pull_blob(struct img_cache *c, const struct manifest *m, const char *
 	return 0;
 }
 
+/* Libraries shipped only as lib*.so.X.Y load once their SONAME links exist (what the package's own
+ * install script would make). */
+static int prepare_soname_links(const struct manifest *m, const char *tmp, struct hx_err *err)
+{
+	char dir[PATH_MAX * 2];
+	unsigned made = 0;
+
+	snprintf(dir, sizeof(dir), "%s/%s", tmp, m->soname_links);
+	if (unpack_soname_links(dir, &made, err) < 0) {
+		unpack_remove_tree(tmp);
+		return hx_wrap(err, "image %s: soname_links", m->name);
+	}
+	return 0;
+}
+
 int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 {
 	struct img_status st;
@@ -252,6 +267,8 @@ int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 				unpack_remove_tree(tmp);
 			}
 		}
+		if (rc == 0 && m->soname_links[0])
+			rc = prepare_soname_links(m, tmp, err);
 		if (rc == 0 && rename(tmp, st.tree) < 0) {
 			rc = hx_syserr(err, "image %s: rename %s", m->name, tmp);
 			unpack_remove_tree(tmp);

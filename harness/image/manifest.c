@@ -188,17 +188,11 @@ static int parse_source(const char *file, const cJSON *src, struct manifest *m, 
 
 static int parse_root(const char *file, const cJSON *root, struct manifest *m, struct hx_err *err)
 {
-	static const struct field top[] = {{"name", true},
-					   {"version", true},
-					   {"kind", true},
-					   {"description", false},
-					   {"source", true},
-					   {"entry", true},
-					   {"run", false},
-					   {"version_command", false},
-					   {"version_expect", false},
-					   {"env", false},
-					   {NULL, false}};
+	static const struct field top[] = {
+		{"name", true},		{"version", true},	    {"kind", true},
+		{"description", false}, {"source", true},	    {"entry", true},
+		{"run", false},		{"version_command", false}, {"version_expect", false},
+		{"env", false},		{"soname_links", false},    {NULL, false}};
 	char kind[16] = "";
 
 	if (!cJSON_IsObject(root))
@@ -209,6 +203,7 @@ static int parse_root(const char *file, const cJSON *root, struct manifest *m, s
 	    get_str(file, "", root, "kind", kind, sizeof(kind), err) < 0 ||
 	    get_str(file, "", root, "entry", m->entry, sizeof(m->entry), err) < 0 ||
 	    get_str(file, "", root, "version_expect", m->version_expect, sizeof(m->version_expect), err) < 0 ||
+	    get_str(file, "", root, "soname_links", m->soname_links, sizeof(m->soname_links), err) < 0 ||
 	    parse_source(file, cJSON_GetObjectItemCaseSensitive(root, "source"), m, err) < 0 ||
 	    get_argv(file, root, "run", m->run, err) < 0 ||
 	    get_argv(file, root, "version_command", m->version_command, err) < 0 || get_env(file, root, m, err) < 0)
@@ -224,6 +219,11 @@ static int parse_root(const char *file, const cJSON *root, struct manifest *m, s
 		return hx_fail_field(err, file, "kind", "expected \"runtime\" or \"fixture\", not \"%s\"", kind);
 	if (m->kind == MAN_RUNTIME && !m->run[0])
 		return hx_fail_field(err, file, "run", "a runtime needs an argv template with {script}%s", "");
+	if (m->soname_links[0] && m->source == MAN_SRC_HOST)
+		return hx_fail_field(err, file, "soname_links",
+				     "expected a folder inside a downloaded image, not for %s", "a host image");
+	if (m->soname_links[0] && valid_check(valid_relpath, m->soname_links, file, "soname_links", err) < 0)
+		return -err->errnum;
 	return valid_check(m->source == MAN_SRC_HOST ? valid_abspath : valid_relpath, m->entry, file, "entry", err);
 }
 

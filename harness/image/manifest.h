@@ -34,6 +34,7 @@ struct manifest {
 	char *run[MAN_MAX_ARGV + 1];		 /* argv template: {entry}, {script} */
 	char *version_command[MAN_MAX_ARGV + 1]; /* argv template: {entry} */
 	char version_expect[128];
+	char soname_links[256];	    /* a folder of the tree whose libraries get their SONAME links at unpack */
 	char *env[MAN_MAX_ENV + 1]; /* "K=V" */
 	char file[1024];	    /* where it was read from */
 };

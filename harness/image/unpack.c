@@ -5,6 +5,8 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -12,8 +14,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "base/cleanup.h"
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -194,4 +199,76 @@ out:
 	if (rc < 0 && made)
 		unpack_remove_tree(dest); /* nothing half-unpacked */
 	return rc;
+}
+
+/* The DT_SONAME of a 64-bit little-endian ELF image, bounds-checked (the bytes come from a download);
+ * false when it has none. */
+static bool elf_soname(const unsigned char *b, size_t len, char *out, size_t out_len)
+{
+	const Elf64_Ehdr *eh = (const void *)b;
+	const Elf64_Shdr *sh;
+
+	if (len < sizeof(*eh) || memcmp(b, ELFMAG, SELFMAG) != 0 || b[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > len ||
+	    (len - eh->e_shoff) / sizeof(Elf64_Shdr) < eh->e_shnum)
+		return false;
+	sh = (const void *)(b + eh->e_shoff);
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		const Elf64_Shdr *str = &sh[sh[i].sh_link < eh->e_shnum ? sh[i].sh_link : 0];
+
+		if (sh[i].sh_type != SHT_DYNAMIC || sh[i].sh_offset > len || sh[i].sh_size > len - sh[i].sh_offset ||
+		    str->sh_offset > len || str->sh_size > len - str->sh_offset)
+			continue;
+		for (const Elf64_Dyn *d = (const void *)(b + sh[i].sh_offset);
+		     (const unsigned char *)(d + 1) <= b + sh[i].sh_offset + sh[i].sh_size && d->d_tag != DT_NULL;
+		     d++) {
+			const char *s = (const char *)b + str->sh_offset + d->d_un.d_val;
+
+			if (d->d_tag != DT_SONAME || d->d_un.d_val >= str->sh_size ||
+			    !memchr(s, '\0', str->sh_size - d->d_un.d_val))
+				continue;
+			snprintf(out, out_len, "%s", s);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The SONAME of dir/name when it is a regular file naming another file in the same folder. */
+static bool file_soname(int dfd, const char *name, char *out, size_t out_len)
+{
+	_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	void *map;
+	bool found;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr))
+		return false;
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return false;
+	found = elf_soname(map, (size_t)st.st_size, out, out_len);
+	munmap(map, (size_t)st.st_size);
+	return found && !strchr(out, '/') && strcmp(out, name) != 0 && strcmp(out, ".") != 0 && strcmp(out, "..") != 0;
+}
+
+int unpack_soname_links(const char *dir, unsigned *made, struct hx_err *err)
+{
+	_cleanup_closedir_ DIR *d = opendir(dir);
+	struct dirent *de;
+	char soname[NAME_MAX + 1];
+
+	*made = 0;
+	if (!d)
+		return hx_syserr(err, "unpack: soname links in %s", dir);
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "lib", 3) != 0 || !strstr(de->d_name, ".so.") ||
+		    !file_soname(dirfd(d), de->d_name, soname, sizeof(soname)))
+			continue;
+		if (symlinkat(de->d_name, dirfd(d), soname) == 0)
+			(*made)++;
+		else if (errno != EEXIST)
+			return hx_syserr(err, "unpack: link %s/%s -> %s", dir, soname, de->d_name);
+	}
+	return 0;
 }

@@ -85,6 +85,13 @@ static int write_owned(const char *path, const char *text, uid_t uid, mode_t mod
 	return 0;
 }
 
+/* A downloaded image's tree, read-only where t->bin points (a host image is under /usr already). */
+static void pg_bind_image(const struct fx_pg_template *t, struct sbx_config *c)
+{
+	if (t->tree[0])
+		c->rootfs.binds[c->rootfs.nbinds++] = (struct sbx_bind){.src = t->tree, .dst = IMG_MOUNT};
+}
+
 /* initdb as the sandbox user into tmp/pgdata, with tmp bound read-write at /data. */
 static int pg_initdb(const struct fx_pg_template *t, const char *tmp, int netns_fd, struct hx_err *err)
 {
@@ -118,6 +125,7 @@ static int pg_initdb(const struct fx_pg_template *t, const char *tmp, int netns_
 	c.out_fd = logfd;
 	c.argv = (char *const *)argv;
 	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = tmp, .dst = "/data", .rw = true};
+	pg_bind_image(t, &c);
 	if (sbx_start(NULL, CG_SLICE_FIXTURE, &c, &x, err) < 0 || sbx_wait_exec(&x, initdb, err) < 0) {
 		sbx_release(&x);
 		return hx_wrap(err, "postgres template: initdb");
@@ -206,7 +214,12 @@ int fx_pg_prepare(const struct manifest *m, const struct img_status *st, uint64_
 
 	memset(t, 0, sizeof(*t));
 	t->memory_max = memory_max;
-	snprintf(entry, sizeof(entry), "%s", st->entry);
+	if (m->source == MAN_SRC_HOST) {
+		snprintf(entry, sizeof(entry), "%s", st->entry);
+	} else {
+		snprintf(entry, sizeof(entry), IMG_MOUNT "/%s", m->entry);
+		snprintf(t->tree, sizeof(t->tree), "%s", st->tree);
+	}
 	snprintf(t->bin, sizeof(t->bin), "%s", dirname(entry));
 	if (img_cache_open(&c, err) < 0)
 		return hx_wrap(err, "postgres template");
@@ -365,6 +378,7 @@ int fx_pg_start(const struct fx_pg_template *t, struct cg_tree *tree, int netns_
 	c.out_fd = logfd;
 	c.argv = (char *const *)argv;
 	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = tmpl, .dst = "/template"};
+	pg_bind_image(t, &c);
 	c.rootfs.data_dir = FX_PG_DATA;
 	c.rootfs.data_size = fx_pg_data_size(t);
 	if (sbx_start(tree, CG_SLICE_FIXTURE, &c, &pg.x, err) < 0 || sbx_wait_exec(&pg.x, argv[0], err) < 0) {

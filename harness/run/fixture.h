@@ -22,7 +22,8 @@
 /* The cached template and what a run needs to start and reach it. */
 struct fx_pg_template {
 	char dir[PATH_MAX];		 /* <cache>/fixtures/<image>-<key>: pgdata/ and password */
-	char bin[PATH_MAX];		 /* the folder of postgres and initdb */
+	char bin[PATH_MAX];		 /* the folder of postgres and initdb, as the sandbox sees it */
+	char tree[PATH_MAX];		 /* the image's tree, bound at IMG_MOUNT; "" for a host image */
 	char password[65];		 /* random, made with the template; never in the results */
 	char env[5][96];		 /* PGHOST=... for the runtime */
 	uint64_t memory_max;		 /* of the fixture slice: shared_buffers and the data tmpfs follow from it */

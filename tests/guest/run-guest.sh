@@ -66,6 +66,13 @@ if [ ! -s "$initrd" ] || [ "$here/init" -nt "$initrd" ]; then
 	mv "$initrd.tmp" "$initrd"
 fi
 
+# The host's image cache, read-only: the guest has no network, and its runtimes and Postgres are the same
+# pinned trees the host runs (the guest links them into a cache of its own).
+cache=${HARNESS_CACHE_DIR:-/var/cache/harness}
+cache_share=()
+[ -d "$cache/trees" ] && cache_share=(-fsdev "local,id=cache,path=$cache,security_model=none,readonly=on,multidevs=remap"
+	-device virtio-9p-pci,fsdev=cache,mount_tag=cache)
+
 results=$(mktemp -d)
 trap 'rm -rf "$results"' EXIT
 printf '%s\n' "${suites[@]}" >"$results/suites"
@@ -86,6 +93,7 @@ timeout 900 qemu-system-x86_64 -accel tcg,thread=multi -M q35 -cpu max -smp 4 -m
 	-device virtio-9p-pci,fsdev=etc,mount_tag=etc \
 	-fsdev local,id=top,path="$top",security_model=none,readonly=on,multidevs=remap \
 	-device virtio-9p-pci,fsdev=top,mount_tag=top \
+	"${cache_share[@]}" \
 	-fsdev local,id=results,path="$results",security_model=none \
 	-device virtio-9p-pci,fsdev=results,mount_tag=results &
 qemu=$!

@@ -45,3 +45,26 @@ PY
 	grep -q "database system is shut down" "$logs"/postgres-pg-reachable-node20-pinned-1.log
 	rm -rf "$logs" # --keep: ours to remove
 }
+
+@test "a user's host-sourced postgres15 manifest (the distribution's package) still runs the fixture" {
+	pg=$(ls /usr/lib/postgresql/15/bin/postgres 2>/dev/null || true)
+	[ -n "$pg" ] || hx_skip "needs a host PostgreSQL 15 (Debian's postgresql-15)"
+	mkdir images
+	cp "$HARNESS_TOP"/images/*.json images/
+	cat >images/postgres15.json <<JSON
+{"name": "postgres15", "version": "15", "kind": "fixture",
+ "source": {"type": "host", "path": "$pg"}, "entry": "$pg",
+ "version_command": ["{entry}", "--version"], "version_expect": "(PostgreSQL) 15."}
+JSON
+	run --separate-stderr env HARNESS_IMAGES_DIR="$PWD/images" "$HARNESS" run --cpus 1 --runtimes node20 --out r.json \
+		"$HARNESS_FIXTURES/scenarios/pg-reachable"
+	echo "$stderr" | tail -5
+	[ "$status" -eq 0 ]
+	python3 - "$pg" <<'PY'
+import json, sys
+d = json.load(open("r.json"))
+img = d["config"]["fixtures"]["postgres"]["image"]
+assert img["source"] == "host" and img["entry"] == sys.argv[1] and img["digest"].startswith("sha256-"), img
+assert d["trials"][0]["status"] == "ok" and d["trials"][0]["fixture"]["clean_shutdown"], d["trials"][0]
+PY
+}

@@ -45,7 +45,7 @@ pg = d["config"]["fixtures"]["postgres"]
 s = pg["settings"]
 assert s["fsync"] == s["synchronous_commit"] == s["full_page_writes"] == "off", s
 assert s["port"] == "55432" and s["listen_addresses"] == "127.0.0.1" and s["shared_buffers"] == "512MB", s
-assert pg["image"]["name"] == "postgres15" and "password" not in json.dumps(pg).replace("password_encryption", "")
+assert pg["image"]["name"] == "postgres15" and pg["image"]["source"] == "npm" and "password" not in json.dumps(pg).replace("password_encryption", "")
 assert d["config"]["modes"]["pinned"]["fixture"]
 assert {t["runtime"] for t in d["trials"]} == {"node20", "node22", "node24", "bun", "deno"}
 for t in d["trials"]:

@@ -84,9 +84,10 @@ refute() {
 	fi
 }
 
-# Debian's PostgreSQL 15, for the fixture suites.
+# The postgres15 image (from npm, in the image cache), for the fixture suites.
 need_postgres() {
-	[ -x /usr/lib/postgresql/15/bin/postgres ] || hx_skip "needs Debian's postgresql-15"
+	"$HARNESS" images verify postgres15 >/dev/null 2>&1 ||
+		hx_skip "needs the postgres15 image (harness images pull postgres15)"
 }
 
 # No fixture server of this test may outlive its run (a server outside our trees is not ours to judge).

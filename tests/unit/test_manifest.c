@@ -109,6 +109,33 @@ static void test_mistakes(void **state)
 	expect("{" BASE ",\"env\":{\"A=B\":\"c\"}," SRC "}", "env: 'A=B' is not a variable name");
 	expect("{\"name\":\"t\",\"version\":\"1\",\"kind\":\"runtime\",\"entry\":\"/x\",\"run\":[1]," SRC "}",
 	       "run: expected an array of strings");
+	/* soname links are made in a downloaded tree only, never in the host's folders or outside the tree */
+	expect("{\"name\":\"t\",\"version\":\"1\",\"kind\":\"fixture\",\"entry\":\"/x\",\"soname_links\":\"/usr/"
+	       "lib\"," SRC "}",
+	       "soname_links: expected a folder inside a downloaded image");
+}
+
+static void test_soname_links(void **state)
+{
+	static const char shipped[] =
+		"{\"name\":\"postgres15\",\"version\":\"15.18\",\"kind\":\"fixture\",\"entry\":\"native/bin/postgres\","
+		"\"soname_links\":\"native/lib\",\"source\":{\"type\":\"npm\",\"package\":\"@embedded-postgres/"
+		"linux-x64\","
+		"\"version\":\"15.18.0-beta.17\",\"integrity\":"
+		"\"sha512-TC0kHcDMAusLbQXRc+9KMz1BLJY+ntfPNbwFP79f9IURSxPRgFLy0Ig8oF1J8Wy9Wnj0XdZkMItV3Nov/LwqhA==\"}}";
+	struct manifest m;
+	struct hx_err err = {0};
+
+	(void)state;
+	if (man_parse("images/postgres15.json", shipped, &m, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(m.soname_links, "native/lib");
+	man_free(&m);
+	expect("{\"name\":\"t\",\"version\":\"1\",\"kind\":\"fixture\",\"entry\":\"bin/t\",\"soname_links\":\"lib/../"
+	       "..\","
+	       "\"source\":{\"type\":\"url\",\"url\":\"http://x\",\"sha256\":\""
+	       "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"}}",
+	       "soname_links: 'lib/../..' has a '..' component");
 }
 
 #define NPM(pkg, ver)                                                                       \
@@ -152,10 +179,8 @@ static void test_hostile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_npm),
-		cmocka_unit_test(test_url_and_host),
-		cmocka_unit_test(test_mistakes),
-		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_npm),	cmocka_unit_test(test_url_and_host), cmocka_unit_test(test_mistakes),
+		cmocka_unit_test(test_hostile), cmocka_unit_test(test_soname_links),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
