@@ -306,8 +306,8 @@ static int prepare_images(struct run_plan *p, struct hx_err *err)
 	return rc;
 }
 
-/* The fixture image: present or pulled (from npm; a user may point it at the host's server); else the scenarios that
- * need it are skipped with the reason, and the modes planned again without a fixture slice. */
+/* The fixture image: present or pulled (from npm, or the host's server in a user's manifest); else the
+ * scenarios that need it are skipped with the reason, and the modes planned again without a fixture slice. */
 static int prepare_fixture(const struct run_opts *o, struct run_plan *p, struct run_env *env, struct hx_err *err)
 {
 	struct img_cache cache = {.lock_fd = -1};
