@@ -6,7 +6,7 @@ PACKAGES="build-essential pkg-config git
 libseccomp-dev libcap-dev libcurl4-openssl-dev libcjson-dev libarchive-dev libssl-dev
 libcmocka-dev bats clang clang-format
 qemu-system-x86 linux-image-amd64 busybox-static
-iproute2 python3 nodejs postgresql-15 cpio xz-utils util-linux procps openssl hyperfine wrk bubblewrap"
+iproute2 python3 nodejs postgresql-15 cpio xz-utils util-linux procps openssl hyperfine wrk bubblewrap chromium"
 
 missing=""
 for p in $PACKAGES; do

@@ -29,7 +29,7 @@ static const struct verb verbs[] = {
 	{"noise", verb_noise, "noise generators (cpu, cache, membw, io, alloc): the neighbours of a noisy trial"},
 	{"images", verb_images, "list, pull, verify and remove runtime images"},
 	{"scenarios", verb_scenarios, "list the scenarios"},
-	{"report", verb_report, "re-render a results file (md, json, csv)"},
+	{"report", verb_report, "re-render a results file (md, json, csv, html, gab, hyperfine)"},
 	{"compare", verb_compare, "compare two results files: a verdict per row, exit 1 on a regression"},
 	{"doctor", verb_doctor, "report what this host offers (cgroups, CPUs, kernel facilities) and why"},
 	{"gc", verb_gc, "remove cgroup trees left behind by harness processes that died"},

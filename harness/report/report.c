@@ -9,12 +9,13 @@
 #include "base/cleanup.h"
 #include "report/isolation.h"
 
+/* Indexed by enum report_format. */
+const char *const report_format_names[RPT_NR_FORMATS] = {"table", "md", "json", "csv", "html", "gab", "hyperfine"};
+
 int report_format_parse(const char *s, enum report_format *ret)
 {
-	static const char *const names[] = {"table", "md", "json", "csv"};
-
-	for (int i = 0; i < 4; i++)
-		if (strcmp(s, names[i]) == 0) {
+	for (int i = 0; i < RPT_NR_FORMATS; i++)
+		if (strcmp(s, report_format_names[i]) == 0) {
 			*ret = (enum report_format)i;
 			return 0;
 		}

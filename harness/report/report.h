@@ -7,7 +7,9 @@
 #include "base/err.h"
 #include "report/results.h"
 
-enum report_format { RPT_TABLE, RPT_MD, RPT_JSON, RPT_CSV };
+/* html, gab and hyperfine are rendered by report/html.c and report/export.c (the report verb picks). */
+enum report_format { RPT_TABLE, RPT_MD, RPT_JSON, RPT_CSV, RPT_HTML, RPT_GAB, RPT_HYPERFINE, RPT_NR_FORMATS };
+extern const char *const report_format_names[RPT_NR_FORMATS];
 
 int report_format_parse(const char *s, enum report_format *ret);
 /* The document as a table (a row per scenario × runtime × mode, summaries recomputed from the trials),

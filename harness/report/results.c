@@ -461,7 +461,70 @@ static cJSON *startup_json(const struct res_startup *s)
 	cJSON_AddNumberToObject(o, "system_ms", s->system_ms);
 	cJSON_AddNumberToObject(o, "max_rss_kb", (double)s->max_rss_kb);
 	cJSON_AddNumberToObject(o, "failed_runs", s->failed_runs);
+	if (s->nruns) {
+		cJSON *ms = cJSON_AddArrayToObject(o, "runs_ms"), *ex = cJSON_AddArrayToObject(o, "runs_exit");
+
+		/* µs are the clock's useful precision here; more digits only make the file larger */
+		for (unsigned i = 0; i < s->nruns; i++) {
+			cJSON_AddItemToArray(ms, cJSON_CreateNumber(round(s->runs_ms[i] * 1e3) / 1e3));
+			cJSON_AddItemToArray(ex, cJSON_CreateNumber(s->runs_exit[i]));
+		}
+	}
 	return o;
+}
+
+int res_startup_runs(struct res_startup *s, const double *ms, const int *exit, unsigned n)
+{
+	double *m = n ? malloc(n * sizeof(*m)) : NULL;
+	int *e = n ? malloc(n * sizeof(*e)) : NULL;
+
+	if (n && (!m || !e)) {
+		free(m);
+		free(e);
+		return -ENOMEM;
+	}
+	if (n) {
+		memcpy(m, ms, n * sizeof(*m));
+		memcpy(e, exit, n * sizeof(*e));
+	}
+	free(s->runs_ms);
+	free(s->runs_exit);
+	s->runs_ms = m;
+	s->runs_exit = e;
+	s->nruns = n;
+	return 0;
+}
+
+void res_trial_free(struct trial_result *t)
+{
+	free(t->startup.runs_ms);
+	free(t->startup.runs_exit);
+	t->startup.runs_ms = NULL;
+	t->startup.runs_exit = NULL;
+	t->startup.nruns = 0;
+}
+
+/* The runs a file keeps; an exit code it lacks reads as 0, a run that is not a number ends the list. */
+static void startup_runs_parse(const cJSON *ms, const cJSON *ex, struct res_startup *ret)
+{
+	int n = cJSON_IsArray(ms) ? cJSON_GetArraySize(ms) : 0;
+	const cJSON *m, *e = cJSON_IsArray(ex) ? ex->child : NULL;
+	unsigned k = 0;
+
+	if (n <= 0 || !(ret->runs_ms = malloc((size_t)n * sizeof(double))) ||
+	    !(ret->runs_exit = malloc((size_t)n * sizeof(int)))) {
+		free(ret->runs_ms);
+		ret->runs_ms = NULL;
+		return;
+	}
+	cJSON_ArrayForEach (m, ms) {
+		if (!cJSON_IsNumber(m))
+			break;
+		ret->runs_ms[k] = m->valuedouble;
+		ret->runs_exit[k++] = cJSON_IsNumber(e) ? (int)e->valuedouble : 0;
+		e = e ? e->next : NULL;
+	}
+	ret->nruns = k;
 }
 
 static void startup_parse(const cJSON *o, struct res_startup *ret)
@@ -471,6 +534,7 @@ static void startup_parse(const cJSON *o, struct res_startup *ret)
 	ret->system_ms = num0(o, "system_ms");
 	ret->max_rss_kb = u64(o, "max_rss_kb");
 	ret->failed_runs = (unsigned)u64(o, "failed_runs");
+	startup_runs_parse(get(o, "runs_ms"), get(o, "runs_exit"), ret);
 }
 
 static cJSON *script_json(const struct res_script *s)
@@ -896,6 +960,8 @@ struct trial_result *res_doc_add(struct res_doc *d)
 
 void res_doc_free(struct res_doc *d)
 {
+	for (size_t i = 0; i < d->ntrials; i++)
+		res_trial_free(&d->trials[i]);
 	cJSON_Delete(d->head);
 	free(d->trials);
 	memset(d, 0, sizeof(*d));

@@ -63,6 +63,11 @@ struct res_startup {
 	double user_ms, system_ms;
 	uint64_t max_rss_kb;
 	unsigned failed_runs;
+	/* every measured run in order (wall ms, exit code), for the report's strip chart and hyperfine's times[];
+	 * malloc'd, owned by the trial (res_trial_free); nruns 0 in files written before they were kept */
+	double *runs_ms;
+	int *runs_exit;
+	unsigned nruns;
 };
 
 /* A script's metrics line, in the order printed. */
@@ -229,6 +234,10 @@ int res_doc_init(struct res_doc *d, const char *version, const char *commit, str
 /* Room for one more trial, initialised by res_trial_init; NULL when out of memory. */
 struct trial_result *res_doc_add(struct res_doc *d);
 void res_doc_free(struct res_doc *d);
+/* What a trial owns on the heap (res_doc_free does it for its trials). */
+void res_trial_free(struct trial_result *t);
+/* Keep a copy of the n runs of a startup trial; -ENOMEM when out of memory. */
+int res_startup_runs(struct res_startup *s, const double *ms, const int *exit, unsigned n);
 
 cJSON *res_trial_json(const struct trial_result *t);
 int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err);

@@ -523,9 +523,10 @@ static int trial_startup(struct run_env *env, const struct scenario *s, const st
 	struct sbx_config c;
 	_cleanup_free_ struct startup_record *recs = calloc(s->runs + s->warmup, sizeof(*recs));
 	_cleanup_free_ double *ms = calloc(s->runs, sizeof(*ms));
+	_cleanup_free_ int *codes = calloc(s->runs, sizeof(*codes));
 	struct res_startup *o = &t->startup;
 
-	if (!recs || !ms)
+	if (!recs || !ms || !codes)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	if (sut_config(env, s, m, st, &c, argv, store, err) < 0)
 		return -err->errnum;
@@ -537,12 +538,15 @@ static int trial_startup(struct run_env *env, const struct scenario *s, const st
 		const struct startup_record *r = &recs[s->warmup + i];
 
 		ms[i] = (double)r->wall_ns / 1e6;
+		codes[i] = r->status;
 		o->failed_runs += r->status != 0;
 		o->user_ms += (double)r->user_us / 1e3 / s->runs;
 		o->system_ms += (double)r->sys_us / 1e3 / s->runs;
 		o->max_rss_kb = r->maxrss_kb > o->max_rss_kb ? r->maxrss_kb : o->max_rss_kb;
 	}
 	stats_summarize(ms, s->runs, &o->wall_ms);
+	if (res_startup_runs(o, ms, codes, s->runs) < 0)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	t->have |= RES_HAVE_STARTUP;
 	if (o->failed_runs)
 		return hx_fail(err, HX_EXIT_VERDICT, EIO, "%u of %u runs exited non-zero", o->failed_runs, s->runs);

@@ -1,0 +1,14 @@
+/* The HTML report: one self-contained page (inline SVG and CSS, a few lines of inline JS to sort tables)
+ * with the host, the slices, a chart and a table per scenario, and the cgroup evidence of every trial. */
+#ifndef HX_HTML_H
+#define HX_HTML_H
+
+#include <stdio.h>
+
+#include "base/err.h"
+#include "report/results.h"
+
+/* The page of a results document (summaries computed from its trials); name: what to call it. */
+int html_render(const struct res_doc *d, const char *name, FILE *out, struct hx_err *err);
+
+#endif

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Load harness's HTML report in headless Chromium and check it against the results file it came from.
+
+  check_html.py RESULTS.json PAGE.html OUTDIR
+
+The page must load without a console message of level warning or error, must fetch nothing, and every
+chart's SVG, read back from the DOM Chromium built, must hold one bar per runtime x mode, one dot per
+trial that passed, six percentile points per latency curve and one dot per startup run. A screenshot is
+written to OUTDIR/report.png. Exit 0 when all holds; else the first failure on stderr, exit 1.
+"""
+import html.parser
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+PRIMARY = [("rps", ("load", "rps")), ("deliveries_per_s", ("chat", "deliveries_per_s")),
+           ("ops_per_s", ("script", "ops_per_s")), ("startup_median_ms", ("startup", "wall_ms", "median"))]
+
+
+def dig(o, path):
+    for k in path:
+        if not isinstance(o, dict) or k not in o:
+            return None
+        o = o[k]
+    return o
+
+
+def expected(results):
+    """Per scenario: the marks each chart must have, from the trials alone."""
+    want = {}
+    for t in results["trials"]:
+        s = want.setdefault(t["scenario"], {"groups": [], "ok": []})
+        g = (t["runtime"], t["mode"])
+        if g not in s["groups"]:
+            s["groups"].append(g)
+        if t["status"] == "ok":
+            s["ok"].append(t)
+    out = {}
+    for scn, s in want.items():
+        prim = next((p for _, p in PRIMARY if any(dig(t, p) is not None for t in s["ok"])), None)
+        e = {}
+        if prim:
+            with_value = [t for t in s["ok"] if dig(t, prim) is not None]
+            e["bars"] = {"bar": len({(t["runtime"], t["mode"]) for t in with_value}), "trial": len(with_value)}
+        lat = {(t["runtime"], t["mode"]) for t in s["ok"] if dig(t, ("load", "latency_us", "p50")) is not None}
+        if lat:
+            e["latency"] = {"pt": 6 * len(lat), "curve": len(lat)}
+        if prim == ("startup", "wall_ms", "median"):
+            runs = {}
+            for t in s["ok"]:
+                g = (t["runtime"], t["mode"])
+                runs[g] = runs.get(g, 0) + len(t["startup"].get("runs_ms") or [0])
+            # a column of more runs than MAX_DOTS (html.c) is drawn as that many quantiles
+            e["strip"] = {"run": sum(min(n, 1000) for n in runs.values())}
+        out[scn] = e
+    return out
+
+
+class Marks(html.parser.HTMLParser):
+    """Counts the marks inside each <figure data-chart data-scenario>."""
+
+    def __init__(self):
+        super().__init__()
+        self.figures, self.cur = {}, None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "figure" and "data-chart" in a:
+            self.cur = self.figures.setdefault((a.get("data-scenario"), a["data-chart"]), {})
+        elif self.cur is not None and tag in ("rect", "circle", "polyline"):
+            for c in (a.get("class") or "").split():
+                self.cur[c] = self.cur.get(c, 0) + 1
+
+    def handle_endtag(self, tag):
+        if tag == "figure":
+            self.cur = None
+
+
+def chromium(*args):
+    """Chromium headless with console messages on stderr; returns (stdout, stderr)."""
+    with tempfile.TemporaryDirectory() as prof:
+        cmd = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+               "--user-data-dir=" + prof, "--enable-logging=stderr", "--v=0", "--virtual-time-budget=2000",
+               *args]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    return p.stdout, p.stderr
+
+
+def console_problems(stderr):
+    # Chromium logs each console message as ...:CONSOLE(line)] "text", source: URL (line)
+    return [l for l in stderr.splitlines() if ":CONSOLE" in l or "Uncaught" in l or "Refused to" in l]
+
+
+def fail(msg):
+    print("check_html: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def main():
+    results_path, page, outdir = sys.argv[1:4]
+    results = json.load(open(results_path))
+    text = open(page, encoding="utf-8").read()
+    # nothing from anywhere: the only URL is the SVG namespace
+    urls = set(re.findall(r"https?://[^\s\"'<>)]+", text)) - {"http://www.w3.org/2000/svg"}
+    if urls:
+        fail("the page names outside resources: %s" % sorted(urls))
+    url = "file://" + os.path.abspath(page)
+    dom, err = chromium("--dump-dom", url)
+    if "</svg>" not in dom:
+        fail("chromium returned no DOM with charts:\n" + err[-2000:])
+    problems = console_problems(err)
+    if problems:
+        fail("console messages while loading:\n" + "\n".join(problems))
+    m = Marks()
+    m.feed(dom)
+    for scn, charts in expected(results).items():
+        for kind, marks in charts.items():
+            got = m.figures.get((scn, kind))
+            if got is None:
+                fail("no %s chart for %s" % (kind, scn))
+            for cls, n in marks.items():
+                if got.get(cls, 0) != n:
+                    fail("%s chart of %s: %d %s marks, want %d" % (kind, scn, got.get(cls, 0), cls, n))
+            print("ok %s %s %s" % (scn, kind, " ".join("%s=%d" % kv for kv in sorted(marks.items()))))
+    os.makedirs(outdir, exist_ok=True)
+    shot = os.path.join(outdir, "report.png")
+    chromium("--screenshot=" + shot, "--window-size=1200,2400", "--hide-scrollbars", url)
+    if not os.path.exists(shot) or os.path.getsize(shot) < 10000:
+        fail("no screenshot at " + shot)
+    print("screenshot " + shot)
+
+
+if __name__ == "__main__":
+    main()
