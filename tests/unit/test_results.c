@@ -96,6 +96,19 @@ static void fill(struct res_doc *d)
 	t->fixture.ready_ms = 250;
 	t->fixture.clean_shutdown = true;
 	snprintf(t->fixture.slice, sizeof(t->fixture.slice), "fixture");
+
+	/* a startup trial keeps every run for the report's strip and the hyperfine export */
+	t = res_doc_add(d);
+	res_trial_init(t, "startup", "deno", "pinned", 1, 3);
+	t->have = RES_HAVE_STARTUP;
+	{
+		const double ms[] = {20.1234567, 19.5, 31.25};
+		const int codes[] = {0, 0, 3};
+
+		assert_int_equal(res_startup_runs(&t->startup, ms, codes, 3), 0);
+		stats_summarize(ms, 3, &t->startup.wall_ms);
+		t->startup.failed_runs = 1;
+	}
 }
 
 static void test_round_trip(void **state)
@@ -114,10 +127,10 @@ static void test_round_trip(void **state)
 	d.verdict_ok = false;
 	assert_int_equal(res_write(&d, path, &err), 0);
 	assert_int_equal(res_read(path, &back, &err), 0);
-	assert_int_equal(back.ntrials, 2);
+	assert_int_equal(back.ntrials, 3);
 	assert_true(back.finished);
 	assert_false(back.verdict_ok);
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < 3; i++) {
 		cJSON *a = res_trial_json(&d.trials[i]), *b = res_trial_json(&back.trials[i]);
 
 		assert_true(cJSON_Compare(a, b, true));
@@ -134,6 +147,11 @@ static void test_round_trip(void **state)
 	assert_true(isnan(back.trials[1].server.idle_rss_kb)); /* never measured, never made up */
 	assert_true(back.trials[1].fixture.clean_shutdown);
 	assert_string_equal(back.trials[1].error, d.trials[1].error);
+	assert_int_equal(back.trials[2].startup.nruns, 3);
+	assert_true(back.trials[2].startup.runs_ms[0] == 20.123); /* kept to the µs */
+	assert_true(back.trials[2].startup.runs_ms[2] == 31.25);
+	assert_int_equal(back.trials[2].startup.runs_exit[2], 3);
+	assert_int_equal(back.trials[0].startup.nruns, 0); /* an http trial has none */
 	res_doc_free(&d);
 	res_doc_free(&back);
 	unlink(path);
