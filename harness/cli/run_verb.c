@@ -802,6 +802,11 @@ int verb_report(int argc, char **argv)
 	}
 	if (o.format)
 		format = o.format;
+	if (npos == 2) {
+		hx_fail(&err, HX_EXIT_USAGE, EINVAL,
+			"report: two files are compared by 'harness compare A.json B.json'; report takes one");
+		return hx_report(&err);
+	}
 	if (npos != 1 || report_format_parse(format, &f) < 0) {
 		hx_fail(&err, HX_EXIT_USAGE, EINVAL, "report: usage: " REPORT_USAGE);
 		return hx_report(&err);

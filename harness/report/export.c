@@ -44,6 +44,15 @@ static void gab_extra(const struct res_doc *d, const struct res_summary *g, char
 		 g->trials, g->failed ? "\nFAILED trials" : "", g->client_saturated ? "\nclient saturated" : "");
 }
 
+/* "scenario / runtime / mode", and " / noise" for a noisy group: names must be unique in a file. */
+static void group_name(const struct res_summary *g, char *buf, size_t len)
+{
+	bool quiet = !*g->noise || !strcmp(g->noise, "none");
+
+	snprintf(buf, len, "%s / %s / %s%s%s", g->scenario, g->runtime, g->mode, quiet ? "" : " / ",
+		 quiet ? "" : g->noise);
+}
+
 static cJSON *gab_entry(const struct res_doc *d, const struct res_summary *g, size_t k)
 {
 	const struct stats_summary *s = &g->metric[gab_metrics[k].m];
@@ -51,7 +60,7 @@ static cJSON *gab_entry(const struct res_doc *d, const struct res_summary *g, si
 	char name[256], range[128], extra[256];
 	cJSON *e = cJSON_CreateObject();
 
-	snprintf(name, sizeof(name), "%s / %s / %s", g->scenario, g->runtime, g->mode);
+	group_name(g, name, sizeof(name));
 	snprintf(range, sizeof(range), "%.6g – %.6g (95%% CI of the median)", s->ci95_low * sc, s->ci95_high * sc);
 	gab_extra(d, g, extra, sizeof(extra));
 	cJSON_AddStringToObject(e, "name", name);
@@ -91,7 +100,8 @@ cJSON *export_gab(const struct res_doc *d, bool bigger_is_better, struct hx_err 
 
 static bool in_group(const struct trial_result *t, const struct res_summary *g)
 {
-	return !strcmp(t->scenario, g->scenario) && !strcmp(t->runtime, g->runtime) && !strcmp(t->mode, g->mode);
+	return !strcmp(t->scenario, g->scenario) && !strcmp(t->runtime, g->runtime) && !strcmp(t->mode, g->mode) &&
+	       !strcmp(t->noise, g->noise);
 }
 
 /* Every run of the group's passing trials, in seconds, with its exit code; user and system are means. */
@@ -158,7 +168,7 @@ cJSON *export_hyperfine(const struct res_doc *d, struct hx_err *err)
 
 		if (!(groups[i].have & (1u << RES_M_STARTUP_MEDIAN_MS)))
 			continue;
-		snprintf(name, sizeof(name), "%s / %s / %s", groups[i].scenario, groups[i].runtime, groups[i].mode);
+		group_name(&groups[i], name, sizeof(name));
 		e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, "command", name);
 		cJSON_AddItemToArray(arr, e);

@@ -85,7 +85,20 @@ static void esc(const struct page *pg, const char *s)
 
 static bool in_group(const struct trial_result *t, const struct res_summary *g)
 {
-	return !strcmp(t->scenario, g->scenario) && !strcmp(t->runtime, g->runtime) && !strcmp(t->mode, g->mode);
+	return !strcmp(t->scenario, g->scenario) && !strcmp(t->runtime, g->runtime) && !strcmp(t->mode, g->mode) &&
+	       !strcmp(t->noise, g->noise);
+}
+
+static bool quiet(const char *noise)
+{
+	return !*noise || !strcmp(noise, "none");
+}
+
+/* The mode, and the neighbour of a noisy group: "quota", "pinned + cpu:2". */
+static const char *mode_label(const struct res_summary *g, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", g->mode, quiet(g->noise) ? "" : " + ", quiet(g->noise) ? "" : g->noise);
+	return buf;
 }
 
 /* The metric in the group's trials that passed; returns how many (at most max). */
@@ -275,7 +288,9 @@ static void category_labels(const struct svg_plot *p, const struct res_summary *
 		double x = svg_map(&p->x, (double)i + 0.5);
 
 		svg_text(p, x, p->y.r0 + 15, "middle", "tick", g[i]->runtime);
-		svg_text(p, x, p->y.r0 + 29, "middle", "tick sub", g[i]->mode);
+		char ml[64];
+
+		svg_text(p, x, p->y.r0 + 29, "middle", "tick sub", mode_label(g[i], ml, sizeof(ml)));
 	}
 }
 
@@ -303,6 +318,7 @@ static size_t legend_runtimes(const struct page *pg, const struct res_summary *c
 static void chart_bars(struct page *pg, const char *scn, const struct res_summary *const *g, size_t n,
 		       const struct primary *pm)
 {
+	char ml[64];
 	struct svg_plot p = {0};
 	struct svg_tick t[SVG_MAX_TICKS];
 	const char *names[MAX_RUNTIMES], *colours[MAX_RUNTIMES];
@@ -354,7 +370,7 @@ static void chart_bars(struct page *pg, const char *scn, const struct res_summar
 	for (size_t i = 0; i < n; i++) {
 		fputs("<tr>", pg->out);
 		td(pg, g[i]->runtime);
-		td(pg, g[i]->mode);
+		td(pg, mode_label(g[i], ml, sizeof(ml)));
 		tdn(pg, (double)g[i]->trials);
 		tdn(pg, gm(g[i], pm->m).median);
 		tdn(pg, gm(g[i], pm->m).ci95_low);
@@ -407,6 +423,7 @@ static bool latency_curve(const struct page *pg, const struct res_summary *g, do
 /* HdrHistogram's plot: latency by percentile, each nine the same width; a line per runtime × mode. */
 static void chart_latency(struct page *pg, const char *scn, const struct res_summary *const *g, size_t n)
 {
+	char ml[64];
 	struct svg_plot p = {0};
 	struct svg_tick xt[SVG_MAX_TICKS], yt[SVG_MAX_TICKS];
 	double curves[MAX_GROUPS][NR_PCTS], q[NR_PCTS], lo = INFINITY, hi = 0;
@@ -440,17 +457,17 @@ static void chart_latency(struct page *pg, const char *scn, const struct res_sum
 	svg_axis_x(&p, xt, nx, "percentile");
 	for (size_t c = 0; c < nc; c++) {
 		const struct res_summary *gi = g[idx[c]];
-		bool dashed = strcmp(gi->mode, "pinned") != 0;
+		bool dashed = strcmp(gi->mode, "pinned") != 0 || !quiet(gi->noise);
 
 		colours[c] = colour_of(pg, gi->runtime);
-		snprintf(labels[c], sizeof(labels[c]), "%s %s%s", gi->runtime, gi->mode, dashed ? " (dashed)" : "");
+		snprintf(labels[c], sizeof(labels[c]), "%s %s%s", gi->runtime, mode_label(gi, ml, sizeof(ml)),
+			 dashed ? " (dashed)" : "");
 		names[c] = labels[c];
 		svg_line(&p, q, curves[c], NR_PCTS, colours[c], dashed);
 		for (size_t k = 0; k < NR_PCTS; k++) {
 			char tip[160];
 
-			snprintf(tip, sizeof(tip), "%s %s %s: %.3f ms", gi->runtime, gi->mode, pcts[k].label,
-				 curves[c][k]);
+			snprintf(tip, sizeof(tip), "%s %s %s: %.3f ms", gi->runtime, ml, pcts[k].label, curves[c][k]);
 			if (curves[c][k] > 0)
 				svg_dot(&p, q[k], curves[c][k], colours[c], "pt", tip);
 		}
@@ -472,7 +489,7 @@ static void chart_latency(struct page *pg, const char *scn, const struct res_sum
 	for (size_t c = 0; c < nc; c++) {
 		fputs("<tr>", pg->out);
 		td(pg, g[idx[c]]->runtime);
-		td(pg, g[idx[c]]->mode);
+		td(pg, mode_label(g[idx[c]], ml, sizeof(ml)));
 		for (size_t k = 0; k < NR_PCTS; k++)
 			tdn(pg, curves[c][k]);
 		fputs("</tr>\n", pg->out);
@@ -518,6 +535,7 @@ static size_t startup_runs(const struct page *pg, const struct res_summary *g, d
 /* Startup distributions: every run as a dot, a runtime × mode per column, the median as a line. */
 static void chart_strip(struct page *pg, const char *scn, const struct res_summary *const *g, size_t n)
 {
+	char ml[64];
 	struct svg_plot p = {0};
 	struct svg_tick t[SVG_MAX_TICKS];
 	double lo = INFINITY, hi = 0;
@@ -582,7 +600,7 @@ static void chart_strip(struct page *pg, const char *scn, const struct res_summa
 
 		fputs("<tr>", pg->out);
 		td(pg, g[i]->runtime);
-		td(pg, g[i]->mode);
+		td(pg, mode_label(g[i], ml, sizeof(ml)));
 		tdn(pg, (double)nv);
 		tdn(pg, nv ? stats_median_sorted(v, nv) : NAN);
 		tdn(pg, nv ? v[0] : NAN);
@@ -596,6 +614,7 @@ static void chart_strip(struct page *pg, const char *scn, const struct res_summa
 /* Other modes against pinned, per runtime: the ratio of medians, its bootstrap CI and a rank test. */
 static void shift_table(const struct page *pg, const struct res_summary *const *g, size_t n, const struct primary *pm)
 {
+	char ml[64];
 	static const char *const heads[] = {"runtime", "mode", "vs pinned", "95% CI", "Mann-Whitney p", "verdict"};
 	double a[1024], b[1024];
 	bool open = false;
@@ -609,7 +628,8 @@ static void shift_table(const struct page *pg, const struct res_summary *const *
 		const char *verdict;
 
 		for (size_t j = 0; j < n; j++)
-			if (j != i && !strcmp(g[j]->runtime, g[i]->runtime) && !strcmp(g[j]->mode, "pinned"))
+			if (j != i && !strcmp(g[j]->runtime, g[i]->runtime) && !strcmp(g[j]->mode, "pinned") &&
+			    !strcmp(g[j]->noise, g[i]->noise))
 				base = g[j];
 		if (!base || !strcmp(g[i]->mode, "pinned"))
 			continue;
@@ -630,7 +650,7 @@ static void shift_table(const struct page *pg, const struct res_summary *const *
 								 : "worse than pinned";
 		fputs("<tr>", pg->out);
 		td(pg, g[i]->runtime);
-		td(pg, g[i]->mode);
+		td(pg, mode_label(g[i], ml, sizeof(ml)));
 		tdn(pg, ci.estimate);
 		snprintf(txt, sizeof(txt), "–");
 		if (!isnan(ci.low) && na >= 2 && nb >= 2)
@@ -643,6 +663,50 @@ static void shift_table(const struct page *pg, const struct res_summary *const *
 					    : "none");
 		esc(pg, verdict);
 		fputs("</td></tr>\n", pg->out);
+	}
+	if (open)
+		table_close(pg);
+}
+
+/* Noisy groups against their quiet twin (report/results.c computed the shift). */
+static void noise_table(const struct page *pg, const struct res_summary *const *g, size_t n)
+{
+	static const char *const heads[] = {"runtime",	"mode",	  "noise",	    "noise placement", "metric",
+					    "vs quiet", "95% CI", "Mann-Whitney p", "verdict"};
+	bool open = false;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct res_shift *sh = &g[i]->shift;
+		bool known = !isnan(sh->ci95_low) && !isnan(sh->ci95_high);
+		bool clear = known && (sh->ci95_low > 1 || sh->ci95_high < 1);
+		bool worse = clear && (sh->ci95_low > 1) == sh->lower_is_better;
+		char txt[64];
+
+		if (!sh->have)
+			continue;
+		if (!open)
+			table_open(pg, "Shift from the quiet twin (ratio of medians, noisy / quiet)", heads, 9);
+		open = true;
+		fputs("<tr>", pg->out);
+		td(pg, g[i]->runtime);
+		td(pg, g[i]->mode);
+		td(pg, g[i]->noise);
+		td(pg, sh->placement);
+		td(pg, res_metric_names[sh->metric]);
+		tdn(pg, sh->ratio);
+		snprintf(txt, sizeof(txt), "–");
+		if (known)
+			snprintf(txt, sizeof(txt), "%.3f – %.3f", sh->ci95_low, sh->ci95_high);
+		td(pg, txt);
+		tdn(pg, sh->p);
+		fprintf(pg->out, "<td class=\"v-%s\">%s</td></tr>\n",
+			!clear	? "none"
+			: worse ? "bad"
+				: "good",
+			!known	 ? "too few trials to tell"
+			: !clear ? "no clear shift"
+			: worse	 ? "hurt by the noise"
+				 : "better");
 	}
 	if (open)
 		table_close(pg);
@@ -668,6 +732,7 @@ static void evidence_row(const struct page *pg, const struct trial_result *t)
 	fputs("<tr>", pg->out);
 	td(pg, t->runtime);
 	td(pg, t->mode);
+	td(pg, quiet(t->noise) ? "" : t->noise);
 	tdn(pg, t->trial);
 	fprintf(pg->out, "<td class=\"v-%s\">", t->status == TRIAL_OK ? "good" : "bad");
 	esc(pg, res_status_names[t->status]);
@@ -692,6 +757,7 @@ static void evidence(const struct page *pg, const char *scn)
 {
 	static const char *const heads[] = {"runtime",
 					    "mode",
+					    "noise",
 					    "trial",
 					    "status",
 					    "CPUs planned",
@@ -732,6 +798,7 @@ static void section_scenario(struct page *pg, const char *scn)
 	if (pm) {
 		chart_bars(pg, scn, gs, n, pm);
 		shift_table(pg, gs, n, pm);
+		noise_table(pg, gs, n);
 	} else {
 		fputs("<p>No trial of this scenario passed: nothing to chart.</p>", pg->out);
 	}

@@ -133,7 +133,7 @@ PY
 	[ ! -e none.json ]
 }
 
-@test "two files: refused until harness compare exists, exit 2" {
+@test "two files: refused with the verb that compares them, exit 2" {
 	run "$HARNESS" report "$R" "$R" --format html
 	[ "$status" -eq 2 ]
 	[[ "$output" == *compare* ]]

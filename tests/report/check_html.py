@@ -28,12 +28,19 @@ def dig(o, path):
     return o
 
 
+def group(t):
+    """A trial's runtime x mode (x noise, when the trial had a neighbour)."""
+    n = t.get("noise")
+    n = n if isinstance(n, str) else (n or {}).get("kind", "none") if isinstance(n, dict) else "none"
+    return (t["runtime"], t["mode"], n)
+
+
 def expected(results):
     """Per scenario: the marks each chart must have, from the trials alone."""
     want = {}
     for t in results["trials"]:
         s = want.setdefault(t["scenario"], {"groups": [], "ok": []})
-        g = (t["runtime"], t["mode"])
+        g = group(t)
         if g not in s["groups"]:
             s["groups"].append(g)
         if t["status"] == "ok":
@@ -44,14 +51,14 @@ def expected(results):
         e = {}
         if prim:
             with_value = [t for t in s["ok"] if dig(t, prim) is not None]
-            e["bars"] = {"bar": len({(t["runtime"], t["mode"]) for t in with_value}), "trial": len(with_value)}
-        lat = {(t["runtime"], t["mode"]) for t in s["ok"] if dig(t, ("load", "latency_us", "p50")) is not None}
+            e["bars"] = {"bar": len({group(t) for t in with_value}), "trial": len(with_value)}
+        lat = {group(t) for t in s["ok"] if dig(t, ("load", "latency_us", "p50")) is not None}
         if lat:
             e["latency"] = {"pt": 6 * len(lat), "curve": len(lat)}
         if prim == ("startup", "wall_ms", "median"):
             runs = {}
             for t in s["ok"]:
-                g = (t["runtime"], t["mode"])
+                g = group(t)
                 runs[g] = runs.get(g, 0) + len(t["startup"].get("runs_ms") or [0])
             # a column of more runs than MAX_DOTS (html.c) is drawn as that many quantiles
             e["strip"] = {"run": sum(min(n, 1000) for n in runs.values())}
