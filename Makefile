@@ -28,7 +28,7 @@ HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
 SOURCES := $(wildcard harness/*/*.[ch] cgroups/*.[ch] tests/unit/*.[ch] tests/helpers/*.c)
 
-.PHONY: all test test-busy unit integration guest asan install deps format format-check run clean
+.PHONY: all test test-busy check-tree unit integration guest asan install deps format format-check run clean
 
 # The binary is bin/harness: ./harness is the folder of its sources.
 all: bin/harness
@@ -64,6 +64,7 @@ $(BUILD)/helpers/%: tests/helpers/%.c
 # The README's test command: the dependency check, then unit tests, integration tests on this host and
 # the cgroup v2 guest tests. The check comes first and alone: the build needs what it installs.
 test: deps
+	tests/check-tree.sh
 	$(MAKE) bin/harness $(UNIT_BIN) $(HELPER_BIN)
 	tests/run.sh --build $(BUILD) all
 
@@ -71,6 +72,10 @@ test: deps
 test-busy: deps
 	$(MAKE) bin/harness $(UNIT_BIN) $(HELPER_BIN)
 	tests/run.sh --build $(BUILD) --busy all
+
+# The tree's rules (docs/architecture.md): include graph, cJSON's place, cgroups/ on base/, path names.
+check-tree:
+	tests/check-tree.sh
 
 unit: $(UNIT_BIN)
 	tests/run.sh --build $(BUILD) unit

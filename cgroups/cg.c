@@ -311,10 +311,37 @@ int cg_tree_create(const char *run_id, const char *root_override, unsigned slice
 	if (tree_new(run_id, root_override, slices, &t, err) < 0)
 		return -err->errnum;
 	if (t->be->create(t, err) < 0) {
-		cg_tree_destroy(t);
+		cg_tree_destroy(t, &(struct hx_err){0}); /* the first failure is the one to tell */
 		return hx_wrap(err, "cannot create the cgroup tree %s", run_id);
 	}
 	*ret = t;
+	return 0;
+}
+
+/* The knobs both backends write the same way, through the knob table: CPU and memory-node sets, the
+ * memory and pids limits. */
+static int apply_common(struct cg_tree *t, enum cg_slice s, const struct cg_limits *l, struct hx_err *err)
+{
+	char buf[CG_MAX_CPUS * 5];
+
+	if (!cg_cpus_empty(&l->mems)) { /* v1: a cpuset needs its mems before it takes a task */
+		cg_cpus_format(&l->mems, buf, sizeof(buf));
+		if (cg_write_file(t, (int)s, CG_F_MEMS, buf, err) < 0)
+			return -err->errnum;
+	}
+	cg_cpus_format(&l->cpus, buf, sizeof(buf));
+	if (cg_write_file(t, (int)s, CG_F_CPUS, buf, err) < 0)
+		return -err->errnum;
+	if (l->memory_max) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, l->memory_max);
+		if (cg_write_file(t, (int)s, CG_F_MEMORY_MAX, buf, err) < 0)
+			return -err->errnum;
+	}
+	if (l->pids_max) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, l->pids_max);
+		if (cg_write_file(t, (int)s, CG_F_PIDS_MAX, buf, err) < 0)
+			return -err->errnum;
+	}
 	return 0;
 }
 
@@ -322,7 +349,7 @@ int cg_slice_apply(struct cg_tree *t, enum cg_slice s, const struct cg_limits *l
 {
 	if (!(t->created & (1u << s)))
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOENT, "slice %s was not created", cg_slice_names[s]);
-	if (t->be->apply(t, s, l, err) < 0)
+	if (apply_common(t, s, l, err) < 0 || t->be->apply(t, s, l, err) < 0)
 		return hx_wrap(err, "slice %s", cg_slice_names[s]);
 	return 0;
 }
@@ -525,18 +552,24 @@ int cg_slice_kill(struct cg_tree *t, enum cg_slice s, struct hx_err *err)
 	return hx_fail(err, HX_EXIT_INTERNAL, EBUSY, "slice %s: processes survive SIGKILL", cg_slice_names[s]);
 }
 
-void cg_tree_destroy(struct cg_tree *t)
+int cg_tree_destroy(struct cg_tree *t, struct hx_err *err)
 {
-	if (!t)
-		return;
-	for (int s = CG_NR_SLICES - 1; s >= 0; s--) {
-		struct hx_err err = {0};
+	struct hx_err first = {0};
 
-		if (cg_slice_kill(t, (enum cg_slice)s, &err) < 0)
-			hx_report(&err);
+	if (!t)
+		return 0;
+	for (int s = CG_NR_SLICES - 1; s >= 0; s--) {
+		struct hx_err e = {0};
+
+		if (cg_slice_kill(t, (enum cg_slice)s, &e) < 0 && !first.msg[0])
+			first = e;
 	}
-	t->be->destroy(t);
+	t->be->destroy(t, first.msg[0] ? &(struct hx_err){0} : &first);
 	free(t);
+	if (!first.msg[0])
+		return 0;
+	*err = first;
+	return -err->errnum;
 }
 
 uint64_t cg_last_move_ns(const struct cg_tree *t)
@@ -580,11 +613,13 @@ static int gc_scan(const char *dir, const char *root_override, const char *only_
 {
 	_cleanup_closedir_ DIR *d = opendir(dir);
 	struct dirent *de;
+	struct hx_err first = {0}; /* the first tree that would not go; the others are still tried */
 
 	if (!d)
 		return 0;
 	while ((de = readdir(d))) {
 		struct cg_tree *t = NULL;
+		struct hx_err e = {0};
 
 		if (de->d_type != DT_DIR || !run_id_is_orphan(de->d_name, only_tag))
 			continue;
@@ -592,10 +627,15 @@ static int gc_scan(const char *dir, const char *root_override, const char *only_
 			return -err->errnum;
 		t->created = (1u << CG_NR_SLICES) - 1; /* missing ones are skipped as ENOENT */
 		t->have_unified = t->ubase[0] != '\0';
-		cg_tree_destroy(t);
-		(*removed)++;
+		if (cg_tree_destroy(t, &e) < 0 && !first.msg[0])
+			first = e;
+		else
+			(*removed)++;
 	}
-	return 0;
+	if (!first.msg[0])
+		return 0;
+	*err = first;
+	return -err->errnum;
 }
 
 int cg_gc(const char *root_override, unsigned *ret_removed, struct hx_err *err)
@@ -612,6 +652,7 @@ int cg_gc(const char *root_override, unsigned *ret_removed, struct hx_err *err)
 			goto out;
 	if (probe->ubase[0])
 		gc_scan(probe->ubase, root_override, tag, &removed, err);
+	/* a tree that would not go is reported; the rest were still removed */
 out:
 	free(probe);
 	*ret_removed = removed;

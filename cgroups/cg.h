@@ -76,8 +76,9 @@ int cg_spawn(struct cg_tree *t, enum cg_slice s, unsigned long clone_flags, int 
 int cg_slice_stats(struct cg_tree *t, enum cg_slice s, struct cg_stats *ret, struct hx_err *err);
 /* Kill every process in the slice and wait until it is empty. */
 int cg_slice_kill(struct cg_tree *t, enum cg_slice s, struct hx_err *err);
-/* Kill, remove every cgroup of the tree leaf-first, free it. Safe on NULL. */
-void cg_tree_destroy(struct cg_tree *t);
+/* Kill, remove every cgroup of the tree leaf-first, free it, whatever fails on the way; the first
+ * failure is returned (the library never prints: the caller says it). Safe on NULL. */
+int cg_tree_destroy(struct cg_tree *t, struct hx_err *err);
 /* Nanoseconds the last process move into a slice took (0 when clone3 placed it directly). */
 uint64_t cg_last_move_ns(const struct cg_tree *t);
 const char *cg_backend_name(const struct cg_tree *t);

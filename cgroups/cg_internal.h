@@ -38,10 +38,12 @@ extern const struct cg_file_def cg_files[CG_NR_FILES];
 struct cg_backend {
 	const char *name;
 	int (*create)(struct cg_tree *t, struct hx_err *err);
+	/* what the versions write differently (CPU quota, swap); cg_slice_apply writes the rest */
 	int (*apply)(struct cg_tree *t, enum cg_slice s, const struct cg_limits *l, struct hx_err *err);
 	int (*attach)(struct cg_tree *t, enum cg_slice s, pid_t pid, struct hx_err *err);
 	void (*stats)(struct cg_tree *t, enum cg_slice s, struct cg_stats *st);
-	void (*destroy)(struct cg_tree *t); /* after every slice is empty: rmdir leaf-first */
+	/* after every slice is empty: rmdir leaf-first; the first failure in err, the rest still tried */
+	int (*destroy)(struct cg_tree *t, struct hx_err *err);
 };
 
 extern const struct cg_backend cg_backend_v1;

@@ -96,18 +96,8 @@ static int v1_create(struct cg_tree *t, struct hx_err *err)
 
 static int v1_apply(struct cg_tree *t, enum cg_slice s, const struct cg_limits *l, struct hx_err *err)
 {
-	char buf[CG_MAX_CPUS * 5];
+	char buf[64];
 
-	cg_cpus_format(&l->cpus, buf, sizeof(buf));
-	if (!cg_cpus_empty(&l->mems)) {
-		char mems[CG_MAX_CPUS * 5];
-
-		cg_cpus_format(&l->mems, mems, sizeof(mems));
-		if (cg_write_file(t, (int)s, CG_F_MEMS, mems, err) < 0)
-			return -err->errnum;
-	}
-	if (cg_write_file(t, (int)s, CG_F_CPUS, buf, err) < 0)
-		return -err->errnum;
 	if (l->cpu_quota_us) {
 		snprintf(buf, sizeof(buf), "%" PRIu64, l->cpu_period_us ? l->cpu_period_us : 100000);
 		if (cg_write_file(t, (int)s, CG_F_CPU_PERIOD, buf, err) < 0)
@@ -120,8 +110,6 @@ static int v1_apply(struct cg_tree *t, enum cg_slice s, const struct cg_limits *
 		char path[PATH_MAX];
 
 		snprintf(buf, sizeof(buf), "%" PRIu64, l->memory_max);
-		if (cg_write_file(t, (int)s, CG_F_MEMORY_MAX, buf, err) < 0)
-			return -err->errnum;
 		/* memsw (memory + swap) exists only with swap accounting; without it there is no swap to limit. */
 		if (cg_file_path(t, (int)s, CG_F_SWAP_MAX, path, sizeof(path), err) == 0) {
 			if (util_write_file(path, buf, err) < 0)
@@ -129,11 +117,6 @@ static int v1_apply(struct cg_tree *t, enum cg_slice s, const struct cg_limits *
 		} else {
 			hx_clear(err);
 		}
-	}
-	if (l->pids_max) {
-		snprintf(buf, sizeof(buf), "%" PRIu64, l->pids_max);
-		if (cg_write_file(t, (int)s, CG_F_PIDS_MAX, buf, err) < 0)
-			return -err->errnum;
 	}
 	return 0;
 }
@@ -188,29 +171,30 @@ static void v1_stats(struct cg_tree *t, enum cg_slice s, struct cg_stats *st)
 		cg_stat_set(st, CG_STAT_OOM_KILL, v);
 }
 
-static void v1_rmdir_in(const struct cg_tree *t, const char *base)
+static void v1_rmdir_in(const struct cg_tree *t, const char *base, struct hx_err *err)
 {
-	struct hx_err err = {0};
+	struct hx_err ignored = {0};
 	char path[PATH_MAX];
 
 	for (int s = CG_NR_SLICES - 1; s >= 0; s--)
-		if ((t->created & (1u << s)) && cg_path(t, base, s, NULL, path, sizeof(path), &err) == 0)
+		if ((t->created & (1u << s)) && cg_path(t, base, s, NULL, path, sizeof(path), &ignored) == 0)
 			cg_rmdir(path);
-	if (cg_path(t, base, -1, NULL, path, sizeof(path), &err) == 0) {
+	if (cg_path(t, base, -1, NULL, path, sizeof(path), &ignored) == 0) {
 		int r = cg_rmdir(path);
 
-		if (r < 0)
-			fprintf(stderr, "harness: warning: cannot remove %s: %s\n", path, strerror(-r));
+		if (r < 0 && !err->msg[0])
+			hx_fail(err, HX_EXIT_INTERNAL, -r, "cannot remove %s: %s", path, strerror(-r));
 	}
 }
 
-static void v1_destroy(struct cg_tree *t)
+static int v1_destroy(struct cg_tree *t, struct hx_err *err)
 {
 	for (int c = 0; c < CG_NR_CTRLS; c++)
 		if (t->base[c][0] && !v1_dup(t, c))
-			v1_rmdir_in(t, t->base[c]);
+			v1_rmdir_in(t, t->base[c], err);
 	if (t->ubase[0])
-		v1_rmdir_in(t, t->ubase);
+		v1_rmdir_in(t, t->ubase, err);
+	return err->msg[0] ? -err->errnum : 0;
 }
 
 const struct cg_backend cg_backend_v1 = {

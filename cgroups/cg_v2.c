@@ -165,35 +165,17 @@ static int v2_create(struct cg_tree *t, struct hx_err *err)
 
 static int v2_apply(struct cg_tree *t, enum cg_slice s, const struct cg_limits *l, struct hx_err *err)
 {
-	char buf[CG_MAX_CPUS * 5];
+	char buf[64];
 
-	cg_cpus_format(&l->cpus, buf, sizeof(buf));
-	if (cg_write_file(t, (int)s, CG_F_CPUS, buf, err) < 0)
-		return -err->errnum;
-	if (!cg_cpus_empty(&l->mems)) {
-		cg_cpus_format(&l->mems, buf, sizeof(buf));
-		if (cg_write_file(t, (int)s, CG_F_MEMS, buf, err) < 0)
-			return -err->errnum;
-	}
 	if (l->cpu_quota_us) {
 		snprintf(buf, sizeof(buf), "%" PRIu64 " %" PRIu64, l->cpu_quota_us,
 			 l->cpu_period_us ? l->cpu_period_us : 100000);
 		if (cg_write_file(t, (int)s, CG_F_CPU_QUOTA, buf, err) < 0)
 			return -err->errnum;
 	}
-	if (l->memory_max) {
-		snprintf(buf, sizeof(buf), "%" PRIu64, l->memory_max);
-		if (cg_write_file(t, (int)s, CG_F_MEMORY_MAX, buf, err) < 0)
-			return -err->errnum;
-		/* No swap behind the limit, as on v1 with memsw = limit; absent when swap accounting is off. */
-		if (cg_write_file(t, (int)s, CG_F_SWAP_MAX, "0", err) < 0)
-			hx_clear(err);
-	}
-	if (l->pids_max) {
-		snprintf(buf, sizeof(buf), "%" PRIu64, l->pids_max);
-		if (cg_write_file(t, (int)s, CG_F_PIDS_MAX, buf, err) < 0)
-			return -err->errnum;
-	}
+	/* No swap behind the limit, as on v1 with memsw = limit; absent when swap accounting is off. */
+	if (l->memory_max && cg_write_file(t, (int)s, CG_F_SWAP_MAX, "0", err) < 0)
+		hx_clear(err);
 	return 0;
 }
 
@@ -254,14 +236,14 @@ static void v2_disable(const char *dir, unsigned mask)
 	}
 }
 
-static void v2_destroy(struct cg_tree *t)
+static int v2_destroy(struct cg_tree *t, struct hx_err *ret_err)
 {
 	struct hx_err err = {0};
 	char path[PATH_MAX], tree[PATH_MAX];
 	int r;
 
 	if (cg_path(t, t->ubase, -1, NULL, tree, sizeof(tree), &err) < 0)
-		return;
+		return 0;
 	for (int s = CG_NR_SLICES - 1; s >= 0; s--)
 		if ((t->created & (1u << s)) && cg_path(t, t->ubase, s, NULL, path, sizeof(path), &err) == 0)
 			cg_rmdir(path);
@@ -276,13 +258,15 @@ static void v2_destroy(struct cg_tree *t)
 		    cg_path(t, t->ubase, -1, "supervisor", path, sizeof(path), &err) == 0)
 			cg_rmdir(path);
 		else
-			fprintf(stderr, "harness: warning: cannot leave our supervisor cgroup: %s\n", err.msg);
+			hx_fail(ret_err, HX_EXIT_INTERNAL, err.errnum, "cannot leave our supervisor cgroup: %s",
+				err.msg);
 	} else if (cg_path(t, t->ubase, -1, "supervisor", path, sizeof(path), &err) == 0) {
 		cg_rmdir(path); /* gc of a dead harness's tree: its leaf is empty now */
 	}
 	r = cg_rmdir(tree);
-	if (r < 0)
-		fprintf(stderr, "harness: warning: cannot remove %s: %s\n", tree, strerror(-r));
+	if (r < 0 && !ret_err->msg[0])
+		hx_fail(ret_err, HX_EXIT_INTERNAL, -r, "cannot remove %s: %s", tree, strerror(-r));
+	return ret_err->msg[0] ? -ret_err->errnum : 0;
 }
 
 const struct cg_backend cg_backend_v2 = {

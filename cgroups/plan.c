@@ -145,3 +145,21 @@ int cg_plan_host(const struct cg_budget *b, struct cg_slice_plan *ret, struct hx
 	free(t);
 	return r;
 }
+
+int cg_tree_from_plan(const struct cg_slice_plan *p, unsigned mask, const char *root, struct cg_tree **ret,
+		      struct hx_err *err)
+{
+	struct cg_tree *t = NULL;
+	char id[64];
+
+	mask &= p->slices;
+	if (cg_run_id(id, sizeof(id), err) < 0 || cg_tree_create(id, root, mask, &t, err) < 0)
+		return -err->errnum;
+	for (int s = 0; s < CG_NR_SLICES; s++)
+		if ((mask & (1u << s)) && cg_slice_apply(t, (enum cg_slice)s, &p->limits[s], err) < 0) {
+			cg_tree_destroy(t, &(struct hx_err){0}); /* the apply error is the one to tell */
+			return -err->errnum;
+		}
+	*ret = t;
+	return 0;
+}

@@ -39,6 +39,10 @@ struct cg_slice_plan {
 	unsigned noise_shares; /* pinned: a bit per slice whose CPUs the noise had to share; 0: none */
 };
 
+/* A fresh tree named by cg_run_id under root (NULL: below the cgroup harness started in), with the slices
+ * of mask (within p->slices) created and each given its planned limits; nothing is left on failure. */
+int cg_tree_from_plan(const struct cg_slice_plan *p, unsigned mask, const char *root, struct cg_tree **ret,
+		      struct hx_err *err);
 /* Turn a budget into per-slice limits on this topology and usable set; exit 3 when it does not fit. */
 int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const struct cg_budget *b,
 		   struct cg_slice_plan *ret, struct hx_err *err);

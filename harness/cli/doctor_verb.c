@@ -1,4 +1,5 @@
 /* The doctor verb: renders doctor_probe's facts as text or JSON and sets the exit code. */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,7 @@ int verb_doctor(int argc, char **argv)
 	struct doctor_opts o = {.sysfs_root = "/sys"};
 	struct hx_err err = {0};
 	cJSON *report = NULL;
+	_cleanup_free_ char *text = NULL;
 	char why[1024];
 	int npos, pinned_ok;
 
@@ -134,8 +136,9 @@ int verb_doctor(int argc, char **argv)
 		fprintf(stderr, "harness: doctor: unexpected argument '%s' (see 'harness doctor --help')\n", argv[1]);
 		return HX_EXIT_USAGE;
 	}
-	if (doctor_probe(o.sysfs_root, &report, &pinned_ok, why, sizeof(why), &err) < 0)
+	if (doctor_probe(o.sysfs_root, &text, &pinned_ok, why, sizeof(why), &err) < 0)
 		return hx_report(&err);
+	report = cJSON_Parse(text);
 	if (o.json) {
 		_cleanup_free_ char *s = cJSON_Print(report);
 

@@ -9,10 +9,12 @@
 #include "base/cleanup.h"
 #include "image/deps.h"
 #include "run/fixture.h"
+#include "run/scenario.h"
 #include "image/images.h"
 #include "base/opt.h"
 #include "base/util.h"
 #include "cli/verbs.h"
+#include "report/results.h"
 
 struct images_opts {
 	bool help, json, all;
@@ -42,9 +44,10 @@ static size_t shipped(char names[][64], size_t max)
 	return n;
 }
 
-static int images_ls(struct img_cache *c, bool json, struct hx_err *err)
+static int images_ls(struct img_cache *c, const struct images_opts *o, struct hx_err *err)
 {
 	static char names[256][64];
+	bool json = o->json;
 	size_t n = shipped(names, 256);
 	cJSON *arr = cJSON_CreateArray();
 
@@ -57,10 +60,10 @@ static int images_ls(struct img_cache *c, bool json, struct hx_err *err)
 
 		if (man_load(img_manifest_dir(), names[i], &m, err) < 0 || img_status(c, &m, true, &st, err) < 0) {
 			cJSON_Delete(arr);
-			return -err->errnum;
+			return hx_report(err);
 		}
 		if (json)
-			cJSON_AddItemToArray(arr, img_describe(&m, &st));
+			cJSON_AddItemToArray(arr, res_image_json(&m, &st));
 		else
 			printf("%-12s %-16s %-8s %-8s %-8s %8.1fMB  %.23s%s\n", m.name, m.version,
 			       m.kind == MAN_RUNTIME ? "runtime" : "fixture", man_source_names[m.source],
@@ -74,11 +77,61 @@ static int images_ls(struct img_cache *c, bool json, struct hx_err *err)
 		printf("%s\n", s);
 	}
 	cJSON_Delete(arr);
+	return HX_EXIT_OK;
+}
+
+/* One image under a sub-verb: a line on stdout, or the failure in e; *bad: verify found a difference. */
+typedef int (*images_one_fn)(struct img_cache *c, const struct manifest *m, bool *bad, struct hx_err *e);
+
+static int one_pull(struct img_cache *c, const struct manifest *m, bool *bad, struct hx_err *e)
+{
+	struct img_status st;
+
+	(void)bad;
+	if (img_pull(c, m, e) < 0 || img_status(c, m, false, &st, e) < 0)
+		return -e->errnum;
+	printf("%s %s: present (%s, %.1f MB)\n", m->name, m->version, st.digest[0] ? st.digest : m->entry,
+	       (double)st.size / 1e6);
 	return 0;
 }
 
-/* Apply op to each named image (or every shipped one); the first failure is reported, the rest go on. */
-static int images_each(struct img_cache *c, const char *verb, char **names, int n, bool all, struct hx_err *err)
+static int one_verify(struct img_cache *c, const struct manifest *m, bool *bad, struct hx_err *e)
+{
+	char why[512];
+
+	if (img_verify(c, m, why, sizeof(why), e) < 0)
+		return -e->errnum;
+	printf("%s %s: %s\n", m->name, m->version, why[0] ? why : "ok");
+	*bad = why[0] != '\0';
+	return 0;
+}
+
+static int one_rm(struct img_cache *c, const struct manifest *m, bool *bad, struct hx_err *e)
+{
+	(void)bad;
+	if (img_rm(c, m, e) < 0)
+		return -e->errnum;
+	printf("%s %s: removed\n", m->name, m->version);
+	return 0;
+}
+
+static int one_path(struct img_cache *c, const struct manifest *m, bool *bad, struct hx_err *e)
+{
+	struct img_status st;
+
+	(void)bad;
+	if (img_status(c, m, false, &st, e) < 0)
+		return -e->errnum;
+	if (!st.present)
+		return hx_fail(e, HX_EXIT_HOST, ENOENT, "image %s is not present (harness images pull %s)", m->name,
+			       m->name);
+	printf("%s\n", st.entry);
+	return 0;
+}
+
+/* Apply one to each named image (or every shipped one); the first failure is reported, the rest go on. */
+static int images_each(struct img_cache *c, const char *verb, images_one_fn one, char **names, int n, bool all,
+		       struct hx_err *err)
 {
 	static char ship[256][64];
 	int failed = 0, rc = 0;
@@ -93,45 +146,56 @@ static int images_each(struct img_cache *c, const char *verb, char **names, int 
 		return hx_report(err);
 	}
 	for (int i = 0; i < n; i++) {
-		const char *name = names ? names[i] : ship[i];
 		struct hx_err e = {0};
 		struct manifest m;
-		struct img_status st;
-		char why[512];
+		bool bad = false;
 
-		if (man_load(img_manifest_dir(), name, &m, &e) < 0) {
+		if (man_load(img_manifest_dir(), names ? names[i] : ship[i], &m, &e) < 0) {
 			failed++, rc = hx_report(&e);
 			continue;
 		}
-		if (strcmp(verb, "pull") == 0 && img_pull(c, &m, &e) == 0 && img_status(c, &m, false, &st, &e) == 0)
-			printf("%s %s: present (%s, %.1f MB)\n", m.name, m.version, st.digest[0] ? st.digest : m.entry,
-			       (double)st.size / 1e6);
-		else if (strcmp(verb, "verify") == 0 && img_verify(c, &m, why, sizeof(why), &e) == 0) {
-			printf("%s %s: %s\n", m.name, m.version, why[0] ? why : "ok");
-			if (why[0])
-				failed++, rc = HX_EXIT_VERDICT;
-		} else if (strcmp(verb, "rm") == 0 && img_rm(c, &m, &e) == 0)
-			printf("%s %s: removed\n", m.name, m.version);
-		else if (strcmp(verb, "path") == 0 && img_status(c, &m, false, &st, &e) == 0) {
-			if (!st.present)
-				hx_fail(&e, HX_EXIT_HOST, ENOENT, "image %s is not present (harness images pull %s)",
-					m.name, m.name);
-			else
-				printf("%s\n", st.entry);
-		}
-		if (e.msg[0])
+		if (one(c, &m, &bad, &e) < 0)
 			failed++, rc = hx_report(&e);
+		else if (bad)
+			failed++, rc = HX_EXIT_VERDICT;
 		man_free(&m);
 	}
 	return failed ? (rc ? rc : HX_EXIT_HOST) : HX_EXIT_OK;
 }
+
+static int images_gc(struct img_cache *c, const struct images_opts *o, struct hx_err *err)
+{
+	unsigned removed = 0;
+
+	(void)o;
+	/* every keep list first (fail closed: an unreadable manifest or folder removes nothing), then prune */
+	for (int prune = 0; prune < 2; prune++)
+		if (img_gc(c, prune, &removed, err) < 0 || dep_gc(c, scn_dir(), prune, &removed, err) < 0 ||
+		    fx_gc(c, prune, &removed, err) < 0)
+			return hx_report(err);
+	printf("removed %u cache entr%s that nothing shipped uses\n", removed, removed == 1 ? "y" : "ies");
+	return HX_EXIT_OK;
+}
+
+/* The sub-verbs: on the whole cache, or on each named image. */
+static const struct images_sub {
+	const char *name;
+	int (*whole)(struct img_cache *c, const struct images_opts *o, struct hx_err *err);
+	images_one_fn each;
+	bool all_when_unnamed; /* verify: every shipped image when none is named */
+	bool takes_all;	       /* --all */
+} images_subs[] = {
+	{"ls", images_ls, NULL, false, false}, {"gc", images_gc, NULL, false, false},
+	{"pull", NULL, one_pull, false, true}, {"verify", NULL, one_verify, true, false},
+	{"rm", NULL, one_rm, false, false},    {"path", NULL, one_path, false, false},
+};
 
 int verb_images(int argc, char **argv)
 {
 	struct images_opts o = {0};
 	struct hx_err err = {0};
 	struct img_cache c = {.lock_fd = -1};
-	const char *sub;
+	const struct images_sub *sub = NULL;
 	int npos, rc;
 
 	if (opt_parse("images", images_tab, &o, argc, argv, false, &npos, &err) < 0)
@@ -149,33 +213,21 @@ int verb_images(int argc, char **argv)
 			images_tab);
 		return o.help ? HX_EXIT_OK : HX_EXIT_USAGE;
 	}
-	sub = argv[1];
+	for (size_t i = 0; i < HX_ARRAY_SIZE(images_subs); i++)
+		if (strcmp(argv[1], images_subs[i].name) == 0)
+			sub = &images_subs[i];
+	if (!sub) {
+		hx_fail(&err, HX_EXIT_USAGE, EINVAL, "images: unknown command '%s' (ls, pull, verify, rm, gc, path)",
+			argv[1]);
+		return hx_report(&err);
+	}
 	if (img_cache_open(&c, &err) < 0)
 		return hx_report(&err);
-	if (strcmp(sub, "ls") == 0)
-		rc = images_ls(&c, o.json, &err) < 0 ? hx_report(&err) : HX_EXIT_OK;
-	else if (strcmp(sub, "gc") == 0) {
-		unsigned removed = 0;
-
-		/* every keep list first (fail closed: an unreadable manifest or folder removes nothing), then prune */
-		rc = img_gc(&c, false, &removed, &err) < 0 || dep_gc(&c, false, &removed, &err) < 0 ||
-				     fx_gc(&c, false, &removed, &err) < 0 || img_gc(&c, true, &removed, &err) < 0 ||
-				     dep_gc(&c, true, &removed, &err) < 0 || fx_gc(&c, true, &removed, &err) < 0
-			     ? hx_report(&err)
-			     : HX_EXIT_OK;
-		if (rc == 0)
-			printf("removed %u cache entr%s that nothing shipped uses\n", removed,
-			       removed == 1 ? "y" : "ies");
-	} else if (strcmp(sub, "verify") == 0 && npos == 1)
-		rc = images_each(&c, sub, NULL, 0, true, &err);
-	else if (strcmp(sub, "pull") == 0 || strcmp(sub, "verify") == 0 || strcmp(sub, "rm") == 0 ||
-		 strcmp(sub, "path") == 0)
-		rc = images_each(&c, sub, argv + 2, npos - 1, o.all && strcmp(sub, "pull") == 0, &err);
-	else {
-		hx_fail(&err, HX_EXIT_USAGE, EINVAL, "images: unknown command '%s' (ls, pull, verify, rm, gc, path)",
-			sub);
-		rc = hx_report(&err);
-	}
+	if (sub->each)
+		rc = images_each(&c, sub->name, sub->each, argv + 2, npos - 1,
+				 (sub->takes_all && o.all) || (sub->all_when_unnamed && npos == 1), &err);
+	else
+		rc = sub->whole(&c, &o, &err);
 	img_cache_close(&c);
 	return rc;
 }

@@ -1,5 +1,6 @@
 /* `harness noise`: one noise generator, run until its duration passes or SIGTERM; ops/s as one JSON line
  * on stdout. A run starts it in the noise slice's sandbox for the measured phase of a trial. */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include "cgroups/cg.h"
 #include "noise/noise.h"
 #include "cli/verbs.h"
+#include "report/results.h"
 
 struct noise_verb_opts {
 	bool help;
@@ -64,7 +66,7 @@ int verb_noise(int argc, char **argv)
 	if (noise_run(&spec, &(struct noise_opts){.duration_s = o.duration, .io_dir = o.io_dir}, &r, &err) < 0)
 		return hx_report(&err);
 	{
-		cJSON *j = noise_result_json(&r);
+		cJSON *j = res_noise_json(&r);
 
 		text = cJSON_PrintUnformatted(j);
 		cJSON_Delete(j);

@@ -1,5 +1,5 @@
-/* `harness run`, `harness scenarios ls`, `harness report`: plan the whole run first (scenarios,
- * runtimes, images, CPU plans per mode), then interleaved trials, results rewritten after each. */
+/* `harness run`: a pure plan (everything validated), a named prepare (pulls, npm, folders, namespace,
+ * fixture template, certificate), then interleaved trials with the results rewritten after each. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -9,15 +9,11 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <dirent.h>
 
 #include "base/cleanup.h"
 #include "image/deps.h"
 #include "host/doctor.h"
-#include "load/load.h"
 #include "base/opt.h"
-#include "report/export.h"
-#include "report/html.h"
 #include "report/report.h"
 #include "noise/noise.h"
 #include "run/run.h"
@@ -348,7 +344,7 @@ static int prepare_deps(struct run_plan *p, struct hx_err *err)
 	for (size_t i = 0; i < p->nscn; i++) {
 		struct scenario *s = &p->scn[i];
 
-		if (dep_ensure(s, s->node_modules, sizeof(s->node_modules), err) < 0) {
+		if (dep_ensure(&(struct dep_src){s->name, s->dir}, s->node_modules, sizeof(s->node_modules), err) < 0) {
 			if (err->exit != HX_EXIT_HOST)
 				return -err->errnum;
 			fprintf(stderr, "harness: run: skipping scenario %s: %s\n", s->name, err->msg);
@@ -386,7 +382,7 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 
 		/* a copy with a node_modules folder to mount the installed dependencies on */
 		if (s->node_modules[0]) {
-			if (dep_stage(s, env->dir, staged, sizeof(staged), err) < 0)
+			if (dep_stage(&(struct dep_src){s->name, s->dir}, env->dir, staged, sizeof(staged), err) < 0)
 				return -err->errnum;
 			snprintf(s->dir, sizeof(s->dir), "%s", staged);
 		}
@@ -456,7 +452,7 @@ static cJSON *pg_settings_json(const struct run_plan *p, const struct fx_pg_temp
 	cJSON_AddNumberToObject(o, "memory_max_bytes", (double)t->memory_max);
 	cJSON_AddStringToObject(o, "user", FX_PG_USER);
 	cJSON_AddStringToObject(o, "database", FX_PG_DATABASE);
-	cJSON_AddItemToObject(o, "image", img_describe(&p->pg_img, &p->pg_st));
+	cJSON_AddItemToObject(o, "image", res_image_json(&p->pg_img, &p->pg_st));
 	return o;
 }
 
@@ -505,21 +501,25 @@ static cJSON *config_json(const struct run_plan *p, const struct run_env *env)
 /* What describes the run, ahead of the trials: host, config, seccomp, images. */
 static int results_head(const struct run_plan *p, const struct run_env *env, struct res_doc *d, struct hx_err *err)
 {
-	cJSON *host = NULL, *imgs;
+	char *host = NULL;
+	cJSON *imgs;
 	struct sbx_seccomp_opts sec = {0};
+	struct sbx_seccomp_desc secd;
 	char why[512];
 	int pinned;
 
 	if (res_doc_init(d, hx_version, hx_commit, err) < 0)
 		return -err->errnum;
 	if (doctor_probe("/sys", &host, &pinned, why, sizeof(why), err) == 0)
-		cJSON_AddItemToObject(d->head, "host", host);
+		cJSON_AddItemToObject(d->head, "host", cJSON_Parse(host));
+	free(host);
 	hx_clear(err);
 	cJSON_AddItemToObject(d->head, "config", config_json(p, env));
-	cJSON_AddItemToObject(d->head, "seccomp", sbx_seccomp_describe(&sec));
+	sbx_seccomp_describe(&sec, &secd);
+	cJSON_AddItemToObject(d->head, "seccomp", res_seccomp_json(&secd));
 	imgs = cJSON_AddArrayToObject(d->head, "images");
 	for (size_t i = 0; i < p->nimg; i++)
-		cJSON_AddItemToArray(imgs, img_describe(&p->img[i], &p->st[i]));
+		cJSON_AddItemToArray(imgs, res_image_json(&p->img[i], &p->st[i]));
 	return 0;
 }
 
@@ -682,146 +682,4 @@ int verb_run(int argc, char **argv)
 		rc = run_execute(p, env, &err);
 	run_cleanup(&o, p, env);
 	return rc < 0 ? hx_report(&err) : rc;
-}
-
-int verb_scenarios(int argc, char **argv)
-{
-	struct dirent **names = NULL;
-	struct hx_err err = {0};
-	int n;
-
-	if (argc < 2 || strcmp(argv[1], "ls") != 0) {
-		bool help = argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
-
-		fprintf(help ? stdout : stderr, "Usage: harness scenarios ls\n\nList the scenarios (%s).\n", scn_dir());
-		return help ? HX_EXIT_OK : HX_EXIT_USAGE;
-	}
-	n = scandir(scn_dir(), &names, NULL, alphasort);
-	if (n < 0)
-		return hx_fail(&err, HX_EXIT_HOST, errno, "scenarios: %s: %s", scn_dir(), strerror(errno)),
-		       hx_report(&err);
-	printf("%-16s %-8s %-48s %s\n", "NAME", "WORKLOAD", "RUNTIMES", "DESCRIPTION");
-	for (int k = 0; k < n; k++) {
-		struct scenario s;
-		char rts[512] = "";
-
-		if (names[k]->d_name[0] != '.' && scn_load(scn_dir(), names[k]->d_name, &s, &err) == 0) {
-			for (size_t i = 0; i < s.nruntimes; i++)
-				snprintf(rts + strlen(rts), sizeof(rts) - strlen(rts), "%s%s", i ? "," : "",
-					 s.runtimes[i]);
-			printf("%-16s %-8s %-48s %s\n", s.name, scn_workload_names[s.workload], rts, s.description);
-		} else if (err.msg[0]) {
-			hx_report(&err);
-			hx_clear(&err);
-		}
-		free(names[k]);
-	}
-	free(names);
-	return HX_EXIT_OK;
-}
-
-struct report_opts {
-	bool help;
-	const char *format, *out, *direction;
-};
-
-static const struct hx_opt report_tab[] = {
-	{"format", 0, OPT_STR, offsetof(struct report_opts, format), "FMT",
-	 "md (default), table, json, csv, html, gab (github-action-benchmark) or hyperfine"},
-	{"out", 'o', OPT_STR, offsetof(struct report_opts, out), "FILE", "write FILE (atomically) instead of stdout"},
-	{"direction", 0, OPT_STR, offsetof(struct report_opts, direction), "DIR",
-	 "gab: bigger (throughput, default) or smaller (startup and p99 latency)"},
-	{"help", 'h', OPT_FLAG, offsetof(struct report_opts, help), NULL, "show this help"},
-	OPT_END,
-};
-
-#define REPORT_USAGE "harness report FILE [--format md|table|json|csv|html|gab|hyperfine] [-o FILE]"
-
-/* A JSON export, printed. */
-static int report_export(const struct res_doc *d, const struct report_opts *o, enum report_format f, FILE *out,
-			 struct hx_err *err)
-{
-	cJSON *x = f == RPT_GAB ? export_gab(d, !o->direction || strcmp(o->direction, "smaller") != 0, err)
-				: export_hyperfine(d, err);
-	_cleanup_free_ char *s = x ? cJSON_Print(x) : NULL;
-
-	cJSON_Delete(x);
-	if (!x)
-		return -err->errnum;
-	if (!s)
-		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
-	fprintf(out, "%s\n", s);
-	return 0;
-}
-
-/* The whole rendering in memory first: nothing is written when a format refuses the file. */
-static int report_emit(const struct res_doc *d, const struct report_opts *o, enum report_format f, const char *name,
-		       struct hx_err *err)
-{
-	_cleanup_free_ char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-	int rc;
-
-	if (!m)
-		return hx_syserr(err, "report: open_memstream");
-	if (f == RPT_HTML)
-		rc = html_render(d, name, m, err);
-	else if (f == RPT_GAB || f == RPT_HYPERFINE)
-		rc = report_export(d, o, f, m, err);
-	else
-		rc = report_render(d, f, m, err);
-	if (fclose(m) != 0 && rc == 0)
-		rc = hx_syserr(err, "report: open_memstream");
-	if (rc < 0)
-		return rc;
-	if (o->out)
-		return util_write_atomic(o->out, text, len, err);
-	if (fwrite(text, 1, len, stdout) != len)
-		return hx_syserr(err, "report: stdout");
-	return 0;
-}
-
-int verb_report(int argc, char **argv)
-{
-	const char *format = "md";
-	struct hx_err err = {0};
-	struct report_opts o = {0};
-	enum report_format f;
-	struct res_doc d;
-	int npos, rc;
-
-	if (opt_parse("report", report_tab, &o, argc, argv, false, &npos, &err) < 0)
-		return hx_report(&err);
-	if (o.help) {
-		opt_print_help(stdout, REPORT_USAGE,
-			       "Re-render a results file: a table, an HTML page with charts, or the JSON that "
-			       "github-action-benchmark and hyperfine's scripts read.",
-			       report_tab);
-		return HX_EXIT_OK;
-	}
-	if (o.format)
-		format = o.format;
-	if (npos == 2) {
-		hx_fail(&err, HX_EXIT_USAGE, EINVAL,
-			"report: two files are compared by 'harness compare A.json B.json'; report takes one");
-		return hx_report(&err);
-	}
-	if (npos != 1 || report_format_parse(format, &f) < 0) {
-		hx_fail(&err, HX_EXIT_USAGE, EINVAL, "report: usage: " REPORT_USAGE);
-		return hx_report(&err);
-	}
-	if (o.direction && strcmp(o.direction, "bigger") != 0 && strcmp(o.direction, "smaller") != 0) {
-		hx_fail(&err, HX_EXIT_USAGE, EINVAL, "report: --direction takes bigger or smaller");
-		return hx_report(&err);
-	}
-	if (res_read(argv[1], &d, &err) < 0) {
-		hx_wrap(&err, "report");
-		return hx_report(&err);
-	}
-	/* summaries from the trials, so that a file written by an older harness shows every metric this one
-	 * knows */
-	rc = report_emit(&d, &o, f, basename(argv[1]), &err);
-	res_doc_free(&d);
-	return rc < 0 ? hx_report(&err) : HX_EXIT_OK;
 }

@@ -2,6 +2,7 @@
  * whether a pinned run is possible, naming the fix when it is not. */
 #include "host/doctor.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <glob.h>
 #include <limits.h>
@@ -17,7 +18,6 @@
 #include "base/cleanup.h"
 #include "base/opt.h"
 #include "base/util.h"
-#include "cli/verbs.h"
 
 static void json_cpus(cJSON *o, const char *key, const struct cg_cpus *s)
 {
@@ -192,7 +192,8 @@ static int probe_cgroups(cJSON *root, bool *ret_cpuset_ok, char *why, size_t why
 		cJSON_AddBoolToObject(u, "psi", cg_slice_has(t, CG_SLICE_SUT, "cpu.pressure"));
 		cJSON_AddBoolToObject(u, "clone_into_cgroup", h->mode == CG_MODE_UNIFIED);
 	}
-	cg_tree_destroy(t);
+	if (cg_tree_destroy(t, &terr) < 0)
+		cJSON_AddStringToObject(cg, "destroy_error", terr.msg);
 	*ret_cpuset_ok = probe_controllers(cg, h, created);
 	if (created && !*ret_cpuset_ok)
 		snprintf(why, why_len, "the cpuset controller is not available to harness (%s)",
@@ -277,7 +278,8 @@ static void probe_runtimes(cJSON *root)
 	}
 }
 
-int doctor_probe(const char *sysfs_root, cJSON **ret, int *ret_pinned_ok, char *why, size_t why_len, struct hx_err *err)
+int doctor_probe(const char *sysfs_root, char **ret_json, int *ret_pinned_ok, char *why, size_t why_len,
+		 struct hx_err *err)
 {
 	cJSON *root = cJSON_CreateObject();
 	unsigned usable = 0;
@@ -301,6 +303,7 @@ int doctor_probe(const char *sysfs_root, cJSON **ret, int *ret_pinned_ok, char *
 	cJSON_AddBoolToObject(root, "pinned_possible", *ret_pinned_ok);
 	if (why[0])
 		cJSON_AddStringToObject(root, "reason", why);
-	*ret = root;
-	return 0;
+	*ret_json = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	return *ret_json ? 0 : hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 }

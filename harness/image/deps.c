@@ -150,7 +150,7 @@ int dep_check_lock(const char *file, const char *text, const char *registry, str
 	return rc;
 }
 
-int dep_ensure(const struct scenario *s, char *ret, size_t len, struct hx_err *err)
+int dep_ensure(const struct dep_src *s, char *ret, size_t len, struct hx_err *err)
 {
 	struct img_cache c = {.lock_fd = -1};
 	char lock[PATH_MAX], pkg[PATH_MAX], hex[65], base[PATH_MAX], tmp[PATH_MAX], log[4096], path[PATH_MAX];
@@ -224,7 +224,7 @@ static int stage_one(const char *path, const struct stat *st, int flag, struct F
 	return FTW_CONTINUE;
 }
 
-int dep_stage(const struct scenario *s, const char *dir, char *ret, size_t len, struct hx_err *err)
+int dep_stage(const struct dep_src *s, const char *dir, char *ret, size_t len, struct hx_err *err)
 {
 	char nm[PATH_MAX + 16];
 
@@ -240,22 +240,22 @@ int dep_stage(const struct scenario *s, const char *dir, char *ret, size_t len, 
 	return 0;
 }
 
-int dep_gc(struct img_cache *c, bool prune, unsigned *removed, struct hx_err *err)
+int dep_gc(struct img_cache *c, const char *scenarios, bool prune, unsigned *removed, struct hx_err *err)
 {
 	static char keep[64][160];
-	_cleanup_closedir_ DIR *d = opendir(scn_dir());
+	_cleanup_closedir_ DIR *d = opendir(scenarios);
 	struct dirent *de;
 	size_t n = 0;
 
 	if (!d)
-		return hx_fail(err, HX_EXIT_HOST, errno, "images gc: cannot read %s (%s): nothing removed", scn_dir(),
+		return hx_fail(err, HX_EXIT_HOST, errno, "images gc: cannot read %s (%s): nothing removed", scenarios,
 			       strerror(errno));
 	while ((de = readdir(d))) {
 		_cleanup_free_ char *text = NULL;
 		char path[PATH_MAX * 2], hex[65];
 		size_t len;
 
-		snprintf(path, sizeof(path), "%s/%s/package-lock.json", scn_dir(), de->d_name);
+		snprintf(path, sizeof(path), "%s/%s/package-lock.json", scenarios, de->d_name);
 		if (de->d_name[0] == '.' || (!util_exists(path) && (errno == ENOENT || errno == ENOTDIR)))
 			continue;
 		if (n == HX_ARRAY_SIZE(keep) || util_read_file(path, &text, &len, err) < 0 ||

@@ -7,7 +7,11 @@
 #include <stddef.h>
 
 #include "base/err.h"
-#include "run/scenario.h"
+
+/* A scenario as the dependencies see it: its name (for messages and the staged copy) and its folder. */
+struct dep_src {
+	const char *name, *dir;
+};
 
 /* A package-lock.json that npm ci may follow: lockfileVersion 2 or 3, every "packages" key a
  * node_modules/<name> path with npm package names, no links to folders, semantic versions, and any
@@ -15,12 +19,13 @@
 int dep_check_lock(const char *file, const char *text, const char *registry, struct hx_err *err);
 /* The node_modules folder for scenario s (installing it when absent); "" when s has no
  * package-lock.json. Offline with nothing cached: an HX_EXIT_HOST error that says so. */
-int dep_ensure(const struct scenario *s, char *ret, size_t len, struct hx_err *err);
+int dep_ensure(const struct dep_src *s, char *ret, size_t len, struct hx_err *err);
 /* A copy of the scenario folder under dir (without node_modules) with an empty node_modules to mount
  * the installed one on: the sandbox binds this copy at /scenario. */
-int dep_stage(const struct scenario *s, const char *dir, char *ret, size_t len, struct hx_err *err);
+int dep_stage(const struct dep_src *s, const char *dir, char *ret, size_t len, struct hx_err *err);
 struct img_cache;
-/* `images gc`: remove installed dependencies no shipped scenario's lock file refers to. */
-int dep_gc(struct img_cache *c, bool prune, unsigned *removed, struct hx_err *err);
+/* `images gc`: remove installed dependencies no lock file of a scenario under scenarios refers to (with
+ * prune false: only check that every lock file can be read). */
+int dep_gc(struct img_cache *c, const char *scenarios, bool prune, unsigned *removed, struct hx_err *err);
 
 #endif

@@ -418,43 +418,12 @@ int img_gc(struct img_cache *c, bool prune, unsigned *removed, struct hx_err *er
 	return 0;
 }
 
-cJSON *img_describe(const struct manifest *m, const struct img_status *st)
-{
-	cJSON *j = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(j, "name", m->name);
-	cJSON_AddStringToObject(j, "version", m->version);
-	cJSON_AddStringToObject(j, "kind", m->kind == MAN_RUNTIME ? "runtime" : "fixture");
-	cJSON_AddStringToObject(j, "source", man_source_names[m->source]);
-	if (m->source == MAN_SRC_NPM)
-		cJSON_AddStringToObject(j, "package", m->package),
-			cJSON_AddStringToObject(j, "package_version", m->pkg_version);
-	else if (m->source == MAN_SRC_URL)
-		cJSON_AddStringToObject(j, "url", m->url);
-	cJSON_AddStringToObject(j, "entry", st->entry);
-	cJSON_AddBoolToObject(j, "present", st->present);
-	if (st->digest[0])
-		cJSON_AddStringToObject(j, "digest", st->digest);
-	cJSON_AddNumberToObject(j, "size_bytes", (double)st->size);
-	return j;
-}
-
 /* A "K=V" string that lives as long as the process (sandbox configs point at their strings). */
-static const char *env_kv(const char *k, const char *v)
-{
-	size_t len = strlen(k) + strlen(v) + 2;
-	char *s = malloc(len);
-
-	if (s)
-		snprintf(s, len, "%s=%s", k, v);
-	return s;
-}
-
 int img_apply_to_sandbox(const struct manifest *m, const struct img_status *st, struct sbx_config *c,
 			 struct hx_err *err)
 {
 	char inside[PATH_MAX], dir[PATH_MAX], path[PATH_MAX + 64], *slash;
-	const char *kv;
+	char kv[PATH_MAX + 80];
 
 	if (!st->present)
 		return hx_fail(err, HX_EXIT_HOST, ENOENT, "image %s is not present (harness images pull %s)", m->name,
@@ -476,8 +445,11 @@ int img_apply_to_sandbox(const struct manifest *m, const struct img_status *st, 
 	for (size_t i = 0; i < MAN_MAX_ENV && m->env[i]; i++)
 		if (sbx_env_set(c, m->env[i]) < 0)
 			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "image %s: too many environment variables", m->name);
-	if (!(kv = env_kv("PATH", path)) || sbx_env_set(c, kv) < 0 || !(kv = env_kv("RUNTIME", inside)) ||
-	    sbx_env_set(c, kv) < 0)
-		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	snprintf(kv, sizeof(kv), "PATH=%s", path);
+	if (sbx_env_set(c, kv) < 0)
+		return hx_fail(err, HX_EXIT_USAGE, E2BIG, "image %s: its PATH is too long", m->name);
+	snprintf(kv, sizeof(kv), "RUNTIME=%s", inside); /* last: run reads the entry from it */
+	if (sbx_env_set(c, kv) < 0)
+		return hx_fail(err, HX_EXIT_USAGE, E2BIG, "image %s: its entry's path is too long", m->name);
 	return 0;
 }

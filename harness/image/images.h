@@ -3,7 +3,6 @@
 #ifndef HX_IMAGES_H
 #define HX_IMAGES_H
 
-#include <cjson/cJSON.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -53,7 +52,5 @@ struct sbx_config;
  * under /usr), its environment, its entry's folder first on PATH and RUNTIME=<entry inside>. */
 int img_apply_to_sandbox(const struct manifest *m, const struct img_status *st, struct sbx_config *c,
 			 struct hx_err *err);
-/* What a results file records of an image: name, version, kind, source, digest. */
-cJSON *img_describe(const struct manifest *m, const struct img_status *st);
 
 #endif

@@ -165,7 +165,7 @@ static int series_sandboxed(struct series *s, const struct startup_opts *o, stru
 	struct cg_slice_plan plan;
 	struct cg_tree *tree = NULL;
 	int netns = -1, rc = 0;
-	char id[64];
+	struct hx_err derr = {0};
 
 	sbx_config_init(&s->sbx);
 	s->sbx.argv = s->argv;
@@ -179,13 +179,12 @@ static int series_sandboxed(struct series *s, const struct startup_opts *o, stru
 	if (cg_plan_host(&b, &plan, err) < 0 || sbx_net_prepare(&netns, err) < 0)
 		return -err->errnum;
 	s->sbx.netns_fd = netns;
-	if (cg_run_id(id, sizeof(id), err) < 0 || cg_tree_create(id, NULL, plan.slices, &tree, err) < 0 ||
-	    cg_slice_apply(tree, CG_SLICE_SUT, &plan.limits[CG_SLICE_SUT], err) < 0 ||
-	    cg_slice_apply(tree, CG_SLICE_CLIENT, &plan.limits[CG_SLICE_CLIENT], err) < 0)
+	if (cg_tree_from_plan(&plan, 1u << CG_SLICE_SUT | 1u << CG_SLICE_CLIENT, NULL, &tree, err) < 0)
 		rc = -err->errnum;
 	else
 		rc = startup_series_in(tree, &s->sbx, s->runs, s->warmup, recs, err);
-	cg_tree_destroy(tree);
+	if (cg_tree_destroy(tree, &derr) < 0 && rc == 0)
+		rc = (*err = derr, hx_wrap(err, "startup: cleanup"));
 	sbx_net_cleanup(&netns);
 	return rc;
 }

@@ -12,7 +12,7 @@
 
 #include "base/cleanup.h"
 #include "base/util.h"
-#include "noise/noise_gen.h"
+#include "noise/noise_internal.h"
 
 const char *const noise_kind_names[NOISE_NR_KINDS] = {"none", "cpu", "cache", "membw", "io", "alloc"};
 
@@ -211,66 +211,4 @@ int noise_run(const struct noise_spec *spec, const struct noise_opts *o, struct 
 	if (rc == 0)
 		*ret = r;
 	return rc;
-}
-
-cJSON *noise_result_json(const struct noise_result *r)
-{
-	cJSON *o = cJSON_CreateObject();
-	char buf[CG_MAX_CPUS * 5];
-
-	noise_spec_format(&r->spec, buf, sizeof(buf));
-	cJSON_AddStringToObject(o, "noise", buf);
-	cJSON_AddStringToObject(o, "kind", noise_kind_names[r->spec.kind]);
-	cJSON_AddNumberToObject(o, "level", (double)r->spec.level);
-	cJSON_AddNumberToObject(o, "threads", r->threads);
-	cJSON_AddNumberToObject(o, "seconds", r->seconds);
-	cJSON_AddNumberToObject(o, "ops", (double)r->ops);
-	cJSON_AddStringToObject(o, "unit", r->unit);
-	cJSON_AddNumberToObject(o, "ops_per_s", r->seconds > 0 ? (double)r->ops / r->seconds : 0);
-	if (r->bytes)
-		cJSON_AddNumberToObject(o, "bytes_per_s", r->seconds > 0 ? (double)r->bytes / r->seconds : 0);
-	cg_cpus_format(&r->ran_on, buf, sizeof(buf));
-	cJSON_AddStringToObject(o, "ran_on", buf);
-	if (r->target[0]) {
-		cJSON_AddStringToObject(o, "target", r->target);
-		cJSON_AddStringToObject(o, "fs", r->fs);
-	}
-	return o;
-}
-
-static double noise_num(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? v->valuedouble : 0;
-}
-
-static void noise_str(const cJSON *o, const char *k, char *buf, size_t len)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	snprintf(buf, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
-}
-
-int noise_result_parse(const cJSON *o, struct noise_result *ret, struct hx_err *err)
-{
-	struct noise_result r = {0};
-	const cJSON *spec = cJSON_GetObjectItemCaseSensitive(o, "noise");
-	char cpus[CG_MAX_CPUS * 5];
-
-	if (!cJSON_IsString(spec) || noise_spec_parse(spec->valuestring, &r.spec, err) < 0)
-		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "noise: not a generator's result");
-	r.spec.level = (uint64_t)noise_num(o, "level");
-	r.threads = (unsigned)noise_num(o, "threads");
-	r.seconds = noise_num(o, "seconds");
-	r.ops = (uint64_t)noise_num(o, "ops");
-	r.bytes = (uint64_t)(noise_num(o, "bytes_per_s") * r.seconds + 0.5);
-	noise_str(o, "unit", r.unit, sizeof(r.unit));
-	noise_str(o, "ran_on", cpus, sizeof(cpus));
-	if (cg_cpus_parse(cpus, &r.ran_on) < 0)
-		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "noise: ran_on '%s' is not a CPU list", cpus);
-	noise_str(o, "target", r.target, sizeof(r.target));
-	noise_str(o, "fs", r.fs, sizeof(r.fs));
-	*ret = r;
-	return 0;
 }

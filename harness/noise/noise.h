@@ -3,7 +3,6 @@
 #ifndef HX_NOISE_H
 #define HX_NOISE_H
 
-#include <cjson/cJSON.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -61,8 +60,6 @@ struct noise_opts {
 /* Run the generator until the duration passes or SIGTERM/SIGINT arrives (both are blocked in every
  * thread and waited for here). */
 int noise_run(const struct noise_spec *s, const struct noise_opts *o, struct noise_result *ret, struct hx_err *err);
-/* The result as one JSON object (docs/noise.md), and back: a usage error when it is not one. */
-cJSON *noise_result_json(const struct noise_result *r);
-int noise_result_parse(const cJSON *o, struct noise_result *ret, struct hx_err *err);
+/* Its JSON line, both ways: res_noise_json and res_noise_read (report/results.h). */
 
 #endif

@@ -1,6 +1,6 @@
 /* The noise workers. Each loops in batches until told to stop, counting ops and noting the CPU it ran
  * on after every batch (sched_getcpu is a vDSO call: the placement costs nothing to observe). */
-#include "noise/noise_gen.h"
+#include "noise/noise_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

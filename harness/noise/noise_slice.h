@@ -29,7 +29,8 @@ struct noise_where {
 /* Start the generator; it runs until noise_slice_stop. */
 int noise_slice_start(struct cg_tree *t, const struct noise_spec *s, const struct noise_where *w,
 		      struct noise_proc *ret, struct hx_err *err);
-/* SIGTERM, then what its JSON line says; a generator that died or printed no result fails (exit 1). */
-int noise_slice_stop(struct cg_tree *t, struct noise_proc *p, struct noise_result *ret, struct hx_err *err);
+/* SIGTERM, then its JSON line, malloc'd in *ret_text (res_noise_read reads it); a generator that died or
+ * printed nothing fails (exit 1). */
+int noise_slice_stop(struct cg_tree *t, struct noise_proc *p, char **ret_text, struct hx_err *err);
 
 #endif

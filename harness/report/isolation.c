@@ -107,6 +107,15 @@ int iso_shift(const struct trial_result *trials, size_t n, const struct res_summ
 	return 0;
 }
 
+int iso_shifts(const struct trial_result *trials, size_t n, struct res_summary *groups, size_t ngroups,
+	       struct hx_err *err)
+{
+	for (size_t k = 0; k < ngroups; k++)
+		if (iso_shift(trials, n, &groups[k], &groups[k].shift) < 0)
+			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	return 0;
+}
+
 static void add_num(cJSON *o, const char *k, double v)
 {
 	if (!isnan(v))

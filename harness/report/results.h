@@ -1,5 +1,6 @@
 /* The results document (docs/results.md): typed trials that the engines fill, the verdict, and the JSON
- * at the edge: trial -> JSON, summaries, the atomic write, and a file read back into the same structs. */
+ * at the edge (results_json.c): trial -> JSON, summaries, the atomic write, and a file read back into the
+ * same structs. */
 #ifndef HX_RESULTS_H
 #define HX_RESULTS_H
 
@@ -12,10 +13,12 @@
 
 #include "base/err.h"
 #include "cgroups/cg.h"
+#include "image/images.h"
 #include "load/chat.h"
 #include "load/load.h"
 #include "noise/noise.h"
 #include "report/stats.h"
+#include "sandbox/sbx_seccomp.h"
 
 #define RES_SCHEMA	"harness-results/1"
 #define RES_CPUS_LEN	1024 /* a CPU list as the kernel or cg_cpus_format writes it */
@@ -213,7 +216,8 @@ struct res_summary {
 	struct res_shift shift;
 };
 
-/* The groups, in the order their first trial ran; *ret is malloc'd (caller frees). */
+/* The groups, in the order their first trial ran; *ret is malloc'd (caller frees). Their shift is
+ * iso_shifts' (report/isolation.h). */
 int res_summarize(const struct trial_result *trials, size_t n, struct res_summary **ret, size_t *ret_n,
 		  struct hx_err *err);
 /* A summary's median of metric m; NAN when absent. */
@@ -246,12 +250,20 @@ int res_load_parse(const cJSON *o, struct res_load *ret);
 cJSON *res_chat_json(const struct res_chat *c);
 int res_chat_parse(const cJSON *o, struct res_chat *ret);
 cJSON *res_stats_json(const struct cg_stats *st);
+/* A noise generator's JSON line (`harness noise`), both ways: a usage error when it is not one. */
+cJSON *res_noise_json(const struct noise_result *r);
+int res_noise_parse(const cJSON *o, struct noise_result *ret, struct hx_err *err);
+int res_noise_read(const char *text, struct noise_result *ret, struct hx_err *err);
 /* "name value" lines, for people. */
 void res_stats_print(FILE *f, const struct cg_stats *st);
 cJSON *res_summary_json(const struct stats_summary *s, double scale);
 /* The load client's JSON output, as `harness run` reads it back from its sandbox. */
 int res_load_read(const char *text, struct res_load *ret, struct hx_err *err);
 int res_chat_read(const char *text, struct res_chat *ret, struct hx_err *err);
+
+/* What describes a run in the head: an image (docs/results.md, images[]), the seccomp policy. */
+cJSON *res_image_json(const struct manifest *m, const struct img_status *st);
+cJSON *res_seccomp_json(const struct sbx_seccomp_desc *d);
 
 /* The document as JSON, with the summaries computed from the trials. */
 cJSON *res_doc_json(const struct res_doc *d, struct hx_err *err);

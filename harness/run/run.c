@@ -126,8 +126,7 @@ static int sut_config(struct run_env *env, const struct scenario *s, const struc
 		      const struct img_status *st, struct sbx_config *c, char **argv, char store[][PATH_MAX],
 		      struct hx_err *err)
 {
-	char script[PATH_MAX];
-	static char port[32];
+	char script[PATH_MAX], kv[64];
 	const char *entry;
 
 	sbx_config_init(c);
@@ -139,13 +138,11 @@ static int sut_config(struct run_env *env, const struct scenario *s, const struc
 	c->cwd = "/scenario";
 	if (img_apply_to_sandbox(m, st, c, err) < 0)
 		return -err->errnum;
-	snprintf(port, sizeof(port), "PORT=%u", s->port);
-	sbx_env_set(c, port);
+	snprintf(kv, sizeof(kv), "PORT=%u", s->port);
+	sbx_env_set(c, kv);
 	if (s->workload == SCN_SCRIPT) {
-		static char iterations[48];
-
-		snprintf(iterations, sizeof(iterations), "ITERATIONS=%llu", (unsigned long long)s->iterations);
-		sbx_env_set(c, iterations);
+		snprintf(kv, sizeof(kv), "ITERATIONS=%llu", (unsigned long long)s->iterations);
+		sbx_env_set(c, kv);
 	}
 	for (size_t i = 0; (s->fixtures & SCN_FX_POSTGRES) && env->pg && i < HX_ARRAY_SIZE(env->pg->env); i++)
 		sbx_env_set(c, env->pg->env[i]);
@@ -351,13 +348,16 @@ static int noise_end(struct cg_tree *tree, struct run_noise *nz, struct trial_re
 {
 	struct res_neighbour *nb = &t->neighbour;
 	struct hx_err e = {0};
+	_cleanup_free_ char *text = NULL;
 
 	if (!nz->running)
 		return rc;
 	nz->running = false;
 	stats_into(t, tree, CG_SLICE_NOISE);
 	snprintf(nb->log, sizeof(nb->log), "%s", nz->proc.log);
-	if (noise_slice_stop(tree, &nz->proc, &nb->generator, &e) < 0) {
+	if (noise_slice_stop(tree, &nz->proc, &text, &e) < 0 ||
+	    (res_noise_read(text, &nb->generator, &e) < 0 &&
+	     hx_wrap(&e, "the noise generator's output %s", nz->proc.out) < 0)) {
 		snprintf(nb->error, sizeof(nb->error), "%s", e.msg);
 		if (rc == 0) {
 			*err = e;
@@ -617,7 +617,7 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 	struct cg_tree *tree = NULL;
 	struct fx_pg pg = {.x = {.pid = -1, .report_fd = -1}};
 	struct run_noise nz = {.spec = *noise};
-	char id[64];
+	struct hx_err derr = {0};
 	double t0 = now_s();
 	/* the fixture slice only for a scenario that has a fixture, the noise slice only for a noisy trial */
 	unsigned slices = env->plan[mode].slices & ~(s->fixtures ? 0u : 1u << CG_SLICE_FIXTURE) &
@@ -630,13 +630,10 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 			trial->cpus_have |= 1u << sl;
 		}
 	noise_record(env, mode, noise, trial);
-	if (cg_run_id(id, sizeof(id), err) < 0 || cg_tree_create(id, NULL, slices, &tree, err) < 0)
+	if (cg_tree_from_plan(&env->plan[mode], slices, NULL, &tree, err) < 0)
 		return -err->errnum;
 	rc = 0;
-	for (int sl = 0; sl < CG_NR_SLICES && rc == 0; sl++)
-		if (slices & (1u << sl))
-			rc = cg_slice_apply(tree, (enum cg_slice)sl, &env->plan[mode].limits[sl], err);
-	if (rc == 0 && (s->fixtures & SCN_FX_POSTGRES))
+	if (s->fixtures & SCN_FX_POSTGRES)
 		rc = fixture_start(env, s, m, mode, tree, trial, &pg, err);
 	if (rc == 0 && s->workload == SCN_STARTUP)
 		rc = trial_startup(env, s, m, st, tree, &nz, trial, err);
@@ -648,6 +645,7 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 	if (pg.x.pid > 0)
 		rc = fixture_stop(tree, &pg, trial, rc, err);
 	trial->wall_s = now_s() - t0;
-	cg_tree_destroy(tree);
+	if (cg_tree_destroy(tree, &derr) < 0 && rc == 0) /* a trial that leaves cgroups behind did not end well */
+		rc = (*err = derr, hx_wrap(err, "cleanup"));
 	return rc;
 }

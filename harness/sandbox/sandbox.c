@@ -56,7 +56,7 @@ void sbx_config_init(struct sbx_config *c)
 	c->rootfs.tmp_size = 256 << 20;
 	c->rootfs.home_size = 64 << 20;
 	for (size_t i = 0; i < HX_ARRAY_SIZE(base); i++)
-		c->env[c->nenv++] = base[i];
+		snprintf(c->env[c->nenv++], SBX_ENV_LEN, "%s", base[i]);
 }
 
 int sbx_env_set(struct sbx_config *c, const char *kv)
@@ -66,16 +66,17 @@ int sbx_env_set(struct sbx_config *c, const char *kv)
 
 	if (!eq || eq == kv)
 		return -EINVAL;
+	if (strlen(kv) >= SBX_ENV_LEN)
+		return -E2BIG;
 	klen = (size_t)(eq - kv) + 1;
 	for (size_t i = 0; i < c->nenv; i++)
 		if (strncmp(c->env[i], kv, klen) == 0) {
-			c->env[i] = kv;
+			snprintf(c->env[i], SBX_ENV_LEN, "%s", kv);
 			return 0;
 		}
 	if (c->nenv == SBX_MAX_ENV)
 		return -E2BIG;
-	c->env[c->nenv++] = kv;
-	c->env[c->nenv] = NULL;
+	snprintf(c->env[c->nenv++], SBX_ENV_LEN, "%s", kv);
 	return 0;
 }
 
@@ -124,6 +125,7 @@ static __attribute__((noreturn)) void child_fail(int fd, const char *step, int e
 static __attribute__((noreturn)) void payload(struct sbx_child *x)
 {
 	const char *step = NULL;
+	char *envp[SBX_MAX_ENV + 1];
 	sigset_t none;
 	int r;
 
@@ -148,7 +150,10 @@ static __attribute__((noreturn)) void payload(struct sbx_child *x)
 		child_fail(x->report_fd, "close inherited descriptors", -r);
 	if ((r = sbx_seccomp_apply_in_child(x->seccomp_ctx)) < 0)
 		child_fail(x->report_fd, "seccomp", -r);
-	environ = (char **)x->c->env;
+	for (size_t i = 0; i < x->c->nenv; i++)
+		envp[i] = (char *)x->c->env[i];
+	envp[x->c->nenv] = NULL;
+	environ = envp;
 	x->stamps->exec_ns = util_now_ns();
 	execvp(x->c->argv[0], x->c->argv);
 	child_fail(x->report_fd, "execve", errno);

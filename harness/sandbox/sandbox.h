@@ -13,10 +13,11 @@
 #include "sandbox/sbx_seccomp.h"
 
 #define SBX_MAX_ENV 64
+#define SBX_ENV_LEN 1024
 
 struct sbx_config {
 	char *const *argv;
-	const char *env[SBX_MAX_ENV + 1]; /* built from scratch: sbx_env_init, then sbx_env_set */
+	char env[SBX_MAX_ENV][SBX_ENV_LEN]; /* K=V, copies: sbx_config_init, then sbx_env_set */
 	size_t nenv;
 	struct sbx_rootfs rootfs;
 	struct sbx_seccomp_opts seccomp;
@@ -39,7 +40,8 @@ struct sbx_stamps {
 void sbx_config_init(struct sbx_config *c);
 /* "SRC:DST[:ro|rw]", both absolute, DST not /, /proc or /dev; SRC must exist. A usage error otherwise. */
 int sbx_parse_bind(const char *spec, struct sbx_bind *b, struct hx_err *err);
-/* K=V, replacing an earlier K. Returns -EINVAL for a malformed one, -E2BIG when full. */
+/* K=V (copied), replacing an earlier K. Returns -EINVAL for a malformed one, -E2BIG when full or longer
+ * than SBX_ENV_LEN - 1. */
 int sbx_env_set(struct sbx_config *c, const char *kv);
 
 /* A running sandbox: its init's pid and the channel that reports setup failures. */

@@ -277,26 +277,23 @@ void sbx_seccomp_cleanup(void **ctx)
 	*ctx = NULL;
 }
 
-cJSON *sbx_seccomp_describe(const struct sbx_seccomp_opts *o)
+void sbx_seccomp_describe(const struct sbx_seccomp_opts *o, struct sbx_seccomp_desc *ret)
 {
-	cJSON *d = cJSON_CreateObject();
-	cJSON *eperm = cJSON_AddArrayToObject(d, "eperm");
-
-	cJSON_AddStringToObject(d, "default", "allow");
-	cJSON_AddStringToObject(d, "other_architectures", "kill");
+	_Static_assert(HX_ARRAY_SIZE(sbx_denied) + HX_ARRAY_SIZE(sbx_io_uring) + 4 <= SBX_SECCOMP_MAX_DESC,
+		       "room for every refused syscall");
+	memset(ret, 0, sizeof(*ret));
+	ret->default_action = "allow";
+	ret->other_architectures = "kill";
 	for (size_t i = 0; i < HX_ARRAY_SIZE(sbx_denied); i++)
-		cJSON_AddItemToArray(eperm, cJSON_CreateString(sbx_denied[i]));
+		ret->eperm[ret->neperm++] = sbx_denied[i];
 	for (size_t i = 0; i < HX_ARRAY_SIZE(sbx_io_uring) && !o->allow_io_uring; i++)
-		cJSON_AddItemToArray(eperm, cJSON_CreateString(sbx_io_uring[i]));
-	cJSON_AddItemToArray(eperm, cJSON_CreateString("clone with any CLONE_NEW* flag"));
-	cJSON_AddItemToArray(eperm, cJSON_CreateString("personality with a flag other than PER_LINUX32 or UNAME26"));
-	cJSON_AddItemToArray(eperm, cJSON_CreateString("ioctl TIOCSTI"));
-	cJSON_AddItemToArray(eperm, cJSON_CreateString("ioctl TIOCLINUX"));
-	cJSON_AddItemToArray(
-		cJSON_AddArrayToObject(d, "eafnosupport"),
-		cJSON_CreateString(
-			"socket outside AF_UNIX, AF_INET, AF_INET6, AF_NETLINK; socketpair outside AF_UNIX"));
-	cJSON_AddItemToArray(cJSON_AddArrayToObject(d, "enosys"), cJSON_CreateString("clone3"));
-	cJSON_AddBoolToObject(d, "io_uring_allowed", o->allow_io_uring);
-	return d;
+		ret->eperm[ret->neperm++] = sbx_io_uring[i];
+	ret->eperm[ret->neperm++] = "clone with any CLONE_NEW* flag";
+	ret->eperm[ret->neperm++] = "personality with a flag other than PER_LINUX32 or UNAME26";
+	ret->eperm[ret->neperm++] = "ioctl TIOCSTI";
+	ret->eperm[ret->neperm++] = "ioctl TIOCLINUX";
+	ret->eafnosupport[ret->neafnosupport++] =
+		"socket outside AF_UNIX, AF_INET, AF_INET6, AF_NETLINK; socketpair outside AF_UNIX";
+	ret->enosys[ret->nenosys++] = "clone3";
+	ret->io_uring_allowed = o->allow_io_uring;
 }

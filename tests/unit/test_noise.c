@@ -6,6 +6,7 @@
 
 #include "base/util.h"
 #include "noise/noise.h"
+#include "report/results.h"
 
 static void parse_ok(const char *s, enum noise_kind kind, uint64_t level)
 {
@@ -178,8 +179,8 @@ static void test_result_round_trip(void **state)
 	snprintf(r.target, sizeof(r.target), "/data/.harness-noise-2");
 	snprintf(r.fs, sizeof(r.fs), "ext4");
 	cg_cpus_parse("1,3-4", &r.ran_on);
-	o = noise_result_json(&r);
-	assert_int_equal(noise_result_parse(o, &back, &err), 0);
+	o = res_noise_json(&r);
+	assert_int_equal(res_noise_parse(o, &back, &err), 0);
 	cJSON_Delete(o);
 	assert_int_equal(back.spec.kind, NOISE_IO);
 	assert_int_equal(back.spec.level, 1u << 20);
@@ -189,7 +190,7 @@ static void test_result_round_trip(void **state)
 	assert_string_equal(back.fs, "ext4");
 	assert_cpus(&back.ran_on, "1,3-4");
 	o = cJSON_Parse("{\"noise\":\"disk\"}");
-	assert_true(noise_result_parse(o, &back, &err) < 0);
+	assert_true(res_noise_parse(o, &back, &err) < 0);
 	cJSON_Delete(o);
 }
 

@@ -1,6 +1,7 @@
-/* The noise generators' workers: one thread body per kind, over state prepared once per run. */
-#ifndef HX_NOISE_GEN_H
-#define HX_NOISE_GEN_H
+/* The noise module's private header: the generators' workers (noise_gen.c), one thread body per kind, over
+ * state prepared once per run (noise.c). */
+#ifndef HX_NOISE_INTERNAL_H
+#define HX_NOISE_INTERNAL_H
 
 #include <pthread.h>
 #include <stdint.h>

@@ -300,8 +300,12 @@ static void exec_report(const struct exec_opts *o, const struct exec_plan *p, st
 	cJSON_AddStringToObject(j, "mode", cg_cpu_mode_names[p->budget.mode]);
 	cJSON_AddStringToObject(j, "cgroup_backend", cg_backend_name(tree));
 	cJSON_AddBoolToObject(j, "sandbox", p->sandbox);
-	if (p->sandbox)
-		cJSON_AddItemToObject(j, "seccomp", sbx_seccomp_describe(&p->sbx[0].seccomp));
+	if (p->sandbox) {
+		struct sbx_seccomp_desc sd;
+
+		sbx_seccomp_describe(&p->sbx[0].seccomp, &sd);
+		cJSON_AddItemToObject(j, "seccomp", res_seccomp_json(&sd));
+	}
 	cJSON_AddNumberToObject(j, "cpu_budget", p->slices.cpus);
 	cJSON_AddStringToObject(j, "cpus", cpus);
 	cJSON_AddStringToObject(j, "client_cpus", client);
@@ -362,7 +366,7 @@ static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct
 	_cleanup_close_ int sfd = -1;
 	int netns = -1, code = -1;
 	sigset_t block;
-	char id[64];
+	struct hx_err derr = {0};
 
 	sigemptyset(&block);
 	for (int s = 0; s < 5; s++)
@@ -378,12 +382,8 @@ static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct
 	tm.netns_ns = util_now_ns() - tm.start_ns;
 	for (int i = 0; i < 2; i++)
 		((struct sbx_config *)&p->sbx[i])->netns_fd = netns;
-	if (cg_run_id(id, sizeof(id), err) < 0 || cg_tree_create(id, o->cgroup_root, p->slices.slices, &tree, err) < 0)
+	if (cg_tree_from_plan(&p->slices, p->slices.slices, o->cgroup_root, &tree, err) < 0)
 		goto out;
-	for (int s = 0; s < CG_NR_SLICES; s++)
-		if ((p->slices.slices & (1u << s)) &&
-		    cg_slice_apply(tree, (enum cg_slice)s, &p->slices.limits[s], err) < 0)
-			goto out;
 	tm.slice_ns = util_now_ns() - tm.start_ns - tm.netns_ns;
 	if (exec_start(p, tree, CG_SLICE_SUT, &procs[0], err) < 0 ||
 	    (p->client && exec_start(p, tree, CG_SLICE_CLIENT, &procs[1], err) < 0)) {
@@ -397,7 +397,8 @@ static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct
 	if (o->stats || o->timing)
 		exec_report(o, p, tree, procs, &tm, code);
 out:
-	cg_tree_destroy(tree);
+	if (cg_tree_destroy(tree, &derr) < 0)
+		hx_report(&derr);
 	for (int i = 0; i < 2; i++)
 		sbx_release(&procs[i].sbx);
 	sbx_net_cleanup(&netns);

@@ -1,0 +1,123 @@
+/* `harness report FILE`: a results file, read back into typed trials, rendered again (summaries
+ * recomputed, so a file from an older harness shows every metric this one knows): a table, an HTML page,
+ * or the JSON that github-action-benchmark and hyperfine's scripts read. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/cleanup.h"
+#include "base/err.h"
+#include "base/opt.h"
+#include "base/util.h"
+#include "cli/verbs.h"
+#include "report/export.h"
+#include "report/html.h"
+#include "report/report.h"
+#include "report/results.h"
+
+struct report_opts {
+	bool help;
+	const char *format, *out, *direction;
+};
+
+static const struct hx_opt report_tab[] = {
+	{"format", 0, OPT_STR, offsetof(struct report_opts, format), "FMT",
+	 "md (default), table, json, csv, html, gab (github-action-benchmark) or hyperfine"},
+	{"out", 'o', OPT_STR, offsetof(struct report_opts, out), "FILE", "write FILE (atomically) instead of stdout"},
+	{"direction", 0, OPT_STR, offsetof(struct report_opts, direction), "DIR",
+	 "gab: bigger (throughput, default) or smaller (startup and p99 latency)"},
+	{"help", 'h', OPT_FLAG, offsetof(struct report_opts, help), NULL, "show this help"},
+	OPT_END,
+};
+
+#define REPORT_USAGE "harness report FILE [--format md|table|json|csv|html|gab|hyperfine] [-o FILE]"
+
+/* A JSON export, printed. */
+static int report_export(const struct res_doc *d, const struct report_opts *o, enum report_format f, FILE *out,
+			 struct hx_err *err)
+{
+	cJSON *x = f == RPT_GAB ? export_gab(d, !o->direction || strcmp(o->direction, "smaller") != 0, err)
+				: export_hyperfine(d, err);
+	_cleanup_free_ char *s = x ? cJSON_Print(x) : NULL;
+
+	cJSON_Delete(x);
+	if (!x)
+		return -err->errnum;
+	if (!s)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	fprintf(out, "%s\n", s);
+	return 0;
+}
+
+/* The whole rendering in memory first: nothing is written when a format refuses the file. */
+static int report_emit(const struct res_doc *d, const struct report_opts *o, enum report_format f, const char *name,
+		       struct hx_err *err)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	int rc;
+
+	if (!m)
+		return hx_syserr(err, "report: open_memstream");
+	if (f == RPT_HTML)
+		rc = html_render(d, name, m, err);
+	else if (f == RPT_GAB || f == RPT_HYPERFINE)
+		rc = report_export(d, o, f, m, err);
+	else
+		rc = report_render(d, f, m, err);
+	if (fclose(m) != 0 && rc == 0)
+		rc = hx_syserr(err, "report: open_memstream");
+	if (rc < 0)
+		return rc;
+	if (o->out)
+		return util_write_atomic(o->out, text, len, err);
+	if (fwrite(text, 1, len, stdout) != len)
+		return hx_syserr(err, "report: stdout");
+	return 0;
+}
+
+int verb_report(int argc, char **argv)
+{
+	const char *format = "md";
+	struct hx_err err = {0};
+	struct report_opts o = {0};
+	enum report_format f;
+	struct res_doc d;
+	int npos, rc;
+
+	if (opt_parse("report", report_tab, &o, argc, argv, false, &npos, &err) < 0)
+		return hx_report(&err);
+	if (o.help) {
+		opt_print_help(stdout, REPORT_USAGE,
+			       "Re-render a results file: a table, an HTML page with charts, or the JSON that "
+			       "github-action-benchmark and hyperfine's scripts read.",
+			       report_tab);
+		return HX_EXIT_OK;
+	}
+	if (o.format)
+		format = o.format;
+	if (npos == 2) {
+		hx_fail(&err, HX_EXIT_USAGE, EINVAL,
+			"report: two files are compared by 'harness compare A.json B.json'; report takes one");
+		return hx_report(&err);
+	}
+	if (npos != 1 || report_format_parse(format, &f) < 0) {
+		hx_fail(&err, HX_EXIT_USAGE, EINVAL, "report: usage: " REPORT_USAGE);
+		return hx_report(&err);
+	}
+	if (o.direction && strcmp(o.direction, "bigger") != 0 && strcmp(o.direction, "smaller") != 0) {
+		hx_fail(&err, HX_EXIT_USAGE, EINVAL, "report: --direction takes bigger or smaller");
+		return hx_report(&err);
+	}
+	if (res_read(argv[1], &d, &err) < 0) {
+		hx_wrap(&err, "report");
+		return hx_report(&err);
+	}
+	/* summaries from the trials, so that a file written by an older harness shows every metric this one
+	 * knows */
+	rc = report_emit(&d, &o, f, basename(argv[1]), &err);
+	res_doc_free(&d);
+	return rc < 0 ? hx_report(&err) : HX_EXIT_OK;
+}

@@ -1,0 +1,967 @@
+/* The results document as JSON, both ways: typed trials and their sub-results to JSON and back, the
+ * head, the atomic write, and a file read back (any harness-results/1 writer). */
+#include "report/results.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/cleanup.h"
+#include "base/util.h"
+#include "report/isolation.h"
+
+/* ---- reading JSON: absent or mistyped values read as NAN, 0 or "" ---- */
+
+static const cJSON *get(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+static double num(const cJSON *o, const char *k)
+{
+	const cJSON *v = get(o, k);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static double num0(const cJSON *o, const char *k)
+{
+	double v = num(o, k);
+
+	return isnan(v) ? 0 : v;
+}
+
+static uint64_t u64(const cJSON *o, const char *k)
+{
+	double v = num(o, k);
+
+	return isnan(v) || v < 0 ? 0 : (uint64_t)v;
+}
+
+static void str(const cJSON *o, const char *k, char *buf, size_t len)
+{
+	const cJSON *v = get(o, k);
+
+	snprintf(buf, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
+}
+
+/* ---- the pieces, both ways ---- */
+
+static void add_str(cJSON *o, const char *k, const char *v)
+{
+	if (v[0])
+		cJSON_AddStringToObject(o, k, v);
+}
+
+static void add_num(cJSON *o, const char *k, double v)
+{
+	if (!isnan(v))
+		cJSON_AddNumberToObject(o, k, v);
+}
+
+/* A member of a typed sub-result and its key: one table per struct serves both directions. */
+enum fkind {
+	FK_STR,	 /* char[len]; "" is left out */
+	FK_NUM,	 /* double; absent reads as 0 */
+	FK_OPT,	 /* double; NAN is left out, and absent reads as NAN */
+	FK_U64,	 /* uint64_t */
+	FK_UINT, /* unsigned */
+	FK_INT,	 /* int; absent reads as -1 */
+	FK_BOOL, /* bool */
+};
+
+struct field {
+	const char *key;
+	enum fkind kind;
+	size_t off, len;
+};
+
+#define F(type, member, kind)                                                      \
+	{                                                                          \
+#member, kind, offsetof(type, member), sizeof(((type *)0)->member) \
+	}
+#define FK(key, type, member, kind)                                            \
+	{                                                                      \
+		key, kind, offsetof(type, member), sizeof(((type *)0)->member) \
+	}
+
+static void fields_json(cJSON *o, const void *base, const struct field *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *p = (const char *)base + f[i].off;
+
+		switch (f[i].kind) {
+		case FK_STR:
+			add_str(o, f[i].key, p);
+			break;
+		case FK_NUM:
+			cJSON_AddNumberToObject(o, f[i].key, *(const double *)p);
+			break;
+		case FK_OPT:
+			add_num(o, f[i].key, *(const double *)p);
+			break;
+		case FK_U64:
+			cJSON_AddNumberToObject(o, f[i].key, (double)*(const uint64_t *)p);
+			break;
+		case FK_UINT:
+			cJSON_AddNumberToObject(o, f[i].key, *(const unsigned *)p);
+			break;
+		case FK_INT:
+			cJSON_AddNumberToObject(o, f[i].key, *(const int *)p);
+			break;
+		case FK_BOOL:
+			cJSON_AddBoolToObject(o, f[i].key, *(const bool *)p);
+			break;
+		}
+	}
+}
+
+static void fields_parse(const cJSON *o, void *base, const struct field *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *p = (char *)base + f[i].off;
+		double v = num(o, f[i].key);
+
+		switch (f[i].kind) {
+		case FK_STR:
+			str(o, f[i].key, p, f[i].len);
+			break;
+		case FK_NUM:
+			*(double *)p = isnan(v) ? 0 : v;
+			break;
+		case FK_OPT:
+			*(double *)p = v;
+			break;
+		case FK_U64:
+			*(uint64_t *)p = u64(o, f[i].key);
+			break;
+		case FK_UINT:
+			*(unsigned *)p = (unsigned)u64(o, f[i].key);
+			break;
+		case FK_INT:
+			*(int *)p = isnan(v) ? -1 : (int)v;
+			break;
+		case FK_BOOL:
+			*(bool *)p = cJSON_IsTrue(get(o, f[i].key));
+			break;
+		}
+	}
+}
+
+#define FIELDS_JSON(o, base, tab)  fields_json(o, base, tab, HX_ARRAY_SIZE(tab))
+#define FIELDS_PARSE(o, base, tab) fields_parse(o, base, tab, HX_ARRAY_SIZE(tab))
+
+/* The latency fields, in the order printed. */
+static const struct {
+	const char *name;
+	size_t off;
+} lat_fields[] = {
+	{"mean", offsetof(struct res_latency, mean)}, {"stddev", offsetof(struct res_latency, stddev)},
+	{"min", offsetof(struct res_latency, min)},   {"p50", offsetof(struct res_latency, p50)},
+	{"p75", offsetof(struct res_latency, p75)},   {"p90", offsetof(struct res_latency, p90)},
+	{"p95", offsetof(struct res_latency, p95)},   {"p99", offsetof(struct res_latency, p99)},
+	{"p999", offsetof(struct res_latency, p999)}, {"max", offsetof(struct res_latency, max)},
+};
+
+static cJSON *latency_json(const struct res_latency *l)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (size_t i = 0; i < HX_ARRAY_SIZE(lat_fields); i++)
+		cJSON_AddNumberToObject(o, lat_fields[i].name, *(const double *)((const char *)l + lat_fields[i].off));
+	return o;
+}
+
+static void latency_parse(const cJSON *o, struct res_latency *ret)
+{
+	for (size_t i = 0; i < HX_ARRAY_SIZE(lat_fields); i++)
+		*(double *)((char *)ret + lat_fields[i].off) = num0(o, lat_fields[i].name);
+}
+
+/* stats_summary fields scaled by scale except n, cv and outliers. */
+cJSON *res_summary_json(const struct stats_summary *s, double scale)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "n", (double)s->n);
+	cJSON_AddNumberToObject(o, "median", s->median * scale);
+	cJSON_AddNumberToObject(o, "mean", s->mean * scale);
+	cJSON_AddNumberToObject(o, "stddev", s->stddev * scale);
+	cJSON_AddNumberToObject(o, "cv", s->cv);
+	cJSON_AddNumberToObject(o, "min", s->min * scale);
+	cJSON_AddNumberToObject(o, "max", s->max * scale);
+	cJSON_AddNumberToObject(o, "mad", s->mad * scale);
+	cJSON_AddNumberToObject(o, "ci95_low", s->ci95_low * scale);
+	cJSON_AddNumberToObject(o, "ci95_high", s->ci95_high * scale);
+	cJSON_AddNumberToObject(o, "outliers", (double)s->outliers);
+	return o;
+}
+
+static void summary_parse(const cJSON *o, struct stats_summary *ret)
+{
+	ret->n = (size_t)u64(o, "n");
+	ret->median = num0(o, "median");
+	ret->mean = num0(o, "mean");
+	ret->stddev = num0(o, "stddev");
+	ret->cv = num0(o, "cv");
+	ret->min = num0(o, "min");
+	ret->max = num0(o, "max");
+	ret->mad = num0(o, "mad");
+	ret->ci95_low = num0(o, "ci95_low");
+	ret->ci95_high = num0(o, "ci95_high");
+	ret->outliers = (size_t)u64(o, "outliers");
+}
+
+/* A slice's cgroup stats, with absent values left out (never a made-up zero). */
+cJSON *res_stats_json(const struct cg_stats *st)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON *psi = NULL;
+
+	for (int k = 0; k < CG_NR_STATS; k++)
+		if (st->have[k])
+			cJSON_AddNumberToObject(o, cg_stat_names[k], (double)st->v[k]);
+	for (int r = 0; r < CG_NR_PSI; r++) {
+		const struct cg_psi *p = &st->psi[r];
+		cJSON *e;
+
+		if (!p->have)
+			continue;
+		if (!psi)
+			psi = cJSON_AddObjectToObject(o, "psi");
+		e = cJSON_AddObjectToObject(psi, cg_psi_names[r]);
+		cJSON_AddNumberToObject(e, "some_avg10", p->some_avg10);
+		cJSON_AddNumberToObject(e, "some_total_usec", (double)p->some_total_usec);
+		if (p->have_full) {
+			cJSON_AddNumberToObject(e, "full_avg10", p->full_avg10);
+			cJSON_AddNumberToObject(e, "full_total_usec", (double)p->full_total_usec);
+		}
+	}
+	return o;
+}
+
+static void stats_parse(const cJSON *o, struct cg_stats *ret)
+{
+	const cJSON *psi = get(o, "psi");
+
+	memset(ret, 0, sizeof(*ret));
+	for (int k = 0; k < CG_NR_STATS; k++)
+		if ((ret->have[k] = cJSON_IsNumber(get(o, cg_stat_names[k]))))
+			ret->v[k] = u64(o, cg_stat_names[k]);
+	for (int r = 0; r < CG_NR_PSI; r++) {
+		const cJSON *e = get(psi, cg_psi_names[r]);
+		struct cg_psi *p = &ret->psi[r];
+
+		if (!cJSON_IsObject(e))
+			continue;
+		p->have = true;
+		p->some_avg10 = num0(e, "some_avg10");
+		p->some_total_usec = u64(e, "some_total_usec");
+		if ((p->have_full = cJSON_IsNumber(get(e, "full_avg10")))) {
+			p->full_avg10 = num0(e, "full_avg10");
+			p->full_total_usec = u64(e, "full_total_usec");
+		}
+	}
+}
+
+static const struct field load_fields[] = {
+	F(struct res_load, requests, FK_U64), F(struct res_load, duration_s, FK_NUM), F(struct res_load, rps, FK_NUM),
+	F(struct res_load, bytes, FK_U64),    F(struct res_load, reconnects, FK_U64),
+};
+
+static const struct field load_client_fields[] = {
+	FK("cpu_s", struct res_load, client.cpu_s, FK_NUM),
+	FK("cpu_us_per_request", struct res_load, client.cpu_us_per_request, FK_NUM),
+	FK("max_thread_busy", struct res_load, client.max_thread_busy, FK_NUM),
+	FK("saturated", struct res_load, client.saturated, FK_BOOL),
+	FK("cpus", struct res_load, client.cpus, FK_STR),
+};
+
+static const struct field load_config_fields[] = {
+	FK("connections", struct res_load, config.connections, FK_UINT),
+	FK("threads", struct res_load, config.threads, FK_UINT),
+	FK("pipeline", struct res_load, config.pipeline, FK_UINT),
+};
+
+cJSON *res_load_json(const struct res_load *l)
+{
+	cJSON *j = cJSON_CreateObject(), *e, *cfg;
+
+	FIELDS_JSON(j, l, load_fields);
+	e = cJSON_AddObjectToObject(j, "errors");
+	cJSON_AddNumberToObject(e, "total", (double)l->errors_total);
+	for (int k = 0; k < LE_NR; k++)
+		cJSON_AddNumberToObject(e, load_err_names[k], (double)l->errors[k]);
+	cJSON_AddItemToObject(j, "latency_us", latency_json(&l->latency_us));
+	if (l->config.open)
+		cJSON_AddItemToObject(j, "latency_uncorrected_us", latency_json(&l->latency_uncorrected_us));
+	FIELDS_JSON(cJSON_AddObjectToObject(j, "client"), l, load_client_fields);
+	cfg = cJSON_AddObjectToObject(j, "config");
+	cJSON_AddStringToObject(cfg, "mode", l->config.open ? "open" : "closed");
+	FIELDS_JSON(cfg, l, load_config_fields);
+	if (l->config.open)
+		cJSON_AddNumberToObject(cfg, "rate", l->config.rate);
+	if (l->config.requests)
+		cJSON_AddNumberToObject(cfg, "requests", (double)l->config.requests);
+	else
+		cJSON_AddNumberToObject(cfg, "duration_s", l->config.duration_s);
+	cJSON_AddNumberToObject(cfg, "timeout_ms", l->config.timeout_ms);
+	cJSON_AddStringToObject(cfg, "transport", l->config.tls ? "tls" : "tcp");
+	return j;
+}
+
+int res_load_parse(const cJSON *o, struct res_load *ret)
+{
+	const cJSON *e = get(o, "errors"), *cfg = get(o, "config");
+	char mode[16], transport[16];
+
+	if (!cJSON_IsObject(o) || !cJSON_IsNumber(get(o, "requests")))
+		return -EINVAL;
+	memset(ret, 0, sizeof(*ret));
+	FIELDS_PARSE(o, ret, load_fields);
+	ret->errors_total = u64(e, "total");
+	for (int k = 0; k < LE_NR; k++)
+		ret->errors[k] = u64(e, load_err_names[k]);
+	latency_parse(get(o, "latency_us"), &ret->latency_us);
+	latency_parse(get(o, "latency_uncorrected_us"), &ret->latency_uncorrected_us);
+	FIELDS_PARSE(get(o, "client"), ret, load_client_fields);
+	str(cfg, "mode", mode, sizeof(mode));
+	str(cfg, "transport", transport, sizeof(transport));
+	ret->config.open = strcmp(mode, "open") == 0;
+	ret->config.tls = strcmp(transport, "tls") == 0;
+	FIELDS_PARSE(cfg, ret, load_config_fields);
+	ret->config.timeout_ms = (unsigned)u64(cfg, "timeout_ms");
+	ret->config.rate = num0(cfg, "rate");
+	ret->config.requests = u64(cfg, "requests");
+	ret->config.duration_s = num0(cfg, "duration_s");
+	return 0;
+}
+
+static const struct field chat_fields[] = {
+	F(struct res_chat, clients, FK_UINT),
+	F(struct res_chat, messages_per_client, FK_UINT),
+	F(struct res_chat, deliveries_expected, FK_U64),
+	F(struct res_chat, deliveries, FK_U64),
+	F(struct res_chat, lost, FK_U64),
+	F(struct res_chat, duplicated, FK_U64),
+	F(struct res_chat, duration_s, FK_NUM),
+	F(struct res_chat, deliveries_per_s, FK_NUM),
+};
+
+cJSON *res_chat_json(const struct res_chat *c)
+{
+	cJSON *j = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(j, "workload", "ws-chat");
+	FIELDS_JSON(j, c, chat_fields);
+	cJSON_AddItemToObject(j, "rtt_us", latency_json(&c->rtt_us));
+	cJSON_AddBoolToObject(j, "invariant_ok", c->invariant_ok);
+	if (!c->invariant_ok)
+		cJSON_AddStringToObject(j, "why", c->why);
+	return j;
+}
+
+int res_chat_parse(const cJSON *o, struct res_chat *ret)
+{
+	if (!cJSON_IsObject(o) || !cJSON_IsBool(get(o, "invariant_ok")))
+		return -EINVAL;
+	memset(ret, 0, sizeof(*ret));
+	FIELDS_PARSE(o, ret, chat_fields);
+	latency_parse(get(o, "rtt_us"), &ret->rtt_us);
+	ret->invariant_ok = cJSON_IsTrue(get(o, "invariant_ok"));
+	str(o, "why", ret->why, sizeof(ret->why));
+	return 0;
+}
+
+/* A JSON document printed by the load client: its text into a typed result. */
+static int client_read(const char *text, void *ret, int (*parse)(const cJSON *, void *), struct hx_err *err)
+{
+	cJSON *o = cJSON_Parse(text);
+	int rc = o ? parse(o, ret) : -EINVAL;
+
+	cJSON_Delete(o);
+	if (rc < 0)
+		return hx_fail(err, HX_EXIT_INTERNAL, EIO, "the load client's output is not its JSON: %.200s", text);
+	return 0;
+}
+
+static int load_parse_any(const cJSON *o, void *ret)
+{
+	return res_load_parse(o, ret);
+}
+
+static int chat_parse_any(const cJSON *o, void *ret)
+{
+	return res_chat_parse(o, ret);
+}
+
+int res_load_read(const char *text, struct res_load *ret, struct hx_err *err)
+{
+	return client_read(text, ret, load_parse_any, err);
+}
+
+int res_chat_read(const char *text, struct res_chat *ret, struct hx_err *err)
+{
+	return client_read(text, ret, chat_parse_any, err);
+}
+
+static const struct field startup_fields[] = {
+	F(struct res_startup, user_ms, FK_NUM),
+	F(struct res_startup, system_ms, FK_NUM),
+	F(struct res_startup, max_rss_kb, FK_U64),
+	F(struct res_startup, failed_runs, FK_UINT),
+};
+
+static cJSON *startup_json(const struct res_startup *s)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(o, "wall_ms", res_summary_json(&s->wall_ms, 1));
+	FIELDS_JSON(o, s, startup_fields);
+	if (s->nruns) {
+		cJSON *ms = cJSON_AddArrayToObject(o, "runs_ms"), *ex = cJSON_AddArrayToObject(o, "runs_exit");
+
+		/* µs are the clock's useful precision here; more digits only make the file larger */
+		for (unsigned i = 0; i < s->nruns; i++) {
+			cJSON_AddItemToArray(ms, cJSON_CreateNumber(round(s->runs_ms[i] * 1e3) / 1e3));
+			cJSON_AddItemToArray(ex, cJSON_CreateNumber(s->runs_exit[i]));
+		}
+	}
+	return o;
+}
+
+/* The runs a file keeps; an exit code it lacks reads as 0, a run that is not a number ends the list. */
+static void startup_runs_parse(const cJSON *ms, const cJSON *ex, struct res_startup *ret)
+{
+	int n = cJSON_IsArray(ms) ? cJSON_GetArraySize(ms) : 0;
+	const cJSON *m, *e = cJSON_IsArray(ex) ? ex->child : NULL;
+	unsigned k = 0;
+
+	if (n <= 0 || !(ret->runs_ms = malloc((size_t)n * sizeof(double))) ||
+	    !(ret->runs_exit = malloc((size_t)n * sizeof(int)))) {
+		free(ret->runs_ms);
+		ret->runs_ms = NULL;
+		return;
+	}
+	cJSON_ArrayForEach (m, ms) {
+		if (!cJSON_IsNumber(m))
+			break;
+		ret->runs_ms[k] = m->valuedouble;
+		ret->runs_exit[k++] = cJSON_IsNumber(e) ? (int)e->valuedouble : 0;
+		e = e ? e->next : NULL;
+	}
+	ret->nruns = k;
+}
+
+static void startup_parse(const cJSON *o, struct res_startup *ret)
+{
+	summary_parse(get(o, "wall_ms"), &ret->wall_ms);
+	FIELDS_PARSE(o, ret, startup_fields);
+	startup_runs_parse(get(o, "runs_ms"), get(o, "runs_exit"), ret);
+}
+
+static cJSON *script_json(const struct res_script *s)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (size_t i = 0; i < s->n; i++)
+		cJSON_AddNumberToObject(o, s->name[i], s->value[i]);
+	return o;
+}
+
+static void script_parse(const cJSON *o, struct res_script *ret)
+{
+	const cJSON *it;
+
+	ret->n = 0;
+	cJSON_ArrayForEach (it, o)
+		if (cJSON_IsNumber(it) && ret->n < RES_MAX_METRICS && strlen(it->string) < sizeof(ret->name[0])) {
+			snprintf(ret->name[ret->n], sizeof(ret->name[0]), "%s", it->string);
+			ret->value[ret->n++] = it->valuedouble;
+		}
+}
+
+static const struct field server_fields[] = {
+	F(struct res_server, log, FK_STR),
+	F(struct res_server, idle_rss_kb, FK_OPT),
+	F(struct res_server, cpus, FK_STR),
+	F(struct res_server, peak_rss_kb, FK_OPT),
+	F(struct res_server, post_load_rss_kb, FK_OPT),
+};
+
+static const struct field process_fields[] = {
+	F(struct res_process, cpus, FK_STR),
+	F(struct res_process, exit, FK_INT),
+	F(struct res_process, log, FK_STR),
+};
+
+/* When the sandbox's init saw the payload exit. */
+static const struct field process_time_fields[] = {
+	F(struct res_process, wall_ms, FK_NUM),
+	F(struct res_process, user_ms, FK_NUM),
+	F(struct res_process, system_ms, FK_NUM),
+	F(struct res_process, max_rss_kb, FK_NUM),
+};
+
+static const struct field fixture_fields[] = {
+	F(struct res_fixture, name, FK_STR),
+	F(struct res_fixture, shares_cpus_with, FK_STR),
+};
+
+/* Once it was ready. */
+static const struct field fixture_start_fields[] = {
+	F(struct res_fixture, ready_ms, FK_NUM),
+	F(struct res_fixture, slice, FK_STR),
+	F(struct res_fixture, cpus, FK_STR),
+	F(struct res_fixture, log, FK_STR),
+};
+
+/* Once it was stopped. */
+static const struct field fixture_stop_fields[] = {
+	F(struct res_fixture, stop_ms, FK_NUM),
+	F(struct res_fixture, clean_shutdown, FK_BOOL),
+};
+
+static cJSON *server_json(const struct res_server *s)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	FIELDS_JSON(o, s, server_fields);
+	return o;
+}
+
+static cJSON *process_json(const struct res_process *p)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	FIELDS_JSON(o, p, process_fields);
+	if (p->have_times)
+		FIELDS_JSON(o, p, process_time_fields);
+	return o;
+}
+
+static cJSON *fixture_json(const struct res_fixture *f)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	FIELDS_JSON(o, f, fixture_fields);
+	if (f->started)
+		FIELDS_JSON(o, f, fixture_start_fields);
+	if (f->stopped)
+		FIELDS_JSON(o, f, fixture_stop_fields);
+	return o;
+}
+
+/* The optional groups are there when their first key is. */
+static void process_parse(const cJSON *o, struct res_process *ret)
+{
+	FIELDS_PARSE(o, ret, process_fields);
+	if ((ret->have_times = cJSON_IsNumber(get(o, process_time_fields[0].key))))
+		FIELDS_PARSE(o, ret, process_time_fields);
+}
+
+static void fixture_parse(const cJSON *o, struct res_fixture *ret)
+{
+	FIELDS_PARSE(o, ret, fixture_fields);
+	if ((ret->started = cJSON_IsNumber(get(o, fixture_start_fields[0].key))))
+		FIELDS_PARSE(o, ret, fixture_start_fields);
+	if ((ret->stopped = cJSON_IsNumber(get(o, fixture_stop_fields[0].key))))
+		FIELDS_PARSE(o, ret, fixture_stop_fields);
+}
+
+/* A generator's JSON line (`harness noise`, docs/noise.md). */
+cJSON *res_noise_json(const struct noise_result *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	char buf[CG_MAX_CPUS * 5];
+
+	noise_spec_format(&r->spec, buf, sizeof(buf));
+	cJSON_AddStringToObject(o, "noise", buf);
+	cJSON_AddStringToObject(o, "kind", noise_kind_names[r->spec.kind]);
+	cJSON_AddNumberToObject(o, "level", (double)r->spec.level);
+	cJSON_AddNumberToObject(o, "threads", r->threads);
+	cJSON_AddNumberToObject(o, "seconds", r->seconds);
+	cJSON_AddNumberToObject(o, "ops", (double)r->ops);
+	cJSON_AddStringToObject(o, "unit", r->unit);
+	cJSON_AddNumberToObject(o, "ops_per_s", r->seconds > 0 ? (double)r->ops / r->seconds : 0);
+	if (r->bytes)
+		cJSON_AddNumberToObject(o, "bytes_per_s", r->seconds > 0 ? (double)r->bytes / r->seconds : 0);
+	cg_cpus_format(&r->ran_on, buf, sizeof(buf));
+	cJSON_AddStringToObject(o, "ran_on", buf);
+	if (r->target[0]) {
+		cJSON_AddStringToObject(o, "target", r->target);
+		cJSON_AddStringToObject(o, "fs", r->fs);
+	}
+	return o;
+}
+
+/* A count or a duration: negative or absent reads as 0. */
+static double nonneg(const cJSON *o, const char *k)
+{
+	double v = num(o, k);
+
+	return isnan(v) || v < 0 ? 0 : v;
+}
+
+int res_noise_parse(const cJSON *o, struct noise_result *ret, struct hx_err *err)
+{
+	struct noise_result r = {0};
+	const cJSON *spec = get(o, "noise");
+	char cpus[CG_MAX_CPUS * 5];
+
+	if (!cJSON_IsString(spec) || noise_spec_parse(spec->valuestring, &r.spec, err) < 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "noise: not a generator's result");
+	r.spec.level = (uint64_t)nonneg(o, "level");
+	r.threads = (unsigned)nonneg(o, "threads");
+	r.seconds = nonneg(o, "seconds");
+	r.ops = (uint64_t)nonneg(o, "ops");
+	r.bytes = (uint64_t)(nonneg(o, "bytes_per_s") * r.seconds + 0.5);
+	str(o, "unit", r.unit, sizeof(r.unit));
+	str(o, "ran_on", cpus, sizeof(cpus));
+	if (cg_cpus_parse(cpus, &r.ran_on) < 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "noise: ran_on '%s' is not a CPU list", cpus);
+	str(o, "target", r.target, sizeof(r.target));
+	str(o, "fs", r.fs, sizeof(r.fs));
+	*ret = r;
+	return 0;
+}
+
+int res_noise_read(const char *text, struct noise_result *ret, struct hx_err *err)
+{
+	cJSON *o = cJSON_Parse(text);
+	int rc = o ? res_noise_parse(o, ret, err) : hx_fail(err, HX_EXIT_VERDICT, EIO, "not JSON: %.200s", text);
+
+	cJSON_Delete(o);
+	return rc;
+}
+
+static cJSON *neighbour_json(const struct res_neighbour *n)
+{
+	cJSON *o = cJSON_CreateObject(), *shares;
+
+	cJSON_AddStringToObject(o, "slice", "noise");
+	add_str(o, "placement", n->placement);
+	add_str(o, "cpus", n->cpus);
+	if (n->cpu_quota_us)
+		cJSON_AddNumberToObject(o, "cpu_quota_us", (double)n->cpu_quota_us);
+	if (n->memory_max)
+		cJSON_AddNumberToObject(o, "memory_max_bytes", (double)n->memory_max);
+	shares = cJSON_AddArrayToObject(o, "shares_cpus_with");
+	for (int sl = 0; sl < CG_NR_SLICES; sl++)
+		if (n->shares & (1u << sl))
+			cJSON_AddItemToArray(shares, cJSON_CreateString(cg_slice_names[sl]));
+	if (n->have_generator)
+		cJSON_AddItemToObject(o, "generator", res_noise_json(&n->generator));
+	add_str(o, "log", n->log);
+	add_str(o, "error", n->error);
+	return o;
+}
+
+static void neighbour_parse(const cJSON *o, struct res_neighbour *ret)
+{
+	const cJSON *w;
+	struct hx_err err = {0};
+
+	str(o, "placement", ret->placement, sizeof(ret->placement));
+	str(o, "cpus", ret->cpus, sizeof(ret->cpus));
+	ret->cpu_quota_us = u64(o, "cpu_quota_us");
+	ret->memory_max = u64(o, "memory_max_bytes");
+	cJSON_ArrayForEach (w, get(o, "shares_cpus_with"))
+		for (int sl = 0; sl < CG_NR_SLICES; sl++)
+			if (cJSON_IsString(w) && !strcmp(w->valuestring, cg_slice_names[sl]))
+				ret->shares |= 1u << sl;
+	ret->have_generator = res_noise_parse(get(o, "generator"), &ret->generator, &err) == 0;
+	str(o, "log", ret->log, sizeof(ret->log));
+	str(o, "error", ret->error, sizeof(ret->error));
+}
+
+/* Per-slice objects keyed by slice name: the planned CPU sets, or the stats. */
+static cJSON *per_slice_json(const struct trial_result *t, bool stats)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (int sl = 0; sl < CG_NR_SLICES; sl++)
+		if (stats && (t->slices_have & (1u << sl)))
+			cJSON_AddItemToObject(o, cg_slice_names[sl], res_stats_json(&t->slices[sl]));
+		else if (!stats && (t->cpus_have & (1u << sl)))
+			cJSON_AddStringToObject(o, cg_slice_names[sl], t->cpus[sl]);
+	return o;
+}
+
+cJSON *res_trial_json(const struct trial_result *t)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "scenario", t->scenario);
+	cJSON_AddStringToObject(o, "runtime", t->runtime);
+	cJSON_AddStringToObject(o, "mode", t->mode);
+	if (strcmp(t->noise, "none") != 0) /* absent: a quiet trial, as in files from before noise */
+		cJSON_AddStringToObject(o, "noise", t->noise);
+	cJSON_AddNumberToObject(o, "trial", t->trial);
+	cJSON_AddNumberToObject(o, "order", t->order);
+	cJSON_AddItemToObject(o, "cpus", per_slice_json(t, false));
+	if (t->have & RES_HAVE_NEIGHBOUR)
+		cJSON_AddItemToObject(o, "neighbour", neighbour_json(&t->neighbour));
+	if (t->have & RES_HAVE_FIXTURE)
+		cJSON_AddItemToObject(o, "fixture", fixture_json(&t->fixture));
+	if (t->have & RES_HAVE_SERVER)
+		cJSON_AddItemToObject(o, "server", server_json(&t->server));
+	if (t->have & RES_HAVE_PROCESS)
+		cJSON_AddItemToObject(o, "process", process_json(&t->process));
+	if (t->have & RES_HAVE_STARTUP)
+		cJSON_AddItemToObject(o, "startup", startup_json(&t->startup));
+	if (t->have & RES_HAVE_LOAD)
+		cJSON_AddItemToObject(o, "load", res_load_json(&t->load));
+	if (t->have & RES_HAVE_CHAT)
+		cJSON_AddItemToObject(o, "chat", res_chat_json(&t->chat));
+	if (t->have & RES_HAVE_SCRIPT)
+		cJSON_AddItemToObject(o, "script", script_json(&t->script));
+	if (t->slices_have)
+		cJSON_AddItemToObject(o, "slices", per_slice_json(t, true));
+	cJSON_AddNumberToObject(o, "wall_s", t->wall_s);
+	cJSON_AddStringToObject(o, "status", res_status_names[t->status]);
+	add_str(o, "error", t->error);
+	return o;
+}
+
+static void per_slice_parse(const cJSON *cpus, const cJSON *slices, struct trial_result *t)
+{
+	for (int sl = 0; sl < CG_NR_SLICES; sl++) {
+		const cJSON *c = get(cpus, cg_slice_names[sl]), *s = get(slices, cg_slice_names[sl]);
+
+		if (cJSON_IsString(c)) {
+			t->cpus_have |= 1u << sl;
+			snprintf(t->cpus[sl], sizeof(t->cpus[sl]), "%s", c->valuestring);
+		}
+		if (cJSON_IsObject(s)) {
+			t->slices_have |= 1u << sl;
+			stats_parse(s, &t->slices[sl]);
+		}
+	}
+}
+
+int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err)
+{
+	char status[16];
+	int k;
+
+	if (!cJSON_IsObject(o) || !cJSON_IsString(get(o, "scenario")) || !cJSON_IsString(get(o, "status")))
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "a trial without scenario or status");
+	res_trial_init(ret, get(o, "scenario")->valuestring, "", "", (unsigned)u64(o, "trial"),
+		       (unsigned)u64(o, "order"));
+	str(o, "runtime", ret->runtime, sizeof(ret->runtime));
+	str(o, "mode", ret->mode, sizeof(ret->mode));
+	if (cJSON_IsString(get(o, "noise"))) /* a file from before noise existed: quiet trials */
+		str(o, "noise", ret->noise, sizeof(ret->noise));
+	str(o, "status", status, sizeof(status));
+	for (k = 0; k < TRIAL_NR_STATUS && strcmp(status, res_status_names[k]) != 0; k++)
+		;
+	if (k == TRIAL_NR_STATUS)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "a trial with status '%s'", status);
+	ret->status = (enum trial_status)k;
+	str(o, "error", ret->error, sizeof(ret->error));
+	ret->wall_s = num0(o, "wall_s");
+	per_slice_parse(get(o, "cpus"), get(o, "slices"), ret);
+	if (cJSON_IsObject(get(o, "fixture")))
+		ret->have |= RES_HAVE_FIXTURE, fixture_parse(get(o, "fixture"), &ret->fixture);
+	if (cJSON_IsObject(get(o, "neighbour")))
+		ret->have |= RES_HAVE_NEIGHBOUR, neighbour_parse(get(o, "neighbour"), &ret->neighbour);
+	if (cJSON_IsObject(get(o, "server")))
+		ret->have |= RES_HAVE_SERVER, FIELDS_PARSE(get(o, "server"), &ret->server, server_fields);
+	if (cJSON_IsObject(get(o, "process")))
+		ret->have |= RES_HAVE_PROCESS, process_parse(get(o, "process"), &ret->process);
+	if (cJSON_IsObject(get(o, "startup")))
+		ret->have |= RES_HAVE_STARTUP, startup_parse(get(o, "startup"), &ret->startup);
+	if (cJSON_IsObject(get(o, "script")))
+		ret->have |= RES_HAVE_SCRIPT, script_parse(get(o, "script"), &ret->script);
+	if (res_load_parse(get(o, "load"), &ret->load) == 0)
+		ret->have |= RES_HAVE_LOAD;
+	if (res_chat_parse(get(o, "chat"), &ret->chat) == 0)
+		ret->have |= RES_HAVE_CHAT;
+	return 0;
+}
+
+static cJSON *summary_group_json(const struct res_summary *g)
+{
+	cJSON *o = cJSON_CreateObject(), *ms;
+
+	cJSON_AddStringToObject(o, "scenario", g->scenario);
+	cJSON_AddStringToObject(o, "runtime", g->runtime);
+	cJSON_AddStringToObject(o, "mode", g->mode);
+	if (strcmp(g->noise, "none") != 0)
+		cJSON_AddStringToObject(o, "noise", g->noise);
+	ms = cJSON_AddObjectToObject(o, "metrics");
+	for (int m = 0; m < RES_NR_METRICS; m++)
+		if (g->have & (1u << m))
+			cJSON_AddItemToObject(ms, res_metric_names[m], res_summary_json(&g->metric[m], 1));
+	cJSON_AddNumberToObject(o, "trials", g->trials);
+	cJSON_AddBoolToObject(o, "failed", g->failed);
+	cJSON_AddBoolToObject(o, "client_saturated", g->client_saturated);
+	if (g->shift.have)
+		cJSON_AddItemToObject(o, "shift", iso_shift_json(&g->shift));
+	return o;
+}
+
+/* ---- the head ---- */
+
+cJSON *res_image_json(const struct manifest *m, const struct img_status *st)
+{
+	cJSON *j = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(j, "name", m->name);
+	cJSON_AddStringToObject(j, "version", m->version);
+	cJSON_AddStringToObject(j, "kind", m->kind == MAN_RUNTIME ? "runtime" : "fixture");
+	cJSON_AddStringToObject(j, "source", man_source_names[m->source]);
+	if (m->source == MAN_SRC_NPM) {
+		cJSON_AddStringToObject(j, "package", m->package);
+		cJSON_AddStringToObject(j, "package_version", m->pkg_version);
+	} else if (m->source == MAN_SRC_URL) {
+		cJSON_AddStringToObject(j, "url", m->url);
+	}
+	cJSON_AddStringToObject(j, "entry", st->entry);
+	cJSON_AddBoolToObject(j, "present", st->present);
+	add_str(j, "digest", st->digest);
+	cJSON_AddNumberToObject(j, "size_bytes", (double)st->size);
+	return j;
+}
+
+static cJSON *strings_json(const char *const *v, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+	return a;
+}
+
+cJSON *res_seccomp_json(const struct sbx_seccomp_desc *d)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "default", d->default_action);
+	cJSON_AddStringToObject(o, "other_architectures", d->other_architectures);
+	cJSON_AddItemToObject(o, "eperm", strings_json(d->eperm, d->neperm));
+	cJSON_AddItemToObject(o, "eafnosupport", strings_json(d->eafnosupport, d->neafnosupport));
+	cJSON_AddItemToObject(o, "enosys", strings_json(d->enosys, d->nenosys));
+	cJSON_AddBoolToObject(o, "io_uring_allowed", d->io_uring_allowed);
+	return o;
+}
+
+/* ---- the document ---- */
+
+int res_doc_init(struct res_doc *d, const char *version, const char *commit, struct hx_err *err)
+{
+	cJSON *h;
+
+	memset(d, 0, sizeof(*d));
+	d->head = cJSON_CreateObject();
+	if (!d->head)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	cJSON_AddStringToObject(d->head, "schema", RES_SCHEMA);
+	h = cJSON_AddObjectToObject(d->head, "harness");
+	cJSON_AddStringToObject(h, "version", version);
+	cJSON_AddStringToObject(h, "commit", commit);
+	return 0;
+}
+
+void res_doc_free(struct res_doc *d)
+{
+	for (size_t i = 0; i < d->ntrials; i++)
+		res_trial_free(&d->trials[i]);
+	cJSON_Delete(d->head);
+	free(d->trials);
+	memset(d, 0, sizeof(*d));
+}
+
+cJSON *res_doc_json(const struct res_doc *d, struct hx_err *err)
+{
+	_cleanup_free_ struct res_summary *groups = NULL;
+	size_t ng = 0;
+	cJSON *o, *trials, *sums;
+
+	if (res_summarize(d->trials, d->ntrials, &groups, &ng, err) < 0 ||
+	    iso_shifts(d->trials, d->ntrials, groups, ng, err) < 0)
+		return NULL;
+	o = cJSON_Duplicate(d->head, true);
+	if (!o) {
+		hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+		return NULL;
+	}
+	trials = cJSON_AddArrayToObject(o, "trials");
+	for (size_t i = 0; i < d->ntrials; i++)
+		cJSON_AddItemToArray(trials, res_trial_json(&d->trials[i]));
+	sums = cJSON_AddArrayToObject(o, "summaries");
+	for (size_t i = 0; i < ng; i++)
+		cJSON_AddItemToArray(sums, summary_group_json(&groups[i]));
+	if (d->finished) {
+		cJSON_AddBoolToObject(o, "interrupted", d->interrupted);
+		cJSON_AddStringToObject(o, "verdict", d->verdict_ok ? "ok" : "failed");
+	}
+	return o;
+}
+
+int res_write(const struct res_doc *d, const char *path, struct hx_err *err)
+{
+	cJSON *o = res_doc_json(d, err);
+	_cleanup_free_ char *text = NULL;
+
+	if (!o)
+		return -err->errnum;
+	text = cJSON_Print(o);
+	cJSON_Delete(o);
+	if (!text)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	return util_write_atomic(path, text, strlen(text), err);
+}
+
+/* The head: everything but trials, summaries (recomputed) and the run's end (typed). */
+static int doc_parse(cJSON *root, struct res_doc *d, struct hx_err *err)
+{
+	const cJSON *trials = get(root, "trials"), *it;
+	const cJSON *verdict = get(root, "verdict");
+
+	cJSON_ArrayForEach (it, trials) {
+		struct trial_result *t = res_doc_add(d);
+
+		if (!t)
+			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+		if (res_trial_parse(it, t, err) < 0)
+			return hx_wrap(err, "trial %zu", d->ntrials);
+	}
+	d->finished = cJSON_IsString(verdict);
+	d->interrupted = cJSON_IsTrue(get(root, "interrupted"));
+	d->verdict_ok = d->finished && strcmp(verdict->valuestring, "ok") == 0;
+	cJSON_DeleteItemFromObjectCaseSensitive(root, "trials");
+	cJSON_DeleteItemFromObjectCaseSensitive(root, "summaries");
+	cJSON_DeleteItemFromObjectCaseSensitive(root, "interrupted");
+	cJSON_DeleteItemFromObjectCaseSensitive(root, "verdict");
+	d->head = root;
+	return 0;
+}
+
+int res_read(const char *path, struct res_doc *ret, struct hx_err *err)
+{
+	_cleanup_free_ char *text = NULL;
+	struct res_doc d = {0};
+	cJSON *root;
+	const cJSON *schema;
+
+	if (util_read_file(path, &text, NULL, err) < 0)
+		return -err->errnum;
+	root = cJSON_Parse(text);
+	schema = get(root, "schema");
+	if (!root || !cJSON_IsArray(get(root, "trials")) ||
+	    (schema && (!cJSON_IsString(schema) || strcmp(schema->valuestring, RES_SCHEMA) != 0))) {
+		cJSON_Delete(root);
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s is not a harness results file (%s)", path, RES_SCHEMA);
+	}
+	if (doc_parse(root, &d, err) < 0) {
+		cJSON_Delete(root);
+		d.head = NULL;
+		res_doc_free(&d);
+		return hx_wrap(err, "%s", path);
+	}
+	*ret = d;
+	return 0;
+}
