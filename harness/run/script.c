@@ -25,8 +25,11 @@ static int check_object(const cJSON *o, const char (*required)[32], size_t nrequ
 			return METRICS_FAIL(err, "\"%s\" is not a finite number >= 0", it->string);
 		if (++n > RES_MAX_METRICS)
 			return METRICS_FAIL(err, "more than %d metrics", RES_MAX_METRICS);
-		if (strlen(it->string) >= sizeof(((struct res_script *)0)->name[0]))
-			return METRICS_FAIL(err, "the name \"%.40s...\" is longer than 31 characters", it->string);
+		if (!it->string[0] || strlen(it->string) >= sizeof(((struct res_script *)0)->name[0]))
+			return METRICS_FAIL(err, "the name \"%.40s\" is empty or longer than 31 characters",
+					    it->string);
+		if (cJSON_GetObjectItemCaseSensitive(o, it->string) != it) /* the first of that name is not this one */
+			return METRICS_FAIL(err, "\"%s\" is there twice", it->string);
 	}
 	for (size_t i = 0; i < HX_ARRAY_SIZE(always); i++)
 		if (!cJSON_GetObjectItemCaseSensitive(o, always[i]))

@@ -55,6 +55,9 @@ static void test_refusals(void **state)
 	expect_bad("{\"ops\":1,\"seconds\":1,\"ops_per_s\":1,\"p50_ms\":1,\"p99_ms\":1,"
 		   "\"a_name_of_more_than_thirty_one_chars\":1}",
 		   "longer than 31 characters");
+	expect_bad("{\"ops\":1,\"seconds\":1,\"ops_per_s\":1,\"p50_ms\":1,\"p99_ms\":1,\"\":2}", "is empty");
+	expect_bad("{\"ops\":1,\"seconds\":1,\"seconds\":2,\"ops_per_s\":1,\"p50_ms\":1,\"p99_ms\":1}",
+		   "\"seconds\" is there twice");
 }
 
 int main(void)
