@@ -438,89 +438,75 @@ static void run_cleanup(const struct run_opts *o, struct run_plan *p, struct run
 }
 
 /* The fixture's settings under config.fixtures.postgres. */
-static cJSON *pg_settings_json(const struct run_plan *p, const struct fx_pg_template *t)
+static void pg_config(const struct run_plan *p, const struct fx_pg_template *t, struct res_pg_config *ret)
 {
 	struct fx_pg_setting set[16];
-	size_t n = fx_pg_settings(t, set);
-	cJSON *o = cJSON_CreateObject(), *s = cJSON_AddObjectToObject(o, "settings");
 
-	for (size_t i = 0; i < n; i++)
-		cJSON_AddStringToObject(s, set[i].name, set[i].value);
-	cJSON_AddStringToObject(o, "auth", "scram-sha-256, 127.0.0.1/32 only");
-	cJSON_AddStringToObject(o, "data", "tmpfs, copied from the cached template per trial");
-	cJSON_AddNumberToObject(o, "data_size_bytes", (double)fx_pg_data_size(t));
-	cJSON_AddNumberToObject(o, "memory_max_bytes", (double)t->memory_max);
-	cJSON_AddStringToObject(o, "user", FX_PG_USER);
-	cJSON_AddStringToObject(o, "database", FX_PG_DATABASE);
-	cJSON_AddItemToObject(o, "image", res_image_json(&p->pg_img, &p->pg_st));
-	return o;
+	ret->nsettings = fx_pg_settings(t, set);
+	for (size_t i = 0; i < ret->nsettings; i++) {
+		ret->name[i] = set[i].name;
+		snprintf(ret->value[i], sizeof(ret->value[i]), "%s", set[i].value);
+	}
+	ret->data_size_bytes = fx_pg_data_size(t);
+	ret->memory_max_bytes = t->memory_max;
+	ret->user = FX_PG_USER;
+	ret->database = FX_PG_DATABASE;
+	ret->image = &p->pg_img;
+	ret->status = &p->pg_st;
 }
 
-static cJSON *config_json(const struct run_plan *p, const struct run_env *env)
+static void run_config(const struct run_plan *p, const struct run_env *env, struct res_config *c,
+		       struct res_pg_config *pg)
 {
-	cJSON *cfg = cJSON_CreateObject(), *modes;
-	char buf[CG_MAX_CPUS * 5];
+	const struct cg_slice_plan *first = &env->plan[p->modes[0]];
 
-	cJSON_AddStringToObject(cfg, "profile", scn_profile_names[p->profile]);
-	cJSON_AddNumberToObject(cfg, "cpus", env->plan[p->modes[0]].cpus);
-	cg_cpus_format(&env->plan[p->modes[0]].limits[CG_SLICE_CLIENT].cpus, buf, sizeof(buf));
-	cJSON_AddStringToObject(cfg, "client_cpus", buf);
-	cJSON_AddNumberToObject(cfg, "memory_max_bytes", (double)env->budget[p->modes[0]].memory_max);
-	cJSON_AddNumberToObject(cfg, "cap_s", env->cap_s);
-	modes = cJSON_AddObjectToObject(cfg, "modes");
+	c->profile = scn_profile_names[p->profile];
+	c->logs = env->dir;
+	c->cpus = first->cpus;
+	cg_cpus_format(&first->limits[CG_SLICE_CLIENT].cpus, c->client_cpus, sizeof(c->client_cpus));
+	c->memory_max_bytes = env->budget[p->modes[0]].memory_max;
+	c->cap_s = env->cap_s;
+	c->nmodes = p->nmodes;
 	for (size_t i = 0; i < p->nmodes; i++) {
 		const struct cg_slice_plan *plan = &env->plan[p->modes[i]];
-		cJSON *m = cJSON_AddObjectToObject(modes, cg_cpu_mode_names[p->modes[i]]);
+		struct res_mode *m = &c->modes[i];
 
+		m->name = cg_cpu_mode_names[p->modes[i]];
+		m->slices = plan->slices;
 		for (int s = 0; s < CG_NR_SLICES; s++)
-			if (plan->slices & (1u << s)) {
-				cg_cpus_format(&plan->limits[s].cpus, buf, sizeof(buf));
-				cJSON_AddStringToObject(m, cg_slice_names[s], buf);
-			}
-		if (plan->limits[CG_SLICE_SUT].cpu_quota_us)
-			cJSON_AddNumberToObject(m, "sut_cpu_quota_us", (double)plan->limits[CG_SLICE_SUT].cpu_quota_us);
+			cg_cpus_format(&plan->limits[s].cpus, m->cpus[s], sizeof(m->cpus[s]));
+		m->sut_cpu_quota_us = plan->limits[CG_SLICE_SUT].cpu_quota_us;
 	}
 	if (env->pg)
-		cJSON_AddItemToObject(cJSON_AddObjectToObject(cfg, "fixtures"), "postgres",
-				      pg_settings_json(p, env->pg));
-	{
-		cJSON *nz = cJSON_AddObjectToObject(cfg, "noise"), *kinds = cJSON_AddArrayToObject(nz, "kinds");
-
-		for (size_t i = 0; i < p->nnoise; i++) {
-			noise_spec_format(&p->noise[i], buf, sizeof(buf));
-			cJSON_AddItemToArray(kinds, cJSON_CreateString(buf));
-		}
-		cJSON_AddStringToObject(nz, "placement", cg_noise_placement_names[p->noise_placement]);
-		if (env->noise_io_dir[0])
-			cJSON_AddStringToObject(nz, "io_dir", env->noise_io_dir);
-	}
-	cJSON_AddStringToObject(cfg, "logs", env->dir);
-	return cfg;
+		pg_config(p, env->pg, pg);
+	c->pg = env->pg ? pg : NULL;
+	c->nnoise = p->nnoise;
+	for (size_t i = 0; i < p->nnoise && i < HX_ARRAY_SIZE(c->noise); i++)
+		noise_spec_format(&p->noise[i], c->noise[i], sizeof(c->noise[i]));
+	c->noise_placement = cg_noise_placement_names[p->noise_placement];
+	c->noise_io_dir = env->noise_io_dir;
 }
 
 /* What describes the run, ahead of the trials: host, config, seccomp, images. */
 static int results_head(const struct run_plan *p, const struct run_env *env, struct res_doc *d, struct hx_err *err)
 {
-	char *host = NULL;
-	cJSON *imgs;
+	_cleanup_free_ struct res_config *c = calloc(1, sizeof(*c));
+	_cleanup_free_ struct res_pg_config *pg = calloc(1, sizeof(*pg));
+	_cleanup_free_ char *host = NULL;
 	struct sbx_seccomp_opts sec = {0};
 	struct sbx_seccomp_desc secd;
+	struct hx_err herr = {0};
 	char why[512];
 	int pinned;
 
+	if (!c || !pg)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	if (res_doc_init(d, hx_version, hx_commit, err) < 0)
 		return -err->errnum;
-	if (doctor_probe("/sys", &host, &pinned, why, sizeof(why), err) == 0)
-		cJSON_AddItemToObject(d->head, "host", cJSON_Parse(host));
-	free(host);
-	hx_clear(err);
-	cJSON_AddItemToObject(d->head, "config", config_json(p, env));
+	doctor_probe("/sys", &host, &pinned, why, sizeof(why), &herr); /* without it, the head has no host */
+	run_config(p, env, c, pg);
 	sbx_seccomp_describe(&sec, &secd);
-	cJSON_AddItemToObject(d->head, "seccomp", res_seccomp_json(&secd));
-	imgs = cJSON_AddArrayToObject(d->head, "images");
-	for (size_t i = 0; i < p->nimg; i++)
-		cJSON_AddItemToArray(imgs, res_image_json(&p->img[i], &p->st[i]));
-	return 0;
+	return res_doc_head(d, host, c, &secd, p->img, p->st, p->nimg, err);
 }
 
 /* One trial of scenario sc on image i in mode k with noise j, recorded into t; the returned value is

@@ -261,7 +261,44 @@ cJSON *res_summary_json(const struct stats_summary *s, double scale);
 int res_load_read(const char *text, struct res_load *ret, struct hx_err *err);
 int res_chat_read(const char *text, struct res_chat *ret, struct hx_err *err);
 
-/* What describes a run in the head: an image (docs/results.md, images[]), the seccomp policy. */
+/* What describes a run, ahead of its trials (docs/results.md: config). */
+struct res_mode {
+	const char *name;
+	unsigned slices; /* bit per enum cg_slice planned */
+	char cpus[CG_NR_SLICES][RES_CPUS_LEN];
+	uint64_t sut_cpu_quota_us; /* 0: none */
+};
+
+struct res_pg_config {
+	size_t nsettings;
+	const char *name[16];
+	char value[16][32];
+	uint64_t data_size_bytes, memory_max_bytes;
+	const char *user, *database;
+	const struct manifest *image;
+	const struct img_status *status;
+};
+
+struct res_config {
+	const char *profile, *logs;
+	unsigned cpus;
+	char client_cpus[RES_CPUS_LEN];
+	uint64_t memory_max_bytes;
+	double cap_s;
+	size_t nmodes;
+	struct res_mode modes[3];
+	const struct res_pg_config *pg; /* NULL: no scenario has the fixture */
+	size_t nnoise;
+	char noise[8][32];	     /* --noise, each formatted ("cpu:2") */
+	const char *noise_placement; /* apart or sibling */
+	const char *noise_io_dir;    /* "": none */
+};
+
+/* The head: host (doctor's JSON text; NULL when it could not be had), config, the seccomp policy and the
+ * runtime images. */
+int res_doc_head(struct res_doc *d, const char *host_json, const struct res_config *c,
+		 const struct sbx_seccomp_desc *sec, const struct manifest *img, const struct img_status *st,
+		 size_t nimg, struct hx_err *err);
 cJSON *res_image_json(const struct manifest *m, const struct img_status *st);
 cJSON *res_seccomp_json(const struct sbx_seccomp_desc *d);
 

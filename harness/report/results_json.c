@@ -848,6 +848,71 @@ cJSON *res_seccomp_json(const struct sbx_seccomp_desc *d)
 	return o;
 }
 
+static cJSON *pg_config_json(const struct res_pg_config *pg)
+{
+	cJSON *o = cJSON_CreateObject(), *set = cJSON_AddObjectToObject(o, "settings");
+
+	for (size_t i = 0; i < pg->nsettings; i++)
+		cJSON_AddStringToObject(set, pg->name[i], pg->value[i]);
+	cJSON_AddStringToObject(o, "auth", "scram-sha-256, 127.0.0.1/32 only");
+	cJSON_AddStringToObject(o, "data", "tmpfs, copied from the cached template per trial");
+	cJSON_AddNumberToObject(o, "data_size_bytes", (double)pg->data_size_bytes);
+	cJSON_AddNumberToObject(o, "memory_max_bytes", (double)pg->memory_max_bytes);
+	cJSON_AddStringToObject(o, "user", pg->user);
+	cJSON_AddStringToObject(o, "database", pg->database);
+	cJSON_AddItemToObject(o, "image", res_image_json(pg->image, pg->status));
+	return o;
+}
+
+static cJSON *config_json(const struct res_config *c)
+{
+	cJSON *cfg = cJSON_CreateObject(), *modes, *nz, *kinds;
+
+	cJSON_AddStringToObject(cfg, "profile", c->profile);
+	cJSON_AddNumberToObject(cfg, "cpus", c->cpus);
+	cJSON_AddStringToObject(cfg, "client_cpus", c->client_cpus);
+	cJSON_AddNumberToObject(cfg, "memory_max_bytes", (double)c->memory_max_bytes);
+	cJSON_AddNumberToObject(cfg, "cap_s", c->cap_s);
+	modes = cJSON_AddObjectToObject(cfg, "modes");
+	for (size_t i = 0; i < c->nmodes; i++) {
+		const struct res_mode *md = &c->modes[i];
+		cJSON *m = cJSON_AddObjectToObject(modes, md->name);
+
+		for (int s = 0; s < CG_NR_SLICES; s++)
+			if (md->slices & (1u << s))
+				cJSON_AddStringToObject(m, cg_slice_names[s], md->cpus[s]);
+		if (md->sut_cpu_quota_us)
+			cJSON_AddNumberToObject(m, "sut_cpu_quota_us", (double)md->sut_cpu_quota_us);
+	}
+	if (c->pg)
+		cJSON_AddItemToObject(cJSON_AddObjectToObject(cfg, "fixtures"), "postgres", pg_config_json(c->pg));
+	nz = cJSON_AddObjectToObject(cfg, "noise");
+	kinds = cJSON_AddArrayToObject(nz, "kinds");
+	for (size_t i = 0; i < c->nnoise; i++)
+		cJSON_AddItemToArray(kinds, cJSON_CreateString(c->noise[i]));
+	cJSON_AddStringToObject(nz, "placement", c->noise_placement);
+	add_str(nz, "io_dir", c->noise_io_dir);
+	cJSON_AddStringToObject(cfg, "logs", c->logs);
+	return cfg;
+}
+
+int res_doc_head(struct res_doc *d, const char *host_json, const struct res_config *c,
+		 const struct sbx_seccomp_desc *sec, const struct manifest *img, const struct img_status *st,
+		 size_t nimg, struct hx_err *err)
+{
+	cJSON *host = host_json ? cJSON_Parse(host_json) : NULL, *imgs;
+
+	(void)err;
+	if (host)
+		cJSON_AddItemToObject(d->head, "host", host);
+	cJSON_AddItemToObject(d->head, "config", config_json(c));
+	cJSON_AddItemToObject(d->head, "seccomp", res_seccomp_json(sec));
+	imgs = cJSON_AddArrayToObject(d->head, "images");
+	for (size_t i = 0; i < nimg; i++)
+		cJSON_AddItemToArray(imgs, res_image_json(&img[i], &st[i]));
+	return 0;
+}
+
 /* ---- the document ---- */
 
 int res_doc_init(struct res_doc *d, const char *version, const char *commit, struct hx_err *err)
