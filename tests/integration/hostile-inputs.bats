@@ -45,7 +45,7 @@ SHA=$(printf '0%.0s' $(seq 64))
 	# command (the caller's own command line) and the fixture's fixed "cp -a /template/. DATA && exec".
 	run grep -rnE '\b(system|popen)[[:space:]]*\(|"/bin/sh"|"sh"[[:space:]]*,[[:space:]]*"-c"|execl[p]?\([^)]*"sh"' harness cgroups
 	echo "$output"
-	left=$(printf '%s\n' "$output" | grep -vE '^harness/cli/exec\.c:[0-9]+:	p->client_argv\[0\] = \(char \*\)"/bin/sh";$|^harness/run/fixture\.c:[0-9]+:	char \*argv\[4 \+ 3 \+ 2 \* 16 \+ 1\] = \{\(char \*\)"/bin/sh", \(char \*\)"-c", \(char \*\)copy, ' || true)
+	left=$(printf '%s\n' "$output" | grep -vE '^harness/cli/exec_verb\.c:[0-9]+:	p->client_argv\[0\] = \(char \*\)"/bin/sh";$|^harness/run/fixture\.c:[0-9]+:	char \*argv\[4 \+ 3 \+ 2 \* 16 \+ 1\] = \{\(char \*\)"/bin/sh", \(char \*\)"-c", \(char \*\)copy, ' || true)
 	[ -z "$left" ]
 	[ "$(printf '%s\n' "$output" | wc -l)" -le 2 ]
 	# the check itself finds a shell
