@@ -153,8 +153,7 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 		fprintf(out, "%s\n", s);
 		return 0;
 	}
-	if (res_summarize(d->trials, d->ntrials, &groups, &n, err) < 0 ||
-	    iso_shifts(d->trials, d->ntrials, groups, n, err) < 0)
+	if (res_summarize(d->trials, d->ntrials, &groups, &n, err) < 0)
 		return -err->errnum;
 	if (f == RPT_CSV) {
 		render_csv(groups, n, out);

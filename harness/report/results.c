@@ -275,6 +275,9 @@ int res_summarize(const struct trial_result *trials, size_t n, struct res_summar
 		snprintf(out[ng].noise, sizeof(out[ng].noise), "%s", trials[i].noise);
 		summarize_group(trials, n, &out[ng++], v);
 	}
+	for (size_t k = 0; k < ng; k++)
+		if (res_shift_of(trials, n, &out[k], &out[k].shift) < 0)
+			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	*ret = steal_pointer(&out);
 	*ret_n = ng;
 	return 0;

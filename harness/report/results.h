@@ -216,10 +216,12 @@ struct res_summary {
 	struct res_shift shift;
 };
 
-/* The groups, in the order their first trial ran; *ret is malloc'd (caller frees). Their shift is
- * iso_shifts' (report/isolation.h). */
+/* The groups, in the order their first trial ran, each with its shift; *ret is malloc'd (caller frees). */
 int res_summarize(const struct trial_result *trials, size_t n, struct res_summary **ret, size_t *ret_n,
 		  struct hx_err *err);
+/* The shift of group g from its quiet twin, from the trials (results_shift.c); ret->have is false for a
+ * quiet group, or when either side has no trial that passed. -ENOMEM when out of memory. */
+int res_shift_of(const struct trial_result *trials, size_t n, const struct res_summary *g, struct res_shift *ret);
 /* A summary's median of metric m; NAN when absent. */
 double res_median(const struct res_summary *s, enum res_metric m);
 

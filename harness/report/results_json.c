@@ -945,8 +945,7 @@ cJSON *res_doc_json(const struct res_doc *d, struct hx_err *err)
 	size_t ng = 0;
 	cJSON *o, *trials, *sums;
 
-	if (res_summarize(d->trials, d->ntrials, &groups, &ng, err) < 0 ||
-	    iso_shifts(d->trials, d->ntrials, groups, ng, err) < 0)
+	if (res_summarize(d->trials, d->ntrials, &groups, &ng, err) < 0)
 		return NULL;
 	o = cJSON_Duplicate(d->head, true);
 	if (!o) {

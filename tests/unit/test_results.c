@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "report/isolation.h"
 #include "report/results.h"
 
 static void test_status(void **state)
@@ -228,7 +227,6 @@ static void test_noise_shift(void **state)
 		cg_cpus_parse("0", &t->neighbour.generator.ran_on);
 	}
 	assert_int_equal(res_summarize(d.trials, d.ntrials, &g, &ng, &err), 0);
-	assert_int_equal(iso_shifts(d.trials, d.ntrials, g, ng, &err), 0);
 	assert_int_equal(ng, 2);
 	assert_string_equal(g[0].noise, "none");
 	assert_false(g[0].shift.have);
