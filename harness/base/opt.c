@@ -5,7 +5,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "base/cleanup.h"
 #include "base/util.h"
 
 static const struct hx_opt *opt_find_long(const struct hx_opt *tab, const char *name, size_t len)
@@ -24,6 +27,122 @@ static const struct hx_opt *opt_find_short(const struct hx_opt *tab, char c)
 	return NULL;
 }
 
+/* A size as the user would write it: 4M rather than 4194304. */
+static void size_text(double v, char *buf, size_t len)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+
+	while (u < 3 && v >= 1024 && v == (double)(uint64_t)(v / 1024) * 1024) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%.0f bytes", v);
+	else
+		snprintf(buf, len, "%.0f%c", v, units[u]);
+}
+
+static void value_text(const struct hx_opt *o, double v, char *buf, size_t len)
+{
+	if (o->kind == OPT_SIZE)
+		size_text(v, buf, len);
+	else if (o->kind == OPT_DURATION)
+		snprintf(buf, len, "%.15gs", v);
+	else
+		snprintf(buf, len, "%.15g", v);
+}
+
+void opt_range_text(const struct hx_opt *o, char *buf, size_t len)
+{
+	char lo[32], hi[32];
+
+	value_text(o, o->min, lo, sizeof(lo));
+	value_text(o, o->max, hi, sizeof(hi));
+	if (o->max > 0 && o->min > 0)
+		snprintf(buf, len, "%s to %s", lo, hi);
+	else if (o->max > 0)
+		snprintf(buf, len, "at most %s", hi);
+	else if (o->min > 0)
+		snprintf(buf, len, "at least %s", lo);
+	else
+		snprintf(buf, len, "%s", o->arg ? o->arg : "a value");
+}
+
+static bool has_range(const struct hx_opt *o)
+{
+	return o->min > 0 || o->max > 0;
+}
+
+/* "--memory takes a size of at least 4M (e.g. 512M, 2G), not '1K'": the form and the range in one line. */
+static int bad_value(const char *verb, const struct hx_opt *o, const char *val, struct hx_err *err)
+{
+	static const char *const kinds[] = {
+		[OPT_UINT] = "a whole number",
+		[OPT_SIZE] = "a size",
+		[OPT_DURATION] = "a duration",
+		[OPT_NUMBER] = "a number",
+	};
+	static const char *const examples[] = {
+		[OPT_SIZE] = " (e.g. 512M, 2G)",
+		[OPT_DURATION] = " (e.g. 500ms, 10s)",
+	};
+	char range[96];
+
+	opt_range_text(o, range, sizeof(range));
+	if (!has_range(o) || o->kind >= HX_ARRAY_SIZE(kinds) || !kinds[o->kind])
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s: --%s takes %s, not '%s' (see 'harness %s --help')",
+			       verb, o->name, range, val, verb);
+	return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s: --%s takes %s %s%s%s, not '%s'", verb, o->name, kinds[o->kind],
+		       o->min > 0 && o->max > 0 ? "from " : "of ", range,
+		       o->kind < HX_ARRAY_SIZE(examples) && examples[o->kind] ? examples[o->kind] : "", val);
+}
+
+static bool in_range(const struct hx_opt *o, double v)
+{
+	return v >= o->min && (o->max <= 0 || v <= o->max);
+}
+
+static int check_path(const char *verb, const struct hx_opt *o, const char *val, struct hx_err *err)
+{
+	_cleanup_free_ char *copy = NULL;
+	struct stat st;
+	const char *dir;
+	char *slash;
+
+	if (!*val)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s: --%s takes %s, not an empty string", verb, o->name,
+			       o->arg ? o->arg : "a path");
+	if (o->check == OPT_CHECK_DIR) {
+		if (stat(val, &st) < 0 || !S_ISDIR(st.st_mode))
+			return hx_fail(err, HX_EXIT_USAGE, errno ? errno : ENOTDIR,
+				       "%s: --%s: '%s' is not an existing folder", verb, o->name, val);
+		return 0;
+	}
+	if (stat(val, &st) == 0 && S_ISDIR(st.st_mode))
+		return hx_fail(err, HX_EXIT_USAGE, EISDIR, "%s: --%s: '%s' is a folder; name a file", verb, o->name,
+			       val);
+	if (o->check == OPT_CHECK_IN_FILE) {
+		if (access(val, R_OK) < 0)
+			return hx_fail(err, HX_EXIT_USAGE, errno, "%s: --%s: cannot read '%s': %s", verb, o->name, val,
+				       strerror(errno));
+		return 0;
+	}
+	copy = strdup(val);
+	if (!copy)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	slash = strrchr(copy, '/');
+	dir = slash ? (slash == copy ? "/" : (*slash = '\0', copy)) : ".";
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return hx_fail(err, HX_EXIT_USAGE, ENOENT,
+			       "%s: --%s: the folder '%s' does not exist (create it first, or write elsewhere)", verb,
+			       o->name, dir);
+	if (access(dir, W_OK) < 0)
+		return hx_fail(err, HX_EXIT_USAGE, errno, "%s: --%s: cannot write in the folder '%s': %s", verb,
+			       o->name, dir, strerror(errno));
+	return 0;
+}
+
 static int opt_store(const char *verb, const struct hx_opt *o, void *out, const char *val, struct hx_err *err)
 {
 	char *field = (char *)out + o->offset;
@@ -35,20 +154,22 @@ static int opt_store(const char *verb, const struct hx_opt *o, void *out, const 
 		*(bool *)field = true;
 		return 0;
 	case OPT_STR:
+		if (o->check != OPT_CHECK_NONE && check_path(verb, o, val, err) < 0)
+			return -err->errnum;
 		*(const char **)field = val;
 		return 0;
 	case OPT_UINT:
-		if (util_parse_u64(val, &u) < 0 || u > UINT32_MAX)
+		if (util_parse_u64(val, &u) < 0 || u > UINT32_MAX || !in_range(o, (double)u))
 			break;
 		*(unsigned *)field = (unsigned)u;
 		return 0;
 	case OPT_SIZE:
-		if (util_parse_size(val, &u) < 0)
+		if (util_parse_size(val, &u) < 0 || !in_range(o, (double)u))
 			break;
 		*(uint64_t *)field = u;
 		return 0;
 	case OPT_DURATION:
-		if (util_parse_duration(val, &d) < 0)
+		if (util_parse_duration(val, &d) < 0 || !in_range(o, d))
 			break;
 		*(double *)field = d;
 		return 0;
@@ -56,7 +177,7 @@ static int opt_store(const char *verb, const struct hx_opt *o, void *out, const 
 		char *end;
 
 		d = strtod(val, &end);
-		if (end == val || *end || !(d >= 0) || d > 1e12)
+		if (end == val || *end || !(d >= 0) || d > 1e12 || !in_range(o, d))
 			break;
 		*(double *)field = d;
 		return 0;
@@ -71,8 +192,7 @@ static int opt_store(const char *verb, const struct hx_opt *o, void *out, const 
 		return 0;
 	}
 	}
-	return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s: --%s takes %s, not '%s' (see 'harness %s --help')", verb,
-		       o->name, o->arg ? o->arg : "a value", val, verb);
+	return bad_value(verb, o, val, err);
 }
 
 /* One option at argv[*i]; advances *i past a separate argument. */
@@ -156,6 +276,13 @@ void opt_print_help(FILE *f, const char *usage, const char *about, const struct 
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", tab->name, tab->arg ? " " : "",
 				 tab->arg ? tab->arg : "");
-		fprintf(f, "  %-28s %s\n", left, tab->help);
+		if (has_range(tab)) {
+			char range[96];
+
+			opt_range_text(tab, range, sizeof(range));
+			fprintf(f, "  %-28s %s [%s]\n", left, tab->help, range);
+		} else {
+			fprintf(f, "  %-28s %s\n", left, tab->help);
+		}
 	}
 }

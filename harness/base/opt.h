@@ -19,9 +19,19 @@ enum opt_kind {
 };
 
 #define OPT_LIST_MAX 64
+/* The smallest memory limit run and exec accept: below it no runtime (nor the sandbox's init) starts. */
+#define OPT_MEMORY_MIN (4.0 * 1024 * 1024)
 struct opt_list {
 	const char *items[OPT_LIST_MAX];
 	size_t n;
+};
+
+/* What a path option must name before anything runs. */
+enum opt_check {
+	OPT_CHECK_NONE,
+	OPT_CHECK_OUT_FILE, /* a file to write: its folder exists and is writable, it is not a folder */
+	OPT_CHECK_IN_FILE,  /* a file to read: it exists, is readable and is not a folder */
+	OPT_CHECK_DIR,	    /* an existing folder */
 };
 
 struct hx_opt {
@@ -31,11 +41,15 @@ struct hx_opt {
 	size_t offset;	 /* where in the verb's options struct */
 	const char *arg; /* argument placeholder for help, e.g. "N" */
 	const char *help;
+	/* The accepted range of a UINT, SIZE (bytes), DURATION (seconds) or NUMBER value, checked at parse
+	 * time by every verb alike; min 0 and max 0: any value; max 0 alone: no upper bound. */
+	double min, max;
+	enum opt_check check;
 };
 
-#define OPT_END                                  \
-	{                                        \
-		NULL, 0, OPT_FLAG, 0, NULL, NULL \
+#define OPT_END              \
+	{                    \
+		.name = NULL \
 	}
 
 /*
@@ -46,5 +60,7 @@ struct hx_opt {
 int opt_parse(const char *verb, const struct hx_opt *tab, void *out, int argc, char **argv, bool stop_at_positional,
 	      int *ret_npos, struct hx_err *err);
 void opt_print_help(FILE *f, const char *usage, const char *about, const struct hx_opt *tab);
+/* What an option accepts, for messages and help: "1 to 1024", "at least 4M", "at least 0.001s". */
+void opt_range_text(const struct hx_opt *o, char *buf, size_t len);
 
 #endif

@@ -17,15 +17,16 @@ struct compare_opts {
 
 static const struct hx_opt compare_tab[] = {
 	{"threshold", 0, OPT_STR, offsetof(struct compare_opts, threshold), "P%",
-	 "smallest change that counts, in percent (default 5%)"},
+	 .help = "smallest change that counts, in percent (default 5%)"},
 	{"alpha", 0, OPT_NUMBER, offsetof(struct compare_opts, alpha), "A",
-	 "significance level; the CI is 1-A (default 0.05)"},
-	{"format", 0, OPT_STR, offsetof(struct compare_opts, format), "FMT", "table, md or json (default table)"},
+	 .help = "significance level; the CI is 1-A (default 0.05)"},
+	{"format", 0, OPT_STR, offsetof(struct compare_opts, format), "FMT",
+	 .help = "table, md or json (default table)"},
 	{"fail-on", 0, OPT_STR, offsetof(struct compare_opts, fail_on), "WHAT",
-	 "regression: exit 1 on a significant regression beyond the threshold (default); none: never"},
+	 .help = "regression: exit 1 on a significant regression beyond the threshold (default); none: never"},
 	{"allow-different-host", 0, OPT_FLAG, offsetof(struct compare_opts, allow_different_host), NULL,
-	 "compare files from different hosts, CPU plans or runtime images (the differences are still printed)"},
-	{"help", 'h', OPT_FLAG, offsetof(struct compare_opts, help), NULL, "show this help"},
+	 .help = "compare files from different hosts, CPU plans or runtime images (the differences are still printed)"},
+	{"help", 'h', OPT_FLAG, offsetof(struct compare_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
 

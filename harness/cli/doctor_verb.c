@@ -17,10 +17,10 @@ struct doctor_opts {
 };
 
 static const struct hx_opt doctor_tab[] = {
-	{"json", 0, OPT_FLAG, offsetof(struct doctor_opts, json), NULL, "print the facts as one JSON document"},
+	{"json", 0, OPT_FLAG, offsetof(struct doctor_opts, json), NULL, .help = "print the facts as one JSON document"},
 	{"sysfs-root", 0, OPT_STR, offsetof(struct doctor_opts, sysfs_root), "DIR",
-	 "read CPU topology below DIR instead of /sys (for tests)"},
-	{"help", 'h', OPT_FLAG, offsetof(struct doctor_opts, help), NULL, "show this help"},
+	 .help = "read CPU topology below DIR instead of /sys (for tests)", .check = OPT_CHECK_DIR},
+	{"help", 'h', OPT_FLAG, offsetof(struct doctor_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
 

@@ -30,39 +30,46 @@
 struct exec_opts {
 	bool help, stats, json, timing, no_sandbox, allow_io_uring;
 	unsigned cpus, client_cpus;
-	uint64_t memory, pids_max, tmp_size;
+	unsigned pids_max;
+	uint64_t memory, tmp_size;
 	const char *mode, *cgroup_root, *client, *image;
 	struct opt_list binds, envs;
 };
 
 static const struct hx_opt exec_tab[] = {
-	{"cpus", 0, OPT_UINT, offsetof(struct exec_opts, cpus), "N", "CPUs for the command (default: from the host)"},
+	{"cpus", 0, OPT_UINT, offsetof(struct exec_opts, cpus), "N",
+	 .help = "CPUs for the command (default: from the host)", .min = 1, .max = CG_MAX_CPUS},
 	{"client-cpus", 0, OPT_UINT, offsetof(struct exec_opts, client_cpus), "N",
-	 "CPUs kept for the load client, as in a run (default: from the host)"},
-	{"memory", 0, OPT_SIZE, offsetof(struct exec_opts, memory), "SIZE", "memory limit, e.g. 512M (no swap)"},
-	{"pids-max", 0, OPT_UINT, offsetof(struct exec_opts, pids_max), "N", "process limit (default 4096)"},
+	 .help = "CPUs kept for the load client, as in a run (default: from the host)", .min = 1, .max = CG_MAX_CPUS},
+	{"memory", 0, OPT_SIZE, offsetof(struct exec_opts, memory), "SIZE", .help = "memory limit, e.g. 512M (no swap)",
+	 .min = OPT_MEMORY_MIN},
+	{"pids-max", 0, OPT_UINT, offsetof(struct exec_opts, pids_max), "N", .help = "process limit (default 4096)",
+	 .min = 1, .max = 4194304},
 	{"mode", 0, OPT_STR, offsetof(struct exec_opts, mode), "MODE",
-	 "pinned (own CPUs), quota (N CPUs of time on every CPU) or none"},
+	 .help = "pinned (own CPUs), quota (N CPUs of time on every CPU) or none"},
 	{"image", 0, OPT_STR, offsetof(struct exec_opts, image), "NAME",
-	 "run with this image at /opt/runtime (its entry's folder first on PATH, $RUNTIME its entry)"},
+	 .help = "run with this image at /opt/runtime (its entry's folder first on PATH, $RUNTIME its entry)"},
 	{"bind", 0, OPT_LIST, offsetof(struct exec_opts, binds), "SRC:DST[:rw]",
-	 "make host path SRC visible at DST inside (read-only unless :rw)"},
+	 .help = "make host path SRC visible at DST inside (read-only unless :rw)"},
 	{"env", 0, OPT_LIST, offsetof(struct exec_opts, envs), "K=V",
-	 "set a variable inside (the environment starts empty)"},
+	 .help = "set a variable inside (the environment starts empty)"},
 	{"tmp-size", 0, OPT_SIZE, offsetof(struct exec_opts, tmp_size), "SIZE",
-	 "size of the sandbox's /tmp (default 256M)"},
+	 .help = "size of the sandbox's /tmp (default 256M)", .min = 1 << 20},
 	{"allow-io-uring", 0, OPT_FLAG, offsetof(struct exec_opts, allow_io_uring), NULL,
-	 "let the command use io_uring (refused by default, as in Docker)"},
+	 .help = "let the command use io_uring (refused by default, as in Docker)"},
 	{"client", 0, OPT_STR, offsetof(struct exec_opts, client), "CMD",
-	 "also run sh -c CMD in the client slice's sandbox (same network); exit with its status"},
+	 .help = "also run sh -c CMD in the client slice's sandbox (same network); exit with its status"},
 	{"no-sandbox", 0, OPT_FLAG, offsetof(struct exec_opts, no_sandbox), NULL,
-	 "the slice only: no namespaces (debugging)"},
-	{"stats", 0, OPT_FLAG, offsetof(struct exec_opts, stats), NULL, "print the slice's stats on stderr at exit"},
-	{"timing", 0, OPT_FLAG, offsetof(struct exec_opts, timing), NULL, "print where the time went on stderr"},
-	{"json", 0, OPT_FLAG, offsetof(struct exec_opts, json), NULL, "print --stats and --timing as one JSON line"},
+	 .help = "the slice only: no namespaces (debugging)"},
+	{"stats", 0, OPT_FLAG, offsetof(struct exec_opts, stats), NULL,
+	 .help = "print the slice's stats on stderr at exit"},
+	{"timing", 0, OPT_FLAG, offsetof(struct exec_opts, timing), NULL,
+	 .help = "print where the time went on stderr"},
+	{"json", 0, OPT_FLAG, offsetof(struct exec_opts, json), NULL,
+	 .help = "print --stats and --timing as one JSON line"},
 	{"cgroup-root", 0, OPT_STR, offsetof(struct exec_opts, cgroup_root), "PATH",
-	 "create the run's cgroups below this cgroup path instead of our own"},
-	{"help", 'h', OPT_FLAG, offsetof(struct exec_opts, help), NULL, "show this help"},
+	 .help = "create the run's cgroups below this cgroup path instead of our own"},
+	{"help", 'h', OPT_FLAG, offsetof(struct exec_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
 
@@ -173,8 +180,6 @@ static int exec_make_plan(const struct exec_opts *o, char **argv, struct exec_pl
 	if (o->mode && cg_cpu_mode_parse(o->mode, &p->budget.mode) < 0)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "exec: --mode takes pinned, quota or none, not '%s'",
 			       o->mode);
-	if (o->memory && o->memory < (4u << 20))
-		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "exec: --memory must be at least 4M");
 	if (exec_sandbox_plan(o, p, err) < 0)
 		return -err->errnum;
 	return cg_plan_host(&p->budget, &p->slices, err);

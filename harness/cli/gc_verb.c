@@ -12,8 +12,8 @@ struct gc_opts {
 
 static const struct hx_opt gc_tab[] = {
 	{"cgroup-root", 0, OPT_STR, offsetof(struct gc_opts, cgroup_root), "PATH",
-	 "look below this cgroup path instead of our own"},
-	{"help", 'h', OPT_FLAG, offsetof(struct gc_opts, help), NULL, "show this help"},
+	 .help = "look below this cgroup path instead of our own"},
+	{"help", 'h', OPT_FLAG, offsetof(struct gc_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
 

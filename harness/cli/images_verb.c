@@ -21,9 +21,9 @@ struct images_opts {
 };
 
 static const struct hx_opt images_tab[] = {
-	{"all", 'a', OPT_FLAG, offsetof(struct images_opts, all), NULL, "pull: every shipped image"},
-	{"json", 0, OPT_FLAG, offsetof(struct images_opts, json), NULL, "ls: one JSON document"},
-	{"help", 'h', OPT_FLAG, offsetof(struct images_opts, help), NULL, "show this help"},
+	{"all", 'a', OPT_FLAG, offsetof(struct images_opts, all), NULL, .help = "pull: every shipped image"},
+	{"json", 0, OPT_FLAG, offsetof(struct images_opts, json), NULL, .help = "ls: one JSON document"},
+	{"help", 'h', OPT_FLAG, offsetof(struct images_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
 

@@ -27,41 +27,48 @@ struct load_opts {
 };
 
 static const struct hx_opt load_tab[] = {
-	{"connections", 'c', OPT_UINT, offsetof(struct load_opts, conns), "N", "connections (default 10)"},
-	{"threads", 't', OPT_UINT, offsetof(struct load_opts, threads), "N", "threads (default 1)"},
-	{"requests", 'n', OPT_SIZE, offsetof(struct load_opts, requests), "N", "send N requests, then stop"},
+	{"connections", 'c', OPT_UINT, offsetof(struct load_opts, conns), "N", .help = "connections (default 10)",
+	 .min = 1, .max = 65536},
+	{"threads", 't', OPT_UINT, offsetof(struct load_opts, threads), "N", .help = "threads (default 1)", .min = 1,
+	 .max = 1024},
+	{"requests", 'n', OPT_SIZE, offsetof(struct load_opts, requests), "N", .help = "send N requests, then stop",
+	 .min = 1},
 	{"duration", 'd', OPT_DURATION, offsetof(struct load_opts, duration), "DURATION",
-	 "run this long (default 10s)"},
+	 .help = "run this long (default 10s)", .min = 0.001, .max = 86400},
 	{"rate", 'R', OPT_NUMBER, offsetof(struct load_opts, rate), "RATE",
-	 "open loop: RATE requests/s in total; latency counts from each request's intended send time"},
-	{"method", 'm', OPT_STR, offsetof(struct load_opts, method), "METHOD", "request method (default GET)"},
-	{"header", 'H', OPT_LIST, offsetof(struct load_opts, headers), "'K: V'", "add a request header"},
-	{"body", 0, OPT_STR, offsetof(struct load_opts, body_file), "FILE", "send FILE as the request body"},
+	 .help = "open loop: RATE requests/s in total; latency counts from each request's intended send time",
+	 .min = 0.001, .max = 1e9},
+	{"method", 'm', OPT_STR, offsetof(struct load_opts, method), "METHOD", .help = "request method (default GET)"},
+	{"header", 'H', OPT_LIST, offsetof(struct load_opts, headers), "'K: V'", .help = "add a request header"},
+	{"body", 0, OPT_STR, offsetof(struct load_opts, body_file), "FILE", .help = "send FILE as the request body",
+	 .check = OPT_CHECK_IN_FILE},
 	{"timeout", 0, OPT_UINT, offsetof(struct load_opts, timeout_ms), "MS",
-	 "a response later than this is an error (default 2000)"},
+	 .help = "a response later than this is an error (default 2000)", .min = 1, .max = 3600000},
 	{"pipeline", 0, OPT_UINT, offsetof(struct load_opts, pipeline), "N",
-	 "requests in flight per connection (default 1)"},
+	 .help = "requests in flight per connection (default 1)", .min = 1, .max = 64},
 	{"insecure", 'k', OPT_FLAG, offsetof(struct load_opts, insecure), NULL,
-	 "TLS: do not check the server's certificate"},
-	{"chat", 0, OPT_FLAG, offsetof(struct load_opts, chat), NULL, "WebSocket chat workload on a ws:// URL"},
-	{"clients", 0, OPT_UINT, offsetof(struct load_opts, clients), "N", "chat: clients (default 16)"},
+	 .help = "TLS: do not check the server's certificate"},
+	{"chat", 0, OPT_FLAG, offsetof(struct load_opts, chat), NULL, .help = "WebSocket chat workload on a ws:// URL"},
+	{"clients", 0, OPT_UINT, offsetof(struct load_opts, clients), "N", .help = "chat: clients (default 16)",
+	 .min = 1, .max = 4096},
 	{"messages", 0, OPT_UINT, offsetof(struct load_opts, messages), "M",
-	 "chat: messages each client sends (default 80)"},
+	 .help = "chat: messages each client sends (default 80)", .min = 1, .max = 1000000},
 	{"startup", 0, OPT_FLAG, offsetof(struct load_opts, startup), NULL,
-	 "time a command's start to exit: load --startup -- CMD"},
+	 .help = "time a command's start to exit: load --startup -- CMD"},
 	{"no-sandbox", 0, OPT_FLAG, offsetof(struct load_opts, no_sandbox), NULL,
-	 "startup: plain fork and exec here, no slice or sandbox (as hyperfine -N)"},
+	 .help = "startup: plain fork and exec here, no slice or sandbox (as hyperfine -N)"},
 	{"bind", 0, OPT_LIST, offsetof(struct load_opts, binds), "SRC:DST[:rw]",
-	 "startup: a host path inside the sandbox"},
+	 .help = "startup: a host path inside the sandbox"},
 	{"show-output", 0, OPT_FLAG, offsetof(struct load_opts, show_output), NULL,
-	 "startup: keep the command's output (default: /dev/null, as hyperfine)"},
-	{"runs", 'r', OPT_UINT, offsetof(struct load_opts, runs), "N", "startup: measured runs (default 30)"},
+	 .help = "startup: keep the command's output (default: /dev/null, as hyperfine)"},
+	{"runs", 'r', OPT_UINT, offsetof(struct load_opts, runs), "N", .help = "startup: measured runs (default 30)",
+	 .min = 1, .max = 100000},
 	{"warmup", 'w', OPT_UINT, offsetof(struct load_opts, warmup), "N",
-	 "startup: unmeasured runs first (default 5)"},
+	 .help = "startup: unmeasured runs first (default 5)", .max = 100000},
 	{"export-hyperfine", 0, OPT_STR, offsetof(struct load_opts, export_hyperfine), "FILE",
-	 "startup: also write hyperfine's JSON format"},
-	{"json", 0, OPT_FLAG, offsetof(struct load_opts, json), NULL, "print one JSON document"},
-	{"help", 'h', OPT_FLAG, offsetof(struct load_opts, help), NULL, "show this help"},
+	 .help = "startup: also write hyperfine's JSON format", .check = OPT_CHECK_OUT_FILE},
+	{"json", 0, OPT_FLAG, offsetof(struct load_opts, json), NULL, .help = "print one JSON document"},
+	{"help", 'h', OPT_FLAG, offsetof(struct load_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
 
@@ -125,7 +132,9 @@ static void load_print(const char *url, const struct load_config *c, const struc
 	printf("Requests/sec: %.2f\n", r->duration_s > 0 ? (double)r->requests / r->duration_s : 0);
 	printf("Client CPU: %.2f us per request; busiest thread %.0f%% busy%s\n",
 	       r->requests ? r->cpu_s * 1e6 / (double)r->requests : 0, r->max_thread_busy * 100,
-	       r->max_thread_busy >= RES_SATURATED ? " (saturated: the client, not the server, may be the limit)" : "");
+	       r->max_thread_busy >= RES_SATURATED && r->requests > 0
+		       ? " (saturated: the client, not the server, may be the limit)"
+		       : "");
 }
 
 static int load_http(const struct load_opts *o, const char *url, struct hx_err *err)
@@ -153,8 +162,6 @@ static int load_http(const struct load_opts *o, const char *url, struct hx_err *
 	if (c.threads > c.conns)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: %u threads need at least %u connections (-c)",
 			       c.threads, c.threads);
-	if (c.pipeline > 64)
-		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: --pipeline is at most 64");
 	if (o->requests && o->duration > 0)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: give -n or -d, not both");
 	if (o->body_file && util_read_file(o->body_file, &body, &body_len, err) < 0)
@@ -162,7 +169,7 @@ static int load_http(const struct load_opts *o, const char *url, struct hx_err *
 	if (load_build_request(&c, o->method ? o->method : "GET", o->headers.items, o->headers.n, body, body_len, err) <
 	    0)
 		return -err->errnum;
-	rc = load_run(&c, r, err);
+	rc = load_probe(&c.url, c.timeout_ms, err) < 0 ? -err->errnum : load_run(&c, r, err);
 	free(c.request);
 	if (rc < 0)
 		return rc;

@@ -20,10 +20,11 @@ struct noise_verb_opts {
 
 static const struct hx_opt noise_tab[] = {
 	{"duration", 'd', OPT_DURATION, offsetof(struct noise_verb_opts, duration), "DURATION",
-	 "stop after this long (default: at SIGTERM or SIGINT)"},
+	 .help = "stop after this long (default: at SIGTERM or SIGINT)", .min = 0.001},
 	{"io-dir", 0, OPT_STR, offsetof(struct noise_verb_opts, io_dir), "DIR",
-	 "io: the folder of the file written and fsynced (default /tmp); its file system is recorded"},
-	{"help", 'h', OPT_FLAG, offsetof(struct noise_verb_opts, help), NULL, "show this help"},
+	 .help = "io: the folder of the file written and fsynced (default /tmp); its file system is recorded",
+	 .check = OPT_CHECK_DIR},
+	{"help", 'h', OPT_FLAG, offsetof(struct noise_verb_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
 

@@ -23,11 +23,12 @@ struct report_opts {
 
 static const struct hx_opt report_tab[] = {
 	{"format", 0, OPT_STR, offsetof(struct report_opts, format), "FMT",
-	 "md (default), table, json, csv, html, gab (github-action-benchmark) or hyperfine"},
-	{"out", 'o', OPT_STR, offsetof(struct report_opts, out), "FILE", "write FILE (atomically) instead of stdout"},
+	 .help = "md (default), table, json, csv, html, gab (github-action-benchmark) or hyperfine"},
+	{"out", 'o', OPT_STR, offsetof(struct report_opts, out), "FILE",
+	 .help = "write FILE (atomically) instead of stdout"},
 	{"direction", 0, OPT_STR, offsetof(struct report_opts, direction), "DIR",
-	 "gab: bigger (throughput, default) or smaller (startup and p99 latency)"},
-	{"help", 'h', OPT_FLAG, offsetof(struct report_opts, help), NULL, "show this help"},
+	 .help = "gab: bigger (throughput, default) or smaller (startup and p99 latency)"},
+	{"help", 'h', OPT_FLAG, offsetof(struct report_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
 
@@ -103,8 +104,17 @@ int verb_report(int argc, char **argv)
 			"report: two files are compared by 'harness compare A.json B.json'; report takes one");
 		return hx_report(&err);
 	}
-	if (npos != 1 || report_format_parse(format, &f) < 0) {
-		hx_fail(&err, HX_EXIT_USAGE, EINVAL, "report: usage: " REPORT_USAGE);
+	if (report_format_parse(format, &f) < 0) {
+		char names[128] = "";
+
+		for (int i = 0; i < RPT_NR_FORMATS; i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "",
+				 report_format_names[i]);
+		hx_fail(&err, HX_EXIT_USAGE, EINVAL, "report: --format takes %s, not '%s'", names, format);
+		return hx_report(&err);
+	}
+	if (npos != 1) {
+		hx_fail(&err, HX_EXIT_USAGE, EINVAL, "report: give one results file: " REPORT_USAGE);
 		return hx_report(&err);
 	}
 	if (o.direction && strcmp(o.direction, "bigger") != 0 && strcmp(o.direction, "smaller") != 0) {

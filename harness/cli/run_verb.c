@@ -38,31 +38,33 @@ struct run_opts {
 
 static const struct hx_opt run_tab[] = {
 	{"runtimes", 0, OPT_STR, offsetof(struct run_opts, runtimes), "LIST",
-	 "images to run, comma-separated (default: every present one)"},
+	 .help = "images to run, comma-separated (default: every present one)"},
 	{"cpus", 0, OPT_UINT, offsetof(struct run_opts, cpus), "N",
-	 "CPU budget of the runtime (default: from the host, at most 4)"},
+	 .help = "CPU budget of the runtime (default: from the host, at most 4)", .min = 1, .max = CG_MAX_CPUS},
 	{"client-cpus", 0, OPT_UINT, offsetof(struct run_opts, client_cpus), "N",
-	 "CPUs of the load client (default: from the host)"},
-	{"memory", 0, OPT_SIZE, offsetof(struct run_opts, memory), "SIZE", "memory limit of the runtime (default 2G)"},
+	 .help = "CPUs of the load client (default: from the host)", .min = 1, .max = CG_MAX_CPUS},
+	{"memory", 0, OPT_SIZE, offsetof(struct run_opts, memory), "SIZE",
+	 .help = "memory limit of the runtime (default 2G)", .min = OPT_MEMORY_MIN},
 	{"mode", 0, OPT_STR, offsetof(struct run_opts, mode), "LIST",
-	 "pinned, quota, none, comma-separated (default pinned)"},
+	 .help = "pinned, quota, none, comma-separated (default pinned)"},
 	{"noise", 0, OPT_STR, offsetof(struct run_opts, noise), "LIST",
-	 "neighbours, comma-separated: none, cpu[:N], cache[:SIZE], membw[:SIZE], io[:SIZE], alloc[:SIZE] "
-	 "(default none; docs/noise.md)"},
+	 .help = "neighbours, comma-separated: none, cpu[:N], cache[:SIZE], membw[:SIZE], io[:SIZE], alloc[:SIZE] "
+		 "(default none; docs/noise.md)"},
 	{"noise-placement", 0, OPT_STR, offsetof(struct run_opts, noise_placement), "WHERE",
-	 "pinned mode: apart (default; never on the runtime's cores) or sibling (its SMT siblings)"},
+	 .help = "pinned mode: apart (default; never on the runtime's cores) or sibling (its SMT siblings)"},
 	{"repeat", 0, OPT_UINT, offsetof(struct run_opts, repeat), "N",
-	 "trials per scenario, runtime and mode (default: the scenario's)"},
+	 .help = "trials per scenario, runtime and mode (default: the scenario's)", .min = 1, .max = 10000},
 	{"profile", 0, OPT_STR, offsetof(struct run_opts, profile), "NAME",
-	 "quick (x0.25), standard or full (x3): scales requests and runs"},
+	 .help = "quick (x0.25), standard or full (x3): scales requests and runs"},
 	{"out", 'o', OPT_STR, offsetof(struct run_opts, out), "FILE",
-	 "results file (default results/harness-<time>.json)"},
-	{"format", 0, OPT_STR, offsetof(struct run_opts, format), "FMT", "table, md or json on stdout (default table)"},
+	 .help = "results file (default results/harness-<time>.json)"},
+	{"format", 0, OPT_STR, offsetof(struct run_opts, format), "FMT",
+	 .help = "table, md or json on stdout (default table)"},
 	{"cap", 0, OPT_DURATION, offsetof(struct run_opts, cap), "SECONDS",
-	 "wall-time budget of each scenario; later trials are cut"},
+	 .help = "wall-time budget of each scenario; later trials are cut", .min = 1},
 	{"keep", 0, OPT_FLAG, offsetof(struct run_opts, keep), NULL,
-	 "keep the run folder (server logs, the TLS key) in /tmp; by default it is removed at the end"},
-	{"help", 'h', OPT_FLAG, offsetof(struct run_opts, help), NULL, "show this help"},
+	 .help = "keep the run folder (server logs, the TLS key) in /tmp; by default it is removed at the end"},
+	{"help", 'h', OPT_FLAG, offsetof(struct run_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
 
@@ -260,7 +262,8 @@ static int run_plan(const struct run_opts *o, char **names, int n, struct run_pl
 			       o->profile);
 	p->profile = (enum scn_profile)prof;
 	if (report_format_parse(o->format ? o->format : "table", &p->format) < 0 || p->format >= RPT_CSV)
-		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: --format takes table, md or json");
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: --format takes table, md or json, not '%s'",
+			       o->format);
 	if (plan_out(o, p, err) < 0 || plan_noise_kinds(o, p, err) < 0 || plan_scenarios(names, n, o, p, err) < 0 ||
 	    plan_images(o, p, err) < 0 || plan_modes(o, p, env, err) < 0)
 		return -err->errnum;

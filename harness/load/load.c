@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 
 #include "load/http.h"
 #include "load/transport.h"
+#include "base/cleanup.h"
 #include "base/util.h"
 
 #define LOAD_PIPE_MAX 64
@@ -67,6 +69,31 @@ static uint64_t thread_cpu_ns(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int load_probe(const struct load_url *u, unsigned timeout_ms, struct hx_err *err)
+{
+	_cleanup_close_ int fd = socket(u->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	struct pollfd p = {.events = POLLOUT};
+	int e = 0;
+	socklen_t len = sizeof(e);
+
+	if (fd < 0)
+		return hx_syserr(err, "load: socket");
+	p.fd = fd;
+	if (connect(fd, (const struct sockaddr *)&u->addr, u->addrlen) < 0) {
+		if (errno != EINPROGRESS)
+			e = errno;
+		else if (poll(&p, 1, (int)timeout_ms) == 0)
+			e = ETIMEDOUT;
+		else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0)
+			e = errno;
+	}
+	if (e)
+		return hx_fail(err, HX_EXIT_USAGE, e,
+			       "load: cannot connect to %s:%s: %s (is a server listening there?)", u->host, u->port,
+			       strerror(e));
+	return 0;
 }
 
 int load_parse_url(const char *url, struct load_url *u, struct hx_err *err)

@@ -25,6 +25,9 @@ struct load_url {
 
 /* "http://host:port/path", https, ws, wss; the host is resolved once here. */
 int load_parse_url(const char *url, struct load_url *ret, struct hx_err *err);
+/* One TCP connection to the URL's address before the load starts, so that a server that is not there is
+ * named as such (exit 2: "connection refused") rather than measured as a storm of failed connects. */
+int load_probe(const struct load_url *u, unsigned timeout_ms, struct hx_err *err);
 
 struct load_config {
 	struct load_url url;

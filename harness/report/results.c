@@ -145,7 +145,8 @@ void res_load_from(const struct load_config *c, const struct load_result *r, con
 	ret->client.cpu_s = r->cpu_s;
 	ret->client.cpu_us_per_request = r->requests ? r->cpu_s * 1e6 / (double)r->requests : 0;
 	ret->client.max_thread_busy = round(r->max_thread_busy * 1000) / 1000;
-	ret->client.saturated = r->max_thread_busy >= RES_SATURATED;
+	/* a thread spinning on failed connects measured nothing: that is not saturation */
+	ret->client.saturated = r->max_thread_busy >= RES_SATURATED && r->requests > 0;
 	snprintf(ret->client.cpus, sizeof(ret->client.cpus), "%s", cpus ? cpus : "");
 	ret->config.open = c->rate > 0;
 	ret->config.tls = c->url.tls;

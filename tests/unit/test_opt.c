@@ -16,13 +16,13 @@ struct o {
 };
 
 static const struct hx_opt tab[] = {
-	{"flag", 'f', OPT_FLAG, offsetof(struct o, flag), NULL, "a flag"},
-	{"str", 's', OPT_STR, offsetof(struct o, str), "S", "a string"},
-	{"num", 'n', OPT_UINT, offsetof(struct o, n), "N", "a number"},
-	{"size", 0, OPT_SIZE, offsetof(struct o, size), "SIZE", "a size"},
-	{"dur", 'd', OPT_DURATION, offsetof(struct o, dur), "DURATION", "a duration"},
-	{"rate", 'R', OPT_NUMBER, offsetof(struct o, rate), "RATE", "a plain number"},
-	{"header", 'H', OPT_LIST, offsetof(struct o, hdr), "K: V", "repeatable"},
+	{"flag", 'f', OPT_FLAG, offsetof(struct o, flag), NULL, .help = "a flag"},
+	{"str", 's', OPT_STR, offsetof(struct o, str), "S", .help = "a string"},
+	{"num", 'n', OPT_UINT, offsetof(struct o, n), "N", .help = "a number"},
+	{"size", 0, OPT_SIZE, offsetof(struct o, size), "SIZE", .help = "a size"},
+	{"dur", 'd', OPT_DURATION, offsetof(struct o, dur), "DURATION", .help = "a duration"},
+	{"rate", 'R', OPT_NUMBER, offsetof(struct o, rate), "RATE", .help = "a plain number"},
+	{"header", 'H', OPT_LIST, offsetof(struct o, hdr), "K: V", .help = "repeatable"},
 	OPT_END,
 };
 
@@ -182,6 +182,116 @@ static void test_sizes_durations(void **state)
 	assert_true(util_parse_u64("1 ", &v) < 0);
 }
 
+struct ranged {
+	unsigned cpus, warm;
+	uint64_t mem;
+	double dur;
+	const char *out, *in, *dir;
+};
+
+static const struct hx_opt ranged_tab[] = {
+	{"cpus", 0, OPT_UINT, offsetof(struct ranged, cpus), "N", .help = "CPUs", .min = 1, .max = 64},
+	{"warm", 0, OPT_UINT, offsetof(struct ranged, warm), "N", .help = "warm-up", .max = 10},
+	{"mem", 0, OPT_SIZE, offsetof(struct ranged, mem), "SIZE", .help = "memory", .min = OPT_MEMORY_MIN},
+	{"dur", 0, OPT_DURATION, offsetof(struct ranged, dur), "D", .help = "time", .min = 0.001},
+	{"out", 0, OPT_STR, offsetof(struct ranged, out), "FILE", .help = "out", .check = OPT_CHECK_OUT_FILE},
+	{"in", 0, OPT_STR, offsetof(struct ranged, in), "FILE", .help = "in", .check = OPT_CHECK_IN_FILE},
+	{"dir", 0, OPT_STR, offsetof(struct ranged, dir), "DIR", .help = "dir", .check = OPT_CHECK_DIR},
+	OPT_END,
+};
+
+/* One option and its value against ranged_tab: 0, or the error's message in msg. */
+static int ranged(const char *opt, const char *val, struct ranged *r, struct hx_err *err)
+{
+	const char *const src[] = {"t", opt, val};
+	char **argv = dupv(src, 3);
+	int npos, rc;
+
+	memset(r, 0, sizeof(*r));
+	memset(err, 0, sizeof(*err));
+	rc = opt_parse("t", ranged_tab, r, 3, argv, false, &npos, err);
+	freevp(&argv);
+	return rc;
+}
+
+static void test_ranges(void **state)
+{
+	struct ranged r;
+	struct hx_err err;
+
+	(void)state;
+	assert_int_equal(ranged("--cpus", "1", &r, &err), 0);
+	assert_int_equal(r.cpus, 1);
+	assert_int_equal(ranged("--cpus", "64", &r, &err), 0);
+	assert_true(ranged("--cpus", "0", &r, &err) < 0);
+	assert_int_equal(err.exit, HX_EXIT_USAGE);
+	assert_string_equal(err.msg, "t: --cpus takes a whole number from 1 to 64, not '0'");
+	assert_int_equal(r.cpus, 0); /* nothing stored */
+	assert_true(ranged("--cpus", "65", &r, &err) < 0);
+	assert_true(ranged("--cpus", "x", &r, &err) < 0);
+	assert_string_equal(err.msg, "t: --cpus takes a whole number from 1 to 64, not 'x'");
+	assert_int_equal(ranged("--warm", "0", &r, &err), 0);
+	assert_true(ranged("--warm", "11", &r, &err) < 0);
+	assert_string_equal(err.msg, "t: --warm takes a whole number of at most 10, not '11'");
+
+	assert_int_equal(ranged("--mem", "4M", &r, &err), 0);
+	assert_true(r.mem == 4u << 20);
+	assert_true(ranged("--mem", "1K", &r, &err) < 0);
+	assert_string_equal(err.msg, "t: --mem takes a size of at least 4M (e.g. 512M, 2G), not '1K'");
+	assert_true(ranged("--mem", "4194303", &r, &err) < 0);
+
+	assert_int_equal(ranged("--dur", "1ms", &r, &err), 0);
+	assert_true(ranged("--dur", "0", &r, &err) < 0);
+	assert_non_null(strstr(err.msg, "--dur takes a duration of at least 0.001s"));
+
+	/* the help shows each range */
+	{
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		opt_print_help(f, "t", "about", ranged_tab);
+		fclose(f);
+		assert_non_null(strstr(text, "CPUs [1 to 64]"));
+		assert_non_null(strstr(text, "memory [at least 4M]"));
+		free(text);
+	}
+}
+
+static void test_paths(void **state)
+{
+	struct ranged r;
+	struct hx_err err;
+	char dir[] = "/tmp/test_opt.XXXXXX", file[64], sub[80];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/f", dir);
+	snprintf(sub, sizeof(sub), "%s/missing/r.json", dir);
+
+	assert_int_equal(ranged("--out", file, &r, &err), 0);
+	assert_int_equal(ranged("--out", "r.json", &r, &err), 0);
+	assert_true(ranged("--out", sub, &r, &err) < 0);
+	assert_int_equal(err.exit, HX_EXIT_USAGE);
+	assert_non_null(strstr(err.msg, "the folder '"));
+	assert_non_null(strstr(err.msg, "/missing' does not exist"));
+	assert_true(ranged("--out", dir, &r, &err) < 0);
+	assert_non_null(strstr(err.msg, "is a folder; name a file"));
+	assert_true(ranged("--out", "", &r, &err) < 0);
+
+	assert_true(ranged("--in", file, &r, &err) < 0);
+	assert_non_null(strstr(err.msg, "cannot read"));
+	fclose(fopen(file, "w"));
+	assert_int_equal(ranged("--in", file, &r, &err), 0);
+
+	assert_int_equal(ranged("--dir", dir, &r, &err), 0);
+	assert_true(ranged("--dir", file, &r, &err) < 0);
+	assert_non_null(strstr(err.msg, "is not an existing folder"));
+
+	unlink(file);
+	rmdir(dir);
+}
+
 static void test_keyed(void **state)
 {
 	const char text[] = "usage_usec 100\nuser_usec 60\nsystem_usec 40\nnr_throttled 7\n";
@@ -242,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_errors),	     cmocka_unit_test(test_sizes_durations),
 		cmocka_unit_test(test_keyed),	     cmocka_unit_test(test_error_model),
 		cmocka_unit_test(test_write_atomic), cmocka_unit_test(test_number),
+		cmocka_unit_test(test_ranges),	     cmocka_unit_test(test_paths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
