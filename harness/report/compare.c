@@ -178,19 +178,6 @@ static void verdict(struct cmp_row *r, const struct cmp_opts *o)
 			(r->higher_better ? hi < 1 - o->threshold : lo > 1 + o->threshold);
 }
 
-static double median(const double *v, size_t n)
-{
-	double *s = malloc(n * sizeof(*s)), m;
-
-	if (!s)
-		return NAN;
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), stats_cmp_double);
-	m = stats_median_sorted(s, n);
-	free(s);
-	return m;
-}
-
 static int row_of(const struct cmp_cell *a, const struct cmp_cell *b, const struct cmp_opts *o, struct cmp_row *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -204,8 +191,8 @@ static int row_of(const struct cmp_cell *a, const struct cmp_cell *b, const stru
 	if (sig_welch(a->v, a->n, b->v, b->n, &r->welch) < 0)
 		r->welch.p = NAN;
 	r->shift = sig_hodges_lehmann(a->v, a->n, b->v, b->n);
-	r->a_median = median(a->v, a->n);
-	r->b_median = median(b->v, b->n);
+	r->a_median = stats_median_of(a->v, a->n);
+	r->b_median = stats_median_of(b->v, b->n);
 	verdict(r, o);
 	return 0;
 }

@@ -56,6 +56,18 @@ static double ops_per_s(const struct res_summary *g)
 	return first_of(g, RES_M_RPS, RES_M_DELIVERIES_PER_S, RES_M_OPS_PER_S, 1);
 }
 
+/* The ratio to pinned with its CI and a star when the difference is significant; empty without a twin. */
+static void vs_pinned(char *buf, size_t len, const struct res_twin *t)
+{
+	if (!t || !t->have)
+		snprintf(buf, len, "%s", "");
+	else if (isnan(t->ci95_low))
+		snprintf(buf, len, "%.2fx", t->ratio);
+	else
+		snprintf(buf, len, "%.2fx (%.2f–%.2f)%s", t->ratio, t->ci95_low, t->ci95_high,
+			 t->significant ? "*" : " ");
+}
+
 static void render_rows(const struct res_summary *groups, size_t n, enum report_format f, FILE *out)
 {
 	const char *sep = f == RPT_MD ? " | " : "  ";
@@ -65,7 +77,7 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 
 	for (size_t i = 0; i < n; i++) {
 		const struct res_summary *g = &groups[i], *base = baseline(groups, n, g);
-		char a[32], b[32], c[32], d[48], e[32], r[32];
+		char a[32], b[32], c[32], d[48], e[32], r[48];
 		double rps = ops_per_s(g);
 		/* a chat's round trip or a script's batch p99 fill the p99 column */
 		double p99 = first_of(g, RES_M_P99_US, RES_M_RTT_P99_US, RES_M_SCRIPT_P99_MS, 1e3);
@@ -79,9 +91,9 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 		if (strcmp(last, g->scenario) != 0) {
 			last = g->scenario;
 			fprintf(out, "\n%s%s\n\n", f == RPT_MD ? "### " : "== ", last);
-			fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%9s%s%17s%s%6s%s%8s%s\n", lead, "runtime", sep, "mode",
+			fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%9s%s%17s%s%6s%s%20s%s\n", lead, "runtime", sep, "mode",
 				sep, "startup ms", sep, "ops/s", sep, "p99 ms", sep, "idle → peak MB", sep, "errors",
-				sep, "vs pinned", tail);
+				sep, "vs pinned (95% CI)", tail);
 			if (f == RPT_MD)
 				fprintf(out, "|---|---|---:|---:|---:|---:|---:|---:|\n");
 		}
@@ -95,13 +107,8 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 		else
 			snprintf(d, sizeof(d), "%.1f → %.1f", idle / 1024, res_median(g, RES_M_PEAK_RSS_KB) / 1024);
 		cell(e, sizeof(e), 0, "", errs);
-		if (base && !isnan(rps))
-			cell(r, sizeof(r), 2, "x", rps / ops_per_s(base));
-		else if (base && !isnan(st))
-			cell(r, sizeof(r), 2, "x", st / res_median(base, RES_M_STARTUP_MEDIAN_MS));
-		else
-			snprintf(r, sizeof(r), "%s", "");
-		fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%9s%s%17s%s%6s%s%8s%s%s%s\n", lead, g->runtime, sep, g->mode,
+		vs_pinned(r, sizeof(r), base ? &g->vs_pinned : NULL);
+		fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%9s%s%17s%s%6s%s%20s%s%s%s\n", lead, g->runtime, sep, g->mode,
 			sep, a, sep, b, sep, c, sep, d, sep, e, sep, r, tail, g->failed ? " FAILED" : "",
 			g->client_saturated ? " (client saturated)" : "");
 	}
@@ -164,8 +171,12 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 		cJSON_IsNumber(cpus) ? cpus->valuedouble : NAN, head_str(d, "config", "client_cpus"));
 	render_rows(groups, n, f, out);
 	iso_render(groups, n, f == RPT_MD, out);
-	fprintf(out, "\nMedians over trials. ops/s: requests, chat deliveries or a script's operations (queries) per "
-		     "second; p99: of requests, chat round trips or a script's batches; startup: each trial's median "
-		     "of its runs; memory: the server's RSS idle and its peak under load, or a script's peak.\n");
+	fprintf(out,
+		"\nMedians over trials. ops/s: requests, chat deliveries or a script's operations (queries) per "
+		"second; p99: of requests, chat round trips or a script's batches; startup: each trial's median "
+		"of its runs; memory: the server's RSS idle and its peak under load, or a script's peak. vs pinned: "
+		"the ratio of ops/s (else startup) to the pinned row's, with the 95%% bootstrap CI over the trial "
+		"pairs that ran side by side; *: significant (Wilcoxon signed-rank p < 0.05 and the CI excludes "
+		"1; docs/statistics.md).\n");
 	return 0;
 }

@@ -277,7 +277,8 @@ int res_summarize(const struct trial_result *trials, size_t n, struct res_summar
 		summarize_group(trials, n, &out[ng++], v);
 	}
 	for (size_t k = 0; k < ng; k++)
-		if (res_shift_of(trials, n, &out[k], &out[k].shift) < 0)
+		if (res_shift_of(trials, n, &out[k], &out[k].shift) < 0 ||
+		    res_twin_of(trials, n, &out[k], &out[k].vs_pinned) < 0)
 			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	*ret = steal_pointer(&out);
 	*ret_n = ng;

@@ -207,6 +207,15 @@ struct res_shift {
 	unsigned shares; /* bit per enum cg_slice */
 };
 
+/* A group against its pinned twin of the same run, paired by trial index (report/twin.c). */
+struct res_twin {
+	bool have, paired, significant; /* significant: p < 0.05 and the CI excludes 1 */
+	enum res_metric metric;
+	unsigned pairs;			   /* trial indices where both passed */
+	double ratio, ci95_low, ci95_high; /* this / pinned, medians; the CI NAN when it cannot be had */
+	double p;			   /* Wilcoxon signed-rank when paired, else Mann-Whitney; two-sided */
+};
+
 struct res_summary {
 	char scenario[64], runtime[64], mode[16], noise[32];
 	unsigned trials;
@@ -214,6 +223,7 @@ struct res_summary {
 	unsigned have; /* bit per enum res_metric */
 	struct stats_summary metric[RES_NR_METRICS];
 	struct res_shift shift;
+	struct res_twin vs_pinned;
 };
 
 /* The groups, in the order their first trial ran, each with its shift; *ret is malloc'd (caller frees). */
@@ -222,6 +232,11 @@ int res_summarize(const struct trial_result *trials, size_t n, struct res_summar
 /* The shift of group g from its quiet twin, from the trials (results_shift.c); ret->have is false for a
  * quiet group, or when either side has no trial that passed. -ENOMEM when out of memory. */
 int res_shift_of(const struct trial_result *trials, size_t n, const struct res_summary *g, struct res_shift *ret);
+/* Group g against its pinned twin of the same run (same scenario and runtime, quiet), paired by trial index
+ * (results_twin.c); ret->have is false for a pinned or noisy group, a group without a twin, or when either side
+ * has no trial that passed. -ENOMEM when out of memory. */
+#define RES_TWIN_ALPHA 0.05
+int res_twin_of(const struct trial_result *trials, size_t n, const struct res_summary *g, struct res_twin *ret);
 /* A summary's median of metric m; NAN when absent. */
 double res_median(const struct res_summary *s, enum res_metric m);
 

@@ -10,6 +10,7 @@
 #include "base/cleanup.h"
 #include "base/util.h"
 #include "report/isolation.h"
+#include "report/signif.h"
 
 /* ---- reading JSON: absent or mistyped values read as NAN, 0 or "" ---- */
 
@@ -782,6 +783,23 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 	return 0;
 }
 
+/* A group against its pinned twin (results_twin.c). */
+static cJSON *twin_json(const struct res_twin *t)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "metric", res_metric_names[t->metric]);
+	add_num(o, "ratio", t->ratio);
+	add_num(o, "ci95_low", t->ci95_low);
+	add_num(o, "ci95_high", t->ci95_high);
+	add_num(o, "p", t->p);
+	cJSON_AddStringToObject(o, "test", t->paired ? "wilcoxon-signed-rank" : "mann-whitney-u");
+	cJSON_AddNumberToObject(o, "pairs", t->pairs);
+	cJSON_AddNumberToObject(o, "seed", (double)SIG_SEED);
+	cJSON_AddBoolToObject(o, "significant", t->significant);
+	return o;
+}
+
 static cJSON *summary_group_json(const struct res_summary *g)
 {
 	cJSON *o = cJSON_CreateObject(), *ms;
@@ -800,6 +818,8 @@ static cJSON *summary_group_json(const struct res_summary *g)
 	cJSON_AddBoolToObject(o, "client_saturated", g->client_saturated);
 	if (g->shift.have)
 		cJSON_AddItemToObject(o, "shift", iso_shift_json(&g->shift));
+	if (g->vs_pinned.have)
+		cJSON_AddItemToObject(o, "vs_pinned", twin_json(&g->vs_pinned));
 	return o;
 }
 

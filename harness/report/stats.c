@@ -21,6 +21,19 @@ double stats_median_sorted(const double *s, size_t n)
 	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
+double stats_median_of(const double *v, size_t n)
+{
+	double *s = n ? malloc(n * sizeof(*s)) : NULL, m;
+
+	if (!s)
+		return NAN;
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), stats_cmp_double);
+	m = stats_median_sorted(s, n);
+	free(s);
+	return m;
+}
+
 uint64_t stats_splitmix(uint64_t *x)
 {
 	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);

@@ -20,6 +20,8 @@ void stats_summarize(const double *v, size_t n, struct stats_summary *ret);
  * seeded generator every bootstrap uses (splitmix64, so a fixture script can replay it exactly). */
 int stats_cmp_double(const void *a, const void *b);
 double stats_median_sorted(const double *s, size_t n);
+/* The median of v[0..n) (not modified); NAN when n is 0 or memory is short. */
+double stats_median_of(const double *v, size_t n);
 uint64_t stats_splitmix(uint64_t *state);
 
 #endif

@@ -67,6 +67,8 @@ PY
 	grep -E '^node20 +pinned ' <<<"$output"
 	grep -E '^node20 +quota .* [0-9.]+x' <<<"$output"
 	python3 -c 'import json; d=json.load(open("m.json")); assert d["config"]["modes"]["quota"]["sut_cpu_quota_us"] == 100000'
+	# one trial each: no pairs to rank, the unpaired test, and no significance from a single pair
+	python3 -c 'import json; v = [g["vs_pinned"] for g in json.load(open("m.json"))["summaries"] if g["mode"] == "quota"][0]; assert v["metric"] == "rps" and v["test"] == "mann-whitney-u" and v["pairs"] == 1 and not v["significant"], v'
 	run "$HARNESS" report m.json --format csv
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 3 ]

@@ -1,0 +1,99 @@
+/* Within one run: quota against its pinned twin, paired by trial index, so that a disturbance both modes shared
+ * cancels out. */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "report/signif.h"
+#include "report/results.h"
+
+/* Trials i of pinned and quota side by side; a drift common to both (±30%) and quota `factor` times pinned
+ * with a little noise of its own. */
+static void fill(struct res_doc *d, double factor, int failed_pinned)
+{
+	struct hx_err err = {0};
+
+	assert_int_equal(res_doc_init(d, "9.9.9", "abc", &err), 0);
+	for (unsigned i = 0; i < 8; i++) {
+		double drift = 1 + 0.3 * ((double)((i * 5) % 8) / 7 - 0.5) * 2;
+
+		for (int q = 0; q < 2; q++) {
+			struct trial_result *t = res_doc_add(d);
+
+			res_trial_init(t, "http-hello", "bun", q ? "quota" : "pinned", i + 1, 2 * i + 1 + (unsigned)q);
+			t->have |= RES_HAVE_LOAD;
+			t->load.rps = 50000 * drift * (q ? factor * (1 + 0.004 * ((i % 3) - 1.0)) : 1);
+			if (!q && (int)i == failed_pinned)
+				t->status = TRIAL_FAILED;
+		}
+	}
+}
+
+static void test_paired_finds_what_unpaired_cannot(void **state)
+{
+	struct res_doc d;
+	struct res_summary *g = NULL;
+	struct hx_err err = {0};
+	double a[8], b[8];
+	struct sig_test mw;
+	size_t ng;
+
+	(void)state;
+	fill(&d, 0.93, -1);
+	assert_int_equal(res_summarize(d.trials, d.ntrials, &g, &ng, &err), 0);
+	assert_int_equal(ng, 2);
+	assert_false(g[0].vs_pinned.have); /* pinned itself */
+	assert_true(g[1].vs_pinned.have);
+	assert_int_equal(g[1].vs_pinned.metric, RES_M_RPS);
+	assert_true(g[1].vs_pinned.paired);
+	assert_int_equal(g[1].vs_pinned.pairs, 8);
+	assert_true(fabs(g[1].vs_pinned.p - 2.0 / 256) < 1e-12); /* every pair lower: exact signed-rank */
+	assert_true(g[1].vs_pinned.ci95_low > 0.9 && g[1].vs_pinned.ci95_high < 0.95);
+	assert_true(g[1].vs_pinned.significant);
+	/* the same values unpaired: the shared drift swamps a 7% difference */
+	for (size_t i = 0; i < 8; i++) {
+		a[i] = d.trials[2 * i].load.rps;
+		b[i] = d.trials[2 * i + 1].load.rps;
+	}
+	assert_int_equal(sig_mann_whitney(a, 8, b, 8, &mw), 0);
+	assert_true(mw.p > 0.05);
+	free(g);
+	res_doc_free(&d);
+}
+
+static void test_no_difference_and_a_failed_twin(void **state)
+{
+	struct res_doc d;
+	struct res_summary *g = NULL;
+	struct hx_err err = {0};
+	size_t ng;
+	cJSON *j, *v;
+
+	(void)state;
+	fill(&d, 1.0, 3); /* pinned trial 4 failed: its quota partner has no pair */
+	assert_int_equal(res_summarize(d.trials, d.ntrials, &g, &ng, &err), 0);
+	assert_true(g[1].vs_pinned.have && g[1].vs_pinned.paired);
+	assert_int_equal(g[1].vs_pinned.pairs, 7);
+	assert_false(g[1].vs_pinned.significant);
+	assert_true(g[1].vs_pinned.ci95_low <= 1 && g[1].vs_pinned.ci95_high >= 1);
+	j = res_doc_json(&d, &err); /* the results file stores it with the quota summary */
+	assert_non_null(j);
+	v = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "summaries"), 1), "vs_pinned");
+	assert_string_equal(cJSON_GetObjectItem(v, "test")->valuestring, "wilcoxon-signed-rank");
+	assert_int_equal(cJSON_GetObjectItem(v, "pairs")->valueint, 7);
+	assert_false(cJSON_IsTrue(cJSON_GetObjectItem(v, "significant")));
+	assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "summaries"), 0), "vs_pinned"));
+	cJSON_Delete(j);
+	free(g);
+	res_doc_free(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_paired_finds_what_unpaired_cannot),
+		cmocka_unit_test(test_no_difference_and_a_failed_twin),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
