@@ -77,7 +77,7 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 
 	for (size_t i = 0; i < n; i++) {
 		const struct res_summary *g = &groups[i], *base = baseline(groups, n, g);
-		char a[32], b[32], c[32], d[48], e[32], r[48];
+		char a[32], b[32], c[32], d[48], e[32], r[48], noisy[32];
 		double rps = ops_per_s(g);
 		/* a chat's round trip or a script's batch p99 fill the p99 column */
 		double p99 = first_of(g, RES_M_P99_US, RES_M_RTT_P99_US, RES_M_SCRIPT_P99_MS, 1e3);
@@ -108,9 +108,14 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 			snprintf(d, sizeof(d), "%.1f → %.1f", idle / 1024, res_median(g, RES_M_PEAK_RSS_KB) / 1024);
 		cell(e, sizeof(e), 0, "", errs);
 		vs_pinned(r, sizeof(r), base ? &g->vs_pinned : NULL);
-		fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%9s%s%17s%s%6s%s%20s%s%s%s\n", lead, g->runtime, sep, g->mode,
+		if (g->noisy_trials)
+			snprintf(noisy, sizeof(noisy), " (%u noisy trial%s)", g->noisy_trials,
+				 g->noisy_trials == 1 ? "" : "s");
+		else
+			noisy[0] = '\0';
+		fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%9s%s%17s%s%6s%s%20s%s%s%s%s\n", lead, g->runtime, sep, g->mode,
 			sep, a, sep, b, sep, c, sep, d, sep, e, sep, r, tail, g->failed ? " FAILED" : "",
-			g->client_saturated ? " (client saturated)" : "");
+			g->client_saturated ? " (client saturated)" : "", noisy);
 	}
 }
 
@@ -177,6 +182,8 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 		"of its runs; memory: the server's RSS idle and its peak under load, or a script's peak. vs pinned: "
 		"the ratio of ops/s (else startup) to the pinned row's, with the 95%% bootstrap CI over the trial "
 		"pairs that ran side by side; *: significant (Wilcoxon signed-rank p < 0.05 and the CI excludes "
-		"1; docs/statistics.md).\n");
+		"1; docs/statistics.md). noisy trials: the runtime's slice was throttled in pinned mode, under CPU "
+		"pressure "
+		"for more than half the trial, or the load client saturated; counted, never dropped.\n");
 	return 0;
 }

@@ -67,6 +67,24 @@ double res_script_value(const struct res_script *s, const char *name)
 	return NAN;
 }
 
+const char *const res_noisy_names[RES_NR_NOISY] = {"throttled", "cpu_pressure", "client_saturated"};
+
+unsigned res_trial_noisy(const struct trial_result *t)
+{
+	const struct cg_stats *sut = &t->slices[CG_SLICE_SUT];
+	bool have_sut = t->slices_have & (1u << CG_SLICE_SUT);
+	unsigned why = 0;
+
+	if (have_sut && !strcmp(t->mode, "pinned") && sut->have[CG_STAT_NR_THROTTLED] && sut->v[CG_STAT_NR_THROTTLED])
+		why |= 1u << RES_NOISY_THROTTLED;
+	if (have_sut && sut->psi[CG_PSI_CPU].have && t->wall_s > 0 &&
+	    (double)sut->psi[CG_PSI_CPU].some_total_usec / 1e6 > RES_NOISY_PRESSURE * t->wall_s)
+		why |= 1u << RES_NOISY_CPU_PRESSURE;
+	if ((t->have & RES_HAVE_LOAD) && t->load.client.saturated)
+		why |= 1u << RES_NOISY_CLIENT_SATURATED;
+	return why;
+}
+
 bool res_trial_passed(const struct trial_result *t, uint64_t max_errors)
 {
 	double errors = NAN;
@@ -239,6 +257,7 @@ static void summarize_group(const struct trial_result *trials, size_t n, struct 
 			g->trials++;
 			g->failed |= trials[i].status != TRIAL_OK;
 			g->client_saturated |= (trials[i].have & RES_HAVE_LOAD) && trials[i].load.client.saturated;
+			g->noisy_trials += res_trial_noisy(&trials[i]) != 0;
 		}
 	for (int m = 0; m < RES_NR_METRICS; m++) {
 		size_t nv = 0;

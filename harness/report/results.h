@@ -160,6 +160,15 @@ enum trial_status res_trial_status(int rc, bool interrupted, bool cut);
 /* The verdict: the trial ran to the end and its errors (the load's, or a script's own count) are
  * within max_errors. */
 bool res_trial_passed(const struct trial_result *t, uint64_t max_errors);
+/* Why a trial may have measured more than its runtime (docs/statistics.md): noisy trials are reported and
+ * counted, never dropped. Throttling of a pinned runtime (it has its CPUs to itself: any throttling is a
+ * misconfigured budget); CPU pressure on the runtime's slice for more than RES_NOISY_PRESSURE of the trial
+ * (measured here: 3-45% on a quiet host, 43-77% while other work loaded it); a saturated load client. */
+enum res_noisy { RES_NOISY_THROTTLED, RES_NOISY_CPU_PRESSURE, RES_NOISY_CLIENT_SATURATED, RES_NR_NOISY };
+#define RES_NOISY_PRESSURE 0.5
+extern const char *const res_noisy_names[RES_NR_NOISY];
+/* The reasons, a bit per enum res_noisy; 0: nothing suggests noise. */
+unsigned res_trial_noisy(const struct trial_result *t);
 /* The number a script printed under name; NAN when it did not. */
 double res_script_value(const struct res_script *s, const char *name);
 
@@ -220,7 +229,8 @@ struct res_summary {
 	char scenario[64], runtime[64], mode[16], noise[32];
 	unsigned trials;
 	bool failed, client_saturated;
-	unsigned have; /* bit per enum res_metric */
+	unsigned noisy_trials; /* trials with a res_trial_noisy reason */
+	unsigned have;	       /* bit per enum res_metric */
 	struct stats_summary metric[RES_NR_METRICS];
 	struct res_shift shift;
 	struct res_twin vs_pinned;

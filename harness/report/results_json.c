@@ -721,6 +721,13 @@ cJSON *res_trial_json(const struct trial_result *t)
 	if (t->slices_have)
 		cJSON_AddItemToObject(o, "slices", per_slice_json(t, true));
 	cJSON_AddNumberToObject(o, "wall_s", t->wall_s);
+	if (res_trial_noisy(t)) { /* recomputed from the evidence above whenever the file is written */
+		cJSON *why = cJSON_AddArrayToObject(o, "noisy");
+
+		for (int r = 0; r < RES_NR_NOISY; r++)
+			if (res_trial_noisy(t) & (1u << r))
+				cJSON_AddItemToArray(why, cJSON_CreateString(res_noisy_names[r]));
+	}
 	cJSON_AddStringToObject(o, "status", res_status_names[t->status]);
 	add_str(o, "error", t->error);
 	return o;
@@ -816,6 +823,8 @@ static cJSON *summary_group_json(const struct res_summary *g)
 	cJSON_AddNumberToObject(o, "trials", g->trials);
 	cJSON_AddBoolToObject(o, "failed", g->failed);
 	cJSON_AddBoolToObject(o, "client_saturated", g->client_saturated);
+	if (g->noisy_trials) /* absent when none, as in files from before the rule */
+		cJSON_AddNumberToObject(o, "noisy_trials", g->noisy_trials);
 	if (g->shift.have)
 		cJSON_AddItemToObject(o, "shift", iso_shift_json(&g->shift));
 	if (g->vs_pinned.have)

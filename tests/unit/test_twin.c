@@ -1,5 +1,5 @@
 /* Within one run: quota against its pinned twin, paired by trial index, so that a disturbance both modes shared
- * cancels out. */
+ * cancels out; and the rule that flags a noisy trial from its evidence. */
 #include "testutil.h"
 
 #include <math.h>
@@ -88,11 +88,37 @@ static void test_no_difference_and_a_failed_twin(void **state)
 	res_doc_free(&d);
 }
 
+static void test_noisy_rule(void **state)
+{
+	struct trial_result t;
+	struct cg_stats *sut = &t.slices[CG_SLICE_SUT];
+
+	(void)state;
+	res_trial_init(&t, "http-hello", "bun", "pinned", 1, 1);
+	t.wall_s = 2;
+	assert_int_equal(res_trial_noisy(&t), 0); /* no evidence, no flag */
+	t.slices_have = 1u << CG_SLICE_SUT;
+	sut->have[CG_STAT_NR_THROTTLED] = true;
+	sut->psi[CG_PSI_CPU].have = true;
+	sut->psi[CG_PSI_CPU].some_total_usec = 900000; /* 45% of the trial: a busy runtime of its own */
+	assert_int_equal(res_trial_noisy(&t), 0);
+	sut->psi[CG_PSI_CPU].some_total_usec = 1100000; /* 55%: something else wanted its CPU */
+	assert_int_equal(res_trial_noisy(&t), 1u << RES_NOISY_CPU_PRESSURE);
+	sut->v[CG_STAT_NR_THROTTLED] = 3;
+	t.have |= RES_HAVE_LOAD;
+	t.load.client.saturated = true;
+	assert_int_equal(res_trial_noisy(&t), 7u);
+	snprintf(t.mode, sizeof(t.mode), "quota"); /* throttling is what quota does */
+	assert_int_equal(res_trial_noisy(&t), (1u << RES_NOISY_CPU_PRESSURE) | (1u << RES_NOISY_CLIENT_SATURATED));
+	assert_string_equal(res_noisy_names[RES_NOISY_CPU_PRESSURE], "cpu_pressure");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_paired_finds_what_unpaired_cannot),
 		cmocka_unit_test(test_no_difference_and_a_failed_twin),
+		cmocka_unit_test(test_noisy_rule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
