@@ -17,6 +17,7 @@
 #include "load/chat.h"
 #include "load/load.h"
 #include "noise/noise.h"
+#include "noise/noise_ext.h"
 #include "report/stats.h"
 #include "sandbox/sbx_seccomp.h"
 
@@ -128,6 +129,7 @@ enum {
 	RES_HAVE_PROCESS = 1u << 5,
 	RES_HAVE_FIXTURE = 1u << 6,
 	RES_HAVE_NEIGHBOUR = 1u << 7,
+	RES_HAVE_EXTERNAL = 1u << 8,
 };
 
 struct trial_result {
@@ -149,6 +151,7 @@ struct trial_result {
 	struct res_process process;
 	struct res_fixture fixture;
 	struct res_neighbour neighbour;
+	struct noise_ext external; /* interference harness did not make, over the measured phase */
 };
 
 /* Clear t and name it; every measurement starts absent. */

@@ -637,6 +637,45 @@ int res_noise_read(const char *text, struct noise_result *ret, struct hx_err *er
 	return rc;
 }
 
+static cJSON *external_json(const struct noise_ext *x)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "seconds", x->seconds);
+	if (x->have_stat) {
+		cJSON_AddNumberToObject(o, "steal_pct", x->steal_pct);
+		cJSON_AddNumberToObject(o, "busy_ms", x->busy_ms);
+	}
+	if (x->have_task) {
+		cJSON_AddNumberToObject(o, "ctxt_voluntary", (double)x->ctxt_voluntary);
+		cJSON_AddNumberToObject(o, "ctxt_involuntary", (double)x->ctxt_involuntary);
+		cJSON_AddNumberToObject(o, "migrations", (double)x->migrations);
+		cJSON_AddNumberToObject(o, "run_delay_ms", x->run_delay_ms);
+	}
+	cJSON_AddNumberToObject(o, "samples", x->samples);
+	cJSON_AddNumberToObject(o, "foreign_runnable_mean", x->foreign_runnable_mean);
+	cJSON_AddNumberToObject(o, "foreign_runnable_max", x->foreign_runnable_max);
+	return o;
+}
+
+static void external_parse(const cJSON *o, struct noise_ext *ret)
+{
+	ret->seconds = num0(o, "seconds");
+	if ((ret->have_stat = cJSON_IsNumber(get(o, "steal_pct")))) {
+		ret->steal_pct = num0(o, "steal_pct");
+		ret->busy_ms = num0(o, "busy_ms");
+	}
+	if ((ret->have_task = cJSON_IsNumber(get(o, "ctxt_voluntary")))) {
+		ret->ctxt_voluntary = u64(o, "ctxt_voluntary");
+		ret->ctxt_involuntary = u64(o, "ctxt_involuntary");
+		ret->migrations = u64(o, "migrations");
+		ret->run_delay_ms = num0(o, "run_delay_ms");
+	}
+	ret->samples = (unsigned)u64(o, "samples");
+	ret->foreign_runnable_mean = num0(o, "foreign_runnable_mean");
+	ret->foreign_runnable_max = (unsigned)u64(o, "foreign_runnable_max");
+}
+
 static cJSON *neighbour_json(const struct res_neighbour *n)
 {
 	cJSON *o = cJSON_CreateObject(), *shares;
@@ -704,6 +743,8 @@ cJSON *res_trial_json(const struct trial_result *t)
 	cJSON_AddItemToObject(o, "cpus", per_slice_json(t, false));
 	if (t->have & RES_HAVE_NEIGHBOUR)
 		cJSON_AddItemToObject(o, "neighbour", neighbour_json(&t->neighbour));
+	if (t->have & RES_HAVE_EXTERNAL)
+		cJSON_AddItemToObject(o, "external", external_json(&t->external));
 	if (t->have & RES_HAVE_FIXTURE)
 		cJSON_AddItemToObject(o, "fixture", fixture_json(&t->fixture));
 	if (t->have & RES_HAVE_SERVER)
@@ -775,6 +816,8 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 		ret->have |= RES_HAVE_FIXTURE, fixture_parse(get(o, "fixture"), &ret->fixture);
 	if (cJSON_IsObject(get(o, "neighbour")))
 		ret->have |= RES_HAVE_NEIGHBOUR, neighbour_parse(get(o, "neighbour"), &ret->neighbour);
+	if (cJSON_IsObject(get(o, "external")))
+		ret->have |= RES_HAVE_EXTERNAL, external_parse(get(o, "external"), &ret->external);
 	if (cJSON_IsObject(get(o, "server")))
 		ret->have |= RES_HAVE_SERVER, FIELDS_PARSE(get(o, "server"), &ret->server, server_fields);
 	if (cJSON_IsObject(get(o, "process")))

@@ -321,10 +321,11 @@ static void server_after_load(struct trial_result *t, pid_t payload)
 	}
 }
 
-/* The neighbour starts once the runtime is ready (before the warm-up, which then absorbs the generator's
- * own set-up) and runs through the measured phase. */
-static int noise_begin(struct run_env *env, struct cg_tree *tree, struct run_noise *nz, const struct trial_result *t,
-		       struct hx_err *err)
+/* The measured phase starts once the runtime is ready (before the warm-up, which then absorbs the
+ * generator's own set-up): the probe of outside interference on the runtime (pid, or -1 for a startup
+ * series), then the neighbour. */
+static int noise_begin(struct run_env *env, struct cg_tree *tree, struct run_noise *nz, pid_t pid,
+		       const struct trial_result *t, struct hx_err *err)
 {
 	char tag[256];
 	const struct noise_where w = {.netns_fd = env->netns_fd,
@@ -333,6 +334,8 @@ static int noise_begin(struct run_env *env, struct cg_tree *tree, struct run_noi
 				      .run_dir = env->dir,
 				      .tag = tag};
 
+	if (noise_ext_start(pid, &nz->sut_cpus, nz->tree, &nz->probe, err) < 0)
+		return -err->errnum;
 	if (nz->spec.kind == NOISE_NONE)
 		return 0;
 	snprintf(tag, sizeof(tag), "%s-%s-%s-%s-%u", t->scenario, t->runtime, t->mode, t->noise, t->trial);
@@ -350,6 +353,11 @@ static int noise_end(struct cg_tree *tree, struct run_noise *nz, struct trial_re
 	struct hx_err e = {0};
 	_cleanup_free_ char *text = NULL;
 
+	if (nz->probe) {
+		noise_ext_stop(nz->probe, &t->external);
+		nz->probe = NULL;
+		t->have |= RES_HAVE_EXTERNAL;
+	}
 	if (!nz->running)
 		return rc;
 	nz->running = false;
@@ -413,7 +421,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	payload = sbx_payload_pid(x.pid);
 	t->server.idle_rss_kb = (double)proc_status_kb(payload, "VmRSS:");
 	proc_cpus(payload, t->server.cpus, sizeof(t->server.cpus));
-	if (noise_begin(env, tree, nz, t, err) < 0) {
+	if (noise_begin(env, tree, nz, payload, t, err) < 0) {
 		stop_server(tree, &x);
 		rc = -err->errnum;
 		goto out;
@@ -469,7 +477,7 @@ static int trial_script(struct run_env *env, const struct scenario *s, const str
 	outfd = open(outpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (logfd < 0 || outfd < 0)
 		return hx_syserr(err, "run: %s", logpath);
-	if (sut_config(env, s, m, st, &c, argv, store, err) < 0 || noise_begin(env, tree, nz, t, err) < 0)
+	if (sut_config(env, s, m, st, &c, argv, store, err) < 0 || noise_begin(env, tree, nz, -1, t, err) < 0)
 		return -err->errnum;
 	c.out_fd = outfd;
 	c.err_fd = logfd;
@@ -531,8 +539,8 @@ static int trial_startup(struct run_env *env, const struct scenario *s, const st
 	if (sut_config(env, s, m, st, &c, argv, store, err) < 0)
 		return -err->errnum;
 	c.quiet = true;
-	if (noise_begin(env, tree, nz, t, err) < 0 || startup_series_in(tree, &c, s->runs, s->warmup, recs, err) < 0 ||
-	    noise_end(tree, nz, t, 0, err) < 0)
+	if (noise_begin(env, tree, nz, -1, t, err) < 0 ||
+	    startup_series_in(tree, &c, s->runs, s->warmup, recs, err) < 0 || noise_end(tree, nz, t, 0, err) < 0)
 		return -err->errnum;
 	for (unsigned i = 0; i < s->runs; i++) {
 		const struct startup_record *r = &recs[s->warmup + i];
@@ -616,7 +624,7 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 {
 	struct cg_tree *tree = NULL;
 	struct fx_pg pg = {.x = {.pid = -1, .report_fd = -1}};
-	struct run_noise nz = {.spec = *noise};
+	struct run_noise nz = {.spec = *noise, .sut_cpus = env->plan[mode].limits[CG_SLICE_SUT].cpus};
 	struct hx_err derr = {0};
 	double t0 = now_s();
 	/* the fixture slice only for a scenario that has a fixture, the noise slice only for a noisy trial */
@@ -632,6 +640,8 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 	noise_record(env, mode, noise, trial);
 	if (cg_tree_from_plan(&env->plan[mode], slices, NULL, &tree, err) < 0)
 		return -err->errnum;
+	cg_run_id(nz.tree, sizeof(nz.tree), &derr); /* the tree's name: the same for every trial of the run */
+	hx_clear(&derr);
 	rc = 0;
 	if (s->fixtures & SCN_FX_POSTGRES)
 		rc = fixture_start(env, s, m, mode, tree, trial, &pg, err);

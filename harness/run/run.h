@@ -11,6 +11,7 @@
 #include "image/images.h"
 #include "report/results.h"
 #include "run/scenario.h"
+#include "noise/noise_ext.h"
 #include "noise/noise_slice.h"
 
 struct run_env {
@@ -25,11 +26,15 @@ struct run_env {
 	char noise_io_dir[PATH_MAX]; /* where an io neighbour writes: on the run folder's disk */
 };
 
-/* A trial's neighbour: the kind (NOISE_NONE for a quiet trial) and its generator while it runs. */
+/* A trial's measured phase: its neighbour (NOISE_NONE for a quiet trial) and generator while it runs, and
+ * the probe of the interference harness did not make. */
 struct run_noise {
 	struct noise_spec spec;
 	struct noise_proc proc;
 	bool running;
+	char tree[64]; /* the trial's cgroup tree: its tasks are not foreign */
+	struct cg_cpus sut_cpus;
+	struct noise_ext_probe *probe;
 };
 
 /* What one trial measured, filled into trial (named by res_trial_init); a cut or interrupted trial says

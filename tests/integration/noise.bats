@@ -91,6 +91,10 @@ ts = d["trials"]
 assert [(t["mode"], t.get("noise", "none")) for t in ts] == [("pinned", "none"), ("pinned", "cpu:1"), ("quota", "none"), ("quota", "cpu:1")]
 for t in ts:
     assert t["status"] == "ok", t
+    # outside interference over the measured phase, quiet or noisy: /proc/stat, the server's own counters
+    x = t["external"]
+    assert x["seconds"] > 0 and 0 <= x["steal_pct"] <= 100 and x["busy_ms"] >= 0 and x["samples"] >= 1, x
+    assert x["ctxt_voluntary"] + x["ctxt_involuntary"] > 0 and x["run_delay_ms"] >= 0, x
     if "noise" not in t:  # a quiet trial
         assert "neighbour" not in t and "noise" not in t["cpus"] and "noise" not in t["slices"], t
         continue
