@@ -37,6 +37,8 @@ const struct cg_file_def cg_files[CG_NR_FILES] = {
 	[CG_F_MEMORY_EVENTS] = {"OOM events", CG_CTRL_MEMORY, "memory.events", "memory.oom_control"},
 	[CG_F_PIDS_CURRENT] = {"process count", CG_CTRL_PIDS, "pids.current", "pids.current"},
 	[CG_F_PIDS_PEAK] = {"peak process count", CG_CTRL_PIDS, "pids.peak", "pids.peak"},
+	[CG_F_PARTITION] = {"CPU partition", CG_CTRL_CPUSET, "cpuset.cpus.partition", NULL},
+	[CG_F_CPU_EXCLUSIVE] = {"exclusive CPU set", CG_CTRL_CPUSET, NULL, "cpuset.cpu_exclusive"},
 };
 
 const char *const cg_stat_names[CG_NR_STATS] = {

@@ -85,6 +85,15 @@ const char *cg_backend_name(const struct cg_tree *t);
 /* Whether the slice's unified cgroup (v2, or the hybrid mirror) has a file: "cgroup.kill", ... */
 bool cg_slice_has(const struct cg_tree *t, enum cg_slice s, const char *file);
 
+/* Whether a run can make the runtime's CPUs its own here (--isolate), and why not: v2 needs the cpuset
+ * controller and a start cgroup that is a partition root; v1's cpuset.cpu_exclusive keeps only sibling
+ * cpusets apart, never the tasks of the ancestors. Returns 1 or 0; why says which. */
+int cg_isolation_possible(char *why, size_t len);
+/* Make slice s's CPUs exclusive (v2): the tree becomes a partition root over tree_cpus (the run's CPUs, of
+ * which one must stay outside for the rest of the host), then the slice a partition root of its own, so no
+ * task outside the slice is scheduled on its CPUs. Exit 3 with the kernel's reason when it refuses. */
+int cg_slice_isolate(struct cg_tree *t, enum cg_slice s, const struct cg_cpus *tree_cpus, struct hx_err *err);
+
 /* Remove trees whose owning harness process has exited (only those of HARNESS_RUN_TAG's tag when it is
  * set); *ret_removed counts them. */
 int cg_gc(const char *root_override, unsigned *ret_removed, struct hx_err *err);

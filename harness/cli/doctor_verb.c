@@ -110,6 +110,13 @@ static void print_text(const cJSON *r)
 		printf(" %s (%s)", jstr(e, "name"), jstr(e, "path"));
 	printf("\npinned run   %s\n",
 	       cJSON_IsTrue(cJSON_GetObjectItem(r, "pinned_possible")) ? "possible" : jstr(r, "reason"));
+	{
+		const cJSON *iso = cJSON_GetObjectItem(r, "isolation");
+
+		printf("isolation    %s: %s\n",
+		       cJSON_IsTrue(cJSON_GetObjectItem(iso, "possible")) ? "possible" : "not possible",
+		       jstr(iso, "why"));
+	}
 }
 
 int verb_doctor(int argc, char **argv)

@@ -29,7 +29,7 @@
 #define RUN_MAX_NOISE 8
 
 struct run_opts {
-	bool help, keep;
+	bool help, keep, isolate;
 	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement;
 	unsigned cpus, client_cpus, repeat;
 	uint64_t memory;
@@ -62,6 +62,9 @@ static const struct hx_opt run_tab[] = {
 	 .help = "table, md or json on stdout (default table)"},
 	{"cap", 0, OPT_DURATION, offsetof(struct run_opts, cap), "SECONDS",
 	 .help = "wall-time budget of each scenario; later trials are cut", .min = 1},
+	{"isolate", 0, OPT_FLAG, offsetof(struct run_opts, isolate), NULL,
+	 .help = "pinned mode: make the runtime's CPUs its own (cgroup v2 partitions; exit 3 where the host cannot: "
+		 "harness doctor says why)"},
 	{"keep", 0, OPT_FLAG, offsetof(struct run_opts, keep), NULL,
 	 .help = "keep the run folder (server logs, the TLS key) in /tmp; by default it is removed at the end"},
 	{"help", 'h', OPT_FLAG, offsetof(struct run_opts, help), NULL, .help = "show this help"},
@@ -108,6 +111,12 @@ static int plan_noise_kinds(const struct run_opts *o, struct run_plan *p, struct
 		if (noise_spec_parse(n, &p->noise[p->nnoise], err) < 0)
 			return hx_wrap(err, "run: --noise");
 		p->nnoise++;
+	}
+	if (o->isolate) {
+		char why[1024];
+
+		if (!cg_isolation_possible(why, sizeof(why)))
+			return hx_fail(err, HX_EXIT_HOST, ENOTSUP, "run: --isolate is not possible here: %s", why);
 	}
 	p->noise_placement = CG_NOISE_APART;
 	if (o->noise_placement && strcmp(o->noise_placement, "sibling") == 0)
@@ -268,6 +277,13 @@ static int run_plan(const struct run_opts *o, char **names, int n, struct run_pl
 	    plan_images(o, p, err) < 0 || plan_modes(o, p, env, err) < 0)
 		return -err->errnum;
 	env->cap_s = o->cap;
+	env->isolate = o->isolate;
+	for (size_t k = 0; o->isolate && k < p->nmodes; k++)
+		if (p->modes[k] == CG_CPU_PINNED)
+			return 0;
+	if (o->isolate)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "run: --isolate makes pinned CPUs exclusive: add --mode pinned");
 	return 0;
 }
 

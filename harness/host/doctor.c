@@ -278,6 +278,16 @@ static void probe_runtimes(cJSON *root)
 	}
 }
 
+/* Whether --isolate can make the runtime's CPUs its own here, and why not. */
+static void probe_isolation(cJSON *root)
+{
+	char why[1024];
+	cJSON *o = cJSON_AddObjectToObject(root, "isolation");
+
+	cJSON_AddBoolToObject(o, "possible", cg_isolation_possible(why, sizeof(why)) == 1);
+	cJSON_AddStringToObject(o, "why", why);
+}
+
 int doctor_probe(const char *sysfs_root, char **ret_json, int *ret_pinned_ok, char *why, size_t why_len,
 		 struct hx_err *err)
 {
@@ -294,6 +304,7 @@ int doctor_probe(const char *sysfs_root, char **ret_json, int *ret_pinned_ok, ch
 	probe_memory(root);
 	probe_security(root);
 	probe_runtimes(root);
+	probe_isolation(root);
 	if (!why[0] && usable < 2)
 		snprintf(why, why_len,
 			 "this host has %u usable CPU: pinned mode needs one for the runtime and one for the client "

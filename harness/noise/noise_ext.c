@@ -99,22 +99,26 @@ int noise_ext_parse_schedstat(const char *text, uint64_t *ret)
 	return 0;
 }
 
-int noise_ext_parse_task_stat(const char *text, char *ret_state, int *ret_cpu)
+#define PF_KTHREAD_FLAG 0x00200000u
+
+int noise_ext_parse_task_stat(const char *text, char *ret_state, int *ret_cpu, bool *ret_kthread)
 {
 	const char *p = strrchr(text, ')');
 	char state;
+	unsigned long flags = 0;
 	int cpu = -1, field = 3;
 
 	if (!p || sscanf(p + 1, " %c", &state) != 1)
 		return -EINVAL;
-	/* after ") ": field 3 is the state; the last CPU is field 39 */
+	/* after ") ": field 3 is the state, 9 the flags, 39 the last CPU */
 	for (p += 2; *p && field < 39; p++)
-		if (*p == ' ')
-			field++;
+		if (*p == ' ' && ++field == 9 && sscanf(p + 1, "%lu", &flags) != 1)
+			return -EINVAL;
 	if (field != 39 || sscanf(p, "%d", &cpu) != 1)
 		return -EINVAL;
 	*ret_state = state;
 	*ret_cpu = cpu;
+	*ret_kthread = (flags & PF_KTHREAD_FLAG) != 0;
 	return 0;
 }
 
@@ -189,7 +193,7 @@ static void read_task(pid_t pid, struct task_counts *c)
 	}
 }
 
-/* Tasks running or runnable now on the runtime's CPUs that are not in the trial's tree. */
+/* User tasks running or runnable now on the runtime's CPUs that are not in the trial's tree. */
 static unsigned count_foreign(const struct noise_ext_probe *p)
 {
 	_cleanup_closedir_ DIR *proc = opendir("/proc");
@@ -212,12 +216,14 @@ static unsigned count_foreign(const struct noise_ext_probe *p)
 			_cleanup_free_ char *st = NULL, *cg = NULL;
 			char state;
 			int cpu;
+			bool kthread;
 
 			if (t->d_name[0] == '.')
 				continue;
 			snprintf(path, sizeof(path), "%s/%s/stat", dir, t->d_name);
-			if (!read_text(path, &st) || noise_ext_parse_task_stat(st, &state, &cpu) < 0 || state != 'R' ||
-			    cpu < 0 || !cg_cpus_test(&p->cpus, (unsigned)cpu))
+			/* kernel threads are bound to their CPU by design (kworkers, ksoftirqd): not neighbours */
+			if (!read_text(path, &st) || noise_ext_parse_task_stat(st, &state, &cpu, &kthread) < 0 ||
+			    state != 'R' || kthread || cpu < 0 || !cg_cpus_test(&p->cpus, (unsigned)cpu))
 				continue;
 			snprintf(path, sizeof(path), "/proc/%s/cgroup", e->d_name);
 			if (read_text(path, &cg) && strstr(cg, p->tree))

@@ -21,7 +21,7 @@ struct noise_ext {
 	uint64_t ctxt_voluntary, ctxt_involuntary, migrations;
 	double run_delay_ms; /* time its threads were runnable but waited for a CPU */
 	unsigned samples;
-	double foreign_runnable_mean; /* tasks outside the trial running or runnable on the runtime's CPUs */
+	double foreign_runnable_mean; /* user tasks outside the trial running or runnable on the runtime's CPUs */
 	unsigned foreign_runnable_max;
 };
 
@@ -34,8 +34,9 @@ int noise_ext_parse_ctxt(const char *text, uint64_t *ret_vol, uint64_t *ret_invo
 int noise_ext_parse_migrations(const char *text, uint64_t *ret);
 /* The run delay (ns) of a /proc/.../schedstat: "<on cpu ns> <run delay ns> <timeslices>". */
 int noise_ext_parse_schedstat(const char *text, uint64_t *ret);
-/* State and last CPU of a /proc/.../stat line (the command may hold spaces and parentheses). */
-int noise_ext_parse_task_stat(const char *text, char *ret_state, int *ret_cpu);
+/* State, last CPU and whether it is a kernel thread (PF_KTHREAD), from a /proc/.../stat line (the command may
+ * hold spaces and parentheses). */
+int noise_ext_parse_task_stat(const char *text, char *ret_state, int *ret_cpu, bool *ret_kthread);
 
 struct noise_ext_probe;
 

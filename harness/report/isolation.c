@@ -82,7 +82,7 @@ static void iso_row(const struct res_summary *g, bool md, FILE *out)
 	if (isnan(s->p))
 		snprintf(p, sizeof(p), "–");
 	else
-		snprintf(p, sizeof(p), "%.3f%s", s->p, s->p < 0.05 ? "*" : "");
+		snprintf(p, sizeof(p), "%.3f%s", s->p, s->p < 0.05 ? "*" : " ");
 	if (isnan(gen))
 		snprintf(ops, sizeof(ops), "–");
 	else

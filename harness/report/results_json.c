@@ -741,6 +741,8 @@ cJSON *res_trial_json(const struct trial_result *t)
 	cJSON_AddNumberToObject(o, "trial", t->trial);
 	cJSON_AddNumberToObject(o, "order", t->order);
 	cJSON_AddItemToObject(o, "cpus", per_slice_json(t, false));
+	if (t->isolated)
+		cJSON_AddBoolToObject(o, "isolated", true);
 	if (t->have & RES_HAVE_NEIGHBOUR)
 		cJSON_AddItemToObject(o, "neighbour", neighbour_json(&t->neighbour));
 	if (t->have & RES_HAVE_EXTERNAL)
@@ -814,6 +816,7 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 	per_slice_parse(get(o, "cpus"), get(o, "slices"), ret);
 	if (cJSON_IsObject(get(o, "fixture")))
 		ret->have |= RES_HAVE_FIXTURE, fixture_parse(get(o, "fixture"), &ret->fixture);
+	ret->isolated = cJSON_IsTrue(get(o, "isolated"));
 	if (cJSON_IsObject(get(o, "neighbour")))
 		ret->have |= RES_HAVE_NEIGHBOUR, neighbour_parse(get(o, "neighbour"), &ret->neighbour);
 	if (cJSON_IsObject(get(o, "external")))

@@ -618,6 +618,21 @@ static void noise_record(const struct run_env *env, enum cg_cpu_mode mode, const
 	nb->shares = p->noise_shares & p->slices;
 }
 
+/* --isolate: the sut slice's CPUs its own, inside a tree over the CPUs of the trial's slices. */
+static int isolate(const struct run_env *env, enum cg_cpu_mode mode, unsigned slices, struct cg_tree *tree,
+		   struct trial_result *t, struct hx_err *err)
+{
+	struct cg_cpus all = {0};
+
+	for (int sl = 0; sl < CG_NR_SLICES; sl++)
+		if (slices & (1u << sl))
+			cg_cpus_or(&all, &env->plan[mode].limits[sl].cpus);
+	if (cg_slice_isolate(tree, CG_SLICE_SUT, &all, err) < 0)
+		return -err->errnum;
+	t->isolated = true;
+	return 0;
+}
+
 int run_trial(struct run_env *env, const struct scenario *s, const struct manifest *m, const struct img_status *st,
 	      enum cg_cpu_mode mode, const struct noise_spec *noise, double deadline, struct trial_result *trial,
 	      struct hx_err *err)
@@ -640,6 +655,10 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 	noise_record(env, mode, noise, trial);
 	if (cg_tree_from_plan(&env->plan[mode], slices, NULL, &tree, err) < 0)
 		return -err->errnum;
+	if (env->isolate && mode == CG_CPU_PINNED && isolate(env, mode, slices, tree, trial, err) < 0) {
+		cg_tree_destroy(tree, &derr);
+		return -err->errnum;
+	}
 	cg_run_id(nz.tree, sizeof(nz.tree), &derr); /* the tree's name: the same for every trial of the run */
 	hx_clear(&derr);
 	rc = 0;

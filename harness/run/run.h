@@ -24,6 +24,7 @@ struct run_env {
 	char tls_dir[PATH_MAX];	     /* the run's throwaway certificate and key, when a scenario wants TLS */
 	struct fx_pg_template *pg;   /* the Postgres fixture, when a scenario wants it */
 	char noise_io_dir[PATH_MAX]; /* where an io neighbour writes: on the run folder's disk */
+	bool isolate;		     /* pinned trials: the runtime's CPUs made its own (cg_slice_isolate) */
 };
 
 /* A trial's measured phase: its neighbour (NOISE_NONE for a quiet trial) and generator while it runs, and

@@ -35,6 +35,7 @@ static void test_task_files(void **state)
 	uint64_t vol = 0, invol = 0, mig = 0, delay = 0;
 	char st = 0;
 	int cpu = -1;
+	bool kthread = true;
 
 	(void)state;
 	assert_int_equal(noise_ext_parse_ctxt("Name:\tnode\nvoluntary_ctxt_switches:\t120\n"
@@ -57,11 +58,22 @@ static void test_task_files(void **state)
 	assert_int_equal(noise_ext_parse_task_stat("3048 (we ird) R) R 3046 3046 10204 0 -1 4194304 180 0 0 0 0 0 0 0 "
 						   "20 0 1 0 199614 3133440 390 18446744073709551615 1 2 3 0 0 0 0 "
 						   "0 0 0 0 0 17 1 0 0 0 0 0\n",
-						   &st, &cpu),
+						   &st, &cpu, &kthread),
 			 0);
 	assert_int_equal(st, 'R');
 	assert_int_equal(cpu, 1);
-	assert_int_equal(noise_ext_parse_task_stat("3048 (cat) S 1 2\n", &st, &cpu), -EINVAL);
+	assert_false(kthread);
+	/* kworker/1:0: flags 0x04208060 hold PF_KTHREAD */
+	assert_int_equal(
+		noise_ext_parse_task_stat("25 (kworker/1:0-events) I 2 0 0 0 -1 69238880 0 0 0 0 0 42 0 0 20 0 1 0 "
+					  "12 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 1 0 "
+					  "0 0 0 0\n",
+					  &st, &cpu, &kthread),
+		0);
+	assert_true(kthread);
+	assert_int_equal(st, 'I');
+	assert_int_equal(cpu, 1);
+	assert_int_equal(noise_ext_parse_task_stat("3048 (cat) S 1 2\n", &st, &cpu, &kthread), -EINVAL);
 }
 
 static volatile int spin_stop;
