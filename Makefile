@@ -115,7 +115,7 @@ clean:
 	rm -rf $(BUILD) build-asan bin .git-commit
 
 # Benchmarks print figures and ratios against their peer tools; they assert nothing.
-.PHONY: bench-sandbox bench-load bench-startup bench-fixture
+.PHONY: bench-sandbox bench-load bench-startup bench-fixture bench-noise
 bench-sandbox: bin/harness
 	bench/sandbox.sh
 bench-load: bin/harness $(BUILD)/helpers/hello-server
@@ -124,6 +124,8 @@ bench-startup: bin/harness
 	bench/startup.sh
 bench-fixture: bin/harness
 	bench/fixture.sh
+bench-noise: bin/harness $(BUILD)/helpers/spin-rate
+	bench/noise.sh
 
 # Fuzz targets (clang libFuzzer + ASan/UBSan) for the parsers of outside input; FUZZ_SECONDS each.
 FUZZ_SECONDS ?= 20
