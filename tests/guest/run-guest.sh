@@ -13,7 +13,7 @@ build=${HARNESS_BUILD:-$top/build}
 work=$build/guest
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(tests/integration/exec.bats tests/integration/sandbox.bats tests/integration/doctor.bats
-	tests/integration/fixture-slice.bats)
+	tests/integration/fixture-slice.bats tests/integration/isolation.bats)
 
 skip_all() {
 	if [ "${HARNESS_MUST_WORK:-0}" = 1 ]; then
