@@ -38,7 +38,7 @@ struct run_opts {
 
 static const struct hx_opt run_tab[] = {
 	{"runtimes", 0, OPT_STR, offsetof(struct run_opts, runtimes), "LIST",
-	 .help = "images to run, comma-separated (default: every present one)"},
+	 .help = "images to run, comma-separated (default: every shipped runtime image, pulled when absent)"},
 	{"cpus", 0, OPT_UINT, offsetof(struct run_opts, cpus), "N",
 	 .help = "CPU budget of the runtime (default: from the host, at most 4)", .min = 1, .max = CG_MAX_CPUS},
 	{"client-cpus", 0, OPT_UINT, offsetof(struct run_opts, client_cpus), "N",
@@ -399,8 +399,9 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 		struct scenario *s = &p->scn[i];
 		char staged[PATH_MAX];
 
-		/* a copy with a node_modules folder to mount the installed dependencies on */
-		if (s->node_modules[0]) {
+		/* A copy with a node_modules folder to mount the installed dependencies on, or one the sandbox
+		 * user can read when the user's own folder is private (mktemp -d makes it 0700). */
+		if (s->node_modules[0] || !dep_readable_by_all(s->dir)) {
 			if (dep_stage(&(struct dep_src){s->name, s->dir}, env->dir, staged, sizeof(staged), err) < 0)
 				return -err->errnum;
 			snprintf(s->dir, sizeof(s->dir), "%s", staged);

@@ -219,9 +219,30 @@ static int stage_one(const char *path, const struct stat *st, int flag, struct F
 	snprintf(to, sizeof(to), "%s%s", stage_to, rel);
 	if (flag == FTW_D)
 		return mkdir(to, 0755) < 0 && errno != EEXIST ? FTW_STOP : FTW_CONTINUE;
+	/* The copy is for the sandbox user to read, whatever the user's own modes (a mktemp folder is 0700). */
 	if (flag == FTW_F)
-		return copy_file(path, to) < 0 || chmod(to, st->st_mode & 0755) < 0 ? FTW_STOP : FTW_CONTINUE;
+		return copy_file(path, to) < 0 || chmod(to, st->st_mode & 0111 ? 0755 : 0644) < 0 ? FTW_STOP
+												  : FTW_CONTINUE;
 	return FTW_CONTINUE;
+}
+
+static bool all_readable;
+
+static int check_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if ((flag == FTW_D && (st->st_mode & 05) != 05) || (flag == FTW_F && !(st->st_mode & 04)) || flag == FTW_DNR) {
+		all_readable = false;
+		return FTW_STOP;
+	}
+	return FTW_CONTINUE;
+}
+
+bool dep_readable_by_all(const char *dir)
+{
+	all_readable = true;
+	return nftw(dir, check_one, 16, FTW_PHYS | FTW_ACTIONRETVAL) == 0 && all_readable;
 }
 
 int dep_stage(const struct dep_src *s, const char *dir, char *ret, size_t len, struct hx_err *err)

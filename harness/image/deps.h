@@ -23,6 +23,9 @@ int dep_ensure(const struct dep_src *s, char *ret, size_t len, struct hx_err *er
 /* A copy of the scenario folder under dir (without node_modules) with an empty node_modules to mount
  * the installed one on: the sandbox binds this copy at /scenario. */
 int dep_stage(const struct dep_src *s, const char *dir, char *ret, size_t len, struct hx_err *err);
+/* Whether every folder below dir (itself included) is readable and searchable by others and every file
+ * readable: what a bind mount needs for the sandbox user to use it as it is. */
+bool dep_readable_by_all(const char *dir);
 struct img_cache;
 /* `images gc`: remove installed dependencies no lock file of a scenario under scenarios refers to (with
  * prune false: only check that every lock file can be read). */

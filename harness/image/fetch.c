@@ -44,7 +44,7 @@ static int on_progress(void *user, curl_off_t total, curl_off_t now, curl_off_t 
 		return 0;
 	pct = (int)(now * 100 / total);
 	if (pct != s->last_pct) {
-		fprintf(stderr, "\r  %3d%% of %.1f MB", pct, (double)total / 1e6);
+		fprintf(stderr, "\r  %3d%% of %.1f MiB", pct, (double)total / (1 << 20));
 		s->last_pct = pct;
 	}
 	return 0;

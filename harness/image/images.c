@@ -252,7 +252,16 @@ int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 		return hx_syserr(err, "image cache: lock");
 	rc = img_status(c, m, false, &st, err);
 	if (rc == 0 && !st.present) {
+		uint64_t t0 = util_now_ns();
+		struct stat bst;
+
+		/* A line per image on stderr, TTY or not (a long pull in CI must not look hung); the progress
+		 * bar (fetch.c) only on a TTY. */
+		fprintf(stderr, "harness: images: pulling %s %s\n", m->name, m->version);
 		rc = pull_blob(c, m, st.digest, blob, sizeof(blob), err);
+		if (rc == 0 && stat(blob, &bst) == 0)
+			fprintf(stderr, "harness: images: %s %s: %.1f MiB downloaded in %.1f s\n", m->name, m->version,
+				(double)bst.st_size / (1 << 20), (double)(util_now_ns() - t0) / 1e9);
 		snprintf(tmp, sizeof(tmp), "%s/trees/.tmp-%s-%d", c->root, st.digest, (int)getpid());
 		unpack_remove_tree(st.tree); /* a tree without its entry is a leftover */
 		if (rc == 0)

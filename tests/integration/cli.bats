@@ -105,6 +105,12 @@ load helpers
 	[[ "$output$stderr" != *saturated* ]]
 }
 
+@test "run --help says one thing about the default runtimes" {
+	run "$HARNESS" run --help
+	[[ "$output" == *"every shipped runtime image, pulled when absent"* ]]
+	[[ "$output" != *"every present one"* ]]
+}
+
 @test "every verb has --help" {
 	for verb in run exec load images scenarios report compare doctor gc; do
 		run "$HARNESS" "$verb" --help

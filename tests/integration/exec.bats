@@ -46,6 +46,20 @@ teardown() {
 	[ "$(json_field "$stderr" stats.throttled_usec)" -gt 0 ]
 }
 
+@test "the README's quota example is throttled (two busy threads under a 1-CPU quota)" {
+	command -v node >/dev/null || hx_skip "needs node on the host"
+	# the example as the README prints it, over its two lines, run from the checkout
+	cmd=$(grep -A1 -- '--mode quota --cpus 1 --stats' "$HARNESS_TOP/README.md" | sed 's/#.*//; s/\\$//' | tr -d '\n')
+	[[ "$cmd" == *worker_threads* ]]
+	run --separate-stderr bash -c "cd '$HARNESS_TOP' && HARNESS_BIN='$HARNESS' && ${cmd/bin\/harness/\$HARNESS_BIN}"
+	echo "$stderr"
+	[ "$status" -eq 124 ]
+	used=$(awk '/cpu_user_usec|cpu_system_usec/ {s += $2} END {print s}' <<<"$stderr")
+	# a host too busy to give the command its full CPU of time cannot show a quota's throttling
+	[ "$used" -ge 1800000 ] || skip "the host gave the command ${used} us of CPU in 2 s: too busy to reach the quota"
+	[ "$(awk '/nr_throttled/ {print $2}' <<<"$stderr")" -gt 0 ]
+}
+
 @test "--memory 64M: a 256 MiB allocation is OOM-killed, exit 137, oom_kill counted" {
 	run --separate-stderr "$HARNESS" exec --memory 64M --stats --json -- python3 -c 'bytearray(256<<20)'
 	[ "$status" -eq 137 ]

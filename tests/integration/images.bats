@@ -72,9 +72,13 @@ leftovers() {
 
 @test "a good tarball pulls, unpacks with its exec bits, runs, verifies; rm removes it" {
 	m=$(url_manifest good good.tgz)
-	run "$HARNESS" images pull "$m"
+	run --separate-stderr "$HARNESS" images pull "$m"
 	[ "$status" -eq 0 ]
 	[[ "$output" == "good 1.0: present (sha256-$(sum good.tgz), "* ]]
+	# not a TTY: a line per image with its size and time, and no progress bar
+	[[ "$stderr" == *"harness: images: pulling good 1.0"* ]]
+	[[ "$stderr" =~ "harness: images: good 1.0: "[0-9.]+" MiB downloaded in "[0-9.]+" s" ]]
+	[[ "$stderr" != *%* ]]
 	run "$HARNESS" images path "$m"
 	[ "$status" -eq 0 ]
 	[ "$("$output")" = "tool 1.0" ]

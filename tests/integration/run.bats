@@ -109,6 +109,20 @@ assert "crashing on purpose" in t.get("error", "") or t["load"]["errors"]["total
 PY
 }
 
+@test "a private scenario folder (mktemp -d, mode 0700, files 0600) runs: the sandbox reads a staged copy" {
+	d=$(mktemp -d "$BATS_TEST_TMPDIR/mine.XXXXXX")
+	cp -r "$HARNESS_TOP/scenarios/startup/." "$d"
+	chmod 0600 "$d"/*
+	[ "$(stat -c %a "$d")" = 700 ]
+	run --separate-stderr "$HARNESS" run --runtimes node20 --repeat 1 --profile quick --out r.json "$d"
+	echo "$stderr" | tail -5
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"Permission denied"* ]]
+	python3 -c 'import json; t=json.load(open("r.json"))["trials"]; assert len(t) == 1 and t[0]["status"] == "ok", t'
+	# the user's folder is as it was
+	[ "$(stat -c %a "$d")" = 700 ] && [ "$(stat -c %a "$d/hello.js")" = 600 ]
+}
+
 @test "Ctrl-C mid-run keeps a valid partial results file and leaves nothing behind" {
 	"$HARNESS" run --runtimes node20 --repeat 20 --profile quick --out i.json startup >/dev/null 2>&1 &
 	pid=$!
