@@ -71,7 +71,11 @@ static const struct hx_opt run_tab[] = {
 	OPT_END,
 };
 
+#define RUN_MAX_ARGS 128
+
 struct run_plan {
+	char *cmd[RUN_MAX_ARGS]; /* the command line as given, for the results (opt_parse reorders argv) */
+	int ncmd;
 	struct scenario scn[RUN_MAX_SCN];
 	size_t nscn;
 	struct manifest img[RUN_MAX_RT];
@@ -313,6 +317,7 @@ static int prepare_images(struct run_plan *p, struct hx_err *err)
 			man_free(m);
 			continue;
 		}
+		img_binary_version(m, st);
 		p->img[kept] = *m;
 		p->st[kept++] = *st;
 	}
@@ -521,7 +526,7 @@ static int results_head(const struct run_plan *p, const struct run_env *env, str
 
 	if (!c || !pg)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
-	if (res_doc_init(d, hx_version, hx_commit, err) < 0)
+	if (res_doc_init(d, hx_version, hx_commit, err) < 0 || res_doc_run(d, p->ncmd, p->cmd, err) < 0)
 		return -err->errnum;
 	doctor_probe("/sys", &host, &pinned, why, sizeof(why), &herr); /* without it, the head has no host */
 	run_config(p, env, c, pg);
@@ -646,6 +651,7 @@ static int run_execute(struct run_plan *p, struct run_env *env, struct hx_err *e
 		return verdict;
 	}
 	results.finished = true;
+	res_time_now(results.finished_at, sizeof(results.finished_at));
 	results.interrupted = run_interrupted;
 	results.verdict_ok = !verdict && !run_interrupted;
 	if (res_write(&results, p->out, err) < 0 || report_render(&results, p->format, stdout, err) < 0) {
@@ -670,6 +676,9 @@ int verb_run(int argc, char **argv)
 	if (!p || !env)
 		return HX_EXIT_INTERNAL;
 	env->netns_fd = -1;
+	p->cmd[p->ncmd++] = (char *)"harness";
+	for (int i = 0; i < argc && p->ncmd < RUN_MAX_ARGS; i++)
+		p->cmd[p->ncmd++] = argv[i];
 	if (opt_parse("run", run_tab, &o, argc, argv, false, &npos, &err) < 0)
 		return hx_report(&err);
 	if (o.help) {

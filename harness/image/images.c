@@ -316,6 +316,17 @@ static int run_capture(char *const *tmpl, const char *entry, char *out, size_t l
 	return WIFEXITED(status) && WEXITSTATUS(status) == 127 && got == 0 ? (errno = ENOEXEC, -1) : 0;
 }
 
+void img_binary_version(const struct manifest *m, struct img_status *st)
+{
+	char out[512] = "";
+
+	st->binary_version[0] = '\0';
+	if (!st->present || !m->version_command[0] || run_capture(m->version_command, st->entry, out, sizeof(out)) < 0)
+		return;
+	out[strcspn(out, "\r\n")] = '\0';
+	snprintf(st->binary_version, sizeof(st->binary_version), "%s", out);
+}
+
 int img_verify(struct img_cache *c, const struct manifest *m, char *why, size_t why_len, struct hx_err *err)
 {
 	struct img_status st;

@@ -17,10 +17,11 @@ struct img_cache {
 
 struct img_status {
 	bool present;
-	char tree[PATH_MAX];  /* the unpacked tree; "" for host images */
-	char entry[PATH_MAX]; /* the entry binary on the host */
-	char digest[160];     /* of the download, or of the host binary */
-	uint64_t size;	      /* bytes on disk */
+	char tree[PATH_MAX];	 /* the unpacked tree; "" for host images */
+	char entry[PATH_MAX];	 /* the entry binary on the host */
+	char digest[160];	 /* of the download, or of the host binary */
+	uint64_t size;		 /* bytes on disk */
+	char binary_version[96]; /* what the version command printed (first line); "" until img_binary_version */
 };
 
 /* The folder of the shipped manifests: $HARNESS_IMAGES_DIR, or images/ beside the binary's checkout,
@@ -37,6 +38,9 @@ int img_npm_registry(const char *package, char *buf, size_t len, struct hx_err *
 int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err);
 /* Re-hash the blob, check the tree's entry, run the version command. */
 int img_verify(struct img_cache *c, const struct manifest *m, char *why, size_t why_len, struct hx_err *err);
+/* Run the manifest's version command on a present image: its first line into st->binary_version (node20's
+ * manifest says "20", the binary "v20.20.2"); left "" when the manifest has none or it cannot run. */
+void img_binary_version(const struct manifest *m, struct img_status *st);
 int img_rm(struct img_cache *c, const struct manifest *m, struct hx_err *err);
 /* Remove every entry of <cache>/<sub> whose name is not in keep, under the cache's lock; *removed counts
  * them (added to). */

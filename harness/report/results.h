@@ -262,10 +262,15 @@ struct res_doc {
 	size_t ntrials, cap;
 	bool finished; /* interrupted and verdict are set */
 	bool interrupted, verdict_ok;
+	char finished_at[32]; /* RFC 3339 UTC, written into head's "run" when set */
 };
 
 /* An empty document: schema and harness version; the caller adds the rest of the head. */
 int res_doc_init(struct res_doc *d, const char *version, const char *commit, struct hx_err *err);
+/* The run's own facts in the head: "run": {"command": [argv...], "started_at": now (RFC 3339, UTC)}. */
+int res_doc_run(struct res_doc *d, int argc, char *const *argv, struct hx_err *err);
+/* Now as RFC 3339 UTC: "2026-11-30T18:05:28Z". */
+void res_time_now(char *buf, size_t len);
 /* Room for one more trial, initialised by res_trial_init; NULL when out of memory. */
 struct trial_result *res_doc_add(struct res_doc *d);
 void res_doc_free(struct res_doc *d);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/cleanup.h"
 #include "base/util.h"
@@ -897,6 +898,7 @@ cJSON *res_image_json(const struct manifest *m, const struct img_status *st)
 	cJSON_AddStringToObject(j, "entry", st->entry);
 	cJSON_AddBoolToObject(j, "present", st->present);
 	add_str(j, "digest", st->digest);
+	add_str(j, "binary_version", st->binary_version);
 	cJSON_AddNumberToObject(j, "size_bytes", (double)st->size);
 	return j;
 }
@@ -1005,6 +1007,29 @@ int res_doc_init(struct res_doc *d, const char *version, const char *commit, str
 	return 0;
 }
 
+void res_time_now(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int res_doc_run(struct res_doc *d, int argc, char *const *argv, struct hx_err *err)
+{
+	cJSON *run = cJSON_AddObjectToObject(d->head, "run"), *cmd;
+	char now[32];
+
+	if (!run || !(cmd = cJSON_AddArrayToObject(run, "command")))
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	res_time_now(now, sizeof(now));
+	cJSON_AddStringToObject(run, "started_at", now);
+	for (int i = 0; i < argc; i++)
+		cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));
+	return 0;
+}
+
 void res_doc_free(struct res_doc *d)
 {
 	for (size_t i = 0; i < d->ntrials; i++)
@@ -1033,6 +1058,14 @@ cJSON *res_doc_json(const struct res_doc *d, struct hx_err *err)
 	sums = cJSON_AddArrayToObject(o, "summaries");
 	for (size_t i = 0; i < ng; i++)
 		cJSON_AddItemToArray(sums, summary_group_json(&groups[i]));
+	if (d->finished_at[0]) {
+		cJSON *run = cJSON_GetObjectItemCaseSensitive(o, "run");
+
+		if (!run)
+			run = cJSON_AddObjectToObject(o, "run");
+		cJSON_DeleteItemFromObjectCaseSensitive(run, "finished_at");
+		cJSON_AddStringToObject(run, "finished_at", d->finished_at);
+	}
 	if (d->finished) {
 		cJSON_AddBoolToObject(o, "interrupted", d->interrupted);
 		cJSON_AddStringToObject(o, "verdict", d->verdict_ok ? "ok" : "failed");

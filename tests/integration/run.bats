@@ -123,6 +123,26 @@ PY
 	[ "$(stat -c %a "$d")" = 700 ] && [ "$(stat -c %a "$d/hello.js")" = 600 ]
 }
 
+@test "the results file records the run: its command line, start and end (RFC 3339, UTC), each binary's own version" {
+	before=$(date -u +%s)
+	run --separate-stderr "$HARNESS" run --runtimes node20 --repeat 1 --profile quick --out r.json startup
+	[ "$status" -eq 0 ]
+	after=$(date -u +%s)
+	python3 - "$before" "$after" "$HARNESS" <<'PY'
+import json, sys, datetime
+d = json.load(open("r.json"))
+r = d["run"]
+assert r["command"] == ["harness", "run", "--runtimes", "node20", "--repeat", "1", "--profile", "quick",
+                        "--out", "r.json", "startup"], r["command"]
+f = "%Y-%m-%dT%H:%M:%SZ"
+start = datetime.datetime.strptime(r["started_at"], f).replace(tzinfo=datetime.timezone.utc).timestamp()
+end = datetime.datetime.strptime(r["finished_at"], f).replace(tzinfo=datetime.timezone.utc).timestamp()
+assert int(sys.argv[1]) <= start <= end <= int(sys.argv[2]), (sys.argv, r)
+img = [i for i in d["images"] if i["name"] == "node20"][0]
+assert img["binary_version"].startswith("v20."), img
+PY
+}
+
 @test "Ctrl-C mid-run keeps a valid partial results file and leaves nothing behind" {
 	"$HARNESS" run --runtimes node20 --repeat 20 --profile quick --out i.json startup >/dev/null 2>&1 &
 	pid=$!
