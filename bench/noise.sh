@@ -49,6 +49,7 @@ print(f"victim on CPU {vcpu}; noise apart on CPU {ocpu}, or on the victim's CPU;
 print()
 print("%-7s %12s %-7s %-6s %14s %14s %14s %8s %8s" % ("noise", "ops/s alone", "unit", "victim", "victim alone",
       "noise apart", "same CPU", "apart", "same"))
+io_fs = "?"
 for kind in kinds:
     gen, base, apart, same = [], {"spin": [], "chase": []}, {"spin": [], "chase": []}, {"spin": [], "chase": []}
     for r in range(rounds):
@@ -59,12 +60,13 @@ for kind in kinds:
                 v = victim_rate(mode, kind if cpu else None, cpu)
                 {"base": base, "apart": apart, "same": same}[name][mode].append(v)
     ops = statistics.median(g["ops_per_s"] for g in gen)
+    io_fs = gen[0].get("fs", io_fs)
     for mode in ("spin", "chase"):
         b, a, s = (statistics.median(x[mode]) for x in (base, apart, same))
-        print("%-7s %12.3g %-7s %-6s %14.3g %14.3g %14.3g %7.2fx %7.2fx" % (
-            kind if mode == "spin" else "", ops if mode == "spin" else float("nan"),
+        print("%-7s %12s %-7s %-6s %14.3g %14.3g %14.3g %7.2fx %7.2fx" % (
+            kind if mode == "spin" else "", "%.3g" % ops if mode == "spin" else "",
             gen[0]["unit"] if mode == "spin" else "", mode, b, a, s, a / b, s / b))
 print()
 print("apart, same: the victim's rate with the noise on another CPU, or on its own, over its rate alone.")
-print("io writes to", io_dir, "(" + gen[0].get("fs", "?") + ")" if gen else "")
+print("io wrote to a file in %s (%s)" % (io_dir, io_fs))
 PY
