@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/cleanup.h"
+#include "cgroups/cpus.h"
 #include "report/isolation.h"
 
 /* Indexed by enum report_format. */
@@ -59,13 +60,42 @@ static double ops_per_s(const struct res_summary *g)
 /* The ratio to pinned with its CI and a star when the difference is significant; empty without a twin. */
 static void vs_pinned(char *buf, size_t len, const struct res_twin *t)
 {
+	/* The ratio names its metric; below 6 pairs a "95% CI" would only restate the extremes: none is shown. */
 	if (!t || !t->have)
 		snprintf(buf, len, "%s", "");
-	else if (isnan(t->ci95_low))
-		snprintf(buf, len, "%.2fx", t->ratio);
+	else if (isnan(t->ci95_low) || t->pairs < REPORT_MIN_CI_PAIRS)
+		snprintf(buf, len, "%.2fx %s (n=%u, no CI)", t->ratio, res_metric_names[t->metric], t->pairs);
 	else
-		snprintf(buf, len, "%.2fx (%.2f–%.2f)%s", t->ratio, t->ci95_low, t->ci95_high,
-			 t->significant ? "*" : " ");
+		snprintf(buf, len, "%.2fx %s (%.2f–%.2f)%s", t->ratio, res_metric_names[t->metric], t->ci95_low,
+			 t->ci95_high, t->significant ? "*" : " ");
+}
+
+/* Where each slice ran, per mode, from the results' CPU plan, and where the client shares the runtime's
+ * CPUs (quota mode on a small host): the runtime's numbers then include the client's interference. */
+static void render_placement(const struct res_doc *d, enum report_format f, FILE *out)
+{
+	const cJSON *modes =
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d->head, "config"), "modes");
+	const cJSON *m;
+
+	cJSON_ArrayForEach (m, modes) {
+		const cJSON *sut = cJSON_GetObjectItemCaseSensitive(m, "sut");
+		const cJSON *client = cJSON_GetObjectItemCaseSensitive(m, "client");
+		struct cg_cpus a, b;
+		bool overlap = false;
+
+		if (!cJSON_IsString(sut) || !cJSON_IsString(client))
+			continue;
+		if (cg_cpus_parse(sut->valuestring, &a) == 0 && cg_cpus_parse(client->valuestring, &b) == 0) {
+			cg_cpus_and(&a, &b);
+			overlap = !cg_cpus_empty(&a);
+		}
+		fprintf(out, "%s%s: runtime on CPUs %s, client on CPUs %s%s\n", f == RPT_MD ? "- " : "  ", m->string,
+			sut->valuestring, client->valuestring,
+			overlap ? " (OVERLAP: the client shares the runtime's CPUs; its load counts against the "
+				  "runtime)"
+				: "");
+	}
 }
 
 static void render_rows(const struct res_summary *groups, size_t n, enum report_format f, FILE *out)
@@ -77,7 +107,7 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 
 	for (size_t i = 0; i < n; i++) {
 		const struct res_summary *g = &groups[i], *base = baseline(groups, n, g);
-		char a[32], b[32], c[32], d[48], e[32], r[48], noisy[32];
+		char a[32], b[32], c[32], d[48], e[32], r[80], noisy[32], notes[96];
 		double rps = ops_per_s(g);
 		/* a chat's round trip or a script's batch p99 fill the p99 column */
 		double p99 = first_of(g, RES_M_P99_US, RES_M_RTT_P99_US, RES_M_SCRIPT_P99_MS, 1e3);
@@ -91,11 +121,11 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 		if (strcmp(last, g->scenario) != 0) {
 			last = g->scenario;
 			fprintf(out, "\n%s%s\n\n", f == RPT_MD ? "### " : "== ", last);
-			fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%9s%s%17s%s%6s%s%20s%s\n", lead, "runtime", sep, "mode",
-				sep, "startup ms", sep, "ops/s", sep, "p99 ms", sep, "idle → peak MB", sep, "errors",
-				sep, "vs pinned (95% CI)", tail);
+			fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%9s%s%17s%s%6s%s%20s%s%s%s\n", lead, "runtime", sep,
+				"mode", sep, "startup ms", sep, "ops/s", sep, "p99 ms", sep, "idle → peak MiB", sep,
+				"errors", sep, "vs pinned (95% CI)", sep, "notes", tail);
 			if (f == RPT_MD)
-				fprintf(out, "|---|---|---:|---:|---:|---:|---:|---:|\n");
+				fprintf(out, "|---|---|---:|---:|---:|---:|---:|---:|---|\n");
 		}
 		cell(a, sizeof(a), 2, "", st);
 		cell(b, sizeof(b), 0, "", rps);
@@ -109,13 +139,18 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 		cell(e, sizeof(e), 0, "", errs);
 		vs_pinned(r, sizeof(r), base ? &g->vs_pinned : NULL);
 		if (g->noisy_trials)
-			snprintf(noisy, sizeof(noisy), " (%u noisy trial%s)", g->noisy_trials,
+			snprintf(noisy, sizeof(noisy), "%u noisy trial%s", g->noisy_trials,
 				 g->noisy_trials == 1 ? "" : "s");
 		else
 			noisy[0] = '\0';
-		fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%9s%s%17s%s%6s%s%20s%s%s%s%s\n", lead, g->runtime, sep, g->mode,
-			sep, a, sep, b, sep, c, sep, d, sep, e, sep, r, tail, g->failed ? " FAILED" : "",
-			g->client_saturated ? " (client saturated)" : "", noisy);
+		/* The flags are a column of the table (inside the last '|'), so a Markdown renderer keeps them. */
+		snprintf(notes, sizeof(notes), "%s%s%s%s%s", g->failed ? "FAILED" : "",
+			 g->failed && g->client_saturated ? "; " : "", g->client_saturated ? "client saturated" : "",
+			 (g->failed || g->client_saturated) && noisy[0] ? "; " : "", noisy);
+		if (!notes[0] && f == RPT_MD)
+			snprintf(notes, sizeof(notes), " ");
+		fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%9s%s%17s%s%6s%s%20s%s%s%s\n", lead, g->runtime, sep, g->mode,
+			sep, a, sep, b, sep, c, sep, d, sep, e, sep, r, notes[0] ? sep : "", notes, tail);
 	}
 }
 
@@ -171,17 +206,20 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 		render_csv(groups, n, out);
 		return 0;
 	}
-	fprintf(out, "%sharness %s: profile %s, %.0f CPU(s) for the runtime, client on CPUs %s\n",
-		f == RPT_MD ? "## " : "", head_str(d, "harness", "version"), head_str(d, "config", "profile"),
-		cJSON_IsNumber(cpus) ? cpus->valuedouble : NAN, head_str(d, "config", "client_cpus"));
+	fprintf(out, "%sharness %s: profile %s, %.0f CPU(s) for the runtime\n", f == RPT_MD ? "## " : "",
+		head_str(d, "harness", "version"), head_str(d, "config", "profile"),
+		cJSON_IsNumber(cpus) ? cpus->valuedouble : NAN);
+	render_placement(d, f, out);
 	render_rows(groups, n, f, out);
 	iso_render(groups, n, f == RPT_MD, out);
 	fprintf(out,
 		"\nMedians over trials. ops/s: requests, chat deliveries or a script's operations (queries) per "
 		"second; p99: of requests, chat round trips or a script's batches; startup: each trial's median "
 		"of its runs; memory: the server's RSS idle and its peak under load, or a script's peak. vs pinned: "
-		"the ratio of ops/s (else startup) to the pinned row's, with the 95%% bootstrap CI over the trial "
-		"pairs that ran side by side; *: significant (Wilcoxon signed-rank p < 0.05 and the CI excludes "
+		"the ratio of the named metric (ops/s, else startup) to the pinned row's, with the 95%% bootstrap CI "
+		"over the trial "
+		"pairs that ran side by side (none below 6 pairs: n= says how many); *: significant (Wilcoxon "
+		"signed-rank p < 0.05 and the CI excludes "
 		"1; docs/statistics.md). noisy trials: the runtime's slice was throttled in pinned mode, under CPU "
 		"pressure "
 		"for more than half the trial, or the load client saturated; counted, never dropped.\n");

@@ -11,6 +11,8 @@
 enum report_format { RPT_TABLE, RPT_MD, RPT_JSON, RPT_CSV, RPT_HTML, RPT_GAB, RPT_HYPERFINE, RPT_NR_FORMATS };
 extern const char *const report_format_names[RPT_NR_FORMATS];
 
+/* Fewer trial pairs than this: the vs pinned ratio is shown without a CI. */
+#define REPORT_MIN_CI_PAIRS 6
 int report_format_parse(const char *s, enum report_format *ret);
 /* The document as a table (a row per scenario × runtime × mode, summaries recomputed from the trials),
  * as CSV of the summaries, or as its JSON. */

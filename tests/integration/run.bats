@@ -75,6 +75,30 @@ PY
 	[[ "${lines[0]}" == scenario,runtime,mode,* ]]
 	run "$HARNESS" report m.json
 	[[ "$output" == *"| node20 "*"| quota "* ]]
+	# where each slice ran, per mode; an overlap of the client with the runtime is flagged
+	python3 - "$output" <<'PY'
+import json, sys
+d = json.load(open("m.json"))
+out = sys.argv[1]
+for mode, m in d["config"]["modes"].items():
+    line = "- %s: runtime on CPUs %s, client on CPUs %s" % (mode, m["sut"], m["client"])
+    assert line in out, (line, out)
+    def cpus(s):
+        r = set()
+        for part in s.split(","):
+            a, _, b = part.partition("-")
+            r |= set(range(int(a), int(b or a) + 1))
+        return r
+    overlap = bool(cpus(m["sut"]) & cpus(m["client"]))
+    assert (line + " (OVERLAP") in out if overlap else (line + "\n") in out, (mode, m, out)
+assert "client on CPUs 0\n" not in out.splitlines()[0]
+PY
+	# flags are cells of the table: a failed trial's row ends with its note inside the last '|'; sizes in MiB
+	python3 -c 'import json; d=json.load(open("m.json")); d["trials"][0]["status"]="failed"; json.dump(d, open("f.json","w"))'
+	run "$HARNESS" report f.json
+	echo "$output"
+	[[ "$output" == *"idle → peak MiB"* ]]
+	grep -E '^\| node20 +\| (pinned|quota) .*\| FAILED \|$' <<<"$output"
 }
 
 @test "a server that never listens fails its trial with its last output, exit 1" {
