@@ -67,7 +67,12 @@ double res_script_value(const struct res_script *s, const char *name)
 	return NAN;
 }
 
-const char *const res_noisy_names[RES_NR_NOISY] = {"throttled", "cpu_pressure", "client_saturated"};
+const char *const res_noisy_names[RES_NR_NOISY] = {"throttled", "cpu_pressure", "client_saturated", "stall"};
+
+static bool stalled(double max_s, double duration_s)
+{
+	return duration_s > 0 && max_s >= RES_STALL_MIN_S && max_s >= RES_STALL_FRACTION * duration_s;
+}
 
 unsigned res_trial_noisy(const struct trial_result *t)
 {
@@ -82,6 +87,10 @@ unsigned res_trial_noisy(const struct trial_result *t)
 		why |= 1u << RES_NOISY_CPU_PRESSURE;
 	if ((t->have & RES_HAVE_LOAD) && t->load.client.saturated)
 		why |= 1u << RES_NOISY_CLIENT_SATURATED;
+	if ((t->have & RES_HAVE_LOAD) && stalled(t->load.latency_us.max / 1e6, t->load.duration_s))
+		why |= 1u << RES_NOISY_STALL;
+	if ((t->have & RES_HAVE_CHAT) && stalled(t->chat.rtt_us.max / 1e6, t->chat.duration_s))
+		why |= 1u << RES_NOISY_STALL;
 	return why;
 }
 

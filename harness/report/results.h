@@ -167,9 +167,20 @@ bool res_trial_passed(const struct trial_result *t, uint64_t max_errors);
 /* Why a trial may have measured more than its runtime (docs/statistics.md): noisy trials are reported and
  * counted, never dropped. Throttling of a pinned runtime (it has its CPUs to itself: any throttling is a
  * misconfigured budget); CPU pressure on the runtime's slice for more than RES_NOISY_PRESSURE of the trial
- * (measured here: 3-45% on a quiet host, 43-77% while other work loaded it); a saturated load client. */
-enum res_noisy { RES_NOISY_THROTTLED, RES_NOISY_CPU_PRESSURE, RES_NOISY_CLIENT_SATURATED, RES_NR_NOISY };
+ * (measured here: 3-45% on a quiet host, 43-77% while other work loaded it); a saturated load client; a
+ * stall: one request (or chat round trip) waited at least RES_STALL_FRACTION of the load's duration and at
+ * least RES_STALL_MIN_S (a workerd trial's max of 9.0 s in a 9.1 s load: the server stopped answering for most
+ * of the trial; the floor keeps a sub-second quick load's first slow answer out). */
+enum res_noisy {
+	RES_NOISY_THROTTLED,
+	RES_NOISY_CPU_PRESSURE,
+	RES_NOISY_CLIENT_SATURATED,
+	RES_NOISY_STALL,
+	RES_NR_NOISY
+};
 #define RES_NOISY_PRESSURE 0.5
+#define RES_STALL_FRACTION 0.25
+#define RES_STALL_MIN_S	   1.0
 extern const char *const res_noisy_names[RES_NR_NOISY];
 /* The reasons, a bit per enum res_noisy; 0: nothing suggests noise. */
 unsigned res_trial_noisy(const struct trial_result *t);

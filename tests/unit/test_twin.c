@@ -113,12 +113,39 @@ static void test_noisy_rule(void **state)
 	assert_string_equal(res_noisy_names[RES_NOISY_CPU_PRESSURE], "cpu_pressure");
 }
 
+/* The workerd trial of issue 20: p99 1.7 s and a max of 9.0 s in a 9.1 s load is a stall; 2 s in 9.1 s is
+ * not (under a quarter); a chat round trip is judged the same way. */
+static void test_stall_rule(void **state)
+{
+	struct trial_result t;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	snprintf(t.mode, sizeof(t.mode), "pinned");
+	t.have = RES_HAVE_LOAD;
+	t.load.duration_s = 9.1;
+	t.load.latency_us.p99 = 1.7e6;
+	t.load.latency_us.max = 9.0e6;
+	assert_int_equal(res_trial_noisy(&t), 1u << RES_NOISY_STALL);
+	assert_string_equal(res_noisy_names[RES_NOISY_STALL], "stall");
+	t.load.latency_us.max = 2.0e6;
+	assert_int_equal(res_trial_noisy(&t), 0);
+	t.load.duration_s = 0.85; /* a quick load's first answer: 0.79 s of 0.85 s, under the 1 s floor */
+	t.load.latency_us.max = 0.79e6;
+	assert_int_equal(res_trial_noisy(&t), 0);
+	t.have = RES_HAVE_CHAT;
+	t.chat.duration_s = 4;
+	t.chat.rtt_us.max = 1.5e6; /* a chat round trip: the same rule */
+	assert_int_equal(res_trial_noisy(&t), 1u << RES_NOISY_STALL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_paired_finds_what_unpaired_cannot),
 		cmocka_unit_test(test_no_difference_and_a_failed_twin),
 		cmocka_unit_test(test_noisy_rule),
+		cmocka_unit_test(test_stall_rule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
