@@ -98,7 +98,7 @@ PY
 	run "$HARNESS" report f.json
 	echo "$output"
 	[[ "$output" == *"idle → peak MiB"* ]]
-	grep -E '^\| node20 +\| (pinned|quota) .*\| FAILED \|$' <<<"$output"
+	grep -E '^\| node20 +\| (pinned|quota) .*\| FAILED[^|]* \|$' <<<"$output"
 }
 
 @test "a server that never listens fails its trial with its last output, exit 1" {
