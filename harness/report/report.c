@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/cleanup.h"
+#include "base/util.h"
 #include "cgroups/cpus.h"
 #include "report/isolation.h"
 
@@ -55,6 +56,29 @@ static double first_of(const struct res_summary *g, enum res_metric a, enum res_
 static double ops_per_s(const struct res_summary *g)
 {
 	return first_of(g, RES_M_RPS, RES_M_DELIVERIES_PER_S, RES_M_OPS_PER_S, 1);
+}
+
+/* The spread of the row's main figure (ops/s, else startup): the 95% bootstrap CI of its median, or, below
+ * REPORT_MIN_CI_PAIRS trials, the trial count and no CI (a CI of so few trials only restates min and max). */
+static void spread(char *buf, size_t len, const struct res_summary *g)
+{
+	static const enum res_metric order[] = {RES_M_RPS, RES_M_DELIVERIES_PER_S, RES_M_OPS_PER_S,
+						RES_M_STARTUP_MEDIAN_MS};
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < HX_ARRAY_SIZE(order); i++) {
+		const struct stats_summary *s = &g->metric[order[i]];
+		int dec = order[i] == RES_M_STARTUP_MEDIAN_MS ? 2 : 0;
+
+		if (!(g->have & (1u << order[i])))
+			continue;
+		if (s->n < REPORT_MIN_CI_PAIRS || isnan(s->ci95_low))
+			snprintf(buf, len, "n=%zu, no CI", s->n);
+		else
+			snprintf(buf, len, "%.*f–%.*f", dec, s->ci95_low, dec, s->ci95_high);
+		return;
+	}
+	snprintf(buf, len, "–");
 }
 
 /* The ratio to pinned with its CI and a star when the difference is significant; empty without a twin. */
@@ -107,7 +131,7 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 
 	for (size_t i = 0; i < n; i++) {
 		const struct res_summary *g = &groups[i], *base = baseline(groups, n, g);
-		char a[32], b[32], c[32], d[48], e[32], r[80], noisy[32], notes[96];
+		char a[32], b[32], c[32], d[48], e[32], r[80], noisy[32], notes[96], ci[48];
 		double rps = ops_per_s(g);
 		/* a chat's round trip or a script's batch p99 fill the p99 column */
 		double p99 = first_of(g, RES_M_P99_US, RES_M_RTT_P99_US, RES_M_SCRIPT_P99_MS, 1e3);
@@ -121,11 +145,12 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 		if (strcmp(last, g->scenario) != 0) {
 			last = g->scenario;
 			fprintf(out, "\n%s%s\n\n", f == RPT_MD ? "### " : "== ", last);
-			fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%9s%s%17s%s%6s%s%20s%s%s%s\n", lead, "runtime", sep,
-				"mode", sep, "startup ms", sep, "ops/s", sep, "p99 ms", sep, "idle → peak MiB", sep,
-				"errors", sep, "vs pinned (95% CI)", sep, "notes", tail);
+			fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%20s%s%9s%s%17s%s%6s%s%20s%s%s%s\n", lead, "runtime",
+				sep, "mode", sep, "startup ms", sep, "ops/s", sep, "95% CI of the median", sep,
+				"p99 ms", sep, "idle → peak MiB", sep, "errors", sep, "vs pinned (95% CI)", sep,
+				"notes", tail);
 			if (f == RPT_MD)
-				fprintf(out, "|---|---|---:|---:|---:|---:|---:|---:|---|\n");
+				fprintf(out, "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
 		}
 		cell(a, sizeof(a), 2, "", st);
 		cell(b, sizeof(b), 0, "", rps);
@@ -149,8 +174,10 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 			 (g->failed || g->client_saturated) && noisy[0] ? "; " : "", noisy);
 		if (!notes[0] && f == RPT_MD)
 			snprintf(notes, sizeof(notes), " ");
-		fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%9s%s%17s%s%6s%s%20s%s%s%s\n", lead, g->runtime, sep, g->mode,
-			sep, a, sep, b, sep, c, sep, d, sep, e, sep, r, notes[0] ? sep : "", notes, tail);
+		spread(ci, sizeof(ci), g);
+		fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%20s%s%9s%s%17s%s%6s%s%20s%s%s%s\n", lead, g->runtime, sep,
+			g->mode, sep, a, sep, b, sep, ci, sep, c, sep, d, sep, e, sep, r, notes[0] ? sep : "", notes,
+			tail);
 	}
 }
 
@@ -215,7 +242,8 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 	fprintf(out,
 		"\nMedians over trials. ops/s: requests, chat deliveries or a script's operations (queries) per "
 		"second; p99: of requests, chat round trips or a script's batches; startup: each trial's median "
-		"of its runs; memory: the server's RSS idle and its peak under load, or a script's peak. vs pinned: "
+		"of its runs; 95%% CI of the median: of ops/s, else startup, none below 6 trials (n= says how many); "
+		"memory: the server's RSS idle and its peak under load, or a script's peak. vs pinned: "
 		"the ratio of the named metric (ops/s, else startup) to the pinned row's, with the 95%% bootstrap CI "
 		"over the trial "
 		"pairs that ran side by side (none below 6 pairs: n= says how many); *: significant (Wilcoxon "
