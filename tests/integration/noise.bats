@@ -39,10 +39,9 @@ PY
 @test "harness noise stops on SIGTERM and still reports" {
 	"$HARNESS" noise cache:1M >out.json &
 	pid=$!
-	for _ in $(seq 100); do
-		grep -q 'cache' /proc/$pid/cmdline 2>/dev/null && [ -n "$(ls /proc/$pid/task | sed -n 2p)" ] && break
-		sleep 0.05
-	done
+	# its generator thread runs before the signal is sent
+	started() { grep -q 'cache' /proc/$pid/cmdline 2>/dev/null && [ -n "$(ls /proc/$pid/task | sed -n 2p)" ]; }
+	wait_until 30 started
 	kill -TERM $pid
 	wait $pid
 	[ "$(json_field "$(cat out.json)" unit)" = loads ]

@@ -274,7 +274,9 @@ for _ in range(100):
 	who=${who:-nobody}
 	"$HARNESS" exec --env SECRET=hunter2 -- sleep 30 &
 	sandbox=$!
-	for _ in $(seq 100); do payload=$(pgrep -P "$(pgrep -P $sandbox -n)" -n sleep) && break; sleep 0.05; done
+	payload_pid() { pgrep -P "$(pgrep -P $sandbox -n)" -n sleep; }
+	wait_until 30 payload_pid >/dev/null
+	payload=$(payload_pid)
 	[ -n "$payload" ]
 	run setpriv --reuid="$who" --regid="$(id -g "$who")" --clear-groups cat "/proc/$payload/environ"
 	kill "$sandbox"
