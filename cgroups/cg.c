@@ -469,8 +469,24 @@ int cg_slice_stats(struct cg_tree *t, enum cg_slice s, struct cg_stats *ret, str
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOENT, "slice %s was not created", cg_slice_names[s]);
 	*ret = (struct cg_stats){0};
 	t->be->stats(t, s, ret);
+	if (ret->have[CG_STAT_MEMORY_PEAK])
+		ret->peak_since = t->peak_reset & (1u << s) ? CG_PEAK_SINCE_RESET : CG_PEAK_SINCE_START;
 	if (t->have_unified && cg_path(t, t->ubase, s, NULL, dir, sizeof(dir), err) == 0)
 		cg_read_psi(dir, ret);
+	return 0;
+}
+
+int cg_slice_peak_reset(struct cg_tree *t, enum cg_slice s, struct hx_err *err)
+{
+	int r;
+
+	if (!(t->created & (1u << s)))
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOENT, "slice %s was not created", cg_slice_names[s]);
+	r = t->be->peak_reset(t, s);
+	if (r < 0)
+		return hx_fail(err, HX_EXIT_HOST, -r, "slice %s: the memory peak cannot be reset here (%s)",
+			       cg_slice_names[s], strerror(-r));
+	t->peak_reset |= 1u << s;
 	return 0;
 }
 
@@ -566,6 +582,9 @@ int cg_tree_destroy(struct cg_tree *t, struct hx_err *err)
 		if (cg_slice_kill(t, (enum cg_slice)s, &e) < 0 && !first.msg[0])
 			first = e;
 	}
+	for (int s = 0; s < CG_NR_SLICES; s++)
+		if (t->peak_fd[s] > 0)
+			close(t->peak_fd[s]);
 	t->be->destroy(t, first.msg[0] ? &(struct hx_err){0} : &first);
 	free(t);
 	if (!first.msg[0])

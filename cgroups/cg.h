@@ -44,10 +44,17 @@ struct cg_psi {
 	uint64_t some_total_usec, full_total_usec;
 };
 
+enum cg_peak_since {
+	CG_PEAK_SINCE_UNKNOWN, /* not said (results of an older harness) */
+	CG_PEAK_SINCE_START,   /* the slice's start: the warm-up included */
+	CG_PEAK_SINCE_RESET,   /* cg_slice_peak_reset: the measurement only */
+};
+
 struct cg_stats {
 	uint64_t v[CG_NR_STATS];
 	bool have[CG_NR_STATS]; /* false: the host cannot tell (never reported as zero) */
 	struct cg_psi psi[CG_NR_PSI];
+	enum cg_peak_since peak_since; /* what memory_peak_bytes counts from */
 };
 
 extern const char *const cg_stat_names[CG_NR_STATS];
@@ -74,6 +81,11 @@ int cg_slice_apply(struct cg_tree *t, enum cg_slice s, const struct cg_limits *l
 int cg_spawn(struct cg_tree *t, enum cg_slice s, unsigned long clone_flags, int (*fn)(void *), void *arg,
 	     pid_t *ret_pid, struct hx_err *err);
 int cg_slice_stats(struct cg_tree *t, enum cg_slice s, struct cg_stats *ret, struct hx_err *err);
+/* Start the slice's memory peak again from its usage now (between a warm-up and the measurement):
+ * v2 writes memory.peak (Linux 6.12+) and keeps that descriptor, whose reads give the peak since; v1
+ * resets memory.max_usage_in_bytes. -EOPNOTSUPP (or the errno) when the kernel cannot: the peak then
+ * covers the slice's whole life, and its stats say so. */
+int cg_slice_peak_reset(struct cg_tree *t, enum cg_slice s, struct hx_err *err);
 /* Kill every process in the slice and wait until it is empty. */
 int cg_slice_kill(struct cg_tree *t, enum cg_slice s, struct hx_err *err);
 /* Kill, remove every cgroup of the tree leaf-first, free it, whatever fails on the way; the first

@@ -44,6 +44,7 @@ struct cg_backend {
 	int (*apply)(struct cg_tree *t, enum cg_slice s, const struct cg_limits *l, struct hx_err *err);
 	int (*attach)(struct cg_tree *t, enum cg_slice s, pid_t pid, struct hx_err *err);
 	void (*stats)(struct cg_tree *t, enum cg_slice s, struct cg_stats *st);
+	int (*peak_reset)(struct cg_tree *t, enum cg_slice s); /* -errno when the kernel cannot */
 	/* after every slice is empty: rmdir leaf-first; the first failure in err, the rest still tried */
 	int (*destroy)(struct cg_tree *t, struct hx_err *err);
 };
@@ -64,6 +65,8 @@ struct cg_tree {
 	unsigned added_ctrls;	 /* controllers we enabled in the parent's subtree_control */
 	bool in_supervisor_leaf; /* we moved ourselves into harness-<id>/supervisor */
 	uint64_t last_move_ns;
+	unsigned peak_reset;	   /* bit per slice whose memory peak was reset since its start */
+	int peak_fd[CG_NR_SLICES]; /* v2: the memory.peak written to (its reads give the peak since); 0: none */
 };
 
 /* "<base>/<run id>[/<slice>][/<file>]" into buf. */

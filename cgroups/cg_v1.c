@@ -187,6 +187,14 @@ static void v1_rmdir_in(const struct cg_tree *t, const char *base, struct hx_err
 	}
 }
 
+/* v1's max_usage_in_bytes has always been resettable by writing 0. */
+static int v1_peak_reset(struct cg_tree *t, enum cg_slice s)
+{
+	struct hx_err err = {0};
+
+	return cg_write_file(t, (int)s, CG_F_MEMORY_PEAK, "0", &err) < 0 ? -(err.errnum ? err.errnum : EIO) : 0;
+}
+
 static int v1_destroy(struct cg_tree *t, struct hx_err *err)
 {
 	for (int c = 0; c < CG_NR_CTRLS; c++)
@@ -203,5 +211,6 @@ const struct cg_backend cg_backend_v1 = {
 	.apply = v1_apply,
 	.attach = v1_attach,
 	.stats = v1_stats,
+	.peak_reset = v1_peak_reset,
 	.destroy = v1_destroy,
 };

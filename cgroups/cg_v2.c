@@ -1,6 +1,7 @@
 /* The cgroup v2 backend: one unified tree; controllers enabled through subtree_control, and the
  * no-internal-process rule respected by moving the harness into a leaf of its own when it must. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,43 @@ static int v2_attach(struct cg_tree *t, enum cg_slice s, pid_t pid, struct hx_er
 	return cg_move_pid(dir, pid, err);
 }
 
+static int v2_read_fd(int fd, char **ret)
+{
+	char buf[64];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	*ret = strdup(buf);
+	return *ret ? 0 : -ENOMEM;
+}
+
+/* Linux 6.12 made memory.peak writable: a write resets the peak seen through that descriptor. Older
+ * kernels have no write handler (EINVAL or EACCES). */
+static int v2_peak_reset(struct cg_tree *t, enum cg_slice s)
+{
+	char path[PATH_MAX];
+	struct hx_err err = {0};
+	int fd;
+
+	if (cg_file_path(t, (int)s, CG_F_MEMORY_PEAK, path, sizeof(path), &err) < 0)
+		return -EOPNOTSUPP;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno == EACCES || errno == EPERM ? -EOPNOTSUPP : -errno;
+	if (write(fd, "reset\n", 6) != 6) {
+		int e = errno;
+
+		close(fd);
+		return e == EINVAL || e == EACCES || e == EPERM ? -EOPNOTSUPP : -e;
+	}
+	if (t->peak_fd[s] > 0)
+		close(t->peak_fd[s]);
+	t->peak_fd[s] = fd;
+	return 0;
+}
+
 static void v2_stats(struct cg_tree *t, enum cg_slice s, struct cg_stats *st)
 {
 	static const struct {
@@ -213,7 +251,8 @@ static void v2_stats(struct cg_tree *t, enum cg_slice s, struct cg_stats *st)
 		uint64_t v;
 		int r;
 
-		if (cg_read_file(t, (int)s, map[i].f, &text) < 0)
+		if (map[i].f == CG_F_MEMORY_PEAK && t->peak_fd[s] > 0 ? v2_read_fd(t->peak_fd[s], &text) < 0
+								      : cg_read_file(t, (int)s, map[i].f, &text) < 0)
 			continue;
 		r = map[i].key ? util_keyed_u64(text, map[i].key, &v) : util_parse_u64(util_rstrip(text), &v);
 		if (r == 0)
@@ -275,5 +314,6 @@ const struct cg_backend cg_backend_v2 = {
 	.apply = v2_apply,
 	.attach = v2_attach,
 	.stats = v2_stats,
+	.peak_reset = v2_peak_reset,
 	.destroy = v2_destroy,
 };

@@ -67,6 +67,20 @@ static int plan_noise(const struct cg_topo *t, const struct cg_cpus *usable, con
 	return 0;
 }
 
+/* quota: the runtime may run on every CPU of the harness but the client's and the fixture's own,
+ * when that leaves it at least its budget (a client inside the runtime's set would load the very CPUs it
+ * measures); else on every CPU, recorded as sharing the client's. */
+static struct cg_cpus plan_quota_set(const struct cg_cpus *usable, const struct cg_alloc *a, unsigned budget,
+				     bool *ret_shared)
+{
+	struct cg_cpus set = *usable, others = a->cpus[CG_SLICE_CLIENT];
+
+	cg_cpus_or(&others, &a->cpus[CG_SLICE_FIXTURE]);
+	cg_cpus_andnot(&set, &others);
+	*ret_shared = cg_cpus_count(&set) < budget || cg_cpus_empty(&set);
+	return *ret_shared ? *usable : set;
+}
+
 int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const struct cg_budget *b,
 		   struct cg_slice_plan *ret, struct hx_err *err)
 {
@@ -104,7 +118,10 @@ int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const 
 		p.limits[s].mems = a.mems[s];
 	}
 	if (b->mode != CG_CPU_PINNED) {
-		p.limits[CG_SLICE_SUT].cpus = *usable; /* the runtime sees every CPU of the harness */
+		/* none: no CPU control at all, the runtime on every CPU as on an unmanaged host */
+		p.limits[CG_SLICE_SUT].cpus = b->mode == CG_CPU_QUOTA && !b->no_client
+						      ? plan_quota_set(usable, &a, p.cpus, &p.sut_shares_client)
+						      : *usable;
 		p.limits[CG_SLICE_SUT].mems = (struct cg_cpus){0};
 		if (cg_cpus_empty(&p.limits[CG_SLICE_CLIENT].cpus))
 			p.limits[CG_SLICE_CLIENT].cpus = *usable;

@@ -24,6 +24,7 @@ struct cg_budget {
 	uint64_t memory_max;  /* bytes for the sut slice; 0: none */
 	uint64_t pids_max;    /* for the sut slice; 0: none */
 	bool fixture;	      /* the run starts a database fixture: plan its slice */
+	bool no_client;	      /* nothing runs in the client slice (exec without --client) */
 	uint64_t fixture_memory_max;
 	unsigned noise_cpus; /* threads of the busiest noise generator of the run; 0: no noise slice */
 	enum cg_noise_placement noise_placement;
@@ -35,8 +36,9 @@ struct cg_slice_plan {
 	unsigned slices; /* bit per slice that the run creates */
 	unsigned cpus;	 /* the budget actually given to the sut */
 	unsigned client_cpus;
-	bool fixture_shared;   /* no CPU to spare: the fixture shares the client's set */
-	unsigned noise_shares; /* pinned: a bit per slice whose CPUs the noise had to share; 0: none */
+	bool fixture_shared;	/* no CPU to spare: the fixture shares the client's set */
+	bool sut_shares_client; /* quota: too few CPUs beside the client's, the runtime may run on them */
+	unsigned noise_shares;	/* pinned: a bit per slice whose CPUs the noise had to share; 0: none */
 };
 
 /* A fresh tree named by cg_run_id under root (NULL: below the cgroup harness started in), with the slices

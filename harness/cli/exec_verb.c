@@ -175,6 +175,7 @@ static int exec_make_plan(const struct exec_opts *o, char **argv, struct exec_pl
 			       "exec: --client and --image need the sandbox (drop --no-sandbox)");
 	p->budget.cpus = o->cpus;
 	p->budget.client_cpus = o->client_cpus;
+	p->budget.no_client = !o->client; /* quota: the command alone may use every CPU */
 	p->budget.memory_max = o->memory;
 	p->budget.pids_max = o->pids_max ? o->pids_max : 4096;
 	if (o->mode && cg_cpu_mode_parse(o->mode, &p->budget.mode) < 0)

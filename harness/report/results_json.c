@@ -224,6 +224,9 @@ cJSON *res_stats_json(const struct cg_stats *st)
 	for (int k = 0; k < CG_NR_STATS; k++)
 		if (st->have[k])
 			cJSON_AddNumberToObject(o, cg_stat_names[k], (double)st->v[k]);
+	if (st->peak_since != CG_PEAK_SINCE_UNKNOWN) /* after the warm-up, or over the slice's whole life */
+		cJSON_AddStringToObject(o, "memory_peak_since",
+					st->peak_since == CG_PEAK_SINCE_RESET ? "measurement" : "slice start");
 	for (int r = 0; r < CG_NR_PSI; r++) {
 		const struct cg_psi *p = &st->psi[r];
 		cJSON *e;
@@ -251,6 +254,10 @@ static void stats_parse(const cJSON *o, struct cg_stats *ret)
 	for (int k = 0; k < CG_NR_STATS; k++)
 		if ((ret->have[k] = cJSON_IsNumber(get(o, cg_stat_names[k]))))
 			ret->v[k] = u64(o, cg_stat_names[k]);
+	if (cJSON_IsString(get(o, "memory_peak_since")))
+		ret->peak_since = strcmp(get(o, "memory_peak_since")->valuestring, "measurement") == 0
+					  ? CG_PEAK_SINCE_RESET
+					  : CG_PEAK_SINCE_START;
 	for (int r = 0; r < CG_NR_PSI; r++) {
 		const cJSON *e = get(psi, cg_psi_names[r]);
 		struct cg_psi *p = &ret->psi[r];

@@ -202,9 +202,14 @@ static void test_plan_modes(void **state)
 	assert_int_equal(p.limits[CG_SLICE_SUT].memory_max, 64 << 20);
 
 	plan("vm2", CG_CPU_QUOTA, 1, &p, &err, 0);
-	assert_cpus(&p.limits[CG_SLICE_SUT].cpus, "0-1"); /* the runtime sees every CPU */
+	assert_cpus(&p.limits[CG_SLICE_CLIENT].cpus, "1");
+	assert_cpus(&p.limits[CG_SLICE_SUT].cpus, "0"); /* every CPU but the client's */
+	assert_false(p.sut_shares_client);
 	assert_int_equal(p.limits[CG_SLICE_SUT].cpu_quota_us, 100000);
 	assert_int_equal(p.limits[CG_SLICE_SUT].cpu_period_us, 100000);
+	plan("vm2", CG_CPU_QUOTA, 2, &p, &err, 0);
+	assert_cpus(&p.limits[CG_SLICE_SUT].cpus, "0-1"); /* no room beside the client: shared, recorded */
+	assert_true(p.sut_shares_client);
 
 	plan("vm2", CG_CPU_NONE, 0, &p, &err, 0);
 	assert_cpus(&p.limits[CG_SLICE_SUT].cpus, "0-1");
@@ -213,6 +218,19 @@ static void test_plan_modes(void **state)
 	plan("smt2x8x2", CG_CPU_PINNED, 0, &p, &err, 0);
 	assert_int_equal(p.cpus, 4); /* a 4-vCPU CI runner by default */
 	assert_int_equal(p.client_cpus, 4);
+
+	/* quota on a big host: the runtime may use every CPU but the client's, which stay its own */
+	plan("smt2x8x2", CG_CPU_QUOTA, 4, &p, &err, 0);
+	assert_int_equal(p.limits[CG_SLICE_SUT].cpu_quota_us, 400000);
+	assert_int_equal(cg_cpus_count(&p.limits[CG_SLICE_CLIENT].cpus), 4);
+	assert_int_equal(cg_cpus_count(&p.limits[CG_SLICE_SUT].cpus), cg_cpus_count(&load("smt2x8x2")->online) - 4);
+	{
+		struct cg_cpus both = p.limits[CG_SLICE_SUT].cpus;
+
+		cg_cpus_and(&both, &p.limits[CG_SLICE_CLIENT].cpus);
+		assert_true(cg_cpus_empty(&both));
+	}
+	assert_false(p.sut_shares_client);
 }
 
 static void test_plan_does_not_fit(void **state)
