@@ -17,6 +17,7 @@
 #include "report/report.h"
 #include "noise/noise.h"
 #include "run/run.h"
+#include "run/shard.h"
 #include "sandbox/sbx_net.h"
 #include "sandbox/sbx_seccomp.h"
 #include "run/tlscert.h"
@@ -30,8 +31,8 @@
 
 struct run_opts {
 	bool help, keep, isolate;
-	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement;
-	unsigned cpus, client_cpus, repeat;
+	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement, *shard;
+	unsigned cpus, client_cpus, repeat, connections, requests;
 	uint64_t memory;
 	double cap;
 };
@@ -54,6 +55,14 @@ static const struct hx_opt run_tab[] = {
 	 .help = "pinned mode: apart (default; never on the runtime's cores) or sibling (its SMT siblings)"},
 	{"repeat", 0, OPT_UINT, offsetof(struct run_opts, repeat), "N",
 	 .help = "trials per scenario, runtime and mode (default: the scenario's)", .min = 1, .max = 10000},
+	{"connections", 0, OPT_UINT, offsetof(struct run_opts, connections), "N",
+	 .help = "http scenarios: open N connections instead of the scenario's (a slow or small machine)", .min = 1,
+	 .max = 100000},
+	{"requests", 0, OPT_UINT, offsetof(struct run_opts, requests), "N",
+	 .help = "http scenarios: N measured requests per trial instead of the profile's share (warm-up in proportion)",
+	 .min = 1},
+	{"shard", 0, OPT_STR, offsetof(struct run_opts, shard), "I/N",
+	 .help = "run the I-th of N deterministic parts of the trial plan, balanced by expected time (harness merge)"},
 	{"profile", 0, OPT_STR, offsetof(struct run_opts, profile), "NAME",
 	 .help = "quick (x0.25), standard or full (x3): scales requests and runs"},
 	{"out", 'o', OPT_STR, offsetof(struct run_opts, out), "FILE",
@@ -89,7 +98,8 @@ struct run_plan {
 	enum scn_profile profile;
 	enum report_format format;
 	char out[PATH_MAX];
-	bool runtimes_named; /* --runtimes: an image that cannot be pulled is an error, not a note */
+	bool runtimes_named;	 /* --runtimes: an image that cannot be pulled is an error, not a note */
+	unsigned shard, nshards; /* --shard I/N (1-based); 0/0: the whole plan */
 	/* the Postgres fixture, when a scenario asks for it */
 	bool pg, pg_loaded;
 	struct manifest pg_img;
@@ -207,6 +217,21 @@ static int plan_images(const struct run_opts *o, struct run_plan *p, struct hx_e
 	return 0;
 }
 
+/* --connections and --requests: the same load shape, sized for the machine; the trials record what ran. */
+static void scn_override_load(struct scenario *s, const struct run_opts *o)
+{
+	if (s->workload != SCN_HTTP)
+		return;
+	if (o->connections)
+		s->connections = o->connections;
+	if (o->requests) {
+		s->warmup_requests = s->requests ? s->warmup_requests * o->requests / s->requests : 0;
+		s->requests = o->requests;
+	}
+	if (s->connections > s->requests)
+		s->connections = (unsigned)s->requests; /* a connection with nothing to send */
+}
+
 static int plan_scenarios(char **names, int n, const struct run_opts *o, struct run_plan *p, struct hx_err *err)
 {
 	static const char *const defaults[] = {"startup", "http-hello"};
@@ -221,6 +246,7 @@ static int plan_scenarios(char **names, int n, const struct run_opts *o, struct 
 		scn_scale(s, p->profile);
 		if (o->repeat)
 			s->repeat = o->repeat;
+		scn_override_load(s, o);
 		p->pg |= (s->fixtures & SCN_FX_POSTGRES) != 0;
 		p->nscn++;
 	}
@@ -274,6 +300,8 @@ static int run_plan(const struct run_opts *o, char **names, int n, struct run_pl
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: --profile takes quick, standard or full, not '%s'",
 			       o->profile);
 	p->profile = (enum scn_profile)prof;
+	if (o->shard && shard_parse(o->shard, &p->shard, &p->nshards, err) < 0)
+		return -err->errnum;
 	if (report_format_parse(o->format ? o->format : "table", &p->format) < 0 || p->format >= RPT_CSV)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: --format takes table, md or json, not '%s'",
 			       o->format);
@@ -501,6 +529,7 @@ static void run_config(const struct run_plan *p, const struct run_env *env, stru
 		for (int s = 0; s < CG_NR_SLICES; s++)
 			cg_cpus_format(&plan->limits[s].cpus, m->cpus[s], sizeof(m->cpus[s]));
 		m->sut_cpu_quota_us = plan->limits[CG_SLICE_SUT].cpu_quota_us;
+		m->sut_shares_client = plan->sut_shares_client;
 	}
 	if (env->pg)
 		pg_config(p, env->pg, pg);
@@ -598,7 +627,7 @@ static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, st
 	if (!tr)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	run_label(p, q->k, q->j, label, sizeof(label));
-	res_trial_init(tr, sc->name, p->img[q->i].name, cg_cpu_mode_names[p->modes[q->k]], q->t, ++q->order);
+	res_trial_init(tr, sc->name, p->img[q->i].name, cg_cpu_mode_names[p->modes[q->k]], q->t, q->order);
 	progress(q->tty, q->done, q->total, sc, p->img[q->i].name, label, q->t, q->start);
 	r = run_one(p, env, sc, q->i, q->k, q->j, deadline, tr, &terr);
 	if (!res_trial_passed(tr, sc->max_errors)) {
@@ -611,27 +640,126 @@ static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, st
 	return res_write(d, p->out, err) < 0 ? -err->errnum : 0;
 }
 
-/* Every trial, interleaved: for each scenario, trial i of every runtime, mode and noise before trial i+1. */
+/* What a trial of a scenario is expected to take, in seconds: only the proportions between trials matter
+ * (they balance the shards), so a rough model of each workload does. */
+static double trial_cost(const struct scenario *s)
+{
+	double c = s->fixtures ? 3 : 0;
+
+	switch (s->workload) {
+	case SCN_STARTUP:
+		return c + 1 + 0.1 * (s->runs + s->warmup);
+	case SCN_HTTP:
+		return c + 2 + (double)(s->requests + s->warmup_requests) / 20000;
+	case SCN_WS_CHAT:
+		return c + 2 + (double)s->clients * s->messages / 20000;
+	default:
+		return c + 5 + (double)s->iterations / 1000;
+	}
+}
+
+/* The plan in the order trials run: for each scenario, trial i of every runtime, mode and noise before
+ * trial i+1; (q).order is the body's position in the plan (0-based). */
+#define RUN_PLAN_FOREACH(p, q)                                                                                    \
+	for ((q).s = 0; (q).s < (p)->nscn; (q).s++)                                                               \
+		for ((q).t = 1; (q).t <= (p)->scn[(q).s].repeat; (q).t++)                                         \
+			for ((q).i = 0; (q).i < (p)->nimg; (q).i++)                                               \
+				for ((q).k = 0;                                                                   \
+				     (q).k < (p)->nmodes && scn_supports(&(p)->scn[(q).s], (p)->img[(q).i].name); \
+				     (q).k++)                                                                     \
+					for ((q).j = 0; (q).j < (p)->nnoise; (q).j++, (q).order++)
+
+/* Which trials of the plan are this run's (all of them without --shard); *ret is malloc'd, a shard
+ * number per position (0-based), *ret_n the plan's length. */
+static int plan_shards(const struct run_plan *p, unsigned **ret, size_t *ret_n, struct hx_err *err)
+{
+	struct run_pos q = {0};
+	double *cost;
+	size_t n = 0;
+
+	RUN_PLAN_FOREACH(p, q)
+	n++;
+	cost = calloc(n + 1, sizeof(*cost));
+	*ret = calloc(n + 1, sizeof(**ret));
+	if (!cost || !*ret) {
+		free(cost);
+		free(*ret);
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	}
+	q = (struct run_pos){0};
+	RUN_PLAN_FOREACH(p, q)
+	cost[q.order] = trial_cost(&p->scn[q.s]);
+	shard_assign(cost, n, p->nshards ? p->nshards : 1, *ret);
+	free(cost);
+	*ret_n = n;
+	return 0;
+}
+
+/* config.shard: which part of which plan this file holds; the plan's digest (of every trial's scenario,
+ * runtime, mode, noise and number, in order) lets merge refuse parts of different plans. */
+static int shard_record(const struct run_plan *p, struct res_doc *d, unsigned mine, size_t n, struct hx_err *err)
+{
+	struct run_pos q = {0};
+	cJSON *o = cJSON_AddObjectToObject(cJSON_GetObjectItemCaseSensitive(d->head, "config"), "shard");
+	_cleanup_free_ char *keys = NULL;
+	size_t len = 0, cap = 0;
+	char hex[65], label[64], key[256];
+
+	RUN_PLAN_FOREACH(p, q)
+	{
+		int k;
+
+		run_label(p, q.k, q.j, label, sizeof(label));
+		k = snprintf(key, sizeof(key), "%s/%s/%s/%u\n", p->scn[q.s].name, p->img[q.i].name, label, q.t);
+		if (len + (size_t)k + 1 > cap) {
+			char *grown = realloc(keys, cap = 2 * cap + (size_t)k + 4096);
+
+			if (!grown)
+				return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+			keys = grown;
+		}
+		memcpy(keys + len, key, (size_t)k + 1);
+		len += (size_t)k;
+	}
+	if (!o || util_sha256_hex(keys ? keys : "", len, hex, sizeof(hex)) < 0)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	cJSON_AddNumberToObject(o, "index", p->shard);
+	cJSON_AddNumberToObject(o, "count", p->nshards);
+	cJSON_AddNumberToObject(o, "trials", mine);
+	cJSON_AddNumberToObject(o, "plan_trials", (double)n);
+	cJSON_AddStringToObject(o, "plan", hex);
+	return 0;
+}
+
+/* This run's trials of the plan, in its order; a trial's order is its position in the whole plan, so
+ * that shards merge into what one run would have written. */
 static int run_all(struct run_plan *p, struct run_env *env, struct res_doc *d, struct hx_err *err)
 {
 	struct run_pos q = {.tty = isatty(2), .start = (double)util_now_ns() / 1e9};
+	unsigned mine = p->nshards ? p->shard - 1 : 0;
+	_cleanup_free_ unsigned *shard = NULL;
+	double deadline = 0;
+	size_t n = 0, scn = SIZE_MAX;
 	bool bad = false;
 
-	for (size_t s = 0; s < p->nscn; s++)
-		for (size_t i = 0; i < p->nimg; i++)
-			q.total += scn_supports(&p->scn[s], p->img[i].name)
-					   ? p->scn[s].repeat * (unsigned)(p->nmodes * p->nnoise)
-					   : 0;
-	for (q.s = 0; q.s < p->nscn && !run_interrupted; q.s++) {
-		struct scenario *sc = &p->scn[q.s];
-		double deadline = env->cap_s > 0 ? (double)util_now_ns() / 1e9 + env->cap_s : 1e18;
-
-		for (q.t = 1; q.t <= sc->repeat && !run_interrupted; q.t++)
-			for (q.i = 0; q.i < p->nimg && !run_interrupted; q.i++)
-				for (q.k = 0; q.k < p->nmodes && scn_supports(sc, p->img[q.i].name); q.k++)
-					for (q.j = 0; q.j < p->nnoise && !run_interrupted; q.j++)
-						if (run_at(p, env, d, &q, deadline, &bad, err) < 0)
-							return -err->errnum;
+	if (plan_shards(p, &shard, &n, err) < 0)
+		return -err->errnum;
+	for (size_t k = 0; k < n; k++)
+		q.total += shard[k] == mine;
+	if (p->nshards && shard_record(p, d, q.total, n, err) < 0)
+		return -err->errnum;
+	RUN_PLAN_FOREACH(p, q)
+	{
+		if (run_interrupted || shard[q.order] != mine)
+			continue;
+		if (q.s != scn) { /* the scenario's first trial here: its --cap starts */
+			scn = q.s;
+			deadline = env->cap_s > 0 ? (double)util_now_ns() / 1e9 + env->cap_s : 1e18;
+		}
+		q.order++; /* run_at records 1-based positions */
+		if (run_at(p, env, d, &q, deadline, &bad, err) < 0)
+			return -err->errnum;
+		q.order--;
 	}
 	if (q.tty)
 		fprintf(stderr, "\r\033[K");

@@ -314,6 +314,7 @@ struct res_mode {
 	unsigned slices; /* bit per enum cg_slice planned */
 	char cpus[CG_NR_SLICES][RES_CPUS_LEN];
 	uint64_t sut_cpu_quota_us; /* 0: none */
+	bool sut_shares_client;	   /* quota: too few CPUs to keep the client out of the runtime's set */
 };
 
 struct res_pg_config {

@@ -967,6 +967,8 @@ static cJSON *config_json(const struct res_config *c)
 				cJSON_AddStringToObject(m, cg_slice_names[s], md->cpus[s]);
 		if (md->sut_cpu_quota_us)
 			cJSON_AddNumberToObject(m, "sut_cpu_quota_us", (double)md->sut_cpu_quota_us);
+		if (md->sut_shares_client)
+			cJSON_AddBoolToObject(m, "sut_shares_client", true);
 	}
 	if (c->pg)
 		cJSON_AddItemToObject(cJSON_AddObjectToObject(cfg, "fixtures"), "postgres", pg_config_json(c->pg));
