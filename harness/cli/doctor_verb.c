@@ -90,6 +90,22 @@ static void print_cpus(const cJSON *c)
 		printf("  %-10s frequency scaling adds noise: cpupower frequency-set -g performance\n", "hint");
 }
 
+/* As root nothing of it is needed; as a user, each missing piece with its fix. */
+static void print_rootless(const cJSON *rl)
+{
+	const cJSON *e;
+
+	if (cJSON_IsTrue(cJSON_GetObjectItem(rl, "possible"))) {
+		printf("rootless     possible: %s is delegated to uid %d, user namespaces allowed\n",
+		       jstr(rl, "cgroup"), (int)jnum(rl, "uid"));
+		return;
+	}
+	printf("rootless     %s\n",
+	       jnum(rl, "uid") == 0 ? "not needed (root); as a user it would lack:" : "not possible:");
+	cJSON_ArrayForEach (e, cJSON_GetObjectItem(rl, "missing"))
+		printf("  %s\n    fix: %s\n", jstr(e, "what"), jstr(e, "fix"));
+}
+
 static void print_text(const cJSON *r)
 {
 	const cJSON *k = cJSON_GetObjectItem(r, "kernel"), *m = cJSON_GetObjectItem(r, "memory");
@@ -105,6 +121,7 @@ static void print_text(const cJSON *r)
 	       cJSON_GetObjectItem(s, "fix") ? jstr(s, "fix") : "");
 	printf("user ns      %s (max %d)%s%s\n", yes(u, "supported"), (int)jnum(u, "max"),
 	       cJSON_GetObjectItem(u, "fix") ? ": " : "", cJSON_GetObjectItem(u, "fix") ? jstr(u, "fix") : "");
+	print_rootless(cJSON_GetObjectItem(r, "rootless"));
 	printf("runtimes    ");
 	cJSON_ArrayForEach (e, cJSON_GetObjectItem(r, "runtimes"))
 		printf(" %s (%s)", jstr(e, "name"), jstr(e, "path"));

@@ -18,6 +18,7 @@
 #include "base/cleanup.h"
 #include "base/opt.h"
 #include "base/util.h"
+#include "host/rootless.h"
 
 static void json_cpus(cJSON *o, const char *key, const struct cg_cpus *s)
 {
@@ -303,6 +304,7 @@ int doctor_probe(const char *sysfs_root, char **ret_json, int *ret_pinned_ok, ch
 	}
 	probe_memory(root);
 	probe_security(root);
+	cJSON_AddItemToObject(root, "rootless", rootless_probe("/proc", "/sys/fs/cgroup", geteuid()));
 	probe_runtimes(root);
 	probe_isolation(root);
 	if (!why[0] && usable < 2)

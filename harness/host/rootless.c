@@ -1,0 +1,119 @@
+/* The rootless facts: delegation of our cgroup v2 subtree and unprivileged user namespaces. */
+#include "host/rootless.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "base/cleanup.h"
+#include "base/util.h"
+
+#define CGROUP2_MAGIC 0x63677270
+
+static void missing(cJSON *list, const char *what, const char *fix)
+{
+	cJSON *e = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(e, "what", what);
+	cJSON_AddStringToObject(e, "fix", fix);
+	cJSON_AddItemToArray(list, e);
+}
+
+/* A sysctl's number below proc_root; -1 when the kernel has no such knob. */
+static long sysctl_num(const char *proc_root, const char *name)
+{
+	char path[PATH_MAX];
+	_cleanup_free_ char *line = NULL;
+	struct hx_err err = {0};
+	uint64_t v;
+
+	snprintf(path, sizeof(path), "%s/sys/%s", proc_root, name);
+	if (util_read_line(path, &line, &err) < 0 || util_parse_u64(util_rstrip(line), &v) < 0)
+		return -1;
+	return (long)v;
+}
+
+/* Our cgroup v2 path from self/cgroup ("0::/user.slice/..."); "" when there is no unified entry. */
+static void own_cgroup(const char *proc_root, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	_cleanup_free_ char *text = NULL;
+	struct hx_err err = {0};
+	const char *p;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/self/cgroup", proc_root);
+	if (util_read_file(path, &text, NULL, &err) < 0)
+		return;
+	for (p = text; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (strncmp(p, "0::", 3) == 0) {
+			snprintf(buf, len, "%.*s", (int)strcspn(p + 3, "\n"), p + 3);
+			return;
+		}
+}
+
+/* Delegated as systemd does it: the directory and the files that create, fill and split it are the user's. */
+static void check_delegation(const char *cgroup_root, const char *cg, uid_t uid, cJSON *list)
+{
+	static const char *const files[] = {"", "/cgroup.procs", "/cgroup.subtree_control", "/cgroup.threads"};
+	char path[PATH_MAX * 2], what[PATH_MAX * 2 + 128], fix[256];
+	struct statfs fs;
+
+	if (statfs(cgroup_root, &fs) < 0 || (unsigned long)fs.f_type != CGROUP2_MAGIC) {
+		missing(list, "cgroup v2: this host's controllers are on cgroup v1, which cannot be delegated safely",
+			"boot with systemd.unified_cgroup_hierarchy=1 (cgroup v2), or run harness as root");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		struct stat st;
+
+		snprintf(path, sizeof(path), "%s%s%s", cgroup_root, cg, files[i]);
+		if (stat(path, &st) == 0 && st.st_uid == uid)
+			continue;
+		snprintf(what, sizeof(what), "cgroup delegation: %s is not owned by uid %u", path, (unsigned)uid);
+		snprintf(fix, sizeof(fix),
+			 "start harness in a delegated scope: systemd-run --user --scope -p Delegate=yes harness ..., "
+			 "or "
+			 "a unit with Delegate=yes");
+		missing(list, what, fix);
+		return;
+	}
+}
+
+static void check_userns(const char *proc_root, cJSON *list)
+{
+	if (sysctl_num(proc_root, "user/max_user_namespaces") == 0)
+		missing(list, "user namespaces: user.max_user_namespaces is 0",
+			"sysctl -w user.max_user_namespaces=15000");
+	if (sysctl_num(proc_root, "kernel/unprivileged_userns_clone") == 0) /* Debian's switch */
+		missing(list, "unprivileged user namespaces are off (kernel.unprivileged_userns_clone = 0)",
+			"sysctl -w kernel.unprivileged_userns_clone=1");
+	if (sysctl_num(proc_root, "kernel/apparmor_restrict_unprivileged_userns") == 1) /* Ubuntu 23.10+ */
+		missing(list,
+			"AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns "
+			"= "
+			"1, Ubuntu 23.10 and later)",
+			"sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile for harness "
+			"with 'userns,'");
+}
+
+cJSON *rootless_probe(const char *proc_root, const char *cgroup_root, uid_t uid)
+{
+	cJSON *o = cJSON_CreateObject(), *list;
+	char cg[PATH_MAX];
+
+	if (!o)
+		return NULL;
+	own_cgroup(proc_root, cg, sizeof(cg));
+	cJSON_AddNumberToObject(o, "uid", uid);
+	if (cg[0])
+		cJSON_AddStringToObject(o, "cgroup", cg);
+	list = cJSON_AddArrayToObject(o, "missing");
+	check_delegation(cgroup_root, cg, uid, list);
+	check_userns(proc_root, list);
+	cJSON_AddBoolToObject(o, "possible", cJSON_GetArraySize(list) == 0);
+	return o;
+}
