@@ -1,7 +1,8 @@
 # harness: build, test, install. GNU make.
 
 VERSION := 0.1.0
-COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+# Without .git (an action's download): HARNESS_COMMIT, else the workflow's GITHUB_SHA.
+COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo "$${HARNESS_COMMIT:-$${GITHUB_SHA:-unknown}}" | cut -c1-12)
 
 PKGS := libseccomp libcap libcurl libcjson libarchive openssl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

@@ -1,27 +1,99 @@
 #!/usr/bin/env bash
-# Called by ci/action.yml on a GitHub runner: records the runner's class, runs harness as root in a delegated
-# systemd scope (GitHub's Ubuntu runners use cgroup v2 under systemd), writes the table to the job summary.
+# Called by ci/action.yml on a GitHub runner (and by tests/integration/ci.bats with the GitHub environment
+# simulated): pulls the pinned images into the cache (HARNESS_CACHE_DIR, which actions/cache keeps between
+# jobs), runs harness as root in a delegated systemd scope where systemd runs the machine (on GitHub's
+# runners harness would otherwise start in the runner's shared service cgroup and refuse), writes the host
+# facts, the Markdown table and a comparison with a baseline to the job summary, and the paths to
+# GITHUB_OUTPUT. Exit: harness run's status, else compare's (1: a significant regression).
+#   inputs (environment): HARNESS_SCENARIOS HARNESS_RUNTIMES HARNESS_CPUS HARNESS_MODE HARNESS_PROFILE
+#                         HARNESS_SHARD (I/N) HARNESS_BASELINE (a results file) HARNESS_CONNECTIONS
+#                         HARNESS_REQUESTS HARNESS_REPEAT HARNESS_CACHE_DIR
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-out=${RUNNER_TEMP:-/tmp}/harness-results.json
-args=(--cpus "${HARNESS_CPUS:-2}" --mode "${HARNESS_MODE:-pinned}" --profile "${HARNESS_PROFILE:-quick}" --out "$out"
-	--format md)
-[ -n "${HARNESS_RUNTIMES:-}" ] && args+=(--runtimes "$HARNESS_RUNTIMES")
-# shellcheck disable=SC2206
-scenarios=(${HARNESS_SCENARIOS:-startup http-hello})
+harness=$top/bin/harness
+tmp=${RUNNER_TEMP:-${TMPDIR:-/tmp}}
+name=harness${HARNESS_SHARD:+-shard-${HARNESS_SHARD//\//-of-}}
+out=$tmp/$name.json table=$tmp/$name.md compare=$tmp/$name-compare.md
+export HARNESS_CACHE_DIR=${HARNESS_CACHE_DIR:-$tmp/harness-cache}
 
-echo "runner: $(nproc) vCPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
-sudo "$top/bin/harness" doctor || true
+# As root (sudo on a runner, where the job runs as a user), with harness's variables kept.
+as_root() {
+	if [ "$(id -u)" = 0 ]; then
+		"$@"
+	else
+		sudo env HARNESS_CACHE_DIR="$HARNESS_CACHE_DIR" ${HARNESS_COMMIT:+HARNESS_COMMIT="$HARNESS_COMMIT"} "$@"
+	fi
+}
+
+# In a scope of its own with the cgroup controllers delegated to it, when systemd runs this machine.
+in_scope() {
+	if [ -d /run/systemd/system ] && command -v systemd-run >/dev/null; then
+		as_root systemd-run --scope --quiet --collect -p Delegate=yes "$@"
+	else
+		as_root "$@"
+	fi
+}
+
+host_facts() {
+	local distro cg
+	distro=$(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-unknown}")
+	cg=$(stat -fc %T /sys/fs/cgroup 2>/dev/null || echo unknown)
+	echo "**Host**: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), " \
+		"$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo), $distro, kernel $(uname -r)," \
+		"cgroup $([ "$cg" = cgroup2fs ] && echo v2 || echo "v1/hybrid"), commit ${GITHUB_SHA:-unknown}"
+}
+
+args=(--cpus "${HARNESS_CPUS:-2}" --mode "${HARNESS_MODE:-pinned}" --profile "${HARNESS_PROFILE:-quick}"
+	--out "$out" --format md)
+[ -n "${HARNESS_RUNTIMES:-}" ] && args+=(--runtimes "$HARNESS_RUNTIMES")
+[ -n "${HARNESS_REPEAT:-}" ] && args+=(--repeat "$HARNESS_REPEAT")
+[ -n "${HARNESS_SHARD:-}" ] && args+=(--shard "$HARNESS_SHARD")
+[ -n "${HARNESS_CONNECTIONS:-}" ] && args+=(--connections "$HARNESS_CONNECTIONS")
+[ -n "${HARNESS_REQUESTS:-}" ] && args+=(--requests "$HARNESS_REQUESTS")
+read -r -a scenarios <<<"${HARNESS_SCENARIOS:-startup http-hello}"
+
+host_facts
+as_root "$harness" doctor || true
+# The images first, so that a cold cache is filled (and said) before any trial starts.
+if [ -n "${HARNESS_RUNTIMES:-}" ]; then
+	IFS=, read -r -a images <<<"$HARNESS_RUNTIMES"
+	as_root "$harness" images pull "${images[@]}"
+else
+	as_root "$harness" images pull --all
+fi
+
 status=0
-sudo systemd-run --scope --quiet -p Delegate=yes --setenv=HARNESS_CACHE_DIR=/var/cache/harness \
-	"$top/bin/harness" run "${args[@]}" "${scenarios[@]}" >"${RUNNER_TEMP:-/tmp}/harness-table.md" || status=$?
-sudo chown "$(id -u)" "$out" 2>/dev/null || true
+in_scope "$harness" run "${args[@]}" "${scenarios[@]}" >"$table" || status=$?
+cat "$table"
+# the HTML page with the charts, beside the JSON in the artifact
+[ ! -f "$out" ] || "$harness" report "$out" --format html -o "$tmp/$name.html" || true
+compared=""
+if [ -n "${HARNESS_BASELINE:-}" ] && [ -f "$HARNESS_BASELINE" ] && [ -f "$out" ]; then
+	cstatus=0
+	"$harness" compare "$HARNESS_BASELINE" "$out" --format md >"$compare" || cstatus=$?
+	cat "$compare"
+	compared=1
+	[ "$status" -ne 0 ] || status=$cstatus
+fi
+[ "$(id -u)" = 0 ] || as_root chown "$(id -u):$(id -g)" "$out" "$table" "$tmp/$name.html" 2>/dev/null || true
+
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
 	{
-		echo "runner: $(nproc) vCPUs,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
-		cat "${RUNNER_TEMP:-/tmp}/harness-table.md"
+		echo "## harness${HARNESS_SHARD:+ (shard $HARNESS_SHARD)}"
+		host_facts
+		echo
+		cat "$table"
+		if [ -n "$compared" ]; then
+			echo
+			echo "### Against the baseline"
+			cat "$compare"
+		fi
 	} >>"$GITHUB_STEP_SUMMARY"
 fi
-cat "${RUNNER_TEMP:-/tmp}/harness-table.md"
-echo "results=$out" >>"${GITHUB_OUTPUT:-/dev/null}"
+{
+	echo "results=$out"
+	echo "table=$table"
+	echo "html=$tmp/$name.html"
+	echo "name=$name"
+} >>"${GITHUB_OUTPUT:-/dev/null}"
 exit "$status"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs harness's test suites (TAP from cmocka and bats), shows their output and ends with one line:
 # "N passed, N failed, N skipped". Exit status is non-zero when anything failed or a suite crashed.
-#   tests/run.sh [--build DIR] [--busy] unit|integration|guest|all
+#   tests/run.sh [--build DIR] [--busy] lint|unit|integration|guest|all
 #   tests/run.sh [--build DIR] [--busy] integration|guest FILE.bats [FILTER]   (one file; FILTER: a regex
 #                                                                               of test names, bats -f)
 #   tests/run.sh [--build DIR] unit test_opt                                    (one unit test program)
@@ -131,16 +131,18 @@ stop_busy() {
 }
 
 case "$what" in
+lint) run_suite lint "$here/lint.sh" ;;
 unit) unit ;;
 integration) integration ;;
 guest) guest ;;
 all)
+	run_suite lint "$here/lint.sh"
 	unit
 	integration
 	guest
 	;;
 *)
-	echo "usage: tests/run.sh [--build DIR] [--busy] unit|integration|guest|all [FILE [FILTER]]" >&2
+	echo "usage: tests/run.sh [--build DIR] [--busy] lint|unit|integration|guest|all [FILE [FILTER]]" >&2
 	exit 2
 	;;
 esac

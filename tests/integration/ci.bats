@@ -1,0 +1,60 @@
+#!/usr/bin/env bats
+# ci/run.sh as a GitHub runner runs it, with the runner's environment simulated (GITHUB_STEP_SUMMARY,
+# GITHUB_OUTPUT, RUNNER_TEMP, GITHUB_SHA): a runner without the image cache pulls through npm, one with
+# it (what actions/cache restores) needs no registry; the summary has the host facts and the table; a
+# baseline gives a comparison. A private cache: the shared one is never touched.
+
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+setup() {
+	need_root
+	reg=$(npm config get registry 2>/dev/null || true)
+	[ -n "$reg" ] && curl -fsS -m 10 -o /dev/null "$reg" 2>/dev/null || hx_skip "the npm registry cannot be reached"
+	export RUNNER_TEMP=$BATS_TEST_TMPDIR/runner GITHUB_STEP_SUMMARY=$BATS_TEST_TMPDIR/summary.md
+	export GITHUB_OUTPUT=$BATS_TEST_TMPDIR/output GITHUB_SHA=0123456789abcdef0123456789abcdef01234567
+	export HARNESS_CACHE_DIR=$BATS_TEST_TMPDIR/cache HARNESS_SCENARIOS=startup HARNESS_RUNTIMES=node24
+	export HARNESS_CPUS=1 HARNESS_PROFILE=quick HARNESS_REPEAT=1
+	mkdir -p "$RUNNER_TEMP"
+	: >"$GITHUB_STEP_SUMMARY"
+	: >"$GITHUB_OUTPUT"
+}
+
+teardown() {
+	assert_no_leftovers
+}
+
+output_of() { # the value of KEY in GITHUB_OUTPUT (the last one)
+	sed -n "s/^$1=//p" "$GITHUB_OUTPUT" | tail -1
+}
+
+@test "ci/run.sh on a cold runner pulls the images, then a warm cache needs no registry; summary, outputs, compare" {
+	run --separate-stderr "$HARNESS_TOP/ci/run.sh"
+	echo "$output" | tail -20
+	echo "$stderr" | tail -5
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"node24 24."*": present (sha512-"* ]] # pulled into the empty cache
+	first=$(output_of results)
+	[ "$first" = "$RUNNER_TEMP/harness.json" ]
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["trials"] and all(t["status"] == "ok" for t in d["trials"])' "$first"
+	grep -q '^## harness' "$GITHUB_STEP_SUMMARY"
+	grep -qE '^\*\*Host\*\*: [0-9]+ CPUs .* kernel .* commit 0123456789abcdef' "$GITHUB_STEP_SUMMARY"
+	grep -qE '^\| *runtime *\|' "$GITHUB_STEP_SUMMARY" # the Markdown table
+	grep -qE '^\| *node24 *\|' "$GITHUB_STEP_SUMMARY"
+	blob=$(ls "$HARNESS_CACHE_DIR"/blobs/sha512-*)
+	before=$(stat -c %Y:%i "$blob")
+
+	# a restored cache: no registry at all, and the first results as the baseline
+	cp "$first" "$BATS_TEST_TMPDIR/baseline.json"
+	: >"$GITHUB_STEP_SUMMARY"
+	run --separate-stderr env npm_config_registry=http://127.0.0.1:9/ HARNESS_BASELINE="$BATS_TEST_TMPDIR/baseline.json" \
+		"$HARNESS_TOP/ci/run.sh"
+	echo "$output" | tail -20
+	echo "$stderr" | tail -5
+	[[ "$status" -eq 0 || "$status" -eq 1 ]] # compare may call a one-trial change significant; never 2
+	[ "$(stat -c %Y:%i "$blob")" = "$before" ]
+	grep -q '^### Against the baseline' "$GITHUB_STEP_SUMMARY"
+	grep -qE '^\| *startup *\|.*node24' "$GITHUB_STEP_SUMMARY" || grep -q 'node24' "$GITHUB_STEP_SUMMARY"
+	[ "$(output_of name)" = harness ]
+}
