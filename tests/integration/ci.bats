@@ -55,6 +55,9 @@ output_of() { # the value of KEY in GITHUB_OUTPUT (the last one)
 	[[ "$status" -eq 0 || "$status" -eq 1 ]] # compare may call a one-trial change significant; never 2
 	[ "$(stat -c %Y:%i "$blob")" = "$before" ]
 	grep -q '^### Against the baseline' "$GITHUB_STEP_SUMMARY"
-	grep -qE '^\| *startup *\|.*node24' "$GITHUB_STEP_SUMMARY" || grep -q 'node24' "$GITHUB_STEP_SUMMARY"
+	grep -q '^## harness compare: threshold 5%' "$GITHUB_STEP_SUMMARY"
+	grep -qE '^\| *node24 *\| *pinned *\| *startup ms' "$GITHUB_STEP_SUMMARY" # a row of the comparison
+	[ -s "$RUNNER_TEMP/harness.html" ]
+	grep -q '<svg' "$RUNNER_TEMP/harness.html"
 	[ "$(output_of name)" = harness ]
 }
