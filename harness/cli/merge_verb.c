@@ -189,12 +189,12 @@ int verb_merge(int argc, char **argv)
 			merge_tab);
 		return HX_EXIT_OK;
 	}
-	if (npos < 2 || (size_t)npos - 1 > MERGE_MAX || !o.out) {
+	if (npos < 1 || npos > MERGE_MAX || !o.out) {
 		hx_fail(&err, HX_EXIT_USAGE, EINVAL,
 			"merge: expected 1 to %d results files and -o FILE: harness merge A.json B.json -o all.json",
 			MERGE_MAX);
 		return hx_report(&err);
 	}
-	rc = merge(argv + 1, (size_t)npos - 1, &o, &err);
+	rc = merge(argv + 1, (size_t)npos, &o, &err);
 	return rc < 0 ? hx_report(&err) : rc;
 }
