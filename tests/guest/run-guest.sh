@@ -106,7 +106,7 @@ printf '%s' "${HARNESS_GUEST_FILTER:-}" >"$results/filter"
 # runtimes at once.
 timeout 1500 qemu-system-x86_64 -accel tcg,thread=multi -M q35 -cpu max -smp 6 -m 2048 \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 quiet panic=-1 harness.top=$top" \
+	-append "console=ttyS0 quiet panic=-1 psi=1 harness.top=$top" \
 	-nographic -no-reboot -nodefaults -serial file:"$results/console" \
 	-fsdev local,id=usr,path=/usr,security_model=none,readonly=on,multidevs=remap \
 	-device virtio-9p-pci,fsdev=usr,mount_tag=usr \

@@ -29,8 +29,10 @@ watch_slices() {
 	while :; do
 		for d in $(find /sys/fs/cgroup -mindepth 2 -maxdepth 6 -type d -path "*/harness-$HARNESS_RUN_TAG-*/sut" 2>/dev/null); do
 			c=$(dirname "$d")/client
+			# procs: how many processes each slice holds (limits are applied before anything enters)
 			echo "sut=$(cat "$d/cpuset.cpus.effective" 2>/dev/null) max=$(cat "$d/cpu.max" 2>/dev/null)" \
-				"mem=$(cat "$d/memory.max" 2>/dev/null) client=$(cat "$c/cpuset.cpus.effective" 2>/dev/null)"
+				"mem=$(cat "$d/memory.max" 2>/dev/null) client=$(cat "$c/cpuset.cpus.effective" 2>/dev/null)" \
+				"procs=$(wc -l <"$d/cgroup.procs" 2>/dev/null || echo 0)/$(wc -l <"$c/cgroup.procs" 2>/dev/null || echo 0)"
 		done
 		sleep 0.1
 	done | awk '!seen[$0]++ { print; fflush() }' >slices.log
@@ -80,8 +82,8 @@ for t in ts:
         assert sut["memory_peak_since"] == ("measurement" if kernel >= (6, 12) else "slice start"), sut
 PY
 	# the kernel's own state while the trials ran
-	grep -qE '^sut=[0-9,-]+ max=400000 100000 mem=[0-9]+ client=' slices.log
-	grep -qE '^sut=[0-9,-]+ max=max mem=[0-9]+ client=' slices.log
+	grep -qE '^sut=[0-9,-]+ max=400000 100000 mem=[0-9]+ client=[0-9,-]+ procs=[1-9]' slices.log
+	grep -qE '^sut=[0-9,-]+ max=max mem=[0-9]+ client=[0-9,-]+ procs=[1-9]' slices.log
 	python3 - <<'PY'
 import re
 def cpus(s):
@@ -92,15 +94,16 @@ def cpus(s):
     return out
 seen = 0
 for line in open("slices.log"):
-    m = re.match(r"sut=(\S*) max=(\S+)(?: \d+)? mem=(\S*) client=(\S*)", line)
-    if not m or not m.group(1) or not m.group(4):
-        continue
-    sut, client = cpus(m.group(1)), cpus(m.group(4))
-    assert not sut & client, line          # the client never inside the runtime's set, in either mode
+    m = re.match(r"sut=(\S*) max=(\S+)(?: \d+)? mem=(\S*) client=(\S*) procs=(\d+)/(\d+)", line)
+    if not m or m.group(5) == "0":
+        continue  # nothing in the runtime's slice yet: its limits may still be being written
+    sut = cpus(m.group(1))
     assert m.group(3) != "max", line       # memory.max is set
     if m.group(2) == "max":
         assert len(sut) == 4, line         # pinned: 4 CPUs of its own
-    seen += 1
+    if m.group(6) != "0":                  # the client running beside it: never inside the runtime's set
+        assert not sut & cpus(m.group(4)), line
+        seen += 1
 assert seen >= 2, seen
 PY
 }
