@@ -21,12 +21,13 @@ struct merge_opts {
 };
 
 static const struct hx_opt merge_tab[] = {
-	{"out", 'o', OPT_STR, offsetof(struct merge_opts, out), "FILE", "the merged results file (required)"},
+	{"out", 'o', OPT_STR, offsetof(struct merge_opts, out), "FILE", .help = "the merged results file (required)"},
 	{"format", 0, OPT_STR, offsetof(struct merge_opts, format), "FMT",
-	 "table, md or json on stdout (default table)"},
+	 .help = "table, md or json on stdout (default table)"},
 	{"allow-different", 0, OPT_FLAG, offsetof(struct merge_opts, allow_different), NULL,
-	 "merge files from different host classes, budgets, images or plans (the differences are still printed)"},
-	{"help", 'h', OPT_FLAG, offsetof(struct merge_opts, help), NULL, "show this help"},
+	 .help = "merge files from different host classes, budgets, images or plans (the differences are still "
+		 "printed)"},
+	{"help", 'h', OPT_FLAG, offsetof(struct merge_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
 

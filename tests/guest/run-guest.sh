@@ -13,11 +13,8 @@ build=${HARNESS_BUILD:-$top/build}
 work=$build/guest
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(tests/integration/exec.bats tests/integration/sandbox.bats tests/integration/doctor.bats
-<<<<<<< HEAD
-	tests/integration/fixture-slice.bats tests/integration/isolation.bats)
-=======
-	tests/integration/fixture-slice.bats tests/integration/cpus4.bats tests/integration/rootless.bats)
->>>>>>> 540df96 (GitHub Actions: deps by distribution (Debian, Ubuntu) from /etc/os-release, npm images instead of apt's node and postgres; ci/run.sh pulls into the actions/cache'd image cache (keyed by the manifests' digests), runs harness in a delegated systemd scope, writes host facts, table and a comparison with a baseline to the job summary; action: shard, baseline, artifact inputs, uploads if: always(); workflow: tests in a delegated scope, two benchmark shards, a merge job comparing with main; the commit from GITHUB_SHA without .git; make test lints (shellcheck, @action-validator/cli); ci.bats runs ci/run.sh with the runner's environment simulated; the guest boots the runner's own kernel where it has 9p, else skips with the reason)
+	tests/integration/fixture-slice.bats tests/integration/isolation.bats tests/integration/cpus4.bats
+	tests/integration/rootless.bats)
 
 # HARNESS_GUEST_OPTIONAL=1 (a GitHub runner): a machine that cannot boot the guest skips it with the
 # reason even when HARNESS_MUST_WORK=1 requires every other test.
