@@ -97,6 +97,9 @@ guest() {
 		return
 	fi
 	run_suite "guest/cgroup-v2" "$here/guest/run-guest.sh"
+	# the headline command and rootless delegation in a bigger guest: room for --cpus 4 and a client of 2
+	HARNESS_GUEST_SMP=6 run_suite "guest/cgroup-v2-smp6" "$here/guest/run-guest.sh" tests/integration/cpus4.bats \
+		tests/integration/rootless.bats
 }
 
 # The background load of --busy: trials of the quickest shipped scenario, until the suites end.
