@@ -94,6 +94,42 @@ unsigned res_trial_noisy(const struct trial_result *t)
 	return why;
 }
 
+void res_noisy_reason(const struct trial_result *t, enum res_noisy r, char *buf, size_t len)
+{
+	const struct cg_stats *sut = &t->slices[CG_SLICE_SUT];
+	bool chat = !(t->have & RES_HAVE_LOAD);
+
+	switch (r) {
+	case RES_NOISY_THROTTLED:
+		snprintf(buf, len,
+			 "throttled: the pinned runtime's slice was throttled %llu times (its CPUs are its own: "
+			 "expected 0)",
+			 (unsigned long long)sut->v[CG_STAT_NR_THROTTLED]);
+		return;
+	case RES_NOISY_CPU_PRESSURE:
+		snprintf(buf, len,
+			 "cpu_pressure: the runtime waited for a CPU %.1f s of the trial's %.1f s (above %.0f%%)",
+			 (double)sut->psi[CG_PSI_CPU].some_total_usec / 1e6, t->wall_s, RES_NOISY_PRESSURE * 100);
+		return;
+	case RES_NOISY_CLIENT_SATURATED:
+		snprintf(buf, len,
+			 "client_saturated: a load client thread was %.0f%% busy: the figure may measure the "
+			 "client",
+			 t->load.client.max_thread_busy * 100);
+		return;
+	case RES_NOISY_STALL:
+		snprintf(buf, len,
+			 "stall: a %s waited %.1f s of a %.1f s load (the rule: at least %.0f s and %.0f%% of it)",
+			 chat ? "chat round trip" : "request",
+			 (chat ? t->chat.rtt_us.max : t->load.latency_us.max) / 1e6,
+			 chat ? t->chat.duration_s : t->load.duration_s, RES_STALL_MIN_S, RES_STALL_FRACTION * 100);
+		return;
+	case RES_NR_NOISY:
+		break;
+	}
+	snprintf(buf, len, "?");
+}
+
 bool res_trial_passed(const struct trial_result *t, uint64_t max_errors)
 {
 	double errors = NAN;

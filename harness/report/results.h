@@ -184,6 +184,9 @@ enum res_noisy {
 extern const char *const res_noisy_names[RES_NR_NOISY];
 /* The reasons, a bit per enum res_noisy; 0: nothing suggests noise. */
 unsigned res_trial_noisy(const struct trial_result *t);
+/* One reason in words with its evidence, for a reader of the results ("stall: a request waited 9.0 s of a
+ * 9.1 s load (the rule: at least 1 s and a quarter of the load)"). */
+void res_noisy_reason(const struct trial_result *t, enum res_noisy r, char *buf, size_t len);
 /* The number a script printed under name; NAN when it did not. */
 double res_script_value(const struct res_script *s, const char *name);
 

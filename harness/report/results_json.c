@@ -773,11 +773,16 @@ cJSON *res_trial_json(const struct trial_result *t)
 		cJSON_AddItemToObject(o, "slices", per_slice_json(t, true));
 	cJSON_AddNumberToObject(o, "wall_s", t->wall_s);
 	if (res_trial_noisy(t)) { /* recomputed from the evidence above whenever the file is written */
-		cJSON *why = cJSON_AddArrayToObject(o, "noisy");
+		cJSON *why = cJSON_AddArrayToObject(o, "noisy"), *words = cJSON_AddArrayToObject(o, "noisy_reasons");
 
 		for (int r = 0; r < RES_NR_NOISY; r++)
-			if (res_trial_noisy(t) & (1u << r))
+			if (res_trial_noisy(t) & (1u << r)) {
+				char buf[256];
+
+				res_noisy_reason(t, (enum res_noisy)r, buf, sizeof(buf));
 				cJSON_AddItemToArray(why, cJSON_CreateString(res_noisy_names[r]));
+				cJSON_AddItemToArray(words, cJSON_CreateString(buf));
+			}
 	}
 	cJSON_AddStringToObject(o, "status", res_status_names[t->status]);
 	add_str(o, "error", t->error);

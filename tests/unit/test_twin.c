@@ -128,6 +128,14 @@ static void test_stall_rule(void **state)
 	t.load.latency_us.max = 9.0e6;
 	assert_int_equal(res_trial_noisy(&t), 1u << RES_NOISY_STALL);
 	assert_string_equal(res_noisy_names[RES_NOISY_STALL], "stall");
+	{
+		char why[256];
+
+		res_noisy_reason(&t, RES_NOISY_STALL, why, sizeof(why));
+		assert_string_equal(why,
+				    "stall: a request waited 9.0 s of a 9.1 s load (the rule: at least 1 s and 25% "
+				    "of it)");
+	}
 	t.load.latency_us.max = 2.0e6;
 	assert_int_equal(res_trial_noisy(&t), 0);
 	t.load.duration_s = 0.85; /* a quick load's first answer: 0.79 s of 0.85 s, under the 1 s floor */
