@@ -103,10 +103,11 @@ guest() {
 }
 
 # The background load of --busy: trials of the quickest shipped scenario, until the suites end.
-busy_pid=""
+busy_pid="" busy_dir=""
 start_busy() {
 	local log
 	log=$(mktemp -d)
+	busy_dir=$log
 	(
 		child=""
 		trap '[ -z "$child" ] || kill -INT "$child" 2>/dev/null; wait; exit 0' TERM
@@ -125,6 +126,8 @@ stop_busy() {
 	[ -n "$busy_pid" ] || return 0
 	kill -TERM "$busy_pid" 2>/dev/null
 	wait "$busy_pid" 2>/dev/null
+	echo "# busy: $(grep -c '^harness: results:' "$busy_dir/busy.log") background runs ended beside the suites"
+	rm -rf "$busy_dir"
 	busy_pid=""
 }
 
