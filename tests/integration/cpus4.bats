@@ -24,18 +24,21 @@ teardown() {
 	assert_no_leftovers
 }
 
-# Every distinct state of the run's sut and client slices while it runs: cpuset, cpu.max, memory.max.
+# The state of the run's sut and client slices while it runs, 10 times a second: cpuset, cpu.max, memory.max
+# and how many processes each holds. One process (no pipeline), its output in a file and not on bats' own
+# descriptors, so that killing it by its PID ends it all.
 watch_slices() {
 	while :; do
-		for d in $(find /sys/fs/cgroup -mindepth 2 -maxdepth 6 -type d -path "*/harness-$HARNESS_RUN_TAG-*/sut" 2>/dev/null); do
+		for d in /sys/fs/cgroup/harness-"$HARNESS_RUN_TAG"-*/sut; do
+			[ -d "$d" ] || continue
 			c=$(dirname "$d")/client
-			# procs: how many processes each slice holds (limits are applied before anything enters)
-			echo "sut=$(cat "$d/cpuset.cpus.effective" 2>/dev/null) max=$(cat "$d/cpu.max" 2>/dev/null)" \
-				"mem=$(cat "$d/memory.max" 2>/dev/null) client=$(cat "$c/cpuset.cpus.effective" 2>/dev/null)" \
-				"procs=$(wc -l <"$d/cgroup.procs" 2>/dev/null || echo 0)/$(wc -l <"$c/cgroup.procs" 2>/dev/null || echo 0)"
+			# procs: limits are applied before anything enters a slice
+			echo "sut=$(cat "$d/cpuset.cpus.effective") max=$(cat "$d/cpu.max")" \
+				"mem=$(cat "$d/memory.max") client=$(cat "$c/cpuset.cpus.effective")" \
+				"procs=$(wc -l <"$d/cgroup.procs")/$(wc -l <"$c/cgroup.procs")"
 		done
 		sleep 0.1
-	done | awk '!seen[$0]++ { print; fflush() }' >slices.log
+	done >slices.raw 2>/dev/null </dev/null
 }
 
 @test "run --cpus 4 --mode pinned,quota on cgroup v2: 4 whole CPUs pinned, cpu.max 400000 100000 beside the client, memory.max, PSI, nothing left" {
@@ -46,6 +49,7 @@ watch_slices() {
 		--repeat 1 --connections 20 --requests 400 --out r.json startup http-hello
 	kill "$WATCH" 2>/dev/null || true
 	WATCH=
+	awk '!seen[$0]++' slices.raw >slices.log
 	echo "$output"
 	echo "$stderr" | tail -5
 	cat slices.log
