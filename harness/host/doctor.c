@@ -280,6 +280,30 @@ static void probe_runtimes(cJSON *root)
 }
 
 /* Whether --isolate can make the runtime's CPUs its own here, and why not. */
+/* The rootless facts in doctor's document. */
+static cJSON *rootless_json(const char *proc_root, const char *cgroup_root, uid_t uid)
+{
+	_cleanup_free_ struct rootless_facts *f = calloc(1, sizeof(*f));
+	cJSON *o = cJSON_CreateObject(), *list;
+
+	if (!f || !o)
+		return o;
+	rootless_probe(proc_root, cgroup_root, uid, f);
+	cJSON_AddNumberToObject(o, "uid", f->uid);
+	if (f->cgroup[0])
+		cJSON_AddStringToObject(o, "cgroup", f->cgroup);
+	list = cJSON_AddArrayToObject(o, "missing");
+	for (size_t i = 0; i < f->nmissing; i++) {
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(e, "what", f->missing[i].what);
+		cJSON_AddStringToObject(e, "fix", f->missing[i].fix);
+		cJSON_AddItemToArray(list, e);
+	}
+	cJSON_AddBoolToObject(o, "possible", f->possible);
+	return o;
+}
+
 static void probe_isolation(cJSON *root)
 {
 	char why[1024];
@@ -304,7 +328,7 @@ int doctor_probe(const char *sysfs_root, char **ret_json, int *ret_pinned_ok, ch
 	}
 	probe_memory(root);
 	probe_security(root);
-	cJSON_AddItemToObject(root, "rootless", rootless_probe("/proc", "/sys/fs/cgroup", geteuid()));
+	cJSON_AddItemToObject(root, "rootless", rootless_json("/proc", "/sys/fs/cgroup", geteuid()));
 	probe_runtimes(root);
 	probe_isolation(root);
 	if (!why[0] && usable < 2)

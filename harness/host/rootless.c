@@ -13,13 +13,13 @@
 
 #define CGROUP2_MAGIC 0x63677270
 
-static void missing(cJSON *list, const char *what, const char *fix)
+static void missing(struct rootless_facts *f, const char *what, const char *fix)
 {
-	cJSON *e = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(e, "what", what);
-	cJSON_AddStringToObject(e, "fix", fix);
-	cJSON_AddItemToArray(list, e);
+	if (f->nmissing == ROOTLESS_MAX_MISSING)
+		return;
+	snprintf(f->missing[f->nmissing].what, sizeof(f->missing[0].what), "%s", what);
+	snprintf(f->missing[f->nmissing].fix, sizeof(f->missing[0].fix), "%s", fix);
+	f->nmissing++;
 }
 
 /* A sysctl's number below proc_root; -1 when the kernel has no such knob. */
@@ -56,7 +56,7 @@ static void own_cgroup(const char *proc_root, char *buf, size_t len)
 }
 
 /* Delegated as systemd does it: the directory and the files that create, fill and split it are the user's. */
-static void check_delegation(const char *cgroup_root, const char *cg, uid_t uid, cJSON *list)
+static void check_delegation(const char *cgroup_root, const char *cg, uid_t uid, struct rootless_facts *list)
 {
 	static const char *const files[] = {"", "/cgroup.procs", "/cgroup.subtree_control", "/cgroup.threads"};
 	char path[PATH_MAX * 2], what[PATH_MAX * 2 + 128], fix[256];
@@ -83,7 +83,7 @@ static void check_delegation(const char *cgroup_root, const char *cg, uid_t uid,
 	}
 }
 
-static void check_userns(const char *proc_root, cJSON *list)
+static void check_userns(const char *proc_root, struct rootless_facts *list)
 {
 	if (sysctl_num(proc_root, "user/max_user_namespaces") == 0)
 		missing(list, "user namespaces: user.max_user_namespaces is 0",
@@ -100,20 +100,12 @@ static void check_userns(const char *proc_root, cJSON *list)
 			"with 'userns,'");
 }
 
-cJSON *rootless_probe(const char *proc_root, const char *cgroup_root, uid_t uid)
+void rootless_probe(const char *proc_root, const char *cgroup_root, uid_t uid, struct rootless_facts *ret)
 {
-	cJSON *o = cJSON_CreateObject(), *list;
-	char cg[PATH_MAX];
-
-	if (!o)
-		return NULL;
-	own_cgroup(proc_root, cg, sizeof(cg));
-	cJSON_AddNumberToObject(o, "uid", uid);
-	if (cg[0])
-		cJSON_AddStringToObject(o, "cgroup", cg);
-	list = cJSON_AddArrayToObject(o, "missing");
-	check_delegation(cgroup_root, cg, uid, list);
-	check_userns(proc_root, list);
-	cJSON_AddBoolToObject(o, "possible", cJSON_GetArraySize(list) == 0);
-	return o;
+	memset(ret, 0, sizeof(*ret));
+	ret->uid = uid;
+	own_cgroup(proc_root, ret->cgroup, sizeof(ret->cgroup));
+	check_delegation(cgroup_root, ret->cgroup, uid, ret);
+	check_userns(proc_root, ret);
+	ret->possible = ret->nmissing == 0;
 }

@@ -4,12 +4,28 @@
 #ifndef HX_ROOTLESS_H
 #define HX_ROOTLESS_H
 
-#include <cjson/cJSON.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
+#define ROOTLESS_MAX_MISSING 8
+
+/* What a rootless run would lack, each with its fix; doctor renders it ({"uid", "cgroup", "missing":
+ * [{"what", "fix"}], "possible"}). */
+struct rootless_facts {
+	uid_t uid;
+	char cgroup[PATH_MAX]; /* our cgroup v2 path; "": no unified entry */
+	size_t nmissing;
+	struct {
+		char what[PATH_MAX * 2 + 128];
+		char fix[256];
+	} missing[ROOTLESS_MAX_MISSING];
+	bool possible;
+};
+
 /* The facts for uid, read below proc_root ("/proc": self/cgroup and the sysctls) and cgroup_root (the
- * cgroup2 mount, "/sys/fs/cgroup"), as {"possible", "cgroup", "missing": [{"what", "fix"}]}. Pure reads:
- * testable on a fixture tree. */
-cJSON *rootless_probe(const char *proc_root, const char *cgroup_root, uid_t uid);
+ * cgroup2 mount, "/sys/fs/cgroup"). Pure reads: testable on a fixture tree. */
+void rootless_probe(const char *proc_root, const char *cgroup_root, uid_t uid, struct rootless_facts *ret);
 
 #endif

@@ -23,52 +23,50 @@ static void put(const char *dir, const char *rel, const char *text)
 }
 
 /* The "what" of every missing item, one per line. */
-static void whats(const cJSON *o, char *buf, size_t len)
+static void whats(const struct rootless_facts *o, char *buf, size_t len)
 {
-	const cJSON *e;
 	size_t at = 0;
 
 	buf[0] = '\0';
-	cJSON_ArrayForEach (e, cJSON_GetObjectItem(o, "missing"))
-		at += (size_t)snprintf(buf + at, len - at, "%s | %s\n", cJSON_GetObjectItem(e, "what")->valuestring,
-				       cJSON_GetObjectItem(e, "fix")->valuestring);
+	for (size_t i = 0; i < o->nmissing; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s | %s\n", o->missing[i].what, o->missing[i].fix);
 }
 
 static void test_ubuntu_restricted(void **state)
 {
 	char dir[] = "/tmp/test-rootless-XXXXXX", buf[4096];
-	cJSON *o;
+	struct rootless_facts *o = calloc(1, sizeof(*o));
 
 	(void)state;
+	assert_non_null(o);
 	assert_non_null(mkdtemp(dir));
 	put(dir, "self/cgroup", "0::/user.slice/user-1000.slice/session-1.scope\n");
 	put(dir, "sys/user/max_user_namespaces", "15000\n");
 	put(dir, "sys/kernel/unprivileged_userns_clone", "0\n");
 	put(dir, "sys/kernel/apparmor_restrict_unprivileged_userns", "1\n");
-	o = rootless_probe(dir, dir, 1000); /* the fixture folder is no cgroup2 mount */
+	rootless_probe(dir, dir, 1000, o); /* the fixture folder is no cgroup2 mount */
 	whats(o, buf, sizeof(buf));
-	assert_false(cJSON_IsTrue(cJSON_GetObjectItem(o, "possible")));
-	assert_string_equal(cJSON_GetObjectItem(o, "cgroup")->valuestring,
-			    "/user.slice/user-1000.slice/session-1.scope");
+	assert_false(o->possible);
+	assert_string_equal(o->cgroup, "/user.slice/user-1000.slice/session-1.scope");
 	assert_non_null(strstr(buf, "cgroup v2: this host's controllers are on cgroup v1"));
 	assert_non_null(
 		strstr(buf, "kernel.unprivileged_userns_clone = 0) | sysctl -w kernel.unprivileged_userns_clone=1"));
 	assert_non_null(strstr(buf, "AppArmor restricts unprivileged user namespaces"));
 	assert_non_null(strstr(buf, "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"));
 	assert_null(strstr(buf, "max_user_namespaces is 0"));
-	cJSON_Delete(o);
 
 	/* the switches on: only the cgroup is left */
 	put(dir, "sys/kernel/unprivileged_userns_clone", "1\n");
 	put(dir, "sys/kernel/apparmor_restrict_unprivileged_userns", "0\n");
 	put(dir, "sys/user/max_user_namespaces", "0\n");
-	o = rootless_probe(dir, dir, 1000);
+	rootless_probe(dir, dir, 1000, o);
 	whats(o, buf, sizeof(buf));
 	assert_null(strstr(buf, "AppArmor"));
 	assert_null(strstr(buf, "unprivileged_userns_clone"));
 	assert_non_null(strstr(buf, "user.max_user_namespaces is 0 | sysctl -w user.max_user_namespaces=15000"));
-	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(o, "missing")), 2);
-	cJSON_Delete(o);
+	assert_int_equal(o->nmissing, 2);
+	assert_false(o->possible);
+	free(o);
 	snprintf(buf, sizeof(buf), "rm -rf '%s'", dir);
 	assert_int_equal(system(buf), 0);
 }
