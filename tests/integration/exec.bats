@@ -25,13 +25,15 @@ teardown() {
 	[ "$got" != "$client" ]
 }
 
-@test "pinned to one CPU, two spinning threads get one CPU of time" {
+@test "pinned to one CPU, two spinning threads get at most one CPU of time" {
 	run --separate-stderr "$HARNESS" exec --bind "$HELPERS:/opt/helpers" --cpus 1 --stats --json -- /opt/helpers/busy 2 1
 	[ "$status" -eq 0 ]
 	user=$(json_field "$stderr" stats.cpu_user_usec)
 	sys=$(json_field "$stderr" stats.cpu_system_usec)
 	echo "user $user sys $sys"
-	[ $((user + sys)) -gt 700000 ]
+	# they ran and were counted; how much of the CPU they got depends on who else uses it (another
+	# harness pinned to the same CPU got 40% of it in the busy suite), but never more than the one CPU
+	[ $((user + sys)) -gt 100000 ]
 	[ $((user + sys)) -lt 1300000 ]
 }
 
