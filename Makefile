@@ -116,7 +116,7 @@ clean:
 	rm -rf $(BUILD) build-asan bin .git-commit
 
 # Benchmarks print figures and ratios against their peer tools; they assert nothing.
-.PHONY: bench-sandbox bench-load bench-startup bench-fixture bench-noise
+.PHONY: bench-sandbox bench-load bench-startup bench-fixture bench-noise bench-report
 bench-sandbox: bin/harness
 	bench/sandbox.sh
 bench-load: bin/harness $(BUILD)/helpers/hello-server
@@ -127,6 +127,9 @@ bench-fixture: bin/harness
 	bench/fixture.sh
 bench-noise: bin/harness $(BUILD)/helpers/spin-rate
 	bench/noise.sh
+# REAL: a results file of a real run with startup and http trials (bench/report.sh makes a 10 MB one from it)
+bench-report: bin/harness
+	bench/report.sh $(REAL)
 
 # Fuzz targets (clang libFuzzer + ASan/UBSan) for the parsers of outside input; FUZZ_SECONDS each.
 FUZZ_SECONDS ?= 20

@@ -32,7 +32,9 @@ static const struct hx_opt report_tab[] = {
 	OPT_END,
 };
 
-#define REPORT_USAGE "harness report FILE [--format md|table|json|csv|html|gab|hyperfine] [-o FILE]"
+#define REPORT_USAGE                                                                      \
+	"harness report FILE [--format md|table|json|csv|html|gab|hyperfine] [-o FILE]\n" \
+	"       harness report A.json B.json --format html [-o FILE]"
 
 /* A JSON export, printed. */
 static int report_export(const struct res_doc *d, const struct report_opts *o, enum report_format f, FILE *out,
@@ -79,6 +81,36 @@ static int report_emit(const struct res_doc *d, const struct report_opts *o, enu
 	return 0;
 }
 
+/* The comparison page of two files: harness compare's rows, drawn. */
+static int report_two(const char *pa, const char *pb, const struct report_opts *o)
+{
+	struct hx_err err = {0};
+	struct res_doc a = {0}, b = {0};
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+	int rc = -1;
+
+	if (res_read(pa, &a, &err) < 0 || res_read(pb, &b, &err) < 0) {
+		hx_wrap(&err, "report");
+		goto out;
+	}
+	if (!(m = open_memstream(&text, &len))) {
+		hx_syserr(&err, "report: open_memstream");
+		goto out;
+	}
+	rc = html_compare(&a, basename(pa), &b, basename(pb), m, &err);
+	fclose(m);
+	if (rc == 0 && o->out)
+		rc = util_write_atomic(o->out, text, len, &err);
+	else if (rc == 0 && fwrite(text, 1, len, stdout) != len)
+		rc = hx_syserr(&err, "report: stdout");
+out:
+	res_doc_free(&a);
+	res_doc_free(&b);
+	return rc < 0 ? hx_report(&err) : HX_EXIT_OK;
+}
+
 int verb_report(int argc, char **argv)
 {
 	const char *format = "md";
@@ -99,11 +131,6 @@ int verb_report(int argc, char **argv)
 	}
 	if (o.format)
 		format = o.format;
-	if (npos == 2) {
-		hx_fail(&err, HX_EXIT_USAGE, EINVAL,
-			"report: two files are compared by 'harness compare A.json B.json'; report takes one");
-		return hx_report(&err);
-	}
 	if (report_format_parse(format, &f) < 0) {
 		char names[128] = "";
 
@@ -113,14 +140,23 @@ int verb_report(int argc, char **argv)
 		hx_fail(&err, HX_EXIT_USAGE, EINVAL, "report: --format takes %s, not '%s'", names, format);
 		return hx_report(&err);
 	}
-	if (npos != 1) {
-		hx_fail(&err, HX_EXIT_USAGE, EINVAL, "report: give one results file: " REPORT_USAGE);
+	if (npos == 2 && f != RPT_HTML) {
+		hx_fail(&err, HX_EXIT_USAGE, EINVAL,
+			"report: two files make an HTML page (--format html); for a table, 'harness compare A.json "
+			"B.json'");
+		return hx_report(&err);
+	}
+	if (npos < 1 || npos > 2) {
+		hx_fail(&err, HX_EXIT_USAGE, EINVAL,
+			"report: give one results file, or two with --format html: " REPORT_USAGE);
 		return hx_report(&err);
 	}
 	if (o.direction && strcmp(o.direction, "bigger") != 0 && strcmp(o.direction, "smaller") != 0) {
 		hx_fail(&err, HX_EXIT_USAGE, EINVAL, "report: --direction takes bigger or smaller");
 		return hx_report(&err);
 	}
+	if (npos == 2)
+		return report_two(argv[1], argv[2], &o);
 	if (res_read(argv[1], &d, &err) < 0) {
 		hx_wrap(&err, "report");
 		return hx_report(&err);

@@ -1,12 +1,14 @@
 /* The HTML report: a results document drawn as charts with a table under each, from the file alone. */
 #include "report/html.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/cleanup.h"
+#include "report/compare.h"
 #include "report/signif.h"
 #include "report/stats.h"
 #include "report/svg.h"
@@ -839,19 +841,26 @@ static const char script[] =
 	"var c=!isNaN(p)&&!isNaN(q)?p-q:x.textContent.localeCompare(y.textContent);return up?c:-c;})"
 	".forEach(function(r){tb.appendChild(r);});});});";
 
-static void page_head(const struct page *pg, const char *name)
+/* The document up to the <h1>, whose text is kind and name. */
+static void page_open(FILE *out, const char *kind, const char *name)
 {
-
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 	      /* nothing leaves the file: no script, style, font or image from anywhere */
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	      "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
-	      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>harness report: ",
-	      pg->out);
-	esc(pg, name);
-	fprintf(pg->out, "</title><style>%s</style></head><body>\n<h1>harness report: ", style);
-	esc(pg, name);
-	fputs("</h1>\n<p>harness ", pg->out);
+	      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>",
+	      out);
+	fprintf(out, "%s: ", kind);
+	svg_escape(out, name);
+	fprintf(out, "</title><style>%s</style></head><body>\n<h1>%s: ", style, kind);
+	svg_escape(out, name);
+	fputs("</h1>\n", out);
+}
+
+static void page_head(const struct page *pg, const char *name)
+{
+	page_open(pg->out, "harness report", name);
+	fputs("<p>harness ", pg->out);
 	esc(pg, jstr(pg->head, "harness.version"));
 	fputs(" (", pg->out);
 	esc(pg, jstr(pg->head, "harness.commit"));
@@ -893,4 +902,190 @@ int html_render(const struct res_doc *d, const char *name, FILE *out, struct hx_
 		section_scenario(&pg, scenarios[i]);
 	fprintf(out, "<script>%s</script>\n</body></html>\n", script);
 	return 0;
+}
+
+/* ---- two files: harness compare's rows, drawn ---- */
+
+static const char *verdict_colour(const struct cmp_row *r)
+{
+	return r->verdict == CMP_BETTER ? "#009E73" : r->verdict == CMP_WORSE ? "#D55E00" : "#777777";
+}
+
+static const char *verdict_class(const struct cmp_row *r)
+{
+	return r->verdict == CMP_BETTER ? "good" : r->verdict == CMP_WORSE ? "bad" : "none";
+}
+
+/* B / A per row of one scenario on a log axis around 1, with its CI, coloured by compare's verdict. */
+static void compare_chart(FILE *out, unsigned id, const char *scn, const struct cmp_row *const *rows, size_t n)
+{
+	struct svg_plot p = {0};
+	struct svg_tick t[SVG_MAX_TICKS];
+	double lo = 1 / 1.1, hi = 1.1;
+	size_t nt;
+	char cid[32], title[160];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct sig_ci *c = &rows[i]->ratio;
+
+		lo = fmin(lo, fmin(c->estimate, isnan(c->low) ? c->estimate : c->low));
+		hi = fmax(hi, fmax(c->estimate, isnan(c->high) ? c->estimate : c->high));
+	}
+	if (!(lo > 0))
+		lo = 1e-3;
+	nt = svg_ticks_log(&lo, &hi, t, SVG_MAX_TICKS);
+	p.x = (struct svg_scale){SVG_LINEAR, 0, (double)n, 0, 0};
+	p.y = (struct svg_scale){SVG_LOG, lo, hi, 0, 0};
+	p.left = 64, p.right = 16, p.top = 24, p.bottom = 64;
+	snprintf(cid, sizeof(cid), "chart-c%u", id);
+	snprintf(title, sizeof(title), "%s: B / A per runtime, mode and metric (log scale; 1: no change)", scn);
+	fputs("<figure data-chart=\"compare\" data-scenario=\"", out);
+	svg_escape(out, scn);
+	fputs("\"><h3>", out);
+	svg_escape(out, title);
+	fputs("</h3>", out);
+	svg_begin(&p, out, fmax(420, 70.0 * (double)n + 90), 330, cid, title);
+	svg_axis_y(&p, t, nt, "B / A");
+	svg_axis_x(&p, NULL, 0, NULL);
+	fprintf(out, "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", p.x.r0, p.x.r1,
+		svg_map(&p.y, 1), svg_map(&p.y, 1));
+	for (size_t i = 0; i < n; i++) {
+		const struct cmp_row *r = rows[i];
+		double x = (double)i + 0.5;
+		char tip[200], lab[64];
+
+		svg_whisker(&p, x, r->ratio.low, r->ratio.high);
+		snprintf(tip, sizeof(tip), "%s %s %s: B/A %.3f, %s", r->a->runtime, r->a->mode, r->a->metric,
+			 r->ratio.estimate, cmp_verdict_word(r));
+		svg_dot(&p, x, r->ratio.estimate, verdict_colour(r), "ratio", tip);
+		svg_text(&p, svg_map(&p.x, x), p.y.r0 + 14, "middle", "tick", r->a->runtime);
+		svg_text(&p, svg_map(&p.x, x), p.y.r0 + 27, "middle", "tick sub", r->a->mode);
+		snprintf(lab, sizeof(lab), "%.20s", r->a->metric);
+		svg_text(&p, svg_map(&p.x, x), p.y.r0 + 40, "middle", "tick sub", lab);
+	}
+	svg_end(&p);
+	fputs("<figcaption>Dots: median(B) / median(A); whiskers: bootstrap 95% CI; green: better, vermillion: worse, "
+	      "grey: no significant change or inconclusive (harness compare's verdicts).</figcaption></figure>\n",
+	      out);
+}
+
+static void compare_table(FILE *out, const struct cmp_row *const *rows, size_t n)
+{
+	static const char *const heads[] = {"runtime", "mode",	 "metric",	   "A median", "B median",
+					    "B / A",   "95% CI", "Mann-Whitney p", "verdict"};
+	struct page pg = {.out = out};
+
+	table_open(&pg, NULL, heads, sizeof(heads) / sizeof(heads[0]));
+	for (size_t i = 0; i < n; i++) {
+		const struct cmp_row *r = rows[i];
+		char txt[96];
+
+		fputs("<tr>", out);
+		td(&pg, r->a->runtime);
+		td(&pg, r->a->mode);
+		td(&pg, r->a->metric);
+		tdn(&pg, r->a_median);
+		tdn(&pg, r->b_median);
+		tdn(&pg, r->ratio.estimate);
+		snprintf(txt, sizeof(txt), "–");
+		if (!isnan(r->ratio.low))
+			snprintf(txt, sizeof(txt), "%.3f – %.3f", r->ratio.low, r->ratio.high);
+		td(&pg, txt);
+		tdn(&pg, r->mwu.p);
+		snprintf(txt, sizeof(txt), "%s%s", cmp_verdict_word(r), r->regression ? " (regression)" : "");
+		if (r->verdict == CMP_INCONCLUSIVE && r->trials_needed)
+			snprintf(txt, sizeof(txt), "inconclusive: %zu trials a side would tell", r->trials_needed);
+		fprintf(out, "<td class=\"v-%s\">", verdict_class(r));
+		svg_escape(out, txt);
+		fputs("</td></tr>\n", out);
+	}
+	table_close(&pg);
+}
+
+static void compare_diffs(FILE *out, const struct cmp_result *r)
+{
+	static const char *const heads[] = {"field", "A", "B", "harness compare"};
+	struct page pg = {.out = out};
+
+	if (!r->ndiffs) {
+		fputs("<p>Same host, CPU plan and runtime images.</p>\n", out);
+		return;
+	}
+	table_open(&pg, "What differs between the two runs", heads, 4);
+	for (size_t i = 0; i < r->ndiffs; i++) {
+		fputs("<tr>", out);
+		td(&pg, r->diffs[i].field);
+		td(&pg, r->diffs[i].a);
+		td(&pg, r->diffs[i].b);
+		td(&pg, r->diffs[i].refuse ? "refuses without --allow-different-host" : "notes it");
+		fputs("</tr>\n", out);
+	}
+	table_close(&pg);
+}
+
+static void compare_page(FILE *out, const char *na, const char *nb, const struct cmp_opts *o,
+			 const struct cmp_result *r, const struct cmp_row **rows)
+{
+	char title[512];
+	unsigned nchart = 0;
+
+	snprintf(title, sizeof(title), "%s → %s", na, nb);
+	page_open(out, "harness comparison", title);
+	fprintf(out, "<p>A: <strong>");
+	svg_escape(out, na);
+	fputs("</strong>, B: <strong>", out);
+	svg_escape(out, nb);
+	fprintf(out,
+		"</strong>. %zu rows, <strong>%zu significant regression(s)</strong> beyond %.0f%% (alpha %.2f); "
+		"tables sort by a click on a column's header.</p>\n",
+		r->nrows, r->regressions, o->threshold * 100, o->alpha);
+	compare_diffs(out, r);
+	for (size_t i = 0; i < r->nrows;) {
+		const char *scn = r->rows[i].a->scenario;
+		size_t n = 0;
+
+		/* rows come grouped as compare ran them: by scenario in A's order */
+		while (i + n < r->nrows && !strcmp(r->rows[i + n].a->scenario, scn))
+			rows[n] = &r->rows[i + n], n++;
+		fputs("<section class=\"scenario\"><h2>", out);
+		svg_escape(out, scn);
+		fputs("</h2>\n", out);
+		compare_chart(out, ++nchart, scn, rows, n);
+		compare_table(out, rows, n);
+		fputs("</section>\n", out);
+		i += n;
+	}
+	fprintf(out, "<script>%s</script>\n</body></html>\n", script);
+}
+
+int html_compare(const struct res_doc *a, const char *na, const struct res_doc *b, const char *nb, FILE *out,
+		 struct hx_err *err)
+{
+	struct cmp_side sa = {.path = na, .head = a->head}, sb = {.path = nb, .head = b->head};
+	/* compare's defaults; a page shows what differs between hosts instead of refusing */
+	struct cmp_opts o = {.threshold = 0.05, .alpha = 0.05, .allow_different_host = true};
+	struct cmp_result r = {0};
+	_cleanup_free_ const struct cmp_row **rows = NULL;
+	int rc = -1;
+
+	if (cmp_cells_from(a, &sa.cells, &sa.ncells, err) < 0 || cmp_cells_from(b, &sb.cells, &sb.ncells, err) < 0 ||
+	    cmp_run(&sa, &sb, &o, &r, err) < 0)
+		goto out;
+	if (!r.nrows) {
+		hx_fail(err, HX_EXIT_USAGE, EINVAL, "report: %s and %s share no scenario, runtime and mode to compare",
+			na, nb);
+		goto out;
+	}
+	rows = calloc(r.nrows, sizeof(*rows));
+	if (!rows) {
+		hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+		goto out;
+	}
+	compare_page(out, na, nb, &o, &r, rows);
+	rc = 0;
+out:
+	cmp_result_free(&r);
+	cmp_cells_free(sa.cells, sa.ncells);
+	cmp_cells_free(sb.cells, sb.ncells);
+	return rc < 0 ? -err->errnum : 0;
 }

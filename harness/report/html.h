@@ -10,5 +10,9 @@
 
 /* The page of a results document (summaries computed from its trials); name: what to call it. */
 int html_render(const struct res_doc *d, const char *name, FILE *out, struct hx_err *err);
+/* Two runs: harness compare's rows (docs/statistics.md) per scenario as a chart of B / A with its CI,
+ * coloured by verdict, a table under it, and what differs between the hosts. */
+int html_compare(const struct res_doc *a, const char *na, const struct res_doc *b, const char *nb, FILE *out,
+		 struct hx_err *err);
 
 #endif

@@ -133,8 +133,21 @@ PY
 	[ ! -e none.json ]
 }
 
-@test "two files: refused with the verb that compares them, exit 2" {
-	run "$HARNESS" report "$R" "$R" --format html
+@test "two files: harness compare's rows drawn, a dot per row coloured by its verdict, in headless Chromium" {
+	need_chromium
+	python3 "$CHECKS/make_pair.py" "$R" A.json B.json
+	"$HARNESS" report A.json B.json --format html -o cmp.html
+	"$HARNESS" compare A.json B.json --format json --fail-on none >cmp.json
+	out=${HARNESS_TEST_OUT:-$BATS_FILE_TMPDIR}/report
+	run python3 "$CHECKS/check_html.py" --compare cmp.json cmp.html "$out"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# the runtime made 30% slower in B is drawn as slower, with compare's word
+	python3 -c 'import json,sys; assert any(r["verdict"] == "slower" for r in json.load(open("cmp.json"))["rows"])'
+	grep -q '<td class="v-bad">slower' cmp.html
+	[ -s "$out/compare.png" ]
+	# two files make a page, not a table
+	run "$HARNESS" report A.json B.json --format md
 	[ "$status" -eq 2 ]
-	[[ "$output" == *compare* ]]
+	[[ "$output" == *"harness compare"* ]]
 }

@@ -2,11 +2,15 @@
 """Load harness's HTML report in headless Chromium and check it against the results file it came from.
 
   check_html.py RESULTS.json PAGE.html OUTDIR
+  check_html.py --compare COMPARE.json PAGE.html OUTDIR
+
 
 The page must load without a console message of level warning or error, must fetch nothing, and every
 chart's SVG, read back from the DOM Chromium built, must hold one bar per runtime x mode, one dot per
 trial that passed, six percentile points per latency curve and one dot per startup run. A screenshot is
-written to OUTDIR/report.png. Exit 0 when all holds; else the first failure on stderr, exit 1.
+written to OUTDIR/report.png. With --compare, PAGE is the two-file page and COMPARE.json what
+`harness compare A B --format json` printed: each scenario's chart must hold one dot per row of compare,
+in its order, coloured by its verdict. Exit 0 when all holds; else the first failure on stderr, exit 1.
 """
 import html.parser
 import json
@@ -71,15 +75,19 @@ class Marks(html.parser.HTMLParser):
 
     def __init__(self):
         super().__init__()
-        self.figures, self.cur = {}, None
+        self.figures, self.cur, self.fills = {}, None, {}
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if tag == "figure" and "data-chart" in a:
-            self.cur = self.figures.setdefault((a.get("data-scenario"), a["data-chart"]), {})
+            key = (a.get("data-scenario"), a["data-chart"])
+            self.cur = self.figures.setdefault(key, {})
+            self.curfill = self.fills.setdefault(key, [])
         elif self.cur is not None and tag in ("rect", "circle", "polyline"):
             for c in (a.get("class") or "").split():
                 self.cur[c] = self.cur.get(c, 0) + 1
+            if "ratio" in (a.get("class") or "").split():
+                self.curfill.append(a.get("fill"))
 
     def handle_endtag(self, tag):
         if tag == "figure":
@@ -106,7 +114,24 @@ def fail(msg):
     sys.exit(1)
 
 
+VERDICT_FILL = {"better": "#009E73", "worse": "#D55E00"}
+
+
+def expected_compare(cmp):
+    """Per scenario: the fill of each row's dot, in compare's order."""
+    out = {}
+    for r in cmp["rows"]:
+        v = r["verdict"]
+        # compare's words for each direction (report/compare.c's metric table)
+        kind = "better" if v in ("faster", "smaller", "cheaper") else "worse" if v in (
+            "slower", "larger", "dearer") else None
+        out.setdefault(r["scenario"], []).append((v, kind))
+    return out
+
+
 def main():
+    if sys.argv[1] == "--compare":
+        return main_compare(*sys.argv[2:5])
     results_path, page, outdir = sys.argv[1:4]
     results = json.load(open(results_path))
     text = open(page, encoding="utf-8").read()
@@ -135,6 +160,45 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     shot = os.path.join(outdir, "report.png")
     chromium("--screenshot=" + shot, "--window-size=1200,2400", "--hide-scrollbars", url)
+    if not os.path.exists(shot) or os.path.getsize(shot) < 10000:
+        fail("no screenshot at " + shot)
+    print("screenshot " + shot)
+
+
+def load_page(page):
+    text = open(page, encoding="utf-8").read()
+    urls = set(re.findall(r"https?://[^\s\"'<>)]+", text)) - {"http://www.w3.org/2000/svg"}
+    if urls:
+        fail("the page names outside resources: %s" % sorted(urls))
+    url = "file://" + os.path.abspath(page)
+    dom, err = chromium("--dump-dom", url)
+    if "</svg>" not in dom:
+        fail("chromium returned no DOM with charts:\n" + err[-2000:])
+    problems = console_problems(err)
+    if problems:
+        fail("console messages while loading:\n" + "\n".join(problems))
+    m = Marks()
+    m.feed(dom)
+    return url, m
+
+
+def main_compare(cmp_path, page, outdir):
+    cmp = json.load(open(cmp_path))
+    url, m = load_page(page)
+    for scn, rows in expected_compare(cmp).items():
+        fills = m.fills.get((scn, "compare"))
+        if fills is None:
+            fail("no comparison chart for %s" % scn)
+        if len(fills) != len(rows):
+            fail("comparison chart of %s: %d dots, compare has %d rows" % (scn, len(fills), len(rows)))
+        for (verdict, kind), fill in zip(rows, fills):
+            want = VERDICT_FILL.get(kind, "#777777")
+            if fill != want:
+                fail("comparison chart of %s: a %r row drawn %s, want %s" % (scn, verdict, fill, want))
+        print("ok %s compare ratio=%d" % (scn, len(rows)))
+    os.makedirs(outdir, exist_ok=True)
+    shot = os.path.join(outdir, "compare.png")
+    chromium("--screenshot=" + shot, "--window-size=1200,1600", "--hide-scrollbars", url)
     if not os.path.exists(shot) or os.path.getsize(shot) < 10000:
         fail("no screenshot at " + shot)
     print("screenshot " + shot)
