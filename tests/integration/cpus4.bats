@@ -88,7 +88,7 @@ for t in ts:
 PY
 	# the kernel's own state while the trials ran
 	grep -qE '^sut=[0-9,-]+ max=400000 100000 mem=[0-9]+ client=[0-9,-]+ procs=[1-9]' slices.log
-	grep -qE '^sut=[0-9,-]+ max=max mem=[0-9]+ client=[0-9,-]+ procs=[1-9]' slices.log
+	grep -qE '^sut=[0-9,-]+ max=max( 100000)? mem=[0-9]+ client=[0-9,-]+ procs=[1-9]' slices.log # pinned: no quota
 	python3 - <<'PY'
 import re
 def cpus(s):
