@@ -78,14 +78,13 @@ static bool has_range(const struct hx_opt *o)
 static int bad_value(const char *verb, const struct hx_opt *o, const char *val, struct hx_err *err)
 {
 	static const char *const kinds[] = {
-		[OPT_UINT] = "a whole number",
-		[OPT_SIZE] = "a size",
-		[OPT_DURATION] = "a duration",
-		[OPT_NUMBER] = "a number",
+		[OPT_UINT] = "a whole number", [OPT_SIZE] = "a size",	       [OPT_DURATION] = "a duration",
+		[OPT_NUMBER] = "a number",     [OPT_PERCENT] = "a percentage",
 	};
 	static const char *const examples[] = {
 		[OPT_SIZE] = " (e.g. 512M, 2G)",
 		[OPT_DURATION] = " (e.g. 500ms, 10s)",
+		[OPT_PERCENT] = " (e.g. 5%)",
 	};
 	char range[96];
 
@@ -180,6 +179,16 @@ static int opt_store(const char *verb, const struct hx_opt *o, void *out, const 
 		if (end == val || *end || !(d >= 0) || d > 1e12 || !in_range(o, d))
 			break;
 		*(double *)field = d;
+		return 0;
+	}
+	case OPT_PERCENT: {
+		char *end;
+
+		d = strtod(val, &end);
+		end += *end == '%';
+		if (end == val || *end || !(d > 0) || !in_range(o, d))
+			break;
+		*(double *)field = d / 100;
 		return 0;
 	}
 	case OPT_LIST: {

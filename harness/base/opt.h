@@ -15,6 +15,7 @@ enum opt_kind {
 	OPT_SIZE,     /* uint64_t bytes: 64M, 1G */
 	OPT_DURATION, /* double seconds: 10s, 500ms */
 	OPT_NUMBER,   /* double, a plain decimal number */
+	OPT_PERCENT,  /* double fraction from a percentage: "5%" or "5" is 0.05 (min and max in percent) */
 	OPT_LIST,     /* struct opt_list: repeatable, each occurrence appended */
 };
 

@@ -11,13 +11,13 @@
 
 struct compare_opts {
 	bool help, allow_different_host;
-	const char *threshold, *format, *fail_on;
-	double alpha;
+	const char *format, *fail_on;
+	double threshold, alpha;
 };
 
 static const struct hx_opt compare_tab[] = {
-	{"threshold", 0, OPT_STR, offsetof(struct compare_opts, threshold), "P%",
-	 .help = "smallest change that counts, in percent (default 5%)"},
+	{"threshold", 0, OPT_PERCENT, offsetof(struct compare_opts, threshold), "P%",
+	 .help = "smallest change that counts, in percent (default 5%)", .min = 0.01, .max = 99},
 	{"alpha", 0, OPT_NUMBER, offsetof(struct compare_opts, alpha), "A",
 	 .help = "significance level; the CI is 1-A (default 0.05)"},
 	{"format", 0, OPT_STR, offsetof(struct compare_opts, format), "FMT",
@@ -52,32 +52,14 @@ static void unload(struct loaded *l)
 	res_doc_free(&l->doc);
 }
 
-/* "5%", "5" or "2.5%": a percentage in (0, 100). */
-static int parse_threshold(const char *s, double *ret, struct hx_err *err)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (*end == '%')
-		end++;
-	if (errno || end == s || *end || !(v > 0 && v < 100))
-		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
-			       "compare: --threshold: expected a percentage between 0 and 100 such as 5%%, not '%s'",
-			       s);
-	*ret = v / 100;
-	return 0;
-}
-
 static int parse_opts(const struct compare_opts *co, struct cmp_opts *o, enum cmp_format *f, struct hx_err *err)
 {
 	static const char *const formats[] = {"table", "md", "json"};
 	const char *fmt = co->format ? co->format : "table";
 
 	*o = (struct cmp_opts){.threshold = 0.05, .alpha = 0.05, .fail_on_regression = true};
-	if (co->threshold && parse_threshold(co->threshold, &o->threshold, err) < 0)
-		return -1;
+	if (co->threshold)
+		o->threshold = co->threshold;
 	if (co->alpha) {
 		if (!(co->alpha > 0 && co->alpha <= 0.5))
 			return hx_fail(err, HX_EXIT_USAGE, EINVAL,

@@ -20,21 +20,23 @@
 #include "run/shard.h"
 #include "sandbox/sbx_net.h"
 #include "sandbox/sbx_seccomp.h"
+#include "report/precision.h"
 #include "run/tlscert.h"
 #include "image/unpack.h"
 #include "base/util.h"
 #include "cli/verbs.h"
 
-#define RUN_MAX_SCN   16
-#define RUN_MAX_RT    16
-#define RUN_MAX_NOISE 8
+#define RUN_MAX_SCN    16
+#define RUN_MAX_RT     16
+#define RUN_MAX_NOISE  8
+#define RUN_MAX_REPEAT 30 /* --precision's default --max-repeat */
 
 struct run_opts {
 	bool help, keep, isolate;
 	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement, *shard;
-	unsigned cpus, client_cpus, repeat, connections, requests;
+	unsigned cpus, client_cpus, repeat, connections, requests, max_repeat;
 	uint64_t memory;
-	double cap;
+	double cap, precision;
 };
 
 static const struct hx_opt run_tab[] = {
@@ -63,6 +65,12 @@ static const struct hx_opt run_tab[] = {
 	 .min = 1},
 	{"shard", 0, OPT_STR, offsetof(struct run_opts, shard), "I/N",
 	 .help = "run the I-th of N deterministic parts of the trial plan, balanced by expected time (harness merge)"},
+	{"precision", 0, OPT_PERCENT, offsetof(struct run_opts, precision), "P%",
+	 .help = "after the repeat, add rounds of interleaved trials until every cell's median is known to within P "
+		 "(95% CI half-width), or --max-repeat or --cap is reached (docs/statistics.md)",
+	 .min = 0.01, .max = 50},
+	{"max-repeat", 0, OPT_UINT, offsetof(struct run_opts, max_repeat), "N",
+	 .help = "with --precision: at most N trials per cell (default 30)", .min = 1, .max = 10000},
 	{"profile", 0, OPT_STR, offsetof(struct run_opts, profile), "NAME",
 	 .help = "quick (x0.25), standard or full (x3): scales requests and runs"},
 	{"out", 'o', OPT_STR, offsetof(struct run_opts, out), "FILE",
@@ -97,6 +105,8 @@ struct run_plan {
 	enum cg_noise_placement noise_placement;
 	enum scn_profile profile;
 	enum report_format format;
+	double precision;    /* --precision as a fraction; 0: the repeat only */
+	unsigned max_repeat; /* with precision */
 	char out[PATH_MAX];
 	bool runtimes_named;	 /* --runtimes: an image that cannot be pulled is an error, not a note */
 	unsigned shard, nshards; /* --shard I/N (1-based); 0/0: the whole plan */
@@ -309,6 +319,12 @@ static int run_plan(const struct run_opts *o, char **names, int n, struct run_pl
 	    plan_images(o, p, err) < 0 || plan_modes(o, p, env, err) < 0)
 		return -err->errnum;
 	env->cap_s = o->cap;
+	p->precision = o->precision;
+	p->max_repeat = o->max_repeat ? o->max_repeat : RUN_MAX_REPEAT;
+	if (p->precision && p->nshards)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "run: --precision adds trials as the results come in, --shard splits a fixed plan: "
+			       "use one or the other");
 	env->isolate = o->isolate;
 	for (size_t k = 0; o->isolate && k < p->nmodes; k++)
 		if (p->modes[k] == CG_CPU_PINNED)
@@ -731,6 +747,64 @@ static int shard_record(const struct run_plan *p, struct res_doc *d, unsigned mi
 	return 0;
 }
 
+/* With --precision, whether to run round t (after the repeat) of scenario sc: until every cell converged,
+ * --max-repeat or the --cap. */
+static bool another_round(const struct run_plan *p, const struct res_doc *d, const struct scenario *sc, unsigned t,
+			  double deadline)
+{
+	_cleanup_free_ struct prec_cell *cells = NULL;
+	struct hx_err err = {0};
+	size_t n = 0;
+
+	if (!p->precision || t > p->max_repeat || (double)util_now_ns() / 1e9 > deadline || run_interrupted)
+		return false;
+	return prec_check(d, sc->name, p->precision, &cells, &n, &err) == 0 && !prec_converged(cells, n);
+}
+
+/* With --precision: the cells of sc whose median is not known to within it, and why. */
+static void precision_report(const struct run_plan *p, const struct res_doc *d, const struct scenario *sc)
+{
+	_cleanup_free_ struct prec_cell *cells = NULL;
+	struct hx_err err = {0};
+	size_t n = 0;
+
+	if (!p->precision || prec_check(d, sc->name, p->precision, &cells, &n, &err) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		char why[256];
+
+		if (cells[i].converged)
+			continue;
+		prec_why(&cells[i], why, sizeof(why));
+		fprintf(stderr, "%sharness: run: %s %s %s%s%s did not converge to ±%g%%: %s\n",
+			isatty(2) ? "\r\033[K" : "", cells[i].scenario, cells[i].runtime, cells[i].mode,
+			strcmp(cells[i].noise, "none") ? " " : "", strcmp(cells[i].noise, "none") ? cells[i].noise : "",
+			p->precision * 100, why);
+	}
+}
+
+/* --precision: after the plan, rounds t = repeat+1.. of each scenario, interleaved over runtimes, modes and noise
+ * as the plan's, each after the last; the scenario's --cap counts from its first extra round. */
+static int run_extra(struct run_plan *p, struct run_env *env, struct res_doc *d, struct run_pos *q, bool *bad,
+		     struct hx_err *err)
+{
+	for (q->s = 0; q->s < p->nscn && p->precision; q->s++) {
+		const struct scenario *sc = &p->scn[q->s];
+		double deadline = env->cap_s > 0 ? (double)util_now_ns() / 1e9 + env->cap_s : 1e18;
+
+		for (q->t = sc->repeat + 1; another_round(p, d, sc, q->t, deadline); q->t++)
+			for (q->i = 0; q->i < p->nimg && !run_interrupted; q->i++)
+				for (q->k = 0; q->k < p->nmodes && scn_supports(sc, p->img[q->i].name); q->k++)
+					for (q->j = 0; q->j < p->nnoise && !run_interrupted; q->j++) {
+						q->order++;
+						if (run_at(p, env, d, q, deadline, bad, err) < 0)
+							return -err->errnum;
+					}
+		precision_report(p, d, sc);
+	}
+	return 0;
+}
+
 /* This run's trials of the plan, in its order; a trial's order is its position in the whole plan, so
  * that shards merge into what one run would have written. */
 static int run_all(struct run_plan *p, struct run_env *env, struct res_doc *d, struct hx_err *err)
@@ -761,6 +835,9 @@ static int run_all(struct run_plan *p, struct run_env *env, struct res_doc *d, s
 			return -err->errnum;
 		q.order--;
 	}
+	q.order = (unsigned)n; /* extra rounds follow the whole plan */
+	if (run_extra(p, env, d, &q, &bad, err) < 0)
+		return -err->errnum;
 	if (q.tty)
 		fprintf(stderr, "\r\033[K");
 	return bad ? 1 : 0;

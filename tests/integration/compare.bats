@@ -111,7 +111,7 @@ print(rows[0]["verdict"], rows[0]["regression"], rows[0]["ratio"] < 1)'
 	[[ "$stderr" == *"x.json is not a harness results file"* ]]
 	run --separate-stderr "$HARNESS" compare --threshold 0 a.json aa.json
 	[ "$status" -eq 2 ]
-	[[ "$stderr" == *"--threshold: expected a percentage"* ]]
+	[[ "$stderr" == *"--threshold takes a percentage"* ]]
 	run --separate-stderr "$HARNESS" compare --format csv a.json aa.json
 	[ "$status" -eq 2 ]
 }

@@ -285,3 +285,18 @@ PY
 	[[ "$stderr" == *"skipping scenario pg-reachable: it needs the postgres15 fixture (on Debian: apt-get install postgresql-15): image postgres15: /nonexistent/postgres is not installed on this host"* ]]
 	python3 -c 'import json; d=json.load(open("s.json")); assert {t["scenario"] for t in d["trials"]} == {"startup"} and "fixtures" not in d["config"]'
 }
+
+@test "run --precision: trials after the repeat until converged or --max-repeat, and why a cell did not converge" {
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --repeat 2 --precision 0.01% --max-repeat 4 \
+		--out p.json "$FIXTURES/scenarios/compare-hello"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"compare-hello node20 pinned did not converge to ±0.01%: CI ±"*"after 4 trials"* ]]
+	python3 -c 'import json; assert [t["trial"] for t in json.load(open("p.json"))["trials"]] == [1, 2, 3, 4]'
+	# a precision the repeat already reaches adds nothing
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --repeat 2 --precision 40% --max-repeat 4 \
+		--out q.json "$FIXTURES/scenarios/compare-hello"
+	[ "$status" -eq 0 ]
+	refute grep -q "did not converge" <<<"$stderr"
+	python3 -c 'import json; assert len(json.load(open("q.json"))["trials"]) == 2'
+}
