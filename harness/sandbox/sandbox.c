@@ -99,9 +99,12 @@ int sbx_parse_bind(const char *spec, struct sbx_bind *b, struct hx_err *err)
 	if (mode && !b->rw && strcmp(mode, "ro") != 0)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "--bind %s: the mode is ro or rw, not '%s'", spec, mode);
 	if (copy[0] != '/' || dst[0] != '/' || strcmp(dst, "/") == 0 || strstr(dst, "..") ||
-	    strncmp(dst, "/proc", 5) == 0 || strncmp(dst, "/dev", 4) == 0)
+	    strncmp(dst, "/proc", 5) == 0 || strncmp(dst, "/dev", 4) == 0 ||
+	    strncmp(dst, SBX_OLD_ROOT, strlen(SBX_OLD_ROOT)) == 0)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
-			       "--bind %s: SRC and DST must be absolute, DST not /, /proc, /dev or with '..'", spec);
+			       "--bind %s: SRC and DST must be absolute, DST not /, /proc, /dev, " SBX_OLD_ROOT
+			       " or with '..'",
+			       spec);
 	if (stat(copy, &st) < 0)
 		return hx_fail(err, HX_EXIT_USAGE, errno, "--bind %s: %s: %s", spec, copy, strerror(errno));
 	b->dst = dst;

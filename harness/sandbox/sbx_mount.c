@@ -15,7 +15,7 @@
 
 #include "base/util.h"
 
-#define OLD "/.oldroot"
+#define OLD SBX_OLD_ROOT
 
 static const char *mnt_step;
 
@@ -37,14 +37,127 @@ static int write_text(const char *path, const char *text)
 	return n == (ssize_t)strlen(text) ? 0 : -EIO;
 }
 
-/* Bind old-root path src at dst (creating a file or folder to mount on), then make it read-only
- * unless rw, keeping the source's nosuid/nodev/noexec. */
+/* Mount flags of path as MS_* bits, to keep them across a remount. */
+static unsigned long mnt_flags_of(const char *path)
+{
+	static const struct {
+		unsigned long st, ms;
+	} map[] = {{ST_RDONLY, MS_RDONLY},    {ST_NOSUID, MS_NOSUID},	{ST_NODEV, MS_NODEV},
+		   {ST_NOEXEC, MS_NOEXEC},    {ST_NOATIME, MS_NOATIME}, {ST_NODIRATIME, MS_NODIRATIME},
+		   {ST_RELATIME, MS_RELATIME}};
+	struct statvfs sv;
+	unsigned long ms = 0;
+
+	if (statvfs(path, &sv) < 0)
+		return 0;
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (sv.f_flag & map[i].st)
+			ms |= map[i].ms;
+	return ms;
+}
+
+/* Before Linux 5.12 (no mount_setattr): remount every mount at or below dst, found in mountinfo, with its own
+ * flags plus set. Mount points in mountinfo escape space, tab, newline and backslash as octal. */
+static int remount_walk(const char *dst, unsigned long set)
+{
+	FILE *f = fopen(OLD "/proc/self/mountinfo", "re");
+	char line[4096];
+	size_t n = strlen(dst);
+	int rc = 0;
+
+	if (!f)
+		return mnt_fail("read mountinfo");
+	while (rc == 0 && fgets(line, sizeof(line), f)) {
+		char raw[PATH_MAX], mp[PATH_MAX], *o = mp;
+
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", raw) != 1)
+			continue;
+		for (const char *c = raw; *c && o < mp + sizeof(mp) - 1; c++)
+			if (c[0] == '\\' && c[1] >= '0' && c[1] <= '3' && c[2] && c[3]) {
+				*o++ = (char)((c[1] - '0') * 64 + (c[2] - '0') * 8 + (c[3] - '0'));
+				c += 3;
+			} else {
+				*o++ = *c;
+			}
+		*o = '\0';
+		if (strncmp(mp, dst, n) != 0 || (mp[n] != '\0' && mp[n] != '/'))
+			continue;
+		if (mount(NULL, mp, NULL, MS_REMOUNT | MS_BIND | mnt_flags_of(mp) | set, NULL) < 0)
+			rc = mnt_fail("remount a submount");
+	}
+	fclose(f);
+	return rc;
+}
+
+/* Read-only (unless rw), nosuid and nodev on dst and every mount below it. */
+static int seal_subtree(const char *dst, bool rw)
+{
+	struct mount_attr a = {.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (rw ? 0 : MOUNT_ATTR_RDONLY)};
+
+	if (mount_setattr(AT_FDCWD, dst, AT_RECURSIVE | AT_SYMLINK_NOFOLLOW, &a, sizeof(a)) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return mnt_fail("mount_setattr");
+	return remount_walk(dst, MS_NOSUID | MS_NODEV | (rw ? 0 : MS_RDONLY));
+}
+
+/* Open (creating it, as a folder or an empty file) the bind target dst beneath the new root, one component at a
+ * time and never through a symbolic link: a link in a tree bound earlier (a scenario's node_modules pointing at
+ * /.oldroot/etc) must not turn the target into a host path. Returns an O_PATH descriptor or -errno. */
+static int target_open(const char *dst, bool dir)
+{
+	char copy[PATH_MAX], *save = NULL, *name, *next;
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	snprintf(copy, sizeof(copy), "%s", dst);
+	if (strncmp(copy, OLD, strlen(OLD)) == 0 && (copy[strlen(OLD)] == '/' || copy[strlen(OLD)] == '\0'))
+		return -EPERM; /* the old root is no place to mount on */
+	name = strtok_r(copy, "/", &save);
+	while (fd >= 0 && name) {
+		int nfd;
+
+		next = strtok_r(NULL, "/", &save);
+		if (strcmp(name, "..") == 0 || strcmp(name, ".") == 0) {
+			close(fd);
+			return -EINVAL;
+		}
+		if (next || dir) {
+			if (mkdirat(fd, name, 0755) < 0 && errno != EEXIST)
+				nfd = -1;
+			else
+				nfd = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		} else {
+			nfd = openat(fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+			if (nfd < 0 && errno == EEXIST)
+				nfd = openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (nfd < 0) {
+			int e = errno == ENOTDIR ? ELOOP : errno; /* O_DIRECTORY|O_NOFOLLOW on a link: ENOTDIR */
+
+			close(fd);
+			return -e;
+		}
+		close(fd);
+		fd = nfd;
+		name = next;
+	}
+	if (fd >= 0) {
+		struct stat st;
+
+		if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)) {
+			close(fd);
+			return -ELOOP;
+		}
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+/* Bind old-root path src at dst, the whole subtree (MS_REC), sealed (seal_subtree). */
 static int bind_at(const char *src, const char *dst, bool rw, bool optional)
 {
-	char from[PATH_MAX];
+	char from[PATH_MAX], via[64];
 	struct stat st;
-	struct statvfs sv;
-	unsigned long flags = MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV;
+	int tfd, rc;
 
 	snprintf(from, sizeof(from), OLD "%s", src);
 	if (stat(from, &st) < 0) {
@@ -52,31 +165,19 @@ static int bind_at(const char *src, const char *dst, bool rw, bool optional)
 			return 0;
 		return mnt_fail("bind source");
 	}
-	if (S_ISDIR(st.st_mode)) {
-		if (util_mkdir_p(dst, 0755) < 0)
-			return mnt_fail("mkdir bind target");
-	} else {
-		char parent[PATH_MAX], *slash;
-
-		snprintf(parent, sizeof(parent), "%s", dst);
-		slash = strrchr(parent, '/');
-		if (slash && slash != parent) {
-			*slash = '\0';
-			if (util_mkdir_p(parent, 0755) < 0)
-				return mnt_fail("mkdir bind target");
-		}
-		if (write_text(dst, "") < 0 && errno != EEXIST)
-			return mnt_fail("create bind target");
+	tfd = target_open(dst, S_ISDIR(st.st_mode));
+	if (tfd < 0) {
+		errno = -tfd;
+		return mnt_fail(tfd == -EPERM || tfd == -ELOOP || tfd == -EINVAL ? "bind target outside the new root"
+										 : "create bind target");
 	}
-	if (mount(from, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
+	/* mount on the very inode just checked, through its descriptor, not on a path that could change */
+	snprintf(via, sizeof(via), OLD "/proc/self/fd/%d", tfd);
+	rc = mount(from, via, NULL, MS_BIND | MS_REC, NULL);
+	close(tfd);
+	if (rc < 0)
 		return mnt_fail("bind mount");
-	if (statvfs(dst, &sv) == 0 && (sv.f_flag & ST_NOEXEC))
-		flags |= MS_NOEXEC;
-	if (!rw)
-		flags |= MS_RDONLY;
-	if (mount(NULL, dst, NULL, flags, NULL) < 0)
-		return mnt_fail("remount bind read-only");
-	return 0;
+	return seal_subtree(dst, rw);
 }
 
 /* Merged-usr hosts have /bin -> usr/bin symlinks: copy them; a real folder is bound read-only. */
@@ -188,11 +289,57 @@ static int pivot(void)
 	return 0;
 }
 
+/* Docker's masked paths (moby's oci defaults), then ours: kernel addresses, other users' keys, the boot command
+ * line, physical memory maps. Each is covered by an object of mode 0000 owned by root: EACCES for the payload.
+ * Docker masks them from a container's root; here they are masked from a user who is never root. */
+static const char *const sbx_proc_masked[] = {
+	"/proc/asound",	    "/proc/acpi",	 "/proc/kcore",	      "/proc/keys",	   "/proc/latency_stats",
+	"/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi",	   "/proc/kallsyms",
+	"/proc/key-users",  "/proc/modules",	 "/proc/cmdline",     "/proc/iomem",	   "/proc/vmallocinfo",
+	"/proc/slabinfo",   "/proc/kpagecount",	 "/proc/kpageflags",  "/proc/kpagecgroup", "/proc/config.gz",
+};
+
+/* Docker's read-only paths: the kernel's knobs, for a payload that somehow became root. */
+static const char *const sbx_proc_readonly[] = {"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
+						"/proc/sysrq-trigger"};
+
+#define MASK_FILE "/.mask-file"
+#define MASK_DIR  "/.mask-dir"
+
+static int proc_mask(void)
+{
+	int fd = open(MASK_FILE, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+
+	if (fd < 0 || close(fd) < 0 || mkdir(MASK_DIR, 0) < 0 || chmod(MASK_DIR, 0) < 0)
+		return mnt_fail("create /proc masks");
+	for (size_t i = 0; i < sizeof(sbx_proc_masked) / sizeof(sbx_proc_masked[0]); i++) {
+		struct stat st;
+
+		/* not in this kernel, or already closed to all but root, which the payload never is (mounts cost
+		 * ~15 us each on the sandbox's start) */
+		if (lstat(sbx_proc_masked[i], &st) < 0 || !(st.st_mode & S_IRWXO))
+			continue;
+		if (mount(S_ISDIR(st.st_mode) ? MASK_DIR : MASK_FILE, sbx_proc_masked[i], NULL, MS_BIND, NULL) < 0)
+			return mnt_fail("mask /proc");
+	}
+	/* the masks stay mounted; their names leave the root */
+	if (unlink(MASK_FILE) < 0 || rmdir(MASK_DIR) < 0)
+		return mnt_fail("remove /proc masks");
+	for (size_t i = 0; i < sizeof(sbx_proc_readonly) / sizeof(sbx_proc_readonly[0]); i++) {
+		if (access(sbx_proc_readonly[i], F_OK) < 0)
+			continue;
+		if (mount(sbx_proc_readonly[i], sbx_proc_readonly[i], NULL, MS_BIND | MS_REC, NULL) < 0 ||
+		    seal_subtree(sbx_proc_readonly[i], false) < 0)
+			return mnt_fail("read-only /proc path");
+	}
+	return 0;
+}
+
 static int proc_tree(void)
 {
 	if (mkdir("/proc", 0555) < 0 || mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		return mnt_fail("mount /proc");
-	return 0;
+	return proc_mask();
 }
 
 static int seal(void)

@@ -7,8 +7,10 @@
 #include <sys/types.h>
 
 #define SBX_MAX_BINDS 32
-#define SBX_HOME      "/home/harness"
-#define SBX_USER      "harness"
+/* where the host tree waits during set-up: no bind may name it */
+#define SBX_OLD_ROOT "/.oldroot"
+#define SBX_HOME     "/home/harness"
+#define SBX_USER     "harness"
 /* An id no host account has: far above every distribution's user and system ranges, systemd's container and
  * foreign ranges, and the usual /etc/subuid blocks (docs/sandbox.md says why not a user namespace). */
 #define SBX_UID 2147479552 /* 0x7ffff000 */

@@ -200,7 +200,7 @@ for _ in range(100):
 @test "a failing sandbox step is reported by the parent with step and errno, exit 4" {
 	run "$HARNESS" exec --bind "$HELPERS:/usr/new-folder" -- true
 	[ "$status" -eq 4 ]
-	[[ "$output" == "harness: sandbox: mkdir bind target: Read-only file system" ]]
+	[[ "$output" == "harness: sandbox: create bind target: Read-only file system" ]]
 }
 
 @test "bad --bind and --env are one-line usage errors" {
@@ -434,4 +434,111 @@ for _ in range(100):
 
 @test "escape: /sys is not there" {
 	refused ENOENT opendir=/sys/kernel opendir=/sys/fs/cgroup
+}
+
+@test "escape: kernel addresses from /proc/kallsyms" {
+	refused EACCES read=/proc/kallsyms
+}
+
+@test "escape: other users' keys (/proc/keys, /proc/key-users)" {
+	refused EACCES read=/proc/keys read=/proc/key-users
+}
+
+@test "escape: the kernel's command line (/proc/cmdline)" {
+	refused EACCES read=/proc/cmdline
+}
+
+@test "escape: physical memory through /proc/kcore" {
+	run try_inside read=/proc/kcore
+	grep -qxE 'read=/proc/kcore (EACCES|ENOENT)' <<<"$output" # ENOENT: a kernel without it
+}
+
+@test "escape: every masked /proc path is covered, /proc/sys and its kin are read-only mounts" {
+	run "$HARNESS" exec -- sh -c 'cat /proc/self/mountinfo; for p in acpi asound keys key-users kallsyms cmdline latency_stats timer_list sched_debug scsi modules; do
+		[ -e /proc/$p ] && { cat /proc/$p >/dev/null 2>&1 || ls /proc/$p/ >/dev/null 2>&1; } && echo "readable $p"; done; true'
+	[ "$status" -eq 0 ]
+	refute grep -q '^readable' <<<"$output"
+	for p in bus fs irq sys; do
+		grep -qE " /proc/$p ro," <<<"$output" || { echo "/proc/$p is not read-only"; return 1; }
+	done
+}
+
+@test "escape: write /proc/sysrq-trigger" {
+	run try_inside write=/proc/sysrq-trigger
+	grep -qxE 'write=/proc/sysrq-trigger (EACCES|EROFS|ENOENT)' <<<"$output"
+}
+
+@test "escape: write /proc/sys (kernel.hostname, vm.drop_caches)" {
+	refused EACCES write=/proc/sys/kernel/hostname write=/proc/sys/vm/drop_caches
+}
+
+@test "escape: every mount inside is nosuid, and nodev but for the /dev nodes" {
+	run "$HARNESS" exec -- cat /proc/self/mountinfo
+	[ "$status" -eq 0 ]
+	while read -r _ _ _ _ mp opts _; do
+		[[ "$opts" == *nosuid* ]] || [[ "$mp" == /dev/* && "$mp" != /dev/shm ]] || { echo "$mp: $opts"; return 1; }
+		[[ "$opts" == *nodev* ]] || [[ "$mp" == /dev || "$mp" == /dev/* ]] || { echo "$mp: $opts"; return 1; }
+	done <<<"$output"
+}
+
+@test "escape: write through a read-only bind's submount" {
+	mkdir -p "$BATS_TEST_TMPDIR/tree/sub"
+	# the submount lives in a mount namespace of this test's own: nothing global is mounted
+	run unshare -m --propagation private sh -c "mount -t tmpfs none '$BATS_TEST_TMPDIR/tree/sub' &&
+		'$HARNESS' exec --bind '$HELPERS:/opt/helpers' --bind '$BATS_TEST_TMPDIR/tree:/data' -- \
+			/opt/helpers/try-syscall create=/data/sub/x create=/data/y"
+	expect EROFS create=/data/sub/x create=/data/y
+	[ -z "$(ls -A "$BATS_TEST_TMPDIR/tree/sub")" ]
+}
+
+@test "escape: a setuid-root binary in a bind (nosuid, no_new_privs)" {
+	mkdir -p "$BATS_TEST_TMPDIR/suid"
+	cp /usr/bin/id "$BATS_TEST_TMPDIR/suid/id"
+	chmod 4755 "$BATS_TEST_TMPDIR/suid/id"
+	run "$HARNESS" exec --bind "$BATS_TEST_TMPDIR/suid:/data" -- /data/id -u
+	[ "$status" -eq 0 ]
+	[ "$output" != 0 ]
+	[ "$output" -gt 65535 ]
+}
+
+@test "escape: a device node in a bind (nodev)" {
+	mkdir -p "$BATS_TEST_TMPDIR/dev"
+	mknod -m 0666 "$BATS_TEST_TMPDIR/dev/null" c 1 3
+	refused_dev() {
+		"$HARNESS" exec --bind "$HELPERS:/opt/helpers" --bind "$BATS_TEST_TMPDIR/dev:/data" -- \
+			/opt/helpers/try-syscall read=/data/null
+	}
+	run refused_dev
+	expect EACCES read=/data/null
+}
+
+@test "escape: regain capabilities by executing a file with file capabilities" {
+	command -v setcap >/dev/null || hx_skip "needs setcap (libcap2-bin)"
+	mkdir -p "$BATS_TEST_TMPDIR/caps"
+	cp "$HELPERS/try-syscall" "$BATS_TEST_TMPDIR/caps/"
+	setcap cap_sys_admin,cap_sys_ptrace,cap_dac_override+ep "$BATS_TEST_TMPDIR/caps/try-syscall"
+	run "$HARNESS" exec --bind "$BATS_TEST_TMPDIR/caps:/data" -- /data/try-syscall mount ptrace_init read=/proc/kallsyms
+	expect EPERM mount ptrace_init
+	expect EACCES read=/proc/kallsyms
+}
+
+@test "escape: a bind target naming the old root is refused before anything is made" {
+	run "$HARNESS" exec --bind "$BATS_TEST_TMPDIR/host:/.oldroot/tmp/harness-escape-$$" -- true
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"DST not /, /proc, /dev, /.oldroot"* ]]
+	[ ! -e "/tmp/harness-escape-$$" ]
+}
+
+@test "escape: a bind target through a symbolic link in an earlier bind (to the old root)" {
+	mkdir -p "$BATS_TEST_TMPDIR/tree"
+	ln -s "/.oldroot/tmp/harness-escape-$$" "$BATS_TEST_TMPDIR/tree/node_modules"
+	ln -s "../../.oldroot/tmp/harness-escape-rel-$$" "$BATS_TEST_TMPDIR/tree/rel"
+	run "$HARNESS" exec --bind "$BATS_TEST_TMPDIR/tree:/scenario" --bind "$BATS_TEST_TMPDIR/host:/scenario/node_modules/x" -- true
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"bind target outside the new root"* ]]
+	run "$HARNESS" exec --bind "$BATS_TEST_TMPDIR/tree:/scenario" --bind "$BATS_TEST_TMPDIR/host:/scenario/rel" -- true
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"bind target outside the new root"* ]]
+	[ ! -e "/tmp/harness-escape-$$" ]
+	[ ! -e "/tmp/harness-escape-rel-$$" ]
 }
