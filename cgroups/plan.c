@@ -81,6 +81,31 @@ static struct cg_cpus plan_quota_set(const struct cg_cpus *usable, const struct 
 	return *ret_shared ? *usable : set;
 }
 
+/* No slice runs without a memory and a pids limit: what a budget leaves at 0 gets these. The sut's memory is
+ * --memory's default; the client (harness load: buffers per connection, a thread per -t) and the fixture (Postgres:
+ * shared_buffers is a quarter of its limit) get what they need with room; noise generators size their buffers
+ * from the budget. */
+static const struct {
+	uint64_t memory_max, pids_max;
+} cg_slice_defaults[CG_NR_SLICES] = {
+	[CG_SLICE_SUT] = {(uint64_t)2 << 30, 4096},
+	[CG_SLICE_CLIENT] = {(uint64_t)1 << 30, 1024},
+	[CG_SLICE_FIXTURE] = {(uint64_t)2 << 30, 1024},
+	[CG_SLICE_NOISE] = {(uint64_t)512 << 20, 64},
+};
+
+static void plan_default_limits(struct cg_slice_plan *p)
+{
+	for (int s = 0; s < CG_NR_SLICES; s++) {
+		if (!(p->slices & (1u << s)))
+			continue;
+		if (!p->limits[s].memory_max)
+			p->limits[s].memory_max = cg_slice_defaults[s].memory_max;
+		if (!p->limits[s].pids_max)
+			p->limits[s].pids_max = cg_slice_defaults[s].pids_max;
+	}
+}
+
 int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const struct cg_budget *b,
 		   struct cg_slice_plan *ret, struct hx_err *err)
 {
@@ -135,9 +160,9 @@ int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const 
 		p.limits[CG_SLICE_FIXTURE].mems = p.limits[CG_SLICE_CLIENT].mems;
 	}
 	p.limits[CG_SLICE_FIXTURE].memory_max = b->fixture_memory_max;
-	p.limits[CG_SLICE_FIXTURE].pids_max = b->fixture ? 1024 : 0;
 	p.limits[CG_SLICE_SUT].memory_max = b->memory_max;
 	p.limits[CG_SLICE_SUT].pids_max = b->pids_max;
+	plan_default_limits(&p);
 	*ret = p;
 	return 0;
 }

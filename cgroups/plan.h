@@ -21,8 +21,8 @@ struct cg_budget {
 	enum cg_cpu_mode mode;
 	unsigned cpus;	      /* 0: choose from the host */
 	unsigned client_cpus; /* 0: choose from the host */
-	uint64_t memory_max;  /* bytes for the sut slice; 0: none */
-	uint64_t pids_max;    /* for the sut slice; 0: none */
+	uint64_t memory_max;  /* bytes for the sut slice; 0: the default (plan.c) */
+	uint64_t pids_max;    /* for the sut slice; 0: the default (plan.c) */
 	bool fixture;	      /* the run starts a database fixture: plan its slice */
 	bool no_client;	      /* nothing runs in the client slice (exec without --client) */
 	uint64_t fixture_memory_max;

@@ -41,8 +41,8 @@ static const struct hx_opt exec_tab[] = {
 	 .help = "CPUs for the command (default: from the host)", .min = 1, .max = CG_MAX_CPUS},
 	{"client-cpus", 0, OPT_UINT, offsetof(struct exec_opts, client_cpus), "N",
 	 .help = "CPUs kept for the load client, as in a run (default: from the host)", .min = 1, .max = CG_MAX_CPUS},
-	{"memory", 0, OPT_SIZE, offsetof(struct exec_opts, memory), "SIZE", .help = "memory limit, e.g. 512M (no swap)",
-	 .min = OPT_MEMORY_MIN},
+	{"memory", 0, OPT_SIZE, offsetof(struct exec_opts, memory), "SIZE",
+	 .help = "memory limit, e.g. 512M (no swap; default 2G)", .min = OPT_MEMORY_MIN},
 	{"pids-max", 0, OPT_UINT, offsetof(struct exec_opts, pids_max), "N", .help = "process limit (default 4096)",
 	 .min = 1, .max = 4194304},
 	{"mode", 0, OPT_STR, offsetof(struct exec_opts, mode), "MODE",
@@ -315,8 +315,8 @@ static void exec_report(const struct exec_opts *o, const struct exec_plan *p, st
 	cJSON_AddNumberToObject(j, "cpu_budget", p->slices.cpus);
 	cJSON_AddStringToObject(j, "cpus", cpus);
 	cJSON_AddStringToObject(j, "client_cpus", client);
-	if (p->budget.memory_max)
-		cJSON_AddNumberToObject(j, "memory_max_bytes", (double)p->budget.memory_max);
+	cJSON_AddNumberToObject(j, "memory_max_bytes", (double)p->slices.limits[CG_SLICE_SUT].memory_max);
+	cJSON_AddNumberToObject(j, "pids_max", (double)p->slices.limits[CG_SLICE_SUT].pids_max);
 	cJSON_AddNumberToObject(j, "exit_status", code);
 	cJSON_AddNumberToObject(j, "cgroup_move_usec", (double)cg_last_move_ns(tree) / 1000.0);
 	if (o->stats && cg_slice_stats(tree, CG_SLICE_SUT, &st, &err) == 0) {

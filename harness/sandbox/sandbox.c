@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "base/proc.h"
 #include "sandbox/sbx_caps.h"
 #include "sandbox/sbx_fds.h"
+#include "sandbox/sbx_out.h"
 #include "sandbox/sbx_net.h"
 #include "base/util.h"
 
@@ -123,6 +125,9 @@ static __attribute__((noreturn)) void child_fail(int fd, const char *step, int e
 	_exit(125);
 }
 
+/* The child's output pipes (each sandbox child has its own copy of this memory; the parent never uses it). */
+static struct sbx_out sbx_child_out;
+
 /* The payload: PID 2 of the sandbox. A session of its own, privileges go, only fds 0-2 pass execve, seccomp
  * comes last. */
 static __attribute__((noreturn)) void payload(struct sbx_child *x)
@@ -142,10 +147,12 @@ static __attribute__((noreturn)) void payload(struct sbx_child *x)
 		child_fail(x->report_fd, step, -r);
 	if (chdir(x->c->cwd) < 0)
 		child_fail(x->report_fd, "chdir", errno);
-	if (x->c->quiet || x->c->out_fd >= 0) {
-		int out = x->c->out_fd >= 0 ? x->c->out_fd : open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (sbx_child_out.n && (r = sbx_out_apply_in_payload(&sbx_child_out)) < 0)
+		child_fail(x->report_fd, "redirect output", -r);
+	if (!sbx_child_out.n && x->c->quiet) {
+		int out = open("/dev/null", O_RDWR | O_CLOEXEC);
 
-		if (out < 0 || dup2(out, 1) < 0 || dup2(x->c->err_fd >= 0 ? x->c->err_fd : out, 2) < 0)
+		if (out < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
 			child_fail(x->report_fd, "redirect output", errno);
 	}
 	/* whatever harness inherited (a `3</` from its caller) would let the payload fchdir out */
@@ -170,40 +177,82 @@ static void init_forward(int sig)
 		kill(init_payload_pid, sig);
 }
 
-/* PID 1 of the sandbox: forwards termination signals, reaps everything, exits with the payload's
- * status (128+N for a signal), and its exit takes every other process of the namespace with it. */
-static int init_loop(pid_t child, struct sbx_stamps *stamps)
+static void init_on_child(int sig)
 {
-	static const int fwd[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
-	struct sigaction sa = {.sa_handler = init_forward};
-	sigset_t none;
-	int status = 0, code = 0;
+	(void)sig; /* only to interrupt ppoll */
+}
 
-	init_payload_pid = child;
-	sigemptyset(&none);
-	for (size_t i = 0; i < HX_ARRAY_SIZE(fwd); i++)
-		sigaction(fwd[i], &sa, NULL);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+/* Reap what has exited (waiting when flags is 0); true once the payload has, its status in *code. */
+static bool init_reap(pid_t child, struct sbx_stamps *stamps, int *code, int flags)
+{
 	for (;;) {
 		struct rusage ru;
-		pid_t p = wait4(-1, &status, 0, &ru);
+		int status;
+		pid_t p = wait4(-1, &status, flags, &ru);
 
 		if (p < 0 && errno == EINTR)
 			continue;
-		if (p < 0)
-			break;
+		if (p <= 0)
+			return false;
 		if (p == child) {
 			stamps->exit_ns = util_now_ns();
 			stamps->utime_us = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
 			stamps->stime_us = (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
 			stamps->maxrss_kb = (uint64_t)ru.ru_maxrss;
-			code = util_exit_code(status);
-			break;
+			*code = util_exit_code(status);
+			return true;
 		}
+	}
+}
+
+/* Until the payload exits: copy its output as it comes, reap as children exit. SIGCHLD is blocked but
+ * inside ppoll, so an exit between the reap and the poll still wakes it. */
+static void init_pump(pid_t child, struct sbx_stamps *stamps, int *code, struct sbx_out *out)
+{
+	struct sigaction sa = {.sa_handler = init_on_child};
+	struct pollfd pfd[2];
+	sigset_t chld, none;
+
+	sigemptyset(&none);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigaction(SIGCHLD, &sa, NULL);
+	sigprocmask(SIG_SETMASK, &chld, NULL);
+	for (int i = 0; i < out->n; i++)
+		pfd[i] = (struct pollfd){.fd = out->s[i].rd, .events = POLLIN};
+	while (!init_reap(child, stamps, code, WNOHANG)) {
+		if (ppoll(pfd, (nfds_t)out->n, NULL, &none) < 0 && errno != EINTR)
+			return;
+		for (int i = 0; i < out->n; i++)
+			if (pfd[i].revents && !sbx_out_pump(out, i))
+				pfd[i].fd = -1; /* closed by every writer; the payload may still run */
+	}
+}
+
+/* PID 1 of the sandbox: forwards termination signals, reaps everything, exits with the payload's
+ * status (128+N for a signal), and its exit takes every other process of the namespace with it. */
+static int init_loop(pid_t child, struct sbx_stamps *stamps, struct sbx_out *out)
+{
+	static const int fwd[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+	struct sigaction sa = {.sa_handler = init_forward};
+	sigset_t none;
+	int code = 0;
+
+	init_payload_pid = child;
+	sigemptyset(&none);
+	for (size_t i = 0; i < HX_ARRAY_SIZE(fwd); i++)
+		sigaction(fwd[i], &sa, NULL);
+	if (out->n) {
+		init_pump(child, stamps, &code, out);
+	} else {
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		while (!init_reap(child, stamps, &code, 0) && errno != ECHILD)
+			;
 	}
 	kill(-1, SIGKILL);
 	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
 		;
+	sbx_out_finish(out); /* every writer is gone */
 	return code;
 }
 
@@ -212,6 +261,8 @@ static int sbx_child_main(void *arg)
 {
 	struct sbx_child *x = arg;
 	const char *step = NULL;
+	int keep[1 + 2 * HX_ARRAY_SIZE(sbx_child_out.s)];
+	size_t nkeep = 0;
 	pid_t child;
 	int r;
 
@@ -229,13 +280,17 @@ static int sbx_child_main(void *arg)
 		child_fail(x->report_fd, step, -r);
 	if (sethostname("harness", 7) < 0)
 		child_fail(x->report_fd, "sethostname", errno);
+	if ((r = sbx_out_open(&sbx_child_out, x->c->out_fd, x->c->err_fd, x->c->out_max)) < 0)
+		child_fail(x->report_fd, "output pipes", -r);
 	child = fork();
 	if (child < 0)
 		child_fail(x->report_fd, "fork payload", errno);
 	if (child == 0)
 		payload(x);
 	/* init, running as the payload's user, keeps nothing of harness's either */
-	if ((r = sbx_fds_close_except(&x->report_fd, 1)) < 0) {
+	keep[nkeep++] = x->report_fd;
+	sbx_out_init_side(&sbx_child_out, keep, &nkeep);
+	if ((r = sbx_fds_close_except(keep, nkeep)) < 0) {
 		kill(child, SIGKILL);
 		child_fail(x->report_fd, "close inherited descriptors", -r);
 	}
@@ -251,7 +306,7 @@ static int sbx_child_main(void *arg)
 		child_fail(x->report_fd, "pdeathsig", errno);
 	}
 	close(x->report_fd);
-	return init_loop(child, x->stamps);
+	return init_loop(child, x->stamps, &sbx_child_out);
 }
 
 int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, struct sbx *ret, struct hx_err *err)

@@ -22,10 +22,11 @@ struct sbx_config {
 	struct sbx_rootfs rootfs;
 	struct sbx_seccomp_opts seccomp;
 	const char *cwd;
-	int netns_fd; /* the run's network namespace */
-	bool quiet;   /* the command's stdout and stderr go to /dev/null */
-	int out_fd;   /* >= 0: the command's stdout and stderr go here (a log file) */
-	int err_fd;   /* >= 0: its stderr goes here instead */
+	int netns_fd;	  /* the run's network namespace */
+	bool quiet;	  /* the command's stdout and stderr go to /dev/null */
+	int out_fd;	  /* >= 0: the command's stdout and stderr go here (a log file), bounded (sbx_out.h) */
+	int err_fd;	  /* >= 0: its stderr goes here instead */
+	uint64_t out_max; /* bytes of each stream's head kept in those files; 0: SBX_OUT_MAX */
 };
 
 /* Where the time went, stamped with CLOCK_MONOTONIC (ns) by parent and child alike. */

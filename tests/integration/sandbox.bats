@@ -542,3 +542,51 @@ for _ in range(100):
 	[ ! -e "/tmp/harness-escape-$$" ]
 	[ ! -e "/tmp/harness-escape-rel-$$" ]
 }
+
+# The cgroup file of one controller for a process: v2 (the unified line) or v1 (the controller's own).
+cg_file() {
+	local pid=$1 v1=$2 v2=$3 path
+	if path=$(grep -m1 -E "^[0-9]+:([^:]*,)?${v1%%.*}(,[^:]*)?:" "/proc/$pid/cgroup" | cut -d: -f3-) && [ -n "$path" ]; then
+		echo "/sys/fs/cgroup/${v1%%.*}$path/$v1"
+	else
+		echo "/sys/fs/cgroup$(grep -m1 '^0::' "/proc/$pid/cgroup" | cut -d: -f3-)/$v2"
+	fi
+}
+
+@test "escape: run without --memory or --pids-max: the runtime's and the client's slices are still limited" {
+	"$HARNESS" exec --client 'sleep 30' -- sleep 30 &
+	runner=$!
+	two_sleeps() { [ "$(own_pgrep '^sleep 30$' | wc -l)" -eq 2 ]; }
+	wait_until 10 two_sleeps
+	for payload in $(own_pgrep '^sleep 30$'); do
+		mem=$(cat "$(cg_file "$payload" memory.limit_in_bytes memory.max)")
+		pids=$(cat "$(cg_file "$payload" pids.max pids.max)")
+		echo "$payload: memory $mem pids $pids"
+		[ "$mem" != max ] && [ "$mem" -le $((4 << 30)) ]
+		[ "$pids" != max ] && [ "$pids" -le 4096 ]
+	done
+	kill "$runner"
+	wait "$runner" || true
+}
+
+@test "escape: flood the output harness keeps (96 MiB from a script): a bounded head and tail are kept, the trial passes" {
+	[ -x /usr/bin/node ] || "$HARNESS" images ls | grep -q '^node20 .* present' || hx_skip "needs the node20 image"
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --keep --out "$BATS_TEST_TMPDIR/r.json" \
+		"$HARNESS_FIXTURES/scenarios/output-flood"
+	echo "$stderr" | tail -3
+	logs=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["config"]["logs"])' "$BATS_TEST_TMPDIR/r.json")
+	python3 - "$BATS_TEST_TMPDIR/r.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["trials"][0]
+assert t["status"] == "ok", t
+assert t["script"]["flooded_mib"] == 48, t["script"]
+PY
+	for f in "$logs"/script-output-flood-*; do
+		size=$(stat -c %s "$f")
+		echo "$f: $size bytes"
+		[ "$size" -le $(((16 << 20) + (64 << 10) + 200)) ]
+		grep -aq '^\[harness: [0-9]* bytes of output dropped here' "$f"
+	done
+	[ "$status" -eq 0 ]
+	rm -rf "$logs" # --keep: ours to remove
+}

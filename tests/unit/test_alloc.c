@@ -246,6 +246,31 @@ static void test_plan_does_not_fit(void **state)
 	assert_non_null(strstr(err.msg, "quota mode can give the runtime at most 2"));
 }
 
+/* No slice of a plan is left without a memory and a pids limit, whatever the budget leaves out. */
+static void test_plan_every_slice_limited(void **state)
+{
+	const struct cg_topo *t = load("smt2x8x2");
+	struct cg_budget b = {.mode = CG_CPU_PINNED, .cpus = 2, .fixture = true, .noise_cpus = 1};
+	struct cg_slice_plan p;
+	struct hx_err err = {0};
+
+	(void)state;
+	assert_int_equal(cg_plan_slices(t, &t->online, &b, &p, &err), 0);
+	for (int s = 0; s < CG_NR_SLICES; s++) {
+		assert_true(p.slices & (1u << s));
+		assert_true(p.limits[s].memory_max > 0);
+		assert_true(p.limits[s].pids_max > 0);
+	}
+	assert_int_equal(p.limits[CG_SLICE_SUT].memory_max, (uint64_t)2 << 30);
+	assert_int_equal(p.limits[CG_SLICE_NOISE].pids_max, 64);
+	/* what the budget says wins */
+	b.memory_max = 64 << 20;
+	b.pids_max = 20;
+	assert_int_equal(cg_plan_slices(t, &t->online, &b, &p, &err), 0);
+	assert_int_equal(p.limits[CG_SLICE_SUT].memory_max, 64 << 20);
+	assert_int_equal(p.limits[CG_SLICE_SUT].pids_max, 20);
+}
+
 static void plan_fixture(const char *tree, enum cg_cpu_mode mode, unsigned cpus, struct cg_slice_plan *p)
 {
 	const struct cg_topo *t = load(tree);
@@ -453,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_noise_smt_sibling),
 		cmocka_unit_test(test_noise_sibling_without_smt),
 		cmocka_unit_test(test_noise_quota_anywhere),
+		cmocka_unit_test(test_plan_every_slice_limited),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
