@@ -263,15 +263,23 @@ static int dev_tree(void)
 
 static int tmpfs_at(const char *dir, mode_t mode, uint64_t size, bool owned)
 {
-	char opts[128];
-	int n;
+	char opts[128], via[64];
+	int n, fd, rc;
 
-	if (util_mkdir_p(dir, 0755) < 0)
-		return mnt_fail("mkdir tmpfs");
+	/* beneath the new root like a bind target: a caller's bind at /home may hold links */
+	fd = target_open(dir, true);
+	if (fd < 0) {
+		errno = -fd;
+		return mnt_fail(fd == -EPERM || fd == -ELOOP || fd == -EINVAL ? "tmpfs target outside the new root"
+									      : "mkdir tmpfs");
+	}
 	n = snprintf(opts, sizeof(opts), "mode=%o,size=%llu", (unsigned)mode, (unsigned long long)size);
 	if (owned)
 		snprintf(opts + n, sizeof(opts) - (size_t)n, ",uid=%d,gid=%d", SBX_UID, SBX_GID);
-	if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+	snprintf(via, sizeof(via), OLD "/proc/self/fd/%d", fd);
+	rc = mount("tmpfs", via, "tmpfs", MS_NOSUID | MS_NODEV, opts);
+	close(fd);
+	if (rc < 0)
 		return mnt_fail("mount tmpfs");
 	return 0;
 }

@@ -553,6 +553,15 @@ cg_file() {
 	fi
 }
 
+@test "escape: a tmpfs (HOME) through a symbolic link in a caller's bind at /home" {
+	mkdir -p "$BATS_TEST_TMPDIR/homes"
+	ln -s "/.oldroot/tmp/harness-escape-home-$$" "$BATS_TEST_TMPDIR/homes/harness"
+	run "$HARNESS" exec --bind "$BATS_TEST_TMPDIR/homes:/home" -- true
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"tmpfs target outside the new root"* ]]
+	[ ! -e "/tmp/harness-escape-home-$$" ]
+}
+
 @test "escape: run without --memory or --pids-max: the runtime's and the client's slices are still limited" {
 	"$HARNESS" exec --client 'sleep 30' -- sleep 30 &
 	runner=$!
