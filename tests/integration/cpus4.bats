@@ -25,17 +25,26 @@ teardown() {
 }
 
 # The state of the run's sut and client slices while it runs, 10 times a second: cpuset, cpu.max, memory.max
-# and how many processes each holds. One process (no pipeline), its output in a file and not on bats' own
-# descriptors, so that killing it by its PID ends it all.
+# and how many processes each holds (limits are applied before anything enters a slice). Every trial makes
+# its tree under the same name: a state is kept only when two readings in a row agree, so that no line mixes
+# the end of one trial with the start of the next. One process (no pipeline), its output in a file and not on
+# bats' own descriptors, so that killing it by its PID ends it all.
+slice_state() {
+	local d=$1 c
+	c=$(dirname "$d")/client
+	echo "sut=$(cat "$d/cpuset.cpus.effective") max=$(cat "$d/cpu.max")" \
+		"mem=$(cat "$d/memory.max") client=$(cat "$c/cpuset.cpus.effective")" \
+		"procs=$(wc -l <"$d/cgroup.procs")/$(wc -l <"$c/cgroup.procs")"
+}
+
 watch_slices() {
+	local a b
 	while :; do
 		for d in /sys/fs/cgroup/harness-"$HARNESS_RUN_TAG"-*/sut; do
 			[ -d "$d" ] || continue
-			c=$(dirname "$d")/client
-			# procs: limits are applied before anything enters a slice
-			echo "sut=$(cat "$d/cpuset.cpus.effective") max=$(cat "$d/cpu.max")" \
-				"mem=$(cat "$d/memory.max") client=$(cat "$c/cpuset.cpus.effective")" \
-				"procs=$(wc -l <"$d/cgroup.procs")/$(wc -l <"$c/cgroup.procs")"
+			a=$(slice_state "$d")
+			b=$(slice_state "$d")
+			[ "$a" != "$b" ] || echo "$a"
 		done
 		sleep 0.1
 	done >slices.raw 2>/dev/null </dev/null
