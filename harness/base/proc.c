@@ -40,15 +40,20 @@ bool proc_wait_exits(int *fds, size_t n, int timeout_ms)
 
 	for (size_t i = 0; i < n; i++) {
 		struct pollfd p = {.fd = fds[i], .events = POLLIN};
-		unsigned long long now = util_now_ns();
+		int r;
 
 		if (fds[i] < 0) {
 			all = false;
 			continue;
 		}
-		/* a pidfd turns readable when its process exits */
-		while (now < end && poll(&p, 1, (int)((end - now) / 1000000 + 1)) < 0 && errno == EINTR)
-			now = util_now_ns();
+		/* a pidfd turns readable when its process exits; 0 means the deadline passed first */
+		do {
+			unsigned long long now = util_now_ns();
+
+			r = poll(&p, 1, now < end ? (int)((end - now) / 1000000 + 1) : 0);
+		} while (r < 0 && errno == EINTR);
+		if (r <= 0)
+			all = false;
 		close(fds[i]);
 		fds[i] = -1;
 	}

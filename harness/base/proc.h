@@ -16,7 +16,7 @@ int proc_wait_first(pid_t *pids, size_t n, unsigned long long deadline_ns, const
 /* A pidfd for any process (a child or not), or -1 (pidfd_open is missing: Linux < 5.3, or it is gone). */
 int proc_pidfd(pid_t pid);
 /* Wait up to timeout_ms until every process of fds (-1 slots skipped) has exited; closes them. False
- * when a slot was -1: the caller cannot know, and must look again. */
+ * when one is still running at the deadline, or a slot was -1: the caller cannot know, and must look again. */
 bool proc_wait_exits(int *fds, size_t n, int timeout_ms);
 /* Reap *pid (blocking) unless it is already reaped; *pid is -1 afterwards. */
 void proc_reap(pid_t *pid, int *ret_status);

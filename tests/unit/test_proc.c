@@ -71,12 +71,36 @@ static void test_wait_exits(void **state)
 	assert_int_equal(waitpid(pid, NULL, WNOHANG), pid); /* it had exited: a zombie to reap */
 }
 
+/* A process still running at the deadline: the wait reports it, so the caller falls back. */
+static void test_wait_exits_timeout(void **state)
+{
+	pid_t pid = child(0, 30);
+	int fds[1] = {proc_pidfd(pid)};
+	unsigned long long t0 = util_now_ns();
+	int status = 0;
+
+	(void)state;
+	if (fds[0] < 0) {
+		kill(pid, SIGKILL);
+		proc_reap(&pid, &status);
+		skip(); /* Linux < 5.3 */
+	}
+	assert_false(proc_wait_exits(fds, 1, 100));
+	assert_true(util_now_ns() - t0 >= 100ull * 1000000); /* it did wait for the deadline */
+	assert_int_equal(fds[0], -1);
+	assert_int_equal(kill(pid, 0), 0); /* still running: the timeout was real */
+	kill(pid, SIGKILL);
+	proc_reap(&pid, &status);
+	assert_true(WIFSIGNALED(status));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_first_to_exit),
 		cmocka_unit_test(test_deadline_and_stop),
 		cmocka_unit_test(test_wait_exits),
+		cmocka_unit_test(test_wait_exits_timeout),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
