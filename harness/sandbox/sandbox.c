@@ -295,9 +295,9 @@ static int sbx_child_main(void *arg)
 		child_fail(x->report_fd, "close inherited descriptors", -r);
 	}
 	/* init keeps nothing it does not need: the payload's user, no capabilities */
-	if (sbx_caps_apply_in_child(SBX_UID, SBX_GID, &step) < 0) {
+	if ((r = sbx_caps_apply_in_child(SBX_UID, SBX_GID, &step)) < 0) {
 		kill(child, SIGKILL);
-		child_fail(x->report_fd, step, errno);
+		child_fail(x->report_fd, step, -r);
 	}
 	/* Changing the user clears the parent-death signal (prctl(2): any change of the effective or fs uid/gid): set it
 	 * again, or a SIGKILLed harness would leave the sandbox running. */
