@@ -97,6 +97,12 @@ static int parse_scripts(const char *file, const cJSON *root, struct scenario *s
 						     SCN_MAX_RUNTIMES);
 			if (valid_check(valid_name, it->string, file, "scripts", err) < 0)
 				return -err->errnum;
+			/* checked before the copy: a cut path would pass valid_relpath and name another file */
+			if (!it->valuestring[0] || strlen(it->valuestring) >= sizeof(sc->path))
+				return hx_fail_field(
+					err, file, "scripts",
+					"the script of %s: expected a non-empty path of at most %zu characters",
+					it->string, sizeof(sc->path) - 1);
 			snprintf(sc->runtime, sizeof(sc->runtime), "%s", it->string);
 			snprintf(sc->path, sizeof(sc->path), "%s", it->valuestring);
 			s->nscripts++;

@@ -134,6 +134,21 @@ static void test_mistakes(void **state)
 	       "iterations: expected a number from 1");
 }
 
+/* A script path longer than the field is refused, never cut: the cut value would pass the '..' check. */
+static void test_long_script_path(void **state)
+{
+	char text[1024], path[300];
+
+	(void)state;
+	memset(path, 'a', 254);
+	snprintf(path + 254, sizeof(path) - 254, "/../../../etc/shadow");
+	snprintf(text, sizeof(text), "{\"name\":\"x\",\"workload\":\"startup\"," RT ",\"scripts\":{\"node20\":\"%s\"}}",
+		 path);
+	expect(text, "scripts: the script of node20: expected a non-empty path of at most 255 characters");
+	snprintf(text, sizeof(text), "{\"name\":\"x\",\"workload\":\"startup\"," RT ",\"script\":\"%s\"}", path);
+	expect(text, "script: expected a non-empty string of at most 255 characters");
+}
+
 static void test_script_with_fixture(void **state)
 {
 	struct scenario s;
@@ -164,6 +179,7 @@ int main(void)
 		cmocka_unit_test(test_chat),
 		cmocka_unit_test(test_startup_defaults_and_full),
 		cmocka_unit_test(test_mistakes),
+		cmocka_unit_test(test_long_script_path),
 		cmocka_unit_test(test_script_with_fixture),
 	};
 
