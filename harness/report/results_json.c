@@ -3,6 +3,7 @@
 #include "report/results.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,11 +35,42 @@ static double num0(const cJSON *o, const char *k)
 	return isnan(v) ? 0 : v;
 }
 
+/* Defined for any double: numbers_check has refused the non-finite and those past 2^64 of a file read. */
 static uint64_t u64(const cJSON *o, const char *k)
 {
 	double v = num(o, k);
 
-	return isnan(v) || v < 0 ? 0 : (uint64_t)v;
+	return isnan(v) || v < 0 || v >= 0x1p64 ? 0 : (uint64_t)v;
+}
+
+/* Results files come from others (baselines, CI artifacts): cJSON reads 1e999 as inf, and a double past
+ * 2^64 cast to an integer is undefined, so every number of a trial must be finite and below 2^64 in size. */
+static int numbers_check(const cJSON *o, struct hx_err *err)
+{
+	const cJSON *it;
+
+	if (cJSON_IsNumber(o) && (!isfinite(o->valuedouble) || fabs(o->valuedouble) >= 0x1p64))
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s is %g: expected a finite number below 2^64",
+			       o->string ? o->string : "a value", o->valuedouble);
+	cJSON_ArrayForEach (it, o)
+		if (numbers_check(it, err) < 0)
+			return -err->errnum;
+	return 0;
+}
+
+/* trial and order index the run's trials: a whole number from 0 to UINT_MAX, never cut; absent reads as 0. */
+static int index_field(const cJSON *o, const char *k, unsigned *ret, struct hx_err *err)
+{
+	double v = num(o, k);
+
+	*ret = 0;
+	if (isnan(v))
+		return 0;
+	if (v < 0 || v > UINT_MAX || v != floor(v))
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s is %g: expected a whole number from 0 to %u", k, v,
+			       UINT_MAX);
+	*ret = (unsigned)v;
+	return 0;
 }
 
 static void str(const cJSON *o, const char *k, char *buf, size_t len)
@@ -808,12 +840,15 @@ static void per_slice_parse(const cJSON *cpus, const cJSON *slices, struct trial
 int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err)
 {
 	char status[16];
+	unsigned trial, order;
 	int k;
 
 	if (!cJSON_IsObject(o) || !cJSON_IsString(get(o, "scenario")) || !cJSON_IsString(get(o, "status")))
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "a trial without scenario or status");
-	res_trial_init(ret, get(o, "scenario")->valuestring, "", "", (unsigned)u64(o, "trial"),
-		       (unsigned)u64(o, "order"));
+	if (numbers_check(o, err) < 0 || index_field(o, "trial", &trial, err) < 0 ||
+	    index_field(o, "order", &order, err) < 0)
+		return -err->errnum;
+	res_trial_init(ret, get(o, "scenario")->valuestring, "", "", trial, order);
 	str(o, "runtime", ret->runtime, sizeof(ret->runtime));
 	str(o, "mode", ret->mode, sizeof(ret->mode));
 	if (cJSON_IsString(get(o, "noise"))) /* a file from before noise existed: quiet trials */

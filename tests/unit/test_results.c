@@ -280,12 +280,50 @@ static void test_refuses_other_files(void **state)
 	rmdir(dir);
 }
 
+/* Numbers from someone else's file: out of range is refused with the field named, never cast or cut. */
+static void test_refuses_out_of_range(void **state)
+{
+	static const struct {
+		const char *trial, *says;
+	} cases[] = {
+		{"\"trial\":4294967296", "trial is 4.29497e+09: expected a whole number from 0 to 4294967295"},
+		{"\"order\":-1", "order is -1: expected a whole number"},
+		{"\"trial\":1.5", "trial is 1.5: expected a whole number"},
+		{"\"wall_s\":1e999", "wall_s is inf: expected a finite number below 2^64"},
+		{"\"process\":{\"ctxt_voluntary\":1e300}", "ctxt_voluntary is 1e+300: expected a finite number"},
+		{"\"process\":{\"migrations\":-1e999}", "migrations is -inf"},
+	};
+	char dir[] = "/tmp/test-results-XXXXXX", path[64], text[256];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct res_doc d;
+		struct hx_err err = {0};
+
+		snprintf(text, sizeof(text), "{\"trials\":[{\"scenario\":\"x\",\"status\":\"ok\",%s}]}",
+			 cases[i].trial);
+		assert_int_equal(util_write_atomic(path, text, strlen(text), &err), 0);
+		assert_true(res_read(path, &d, &err) < 0);
+		assert_int_equal(err.exit, HX_EXIT_USAGE);
+		if (!strstr(err.msg, cases[i].says))
+			fail_msg("'%s' does not say '%s'", err.msg, cases[i].says);
+	}
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_status),	    cmocka_unit_test(test_verdict),
-		cmocka_unit_test(test_round_trip),  cmocka_unit_test(test_reads_an_old_file),
-		cmocka_unit_test(test_noise_shift), cmocka_unit_test(test_refuses_other_files),
+		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_reads_an_old_file),
+		cmocka_unit_test(test_noise_shift),
+		cmocka_unit_test(test_refuses_other_files),
+		cmocka_unit_test(test_refuses_out_of_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
