@@ -206,24 +206,79 @@ out:
 	return rc;
 }
 
-static const char *stage_from, *stage_to;
-
-static int stage_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* Copy the open regular file in to a new name of to_dfd, 0755 when it was executable, else 0644: the copy is
+ * for the sandbox user to read, whatever the user's own modes (a mktemp folder is 0700). */
+static int stage_file(int in, const struct stat *st, int to_dfd, const char *name)
 {
-	char to[PATH_MAX];
-	const char *rel = path + strlen(stage_from);
+	_cleanup_close_ int out = util_create_at(to_dfd, name, st->st_mode & 0111 ? 0755 : 0644);
+	char buf[65536];
+	ssize_t n;
 
-	(void)ftw;
-	if (strcmp(rel, "/node_modules") == 0) /* a local install, if any: the cache's is mounted instead */
-		return FTW_SKIP_SUBTREE;
-	snprintf(to, sizeof(to), "%s%s", stage_to, rel);
-	if (flag == FTW_D)
-		return mkdir(to, 0755) < 0 && errno != EEXIST ? FTW_STOP : FTW_CONTINUE;
-	/* The copy is for the sandbox user to read, whatever the user's own modes (a mktemp folder is 0700). */
-	if (flag == FTW_F)
-		return copy_file(path, to) < 0 || chmod(to, st->st_mode & 0111 ? 0755 : 0644) < 0 ? FTW_STOP
-												  : FTW_CONTINUE;
-	return FTW_CONTINUE;
+	if (out < 0)
+		return out;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		for (ssize_t off = 0, w; off < n; off += w)
+			if ((w = write(out, buf + off, (size_t)(n - off))) < 0)
+				return -errno;
+	return n < 0 ? -errno : 0;
+}
+
+/* Stage the folder from_dfd into to_dfd. Every entry is opened relative to its parent's descriptor with
+ * O_NOFOLLOW and judged by fstat of what was opened, never by a name looked up again: root makes this copy,
+ * and an entry swapped for a symbolic link (to /etc/shadow, say) must not be read through. Symbolic links
+ * and special files are left out, each named on stderr. */
+static int stage_dir(const struct dep_src *s, int from_dfd, int to_dfd, const char *rel, unsigned depth,
+		     struct hx_err *err)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	int dup_fd;
+
+	if (depth > 64)
+		return hx_fail(err, HX_EXIT_USAGE, ELOOP, "scenario %s: %s is nested more than 64 folders deep",
+			       s->name, rel);
+	if ((dup_fd = fcntl(from_dfd, F_DUPFD_CLOEXEC, 0)) < 0 || !(d = fdopendir(dup_fd))) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return hx_syserr(err, "scenario %s: reading %s", s->name, rel[0] ? rel : "its folder");
+	}
+	while ((errno = 0, de = readdir(d))) {
+		char sub[PATH_MAX];
+		_cleanup_close_ int in = -1;
+		struct stat st;
+		int r;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    (depth == 0 && strcmp(de->d_name, "node_modules") == 0)) /* the cache's is mounted instead */
+			continue;
+		snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "", de->d_name);
+		in = openat(from_dfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (in < 0 && errno == ELOOP) {
+			fprintf(stderr, "harness: scenario %s: %s is a symbolic link: not copied into the sandbox\n",
+				s->name, sub);
+			continue;
+		}
+		if (in < 0 || fstat(in, &st) < 0)
+			return hx_syserr(err, "scenario %s: %s", s->name, sub);
+		if (S_ISDIR(st.st_mode)) {
+			_cleanup_close_ int to = -1;
+
+			if (mkdirat(to_dfd, de->d_name, 0755) < 0 ||
+			    (to = openat(to_dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+				return hx_syserr(err, "scenario %s: staging %s", s->name, sub);
+			if (stage_dir(s, in, to, sub, depth + 1, err) < 0)
+				return -err->errnum;
+		} else if (S_ISREG(st.st_mode)) {
+			if ((r = stage_file(in, &st, to_dfd, de->d_name)) < 0)
+				return hx_fail(err, HX_EXIT_HOST, -r, "scenario %s: staging %s: %s", s->name, sub,
+					       strerror(-r));
+		} else {
+			fprintf(stderr,
+				"harness: scenario %s: %s is not a file or a folder: not copied into the sandbox\n",
+				s->name, sub);
+		}
+	}
+	return errno ? hx_syserr(err, "scenario %s: reading %s", s->name, rel[0] ? rel : "its folder") : 0;
 }
 
 static bool all_readable;
@@ -249,12 +304,16 @@ int dep_stage(const struct dep_src *s, const char *dir, char *ret, size_t len, s
 {
 	char nm[PATH_MAX + 16];
 
+	_cleanup_close_ int from = -1, to = -1;
+
 	snprintf(ret, len, "%s/scenario-%s", dir, s->name);
 	unpack_remove_tree(ret);
-	stage_from = s->dir;
-	stage_to = ret;
-	if (nftw(s->dir, stage_one, 16, FTW_PHYS | FTW_ACTIONRETVAL) != 0)
+	if ((from = open(s->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return hx_syserr(err, "scenario %s: %s", s->name, s->dir);
+	if (mkdir(ret, 0755) < 0 || (to = open(ret, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return hx_syserr(err, "scenario %s: copying it to %s", s->name, ret);
+	if (stage_dir(s, from, to, "", 0, err) < 0)
+		return hx_wrap(err, "copying it to %s", ret);
 	snprintf(nm, sizeof(nm), "%s/node_modules", ret);
 	if (mkdir(nm, 0755) < 0 && errno != EEXIST)
 		return hx_syserr(err, "scenario %s: %s", s->name, nm);

@@ -149,6 +149,29 @@ PY
 	[ "$(stat -c %a "$d")" = 700 ] && [ "$(stat -c %a "$d/hello.js")" = 600 ]
 }
 
+@test "a private scenario folder with a symbolic link to a root-only file: the link is named and left out of the staged copy" {
+	d=$(mktemp -d "$BATS_TEST_TMPDIR/mine.XXXXXX")
+	cp -r "$HARNESS_TOP/scenarios/startup/." "$d"
+	secret="$BATS_TEST_TMPDIR/root-only"
+	echo "token-$RANDOM$RANDOM" >"$secret"
+	chmod 0600 "$secret"
+	ln -s "$secret" "$d/secret"
+	# the script fails its run when the sandbox can read the link's target
+	cat >"$d/hello.js" <<'JS'
+let got = null;
+try { got = require("fs").readFileSync(__dirname + "/secret", "utf8"); } catch (e) {}
+if (got !== null) { console.error("read through the link: " + got); process.exit(3); }
+console.log("hello");
+JS
+	chmod 0600 "$d"/hello.js "$d"/scenario.json
+	run --separate-stderr "$HARNESS" run --runtimes node20 --repeat 1 --profile quick --out r.json "$d"
+	echo "$stderr" | tail -5
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"secret is a symbolic link: not copied into the sandbox"* ]]
+	! grep -rqF "$(cat "$secret")" r.json
+	python3 -c 'import json; t=json.load(open("r.json"))["trials"]; assert t[0]["status"] == "ok" and t[0]["startup"]["failed_runs"] == 0, t'
+}
+
 @test "the results file records the run: its command line, start and end (RFC 3339, UTC), each binary's own version" {
 	before=$(date -u +%s)
 	run --separate-stderr "$HARNESS" run --runtimes node20 --repeat 1 --profile quick --out r.json startup
