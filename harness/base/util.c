@@ -75,6 +75,47 @@ int util_read_line(const char *path, char **ret, struct hx_err *err)
 	return 0;
 }
 
+/* A path root owns and nobody else may write (st from lstat or fstat). */
+static bool root_only(const struct stat *st)
+{
+	return st->st_uid == 0 && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+int util_read_secret(const char *path, char **ret, struct hx_err *err)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	_cleanup_close_ int dfd = -1, fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	ssize_t n;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	dfd = open(slash == path ? "/" : dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &st) < 0)
+		return hx_syserr(err, "%s", dir);
+	if (!root_only(&st))
+		return hx_fail(err, HX_EXIT_HOST, EPERM, "%s is not a folder only root can write", dir);
+	fd = openat(dfd, slash ? slash + 1 : path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return hx_syserr(err, "%s", path);
+	if (fstat(fd, &st) < 0)
+		return hx_syserr(err, "%s", path);
+	if (!S_ISREG(st.st_mode) || !root_only(&st) || st.st_size > 4096)
+		return hx_fail(err, HX_EXIT_HOST, EPERM, "%s is not a small regular file only root can write", path);
+	buf = calloc(1, (size_t)st.st_size + 1);
+	if (!buf)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	do
+		n = read(fd, buf, (size_t)st.st_size);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return hx_syserr(err, "read %s", path);
+	buf[n] = '\0';
+	*ret = util_rstrip(steal_pointer(&buf));
+	return 0;
+}
+
 int util_read_u64(const char *path, uint64_t *ret, struct hx_err *err)
 {
 	_cleanup_free_ char *s = NULL;

@@ -12,6 +12,10 @@
 
 /* Read a whole (small) file into a NUL-terminated heap string; *ret_len may be NULL. */
 int util_read_file(const char *path, char **ret, size_t *ret_len, struct hx_err *err);
+/* Read a secret: a regular file owned by root, in a folder owned by root, neither writable by group or
+ * others, opened with O_NOFOLLOW; trailing white space stripped. Anything else is refused, so nobody
+ * but root can swap it (for a symlink to a root-only file, say). */
+int util_read_secret(const char *path, char **ret, struct hx_err *err);
 /* Read a file and strip trailing white space; for one-value sysfs/proc/cgroup files. */
 int util_read_line(const char *path, char **ret, struct hx_err *err);
 /* Read a file holding one unsigned integer ("max" is refused). */

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -20,6 +22,7 @@
 #include "base/cleanup.h"
 #include "image/fetch.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/sbx_net.h"
 #include "image/unpack.h"
 #include "base/util.h"
 #include "base/valid.h"
@@ -287,33 +290,81 @@ int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 	return rc;
 }
 
-/* Run an argv template ({entry} expanded) with a clean environment; its output (both streams) into out. */
-static int run_capture(char *const *tmpl, const char *entry, char *out, size_t len)
-{
-	char *argv[MAN_MAX_ARGV + 1];
-	char *const envp[] = {(char *)"PATH=/usr/bin:/bin", (char *)"HOME=/tmp", (char *)"LANG=C.UTF-8", NULL};
-	int p[2], status;
-	size_t got = 0;
-	ssize_t n;
-	pid_t pid;
+#define VERIFY_TIMEOUT_MS 30000
 
-	for (size_t i = 0; i <= MAN_MAX_ARGV; i++)
-		argv[i] = tmpl[i] && strcmp(tmpl[i], "{entry}") == 0 ? (char *)entry : tmpl[i];
-	if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0)
-		return -1;
-	if (pid == 0) {
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		execve(argv[0], argv, envp);
-		_exit(127);
+/* Read what the sandbox prints (up to len - 1 bytes, the rest drained) until it closes the pipe or the
+ * deadline passes; returns -ETIMEDOUT then. */
+static int read_until(int fd, uint64_t deadline_ns, char *out, size_t len)
+{
+	size_t got = 0;
+
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		uint64_t now = util_now_ns();
+		char sink[4096];
+		ssize_t n;
+
+		if (now >= deadline_ns)
+			return -ETIMEDOUT;
+		if (poll(&p, 1, (int)((deadline_ns - now) / 1000000) + 1) < 0 && errno != EINTR)
+			return -errno;
+		if (!(p.revents & (POLLIN | POLLHUP)))
+			continue;
+		n = got + 1 < len ? read(fd, out + got, len - got - 1) : read(fd, sink, sizeof(sink));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (got + 1 < len)
+			got += (size_t)n;
+		out[got] = '\0';
 	}
-	close(p[1]);
-	while (got + 1 < len && (n = read(p[0], out + got, len - got - 1)) > 0)
-		got += (size_t)n;
 	out[got] = '\0';
+	return 0;
+}
+
+/* The version command ({entry} expanded) runs in the image's own sandbox, as the sandbox user, with no
+ * network, exactly as a trial would run the image: a manifest's command never runs on the host. */
+static int run_version_command(const struct manifest *m, const struct img_status *st, char *out, size_t len,
+			       struct hx_err *err)
+{
+	char *argv[MAN_MAX_ARGV + 1], entry[PATH_MAX];
+	struct sbx_config c;
+	struct sbx x = {.pid = -1, .report_fd = -1};
+	int netns = -1, p[2] = {-1, -1}, rc, status = 0;
+
+	out[0] = '\0';
+	snprintf(entry, sizeof(entry), m->source == MAN_SRC_HOST ? "%s" : IMG_MOUNT "/%s", m->entry);
+	for (size_t i = 0; i <= MAN_MAX_ARGV; i++)
+		argv[i] = m->version_command[i] && strcmp(m->version_command[i], "{entry}") == 0
+				  ? entry
+				  : m->version_command[i];
+	sbx_config_init(&c);
+	c.argv = argv;
+	if (img_apply_to_sandbox(m, st, &c, err) < 0 || sbx_net_prepare(&netns, err) < 0)
+		return -err->errnum;
+	c.netns_fd = netns;
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		sbx_net_cleanup(&netns);
+		return hx_syserr(err, "image %s: pipe", m->name);
+	}
+	c.out_fd = p[1];
+	rc = sbx_start(NULL, CG_SLICE_SUT, &c, &x, err);
+	close(p[1]);
+	if (rc == 0 && (rc = sbx_wait_exec(&x, entry, err)) == 0 &&
+	    (rc = read_until(p[0], util_now_ns() + VERIFY_TIMEOUT_MS * 1000000ull, out, len)) < 0)
+		rc = hx_fail(err, HX_EXIT_VERDICT, -rc, "its version command did not finish in %d s",
+			     VERIFY_TIMEOUT_MS / 1000);
+	if (x.pid > 0) {
+		if (rc < 0)
+			kill(x.pid, SIGKILL); /* the sandbox's init: everything in its PID namespace goes with it */
+		while (waitpid(x.pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	sbx_release(&x);
 	close(p[0]);
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) && WEXITSTATUS(status) == 127 && got == 0 ? (errno = ENOEXEC, -1) : 0;
+	sbx_net_cleanup(&netns);
+	return rc;
 }
 
 void img_binary_version(const struct manifest *m, struct img_status *st)
@@ -331,6 +382,7 @@ int img_verify(struct img_cache *c, const struct manifest *m, char *why, size_t 
 {
 	struct img_status st;
 	char out[512] = "", blob[PATH_MAX], got[160];
+	struct hx_err verr = {0};
 
 	why[0] = '\0';
 	if (img_status(c, m, true, &st, err) < 0)
@@ -351,8 +403,8 @@ int img_verify(struct img_cache *c, const struct manifest *m, char *why, size_t 
 	}
 	if (!m->version_command[0] || !m->version_expect[0])
 		return 0;
-	if (run_capture(m->version_command, st.entry, out, sizeof(out)) < 0)
-		snprintf(why, why_len, "cannot run %s: %s", st.entry, strerror(errno));
+	if (run_version_command(m, &st, out, sizeof(out), &verr) < 0)
+		snprintf(why, why_len, "cannot run its version command in the sandbox: %s", verr.msg);
 	else if (!strstr(out, m->version_expect))
 		snprintf(why, why_len, "its version command printed '%.60s', not %s", util_rstrip(out),
 			 m->version_expect);

@@ -1,6 +1,6 @@
-/* Safe extraction: absolute paths, "..", symlinks and hardlinks leaving the tree, device nodes, FIFOs,
- * sockets and setuid/setgid bits are refused with the entry named (on top of libarchive's
- * ARCHIVE_EXTRACT_SECURE_* checks); file modes, and so exec bits, are kept. */
+/* Safe extraction: absolute paths, "..", symlinks (resolved against the tree on disk) and hardlinks leaving
+ * the tree, device nodes, FIFOs, sockets and setuid/setgid bits are refused with the entry named (on top of
+ * libarchive's ARCHIVE_EXTRACT_SECURE_* checks); exec bits are kept, group and other write bits dropped. */
 #include "image/unpack.h"
 
 #include <archive.h>
@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+
+#define HX_WALK_MAX 64
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -58,27 +60,84 @@ static bool has_dotdot(const char *p)
 	return false;
 }
 
-/* Does the link target, taken relative to the folder of `name`, stay inside the tree? */
-static bool link_stays_inside(const char *name, const char *target)
+/* Components of a path being resolved: a stack of names below the tree's root. */
+struct walk {
+	char names[64][NAME_MAX + 1];
+	size_t n;
+	bool unknown; /* a component that is not in the tree (yet): a later '..' cannot be judged */
+};
+
+static int walk_push_path(struct walk *w, const char *path, int *hops);
+
+/* One component: '.', '..' or a name, following a symlink already in the tree (relative to the current
+ * directory, the tree's root). Returns -1 when the path leaves the tree or cannot be judged. */
+static int walk_step(struct walk *w, const char *part, int *hops)
 {
-	int depth = 0;
+	char rel[PATH_MAX], target[PATH_MAX];
+	size_t o = 0;
+	ssize_t len;
+	struct stat st;
+
+	if (strcmp(part, ".") == 0 || !part[0])
+		return 0;
+	if (strcmp(part, "..") == 0) {
+		if (w->n == 0 || w->unknown)
+			return -1;
+		w->n--;
+		return 0;
+	}
+	if (w->n == HX_WALK_MAX || strlen(part) > NAME_MAX)
+		return -1;
+	snprintf(w->names[w->n++], NAME_MAX + 1, "%s", part);
+	if (w->unknown)
+		return 0;
+	for (size_t i = 0; i < w->n && o < sizeof(rel); i++)
+		o += (size_t)snprintf(rel + o, sizeof(rel) - o, "%s%s", i ? "/" : "", w->names[i]);
+	if (o >= sizeof(rel) || lstat(rel, &st) < 0) {
+		w->unknown = true; /* not there (yet): fine, unless a '..' follows */
+		return 0;
+	}
+	if (!S_ISLNK(st.st_mode))
+		return 0;
+	len = readlink(rel, target, sizeof(target) - 1);
+	if (len < 0 || ++*hops > 40)
+		return -1;
+	target[len] = '\0';
+	if (target[0] == '/')
+		return -1;
+	w->n--; /* the link's own name is replaced by what it points to, from its folder */
+	return walk_push_path(w, target, hops);
+}
+
+static int walk_push_path(struct walk *w, const char *path, int *hops)
+{
 	char buf[PATH_MAX];
 
-	if (target[0] == '/')
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *save = NULL, *part = strtok_r(buf, "/", &save); part; part = strtok_r(NULL, "/", &save))
+		if (walk_step(w, part, hops) < 0)
+			return -1;
+	return 0;
+}
+
+/* Does the link target, taken from the folder of `name` and resolved against the tree as it is on disk
+ * (links already created are followed, as the kernel would), stay inside the tree? A relative walk in
+ * user space: it judges a link before it exists, where openat2(RESOLVE_BENEATH) could only judge it after. */
+static bool link_stays_inside(const char *name, const char *target)
+{
+	struct walk w = {.n = 0};
+	char folder[PATH_MAX], *slash;
+	int hops = 0;
+
+	if (target[0] == '/' || !target[0])
 		return false;
-	for (const char *c = name; *c; c++)
-		if (*c == '/')
-			depth++; /* the link's folder depth below the root */
-	snprintf(buf, sizeof(buf), "%s", target);
-	for (char *save = NULL, *part = strtok_r(buf, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
-		if (strcmp(part, "..") == 0) {
-			if (--depth < 0)
-				return false;
-		} else if (strcmp(part, ".") != 0) {
-			depth++;
-		}
-	}
-	return true;
+	snprintf(folder, sizeof(folder), "%s", name);
+	slash = strrchr(folder, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		folder[0] = '\0';
+	return walk_push_path(&w, folder, &hops) == 0 && walk_push_path(&w, target, &hops) == 0;
 }
 
 /* raw is the name as the archive has it (absolute paths and '..' are judged before any stripping),
@@ -148,6 +207,9 @@ static int extract(struct archive *in, struct archive *out, const char *archive,
 			archive_entry_set_hardlink(e, hbuf);
 		}
 		archive_entry_set_pathname(e, name_buf);
+		/* cache entries are root's and nobody else's to change: no group or other write bit survives */
+		if (archive_entry_filetype(e) != AE_IFLNK)
+			archive_entry_set_perm(e, archive_entry_perm(e) & 0755);
 		if (archive_write_header(out, e) != ARCHIVE_OK ||
 		    (archive_entry_size(e) > 0 && !hard && copy_data(in, out) != ARCHIVE_OK) ||
 		    archive_write_finish_entry(out) != ARCHIVE_OK)

@@ -3,6 +3,7 @@
 #include "run/fixture.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <netinet/in.h>
@@ -26,7 +27,7 @@
 #include "base/util.h"
 
 /* Bump when the template's making changes: the cache key includes it. */
-#define FX_PG_LAYOUT	"initdb-v1 scram-sha-256 C UTF8 wal-segsize=1"
+#define FX_PG_LAYOUT	"initdb-v2 scram-sha-256 C UTF8 wal-segsize=1 root-owned"
 #define FX_PG_DATA	"/var/lib/postgresql/data"
 #define FX_PG_MAX_CONNS 200
 #define FX_READY_S	30.0
@@ -76,11 +77,12 @@ void fx_pg_template_free(struct fx_pg_template *t)
 	explicit_bzero(t->password, sizeof(t->password));
 }
 
-static int write_owned(const char *path, const char *text, uid_t uid, mode_t mode, struct hx_err *err)
+static int write_owned(const char *path, const char *text, uid_t uid, gid_t gid, mode_t mode, struct hx_err *err)
 {
 	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
 
-	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) || fchown(fd, uid, uid) < 0)
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) || fchown(fd, uid, gid) < 0 ||
+	    fchmod(fd, mode) < 0)
 		return hx_syserr(err, "postgres template: %s", path);
 	return 0;
 }
@@ -90,6 +92,34 @@ static void pg_bind_image(const struct fx_pg_template *t, struct sbx_config *c)
 {
 	if (t->tree[0])
 		c->rootfs.binds[c->rootfs.nbinds++] = (struct sbx_bind){.src = t->tree, .dst = IMG_MOUNT};
+}
+
+/* The cluster initdb made becomes root's, readable by the sandbox's group only: root:SBX_GID, folders
+ * 0750 (what PostgreSQL accepts for its data folder once copied), files 0640. Anything else (a symlink,
+ * a FIFO) is refused: initdb makes none. */
+static int own_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag != FTW_F && flag != FTW_D && flag != FTW_DP)
+		return errno = ELOOP, -1;
+	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
+		return errno = EPERM, -1;
+	if (lchown(path, 0, SBX_GID) < 0 || chmod(path, S_ISDIR(st->st_mode) ? 0750 : 0640) < 0)
+		return -1;
+	return 0;
+}
+
+static int pg_own_template(const char *tmp, struct hx_err *err)
+{
+	char pgdata[PATH_MAX + 16];
+
+	/* first the folder above, so no one but root can rename anything under it while we walk */
+	if (chown(tmp, 0, 0) < 0 || chmod(tmp, 0700) < 0)
+		return hx_syserr(err, "postgres template: %s", tmp);
+	snprintf(pgdata, sizeof(pgdata), "%s/pgdata", tmp);
+	if (nftw(pgdata, own_one, 16, FTW_PHYS | FTW_DEPTH) != 0)
+		return hx_syserr(err, "postgres template: make %s root's", pgdata);
+	return 0;
 }
 
 /* initdb as the sandbox user into tmp/pgdata, with tmp bound read-write at /data. */
@@ -155,7 +185,9 @@ static int pg_make_template(struct fx_pg_template *t, const char *tmp, int netns
 		snprintf(t->password + 2 * i, 3, "%02x", raw[i]);
 	snprintf(pw, sizeof(pw), "%s\n", t->password);
 	snprintf(path, sizeof(path), "%s/pwfile", tmp);
-	if (write_owned(path, pw, SBX_UID, 0600, err) < 0 || pg_initdb(t, tmp, netns_fd, err) < 0)
+	if (write_owned(path, pw, SBX_UID, SBX_GID, 0600, err) < 0 || pg_initdb(t, tmp, netns_fd, err) < 0)
+		return -err->errnum;
+	if (pg_own_template(tmp, err) < 0)
 		return -err->errnum;
 	unlink(path);
 	/* logins only over TCP on the loopback, only with the password */
@@ -163,10 +195,10 @@ static int pg_make_template(struct fx_pg_template *t, const char *tmp, int netns
 	if (write_owned(path,
 			"# harness: password logins (SCRAM-SHA-256) over the loopback only\n"
 			"host all all 127.0.0.1/32 scram-sha-256\n",
-			SBX_UID, 0600, err) < 0)
+			0, SBX_GID, 0640, err) < 0)
 		return -err->errnum;
 	snprintf(path, sizeof(path), "%s/password", tmp);
-	return write_owned(path, pw, 0, 0600, err);
+	return write_owned(path, pw, 0, 0, 0600, err);
 }
 
 /* <cache>/fixtures/<image>-<key>: the key covers the binary's digest and the template's recipe. */
@@ -245,8 +277,15 @@ int fx_pg_prepare(const struct manifest *m, const struct img_status *st, uint64_
 		flock(c.lock_fd, LOCK_UN);
 	}
 	img_cache_close(&c);
-	if (rc < 0 || util_read_line(pwpath, &pw, err) < 0 || strlen(pw) >= sizeof(t->password))
-		return rc < 0 ? rc : hx_fail(err, HX_EXIT_INTERNAL, EIO, "postgres template: %s is unreadable", pwpath);
+	if (rc < 0)
+		return rc;
+	if (util_read_secret(pwpath, &pw, err) < 0 || strlen(pw) >= sizeof(t->password)) {
+		char why[sizeof(err->msg)];
+
+		snprintf(why, sizeof(why), "%s", pw ? "the password is too long" : err->msg);
+		return hx_fail(err, HX_EXIT_HOST, pw ? EIO : err->errnum,
+			       "postgres template: %s (remove %s: the next run makes it again)", why, t->dir);
+	}
 	snprintf(t->password, sizeof(t->password), "%s", pw);
 	snprintf(t->env[0], sizeof(t->env[0]), "PGHOST=127.0.0.1");
 	snprintf(t->env[1], sizeof(t->env[1]), "PGPORT=%d", FX_PG_PORT);

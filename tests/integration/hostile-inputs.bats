@@ -10,6 +10,55 @@ load helpers
 setup() {
 	export HARNESS_CACHE_DIR=$BATS_TEST_TMPDIR/cache
 	cd "$BATS_TEST_TMPDIR"
+	SERVER=
+}
+
+teardown() {
+	if [ -n "$SERVER" ]; then kill "$SERVER" 2>/dev/null || true; fi
+}
+
+# Crafted tarballs in www/ (python's tarfile writes what it is told), served on 127.0.0.1 by
+# tests/servers/tarball-server.py; each holds a good package/bin/tool beside its attack.
+serve_tarballs() {
+	mkdir -p www
+	python3 - www <<'PY'
+import io, os, sys, tarfile
+w = sys.argv[1]
+tool = b"#!/bin/sh\necho tool 1.0\n"
+def f(name, data=tool, mode=0o755):
+    i = tarfile.TarInfo(name); i.size = len(data); i.mode = mode; return (i, data)
+def link(name, target, typ=tarfile.SYMTYPE):
+    i = tarfile.TarInfo(name); i.type = typ; i.linkname = target; return (i, None)
+def tar(name, members):
+    with tarfile.open(os.path.join(w, name), "w:gz") as t:
+        for info, data in members:
+            t.addfile(info, io.BytesIO(data) if data is not None else None)
+canary = os.environ["CANARY"]
+tar("root-link.tgz", [f("package/bin/tool"), link("package/root", "/"), f("package/root" + canary + "/planted", b"x")])
+tar("chain.tgz", [f("package/bin/tool"), link("package/a", "."), link("package/c", "a/a/a/..")])
+# x/.. judged before x exists; x then becomes a link to a link to the root: the kernel would leave the tree
+tar("later.tgz", [f("package/bin/tool"), link("package/l", "x/.."), link("package/a", "."), link("package/x", "a")])
+tar("deep-chain.tgz", [f("package/bin/tool"), link("package/bin/up", ".."), link("package/bin/upup", "up/..")])
+tar("hardlink-passwd.tgz", [f("package/bin/tool"), link("package/bin/pw", "/etc/passwd", tarfile.LNKTYPE)])
+tar("dotdot-name.tgz", [f("package/bin/tool"), f("package/../../" + canary.lstrip("/") + "/planted", b"x")])
+tar("abs-name.tgz", [f("package/bin/tool"), f(canary + "/planted", b"x")])
+tar("world-writable.tgz", [f("package/bin/tool", tool, 0o777), f("package/data", b"d", 0o666), link("package/ok", "bin/tool")])
+PY
+	python3 "$HARNESS_TOP/tests/servers/tarball-server.py" www >server.out &
+	SERVER=$!
+	for _ in $(seq 200); do grep -q '^port ' server.out 2>/dev/null && break; sleep 0.05; done
+	PORT=$(awk '/^port /{print $2}' server.out)
+	[ -n "$PORT" ]
+}
+
+# A manifest for www/$1, with its own sha256.
+tar_manifest() {
+	cat >"${1%.tgz}.json" <<JSON
+{"name": "${1%.tgz}", "version": "1", "kind": "runtime",
+ "source": {"type": "url", "url": "http://127.0.0.1:$PORT/$1", "sha256": "$(sha256sum "www/$1" | cut -d' ' -f1)", "strip_components": 1},
+ "entry": "bin/tool", "run": ["{entry}", "{script}"]}
+JSON
+	echo "$PWD/${1%.tgz}.json"
 }
 
 # A scenario folder $1 whose scenario.json is $2.
@@ -213,4 +262,83 @@ lock_scenario() {
 	HARNESS_IMAGES_DIR=$PWD/images run "$HARNESS" images gc
 	[ "$status" -eq 0 ]
 	[ ! -e "$HARNESS_CACHE_DIR/blobs/sha256-stale" ] && [ ! -e "$HARNESS_CACHE_DIR/npm/sha256-stale" ]
+}
+
+@test "fixture password file swapped for a symlink to a root-only file: refused, exit 3; the template is root's, read-only to the sandbox" {
+	need_node20
+	need_postgres
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --out r.json "$FIXTURES/scenarios/pg-reachable"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	tmpl=$(echo "$HARNESS_CACHE_DIR"/fixtures/postgres15-*)
+	[ -d "$tmpl/pgdata" ]
+	# nothing in the template belongs to the sandbox's user or can be written by its group
+	[ -z "$(find "$tmpl" ! -uid 0)" ]
+	[ -z "$(find "$tmpl" -perm /022)" ]
+	[ "$(stat -c '%U %a' "$tmpl")" = "root 700" ]
+	[ "$(stat -c '%u:%g %a' "$tmpl/pgdata/pg_hba.conf")" = "0:2147479552 640" ]
+	[ "$(stat -c '%U %a' "$tmpl/password")" = "root 600" ]
+	# the swap (as a host account that owned the template could do it)
+	mv "$tmpl/password" "$BATS_TEST_TMPDIR/password.orig"
+	echo 'root-only secret' >"$BATS_TEST_TMPDIR/secret" && chmod 600 "$BATS_TEST_TMPDIR/secret"
+	ln -s "$BATS_TEST_TMPDIR/secret" "$tmpl/password"
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --out r2.json "$FIXTURES/scenarios/pg-reachable"
+	echo "$stderr"
+	[ "$status" -eq 3 ]
+	[[ "$stderr" == *"postgres template: $tmpl/password: Too many levels of symbolic links (remove $tmpl: the next run makes it again)"* ]]
+	[[ "$stderr" != *"root-only secret"* ]]
+	[ ! -e r2.json ]
+	# a password file another user could write is refused too
+	rm "$tmpl/password" && cp "$BATS_TEST_TMPDIR/password.orig" "$tmpl/password" && chmod 666 "$tmpl/password"
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --out r3.json "$FIXTURES/scenarios/pg-reachable"
+	[ "$status" -eq 3 ]
+	[[ "$stderr" == *"$tmpl/password is not a small regular file only root can write"* ]]
+	assert_no_postgres
+}
+
+@test "crafted tarballs: a symlink to / then a file through it, a symlink chain, a link through a later link, a hardlink to /etc/passwd, ../ and absolute names: refused, nothing outside the tree" {
+	export CANARY=/tmp/hx-canary-$$-$RANDOM
+	mkdir "$CANARY"
+	serve_tarballs
+	for t in root-link:"entry 'package/root' is a symlink that leaves the tree" chain:"entry 'package/c' is a symlink that leaves the tree" \
+		later:"entry 'package/l' is a symlink that leaves the tree" deep-chain:"entry 'package/bin/upup' is a symlink that leaves the tree" \
+		hardlink-passwd:"entry 'package/bin/pw' is a hardlink out of the tree (to '/etc/passwd')" \
+		dotdot-name:"is a path with '..': refused" abs-name:"is an absolute path: refused"; do
+		run "$HARNESS" images pull "$(tar_manifest "${t%%:*}.tgz")"
+		echo "$output"
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"${t#*:}"* ]]
+	done
+	[ -z "$(ls -A "$CANARY")" ]
+	rmdir "$CANARY"
+	# nothing half-unpacked is left in the cache
+	[ -z "$(ls -A "$HARNESS_CACHE_DIR/trees")" ]
+}
+
+@test "a tarball with world-writable files: unpacked root's, with no group or other write bit" {
+	export CANARY=/nonexistent
+	serve_tarballs
+	run "$HARNESS" images pull "$(tar_manifest world-writable.tgz)"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	tree=$(echo "$HARNESS_CACHE_DIR"/trees/sha256-*)
+	[ "$(stat -c '%U %a' "$tree/bin/tool")" = "root 755" ]
+	[ "$(stat -c '%U %a' "$tree/data")" = "root 644" ]
+	[ -z "$(find "$tree" ! -type l -perm /022)" ]
+	[ "$(readlink "$tree/ok")" = bin/tool ]
+}
+
+@test "a manifest's version_command that writes to the host: runs in the image's sandbox as the sandbox user, the host unchanged" {
+	need_root
+	proof=/tmp/hx-proof-$$-$RANDOM
+	cat >m.json <<JSON
+{"name": "shell", "version": "1", "kind": "runtime", "source": {"type": "host", "path": "/bin/sh"}, "entry": "/bin/sh",
+ "run": ["{entry}", "{script}"], "version_command": ["{entry}", "-c", "id -u; echo x >$proof; echo y >/usr/hx-proof; cat /etc/shadow"],
+ "version_expect": "2147479552"}
+JSON
+	run "$HARNESS" images verify "$PWD/m.json"
+	echo "$output"
+	[ ! -e "$proof" ] && [ ! -e /usr/hx-proof ]
+	[ "$status" -eq 0 ]
+	[ "$output" = "shell 1: ok" ]
 }
