@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <poll.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -407,6 +408,34 @@ int util_capture(char *const argv[], char *out, size_t len)
 		if (errno != EINTR)
 			return -errno;
 	return util_exit_code(status);
+}
+
+int util_read_until(int fd, uint64_t deadline_ns, char *out, size_t len)
+{
+	size_t got = 0;
+
+	out[0] = '\0';
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		uint64_t now = util_now_ns();
+		char sink[4096];
+		ssize_t n;
+
+		if (now >= deadline_ns)
+			return -ETIMEDOUT;
+		if (poll(&p, 1, (int)((deadline_ns - now) / 1000000) + 1) < 0 && errno != EINTR)
+			return -errno;
+		if (!(p.revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		n = got + 1 < len ? read(fd, out + got, len - got - 1) : read(fd, sink, sizeof(sink));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		if (got + 1 < len)
+			got += (size_t)n;
+		out[got] = '\0';
+	}
 }
 
 int util_mkdir_p(const char *path, unsigned mode)

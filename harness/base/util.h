@@ -43,6 +43,9 @@ int util_exit_code(int status);
  * /dev/null; its stdout (up to len - 1 bytes, NUL-terminated) into out. Returns its exit code as
  * util_exit_code gives it, or -errno when it could not start. */
 int util_capture(char *const argv[], char *out, size_t len);
+/* Read fd until EOF or the deadline (CLOCK_MONOTONIC ns): the first len - 1 bytes into out (NUL-terminated),
+ * the rest drained and dropped. -ETIMEDOUT at the deadline. */
+int util_read_until(int fd, uint64_t deadline_ns, char *out, size_t len);
 /* mkdir -p; returns -errno. */
 int util_mkdir_p(const char *path, unsigned mode);
 

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
@@ -20,6 +21,8 @@
 #include "image/unpack.h"
 #include "base/util.h"
 #include "base/valid.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/sbx_mount.h"
 
 static int copy_file(const char *from, const char *to)
 {
@@ -32,37 +35,80 @@ static int copy_file(const char *from, const char *to)
 	return util_write_atomic(to, data, len, &err) < 0 ? -err.errnum : 0;
 }
 
-/* `npm ci` in dir; its output (the last of it) into log for the error message. */
-static int npm_ci(const char *dir, char *log, size_t len)
-{
-	int p[2], status = 0;
-	size_t got = 0;
-	ssize_t n;
-	pid_t pid;
+#define NPM_CI_TIMEOUT_S 600
 
-	if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0)
-		return -errno;
-	if (pid == 0) {
-		dup2(p[1], 1);
-		dup2(p[1], 2);
-		if (chdir(dir) < 0)
-			_exit(126);
-		execlp("npm", "npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error",
-		       (char *)NULL);
-		_exit(127);
-	}
+/* The host's name resolution, read-only, over the sandbox's own files: npm must reach the registry. */
+static void bind_resolver(struct sbx_config *c)
+{
+	static const char *const files[] = {"/etc/resolv.conf", "/etc/nsswitch.conf", "/etc/hosts"};
+
+	for (size_t i = 0; i < HX_ARRAY_SIZE(files) && c->rootfs.nbinds < SBX_MAX_BINDS; i++)
+		if (util_exists(files[i]))
+			c->rootfs.binds[c->rootfs.nbinds++] = (struct sbx_bind){.src = files[i], .dst = files[i]};
+}
+
+/* `npm ci` as the sandbox user in a sandbox: the host's network namespace (the registry npm is configured
+ * with, given as npm_config_registry), /work (dir: the lock, package.json and node_modules to be) the only
+ * writable bind, npm's cache on the sandbox's /tmp. Its output (the end of it) into log. */
+static int npm_ci(const char *dir, const char *registry, char *log, size_t len, struct hx_err *err)
+{
+	char *argv[] = {(char *)"npm",
+			(char *)"ci",
+			(char *)"--ignore-scripts",
+			(char *)"--no-audit",
+			(char *)"--no-fund",
+			(char *)"--loglevel=error",
+			(char *)"--cache=/tmp/npm-cache",
+			NULL};
+	char reg[1100];
+	struct sbx_config c;
+	struct sbx x = {.pid = -1, .report_fd = -1};
+	_cleanup_close_ int netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	int p[2], rc, status = 0;
+
+	if (netns < 0 || chown(dir, SBX_UID, SBX_GID) < 0 || pipe2(p, O_CLOEXEC) < 0)
+		return hx_syserr(err, "npm ci in %s", dir);
+	sbx_config_init(&c);
+	c.argv = argv;
+	c.cwd = "/work";
+	c.netns_fd = netns;
+	c.out_fd = p[1];
+	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = dir, .dst = "/work", .rw = true};
+	bind_resolver(&c);
+	for (char **e = environ; *e; e++) /* the caller's own npm settings (timeouts, proxies), not a file's */
+		if (strncmp(*e, "npm_config_", 11) == 0 && !valid_argument(*e))
+			sbx_env_set(&c, *e);
+	snprintf(reg, sizeof(reg), "npm_config_registry=%s", registry);
+	sbx_env_set(&c, reg);
+	sbx_env_set(&c, "npm_config_update_notifier=false");
+	rc = sbx_start(NULL, CG_SLICE_SUT, &c, &x, err);
 	close(p[1]);
-	while ((n = read(p[0], log + got, len - got - 1)) > 0) {
-		got += (size_t)n;
-		if (got > len / 2) { /* keep the end */
-			memmove(log, log + got - len / 4, len / 4);
-			got = len / 4;
-		}
-	}
-	log[got] = '\0';
+	if (rc == 0 && (rc = sbx_wait_exec(&x, "npm", err)) == 0 &&
+	    util_read_until(p[0], util_now_ns() + NPM_CI_TIMEOUT_S * 1000000000ull, log, len) < 0)
+		rc = hx_fail(err, HX_EXIT_HOST, ETIMEDOUT, "npm ci did not finish in %d s", NPM_CI_TIMEOUT_S);
 	close(p[0]);
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
+	if (x.pid > 0) {
+		if (rc < 0)
+			kill(x.pid, SIGKILL); /* the sandbox's init: its PID namespace goes with it */
+		while (waitpid(x.pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (rc == 0 && util_exit_code(status) != 0)
+			rc = hx_fail(err, HX_EXIT_HOST, EIO, "npm ci exited with %d: %s", util_exit_code(status),
+				     util_rstrip(log));
+	}
+	sbx_release(&x);
+	return rc;
+}
+
+/* The installed tree becomes root's, with no group or other write bit: a cache entry nobody else changes. */
+static int own_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (lchown(path, 0, 0) < 0)
+		return -1;
+	if (flag == FTW_SL || S_ISLNK(st->st_mode))
+		return 0;
+	return chmod(path, st->st_mode & 0755) < 0 ? -1 : 0;
 }
 
 /* A "packages" key: "node_modules/<name>", nested as ".../node_modules/<name>" for each level. */
@@ -188,11 +234,10 @@ int dep_ensure(const struct dep_src *s, char *ret, size_t len, struct hx_err *er
 		    (snprintf(to, sizeof(to), "%s/package-lock.json", tmp), copy_file(lock, to) < 0) ||
 		    (snprintf(to, sizeof(to), "%s/package.json", tmp), copy_file(pkg, to) < 0))
 			rc = hx_syserr(err, "npm dependencies of %s: %s", s->name, tmp);
-		else if (npm_ci(tmp, log, sizeof(log)) < 0)
-			rc = hx_fail(err, HX_EXIT_HOST, EIO,
-				     "cannot install the npm dependencies of scenario %s (npm ci, offline with nothing "
-				     "cached?): %s",
-				     s->name, util_rstrip(log));
+		else if (npm_ci(tmp, registry, log, sizeof(log), err) < 0)
+			rc = hx_wrap(err, "cannot install the npm dependencies of scenario %s (offline?)", s->name);
+		else if (nftw(tmp, own_one, 16, FTW_PHYS) != 0)
+			rc = hx_syserr(err, "npm dependencies of %s: make them root's", s->name);
 		else if (rename(tmp, base) < 0)
 			rc = hx_syserr(err, "npm dependencies of %s: rename", s->name);
 		if (rc < 0)

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -292,37 +291,6 @@ int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 
 #define VERIFY_TIMEOUT_MS 30000
 
-/* Read what the sandbox prints (up to len - 1 bytes, the rest drained) until it closes the pipe or the
- * deadline passes; returns -ETIMEDOUT then. */
-static int read_until(int fd, uint64_t deadline_ns, char *out, size_t len)
-{
-	size_t got = 0;
-
-	for (;;) {
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		uint64_t now = util_now_ns();
-		char sink[4096];
-		ssize_t n;
-
-		if (now >= deadline_ns)
-			return -ETIMEDOUT;
-		if (poll(&p, 1, (int)((deadline_ns - now) / 1000000) + 1) < 0 && errno != EINTR)
-			return -errno;
-		if (!(p.revents & (POLLIN | POLLHUP)))
-			continue;
-		n = got + 1 < len ? read(fd, out + got, len - got - 1) : read(fd, sink, sizeof(sink));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (got + 1 < len)
-			got += (size_t)n;
-		out[got] = '\0';
-	}
-	out[got] = '\0';
-	return 0;
-}
-
 /* The version command ({entry} expanded) runs in the image's own sandbox, as the sandbox user, with no
  * network, exactly as a trial would run the image: a manifest's command never runs on the host. */
 static int run_version_command(const struct manifest *m, const struct img_status *st, char *out, size_t len,
@@ -352,7 +320,7 @@ static int run_version_command(const struct manifest *m, const struct img_status
 	rc = sbx_start(NULL, CG_SLICE_SUT, &c, &x, err);
 	close(p[1]);
 	if (rc == 0 && (rc = sbx_wait_exec(&x, entry, err)) == 0 &&
-	    (rc = read_until(p[0], util_now_ns() + VERIFY_TIMEOUT_MS * 1000000ull, out, len)) < 0)
+	    (rc = util_read_until(p[0], util_now_ns() + VERIFY_TIMEOUT_MS * 1000000ull, out, len)) < 0)
 		rc = hx_fail(err, HX_EXIT_VERDICT, -rc, "its version command did not finish in %d s",
 			     VERIFY_TIMEOUT_MS / 1000);
 	if (x.pid > 0) {

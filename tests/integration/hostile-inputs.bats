@@ -342,3 +342,39 @@ JSON
 	[ "$status" -eq 0 ]
 	[ "$output" = "shell 1: ok" ]
 }
+
+@test "npm ci for a scenario's lock runs in a sandbox on the host network; what it installs is root's and read-only to others" {
+	need_node20
+	command -v npm >/dev/null || hx_skip "needs npm"
+	export CANARY=/nonexistent
+	serve_tarballs
+	python3 - www <<'PY'
+import base64, hashlib, io, json, os, sys, tarfile
+w = sys.argv[1]
+def add(t, name, data, mode=0o666):
+    i = tarfile.TarInfo(name); i.size = len(data); i.mode = mode; t.addfile(i, io.BytesIO(data))
+with tarfile.open(os.path.join(w, "dep.tgz"), "w:gz") as t:
+    add(t, "package/package.json", b'{"name": "hx-dep", "version": "1.0.0", "main": "index.js"}')
+    add(t, "package/index.js", b'module.exports = "from hx-dep";\n')
+data = open(os.path.join(w, "dep.tgz"), "rb").read()
+integrity = "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
+json.dump({"hx-dep": {"1.0.0": {"file": "dep.tgz", "integrity": integrity}}}, open(os.path.join(w, "npm.json"), "w"))
+open("integrity", "w").write(integrity)
+PY
+	scenario dep '{"name": "dep", "workload": "startup", "runtimes": ["node20"], "script": "dep.js", "runs": 1, "warmup": 0, "repeat": 1}'
+	echo 'console.log(require("hx-dep"))' >dep/dep.js
+	echo '{"name": "dep", "version": "1.0.0", "dependencies": {"hx-dep": "1.0.0"}}' >dep/package.json
+	cat >dep/package-lock.json <<JSON
+{"name": "dep", "version": "1.0.0", "lockfileVersion": 3, "requires": true, "packages": {
+ "": {"name": "dep", "version": "1.0.0", "dependencies": {"hx-dep": "1.0.0"}},
+ "node_modules/hx-dep": {"version": "1.0.0", "integrity": "$(cat integrity)"}}}
+JSON
+	npm_config_registry=http://127.0.0.1:$PORT/packages/ run --separate-stderr "$HARNESS" run --runtimes node20 --out r.json "$PWD/dep"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	nm=$(echo "$HARNESS_CACHE_DIR"/npm/sha256-*/node_modules)
+	[ -f "$nm/hx-dep/index.js" ]
+	[ -z "$(find "$nm/.." ! -uid 0)" ]
+	[ -z "$(find "$nm/.." ! -type l -perm /022)" ]
+	[ -z "$(ls -A "$HARNESS_CACHE_DIR/npm" | grep '^\.tmp-')" ]
+}
