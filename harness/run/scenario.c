@@ -258,6 +258,7 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 	if (known_keys(file, "", root, keys, err) < 0 ||
 	    str_field(file, root, "name", s->name, sizeof(s->name), true, err) < 0 ||
 	    str_field(file, root, "description", s->description, sizeof(s->description), false, err) < 0 ||
+	    valid_check(valid_argument, s->description, file, "description", err) < 0 ||
 	    str_field(file, root, "workload", workload, sizeof(workload), true, err) < 0 ||
 	    valid_check(valid_name, s->name, file, "name", err) < 0 || parse_runtimes(file, root, s, err) < 0 ||
 	    parse_scripts(file, root, s, err) < 0)

@@ -74,11 +74,13 @@ tiny_startup() {
 	scenario "$1" "{\"name\": \"$2\", \"workload\": \"startup\", \"runtimes\": [\"node20\"], \"script\": \"hello.js\", \"runs\": 1, \"warmup\": 0, \"repeat\": 1}"
 }
 
-# The test's own cache sees the images already pulled into the real one (linked, never written through).
+# The test's own cache sees the images already pulled into the real one, linked (never written through).
+# Relative links: the sandbox resolves a bind's source under the old root, where an absolute link would
+# point into the new one.
 share_images() {
 	mkdir -p "$HARNESS_CACHE_DIR/trees"
 	for t in "$REAL_CACHE"/trees/sha*; do
-		[ -d "$t" ] && ln -sfn "$t" "$HARNESS_CACHE_DIR/trees/$(basename "$t")"
+		[ -d "$t" ] && ln -sfnr "$t" "$HARNESS_CACHE_DIR/trees/$(basename "$t")"
 	done
 	return 0
 }
@@ -95,6 +97,10 @@ manifest() {
 {"name": "${3:-evil}", "version": "1", "kind": "runtime", "source": $2, "entry": "bin/tool", "run": ["{entry}", "{script}"]}
 JSON
 }
+
+# The sandbox's uid and gid, as harness/sandbox/sbx_mount.h defines them.
+SBX_UID=$(awk '/^#define SBX_UID/{print $3}' "$HARNESS_TOP/harness/sandbox/sbx_mount.h")
+SBX_GID=$(awk '/^#define SBX_GID/{print $3}' "$HARNESS_TOP/harness/sandbox/sbx_mount.h")
 
 INTEGRITY="sha512-$(printf 'A%.0s' $(seq 86))=="
 SHA=$(printf '0%.0s' $(seq 64))
@@ -287,7 +293,7 @@ lock_scenario() {
 	[ -z "$(find "$tmpl" ! -uid 0)" ]
 	[ -z "$(find "$tmpl" -perm /022)" ]
 	[ "$(stat -c '%U %a' "$tmpl")" = "root 700" ]
-	[ "$(stat -c '%u:%g %a' "$tmpl/pgdata/pg_hba.conf")" = "0:2147479552 640" ]
+	[ "$(stat -c '%u:%g %a' "$tmpl/pgdata/pg_hba.conf")" = "0:$SBX_GID 640" ]
 	[ "$(stat -c '%U %a' "$tmpl/password")" = "root 600" ]
 	# the swap (as a host account that owned the template could do it)
 	mv "$tmpl/password" "$BATS_TEST_TMPDIR/password.orig"
@@ -345,7 +351,7 @@ lock_scenario() {
 	cat >m.json <<JSON
 {"name": "shell", "version": "1", "kind": "runtime", "source": {"type": "host", "path": "/bin/sh"}, "entry": "/bin/sh",
  "run": ["{entry}", "{script}"], "version_command": ["{entry}", "-c", "id -u; echo x >$proof; echo y >/usr/hx-proof; cat /etc/shadow"],
- "version_expect": "2147479552"}
+ "version_expect": "$SBX_UID"}
 JSON
 	run "$HARNESS" images verify "$PWD/m.json"
 	echo "$output"

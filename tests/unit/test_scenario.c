@@ -112,6 +112,9 @@ static void test_mistakes(void **state)
 	       "ready.path: '/\\x0d\\x0aX: y' has white space");
 	expect("{\"name\":\"x\",\"workload\":\"script\"," RT ",\"script\":\"a\",\"metrics\":[\"a/b\"]}",
 	       "metrics: 'a/b' is not a metric name");
+	expect("{\"name\":\"x\",\"description\":\"\\u001b]0;owned\\u0007\",\"workload\":\"startup\"," RT
+	       ",\"script\":\"a\"}",
+	       "description: '\\x1b]0;owned\\x07' has a control character");
 	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\"}", "load: an http scenario needs");
 	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"port\":80,\"load\":{}}",
 	       "port: expected a number from 1024");
