@@ -338,9 +338,10 @@ static int run_version_command(const struct manifest *m, const struct img_status
 void img_binary_version(const struct manifest *m, struct img_status *st)
 {
 	char out[512] = "";
+	struct hx_err ignored = {0};
 
 	st->binary_version[0] = '\0';
-	if (!st->present || !m->version_command[0] || run_capture(m->version_command, st->entry, out, sizeof(out)) < 0)
+	if (!st->present || !m->version_command[0] || run_version_command(m, st, out, sizeof(out), &ignored) < 0)
 		return;
 	out[strcspn(out, "\r\n")] = '\0';
 	snprintf(st->binary_version, sizeof(st->binary_version), "%s", out);

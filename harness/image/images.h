@@ -38,8 +38,9 @@ int img_npm_registry(const char *package, char *buf, size_t len, struct hx_err *
 int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err);
 /* Re-hash the blob, check the tree's entry, run the version command. */
 int img_verify(struct img_cache *c, const struct manifest *m, char *why, size_t why_len, struct hx_err *err);
-/* Run the manifest's version command on a present image: its first line into st->binary_version (node20's
- * manifest says "20", the binary "v20.20.2"); left "" when the manifest has none or it cannot run. */
+/* Run the manifest's version command on a present image, in its sandbox as images verify does: its first
+ * line into st->binary_version (node20's manifest says "20", the binary "v20.20.2"); left "" when the
+ * manifest has none or it cannot run. */
 void img_binary_version(const struct manifest *m, struct img_status *st);
 int img_rm(struct img_cache *c, const struct manifest *m, struct hx_err *err);
 /* Remove every entry of <cache>/<sub> whose name is not in keep, under the cache's lock; *removed counts
