@@ -34,7 +34,7 @@ export HARNESS_TOP="$top"
 export HARNESS_HELPERS="$build/helpers"
 export HARNESS_FIXTURES="$here/fixtures"
 
-passed=0 failed=0 skipped=0 crashed=()
+passed=0 failed=0 skipped=0 suites=0 crashed=()
 
 # Count one suite's TAP; a suite that exits non-zero without a failing test counts as one failure.
 run_suite() {
@@ -43,6 +43,7 @@ run_suite() {
 	local out rc
 	out=$(mktemp)
 	echo "# suite: $name"
+	suites=$((suites + 1))
 	"$@" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
 	local p f s
@@ -58,12 +59,19 @@ run_suite() {
 }
 
 unit() {
-	local t
+	local t ran=0
 	for t in "$build"/tests/test_*; do
 		[ -x "$t" ] || continue
 		[ -z "$file" ] || [ "$(basename "$t")" = "${file%.c}" ] || continue
 		CMOCKA_MESSAGE_OUTPUT=TAP run_suite "unit/$(basename "$t")" "$t"
+		ran=1
 	done
+	# nothing built, or a misspelt name: a failure, never "0 passed"
+	if [ "$ran" = 0 ]; then
+		echo "tests/run.sh: no unit test program ${file:+named '${file%.c}' }in $build/tests (make unit builds them)" >&2
+		crashed+=("unit (no test program)")
+		failed=$((failed + 1))
+	fi
 }
 
 # A FILE argument: a name in tests/integration ("run.bats", "run") or a path.
@@ -158,5 +166,9 @@ stop_busy
 for c in "${crashed[@]+"${crashed[@]}"}"; do
 	echo "# crashed: $c"
 done
+if [ $((passed + failed + skipped)) -eq 0 ]; then
+	echo "# no test ran ($suites suites): a filter or a name that matches nothing?"
+	failed=$((failed + 1))
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

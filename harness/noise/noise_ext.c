@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -136,8 +137,9 @@ struct noise_ext_probe {
 	uint64_t t0, steal0, total0, busy0;
 	bool have_stat;
 	struct task_counts task0;
-	pid_t sampler; /* -1: none */
-	int fd;	       /* its report */
+	pid_t sampler;	 /* -1: none */
+	int fd;		 /* its report */
+	unsigned *taken; /* samples so far, shared with the sampler (NULL: no shared page) */
 };
 
 /* What the sampler reports when told to stop. */
@@ -259,6 +261,8 @@ static void sampler_main(const struct noise_ext_probe *p, int fd)
 		r.runnable_sum += n;
 		if (n > r.runnable_max)
 			r.runnable_max = n;
+		if (p->taken)
+			__atomic_store_n(p->taken, r.samples, __ATOMIC_RELAXED);
 		nanosleep(&ts, NULL);
 	}
 	_exit(write(fd, &r, sizeof(r)) == sizeof(r) ? 0 : 1);
@@ -270,6 +274,9 @@ static void sampler_start(struct noise_ext_probe *p)
 
 	p->sampler = -1;
 	p->fd = -1;
+	p->taken = mmap(NULL, sizeof(*p->taken), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p->taken == MAP_FAILED)
+		p->taken = NULL;
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return;
 	p->sampler = fork();
@@ -345,6 +352,13 @@ void noise_ext_stop(struct noise_ext_probe *p, struct noise_ext *ret)
 		x.run_delay_ms =
 			t1.run_delay > p->task0.run_delay ? (double)(t1.run_delay - p->task0.run_delay) / 1e6 : 0;
 	}
+	if (p->taken)
+		munmap(p->taken, sizeof(*p->taken));
 	free(p);
 	*ret = x;
+}
+
+unsigned noise_ext_samples(const struct noise_ext_probe *p)
+{
+	return p && p->taken ? __atomic_load_n(p->taken, __ATOMIC_RELAXED) : 0;
 }

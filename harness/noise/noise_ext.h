@@ -46,5 +46,7 @@ int noise_ext_start(pid_t pid, const struct cg_cpus *cpus, const char *tree, str
 		    struct hx_err *err);
 /* Stop, fill ret with the deltas since the start, free the probe. Safe on NULL (ret untouched). */
 void noise_ext_stop(struct noise_ext_probe *p, struct noise_ext *ret);
+/* How many samples the sampler has taken so far (0 on NULL): a caller can wait for them with a deadline. */
+unsigned noise_ext_samples(const struct noise_ext_probe *p);
 
 #endif

@@ -187,7 +187,7 @@ teardown() {
 	# An untagged harness beside this test, as a user's run would be.
 	HARNESS_RUN_TAG= "$HARNESS" exec -- sleep 305 &
 	other=$!
-	wait_until 60 pgrep -f '^sleep 305'
+	wait_until 60 runs_below "$other" '^sleep 305'
 	[ -z "$(leftover_cgroups)" ]
 	# A SIGKILLed harness of this test: the tagged gc removes its tree, and only it.
 	"$HARNESS" exec -- sleep 306 &

@@ -50,6 +50,20 @@ own_pgrep() {
 	return 0
 }
 
+# A process matching the pgrep pattern $2 runs below pid $1 (a child, a grandchild ...): one this test started,
+# for a harness of another tree, where own_pgrep cannot see it.
+runs_below() {
+	local p q
+	for p in $(pgrep -f "$2"); do
+		q=$p
+		while [ -n "$q" ] && [ "$q" -gt 1 ]; do
+			[ "$q" = "$1" ] && return 0
+			q=$(sed 's/.*) //' "/proc/$q/stat" 2>/dev/null | cut -d' ' -f2)
+		done
+	done
+	return 1
+}
+
 # No process of this test's trees matches $1.
 none_runs() {
 	[ -z "$(own_pgrep "$1")" ]
