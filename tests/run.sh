@@ -68,7 +68,9 @@ unit() {
 	done
 	# nothing built, or a misspelt name: a failure, never "0 passed"
 	if [ "$ran" = 0 ]; then
-		echo "tests/run.sh: no unit test program ${file:+named '${file%.c}' }in $build/tests (make unit builds them)" >&2
+		local named=""
+		[ -z "$file" ] || named="named ${file%.c} "
+		echo "tests/run.sh: no unit test program ${named}in $build/tests (make unit builds them)" >&2
 		crashed+=("unit (no test program)")
 		failed=$((failed + 1))
 	fi
