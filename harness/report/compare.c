@@ -265,16 +265,6 @@ static const struct {
 	{"config.modes", true},
 };
 
-static const cJSON *at(const cJSON *o, const char *path)
-{
-	char buf[128], *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save))
-		o = cJSON_GetObjectItemCaseSensitive(o, k);
-	return o;
-}
-
 /* A value as one short line: strings bare, anything else as compact JSON, "(absent)" when missing. */
 static void text_of(const cJSON *v, char *buf, size_t len)
 {
@@ -329,8 +319,8 @@ void cmp_host_diffs(const cJSON *a, const cJSON *b, struct cmp_result *res)
 	for (size_t i = 0; i < sizeof(head_fields) / sizeof(head_fields[0]); i++) {
 		char va[160], vb[160];
 
-		text_of(at(a, head_fields[i].path), va, sizeof(va));
-		text_of(at(b, head_fields[i].path), vb, sizeof(vb));
+		text_of(res_json_at(a, head_fields[i].path), va, sizeof(va));
+		text_of(res_json_at(b, head_fields[i].path), vb, sizeof(vb));
 		add_diff(res, head_fields[i].path, va, vb, head_fields[i].refuse);
 	}
 	image_diffs(a, b, res);

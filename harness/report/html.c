@@ -47,27 +47,17 @@ static const struct primary *primary_of(const struct res_summary *g)
 	return NULL;
 }
 
-/* A member of the head by a dotted path ("memory.total_bytes"); NULL when absent. */
-static const cJSON *jget(const cJSON *o, const char *path)
-{
-	char buf[256], *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save))
-		o = cJSON_GetObjectItemCaseSensitive(o, k);
-	return o;
-}
-
+/* A number or a string of the head by a dotted path ("memory.total_bytes"): NAN or "" when absent. */
 static double jnum(const cJSON *o, const char *path)
 {
-	const cJSON *v = jget(o, path);
+	const cJSON *v = res_json_at(o, path);
 
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
 static const char *jstr(const cJSON *o, const char *path)
 {
-	const cJSON *v = jget(o, path);
+	const cJSON *v = res_json_at(o, path);
 
 	return cJSON_IsString(v) ? v->valuestring : "";
 }

@@ -294,6 +294,8 @@ void res_trial_free(struct trial_result *t);
 int res_startup_runs(struct res_startup *s, const double *ms, const int *exit, unsigned n);
 
 cJSON *res_trial_json(const struct trial_result *t);
+/* The value at a dotted path ("host.kernel") below o, or NULL when any step is missing (or over 127 characters). */
+const cJSON *res_json_at(const cJSON *o, const char *path);
 int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err);
 cJSON *res_load_json(const struct res_load *l);
 int res_load_parse(const cJSON *o, struct res_load *ret);

@@ -21,6 +21,23 @@ static const cJSON *get(const cJSON *o, const char *k)
 	return cJSON_GetObjectItemCaseSensitive(o, k);
 }
 
+const cJSON *res_json_at(const cJSON *o, const char *path)
+{
+	char key[128];
+
+	while (o && *path) {
+		size_t n = strcspn(path, ".");
+
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		o = cJSON_GetObjectItemCaseSensitive(o, key);
+		path += n + (path[n] == '.');
+	}
+	return o;
+}
+
 static double num(const cJSON *o, const char *k)
 {
 	const cJSON *v = get(o, k);

@@ -314,6 +314,21 @@ static void test_refuses_out_of_range(void **state)
 	rmdir(dir);
 }
 
+static void test_json_at(void **state)
+{
+	cJSON *o = cJSON_Parse("{\"host\":{\"memory\":{\"total_bytes\":7}},\"a\":1}");
+
+	(void)state;
+	assert_non_null(o);
+	assert_int_equal(res_json_at(o, "host.memory.total_bytes")->valueint, 7);
+	assert_int_equal(res_json_at(o, "a")->valueint, 1);
+	assert_ptr_equal(res_json_at(o, "host"), cJSON_GetObjectItem(o, "host"));
+	assert_null(res_json_at(o, "host.memory.free"));
+	assert_null(res_json_at(o, "a.b"));
+	assert_null(res_json_at(NULL, "a"));
+	cJSON_Delete(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_noise_shift),
 		cmocka_unit_test(test_refuses_other_files),
 		cmocka_unit_test(test_refuses_out_of_range),
+		cmocka_unit_test(test_json_at),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
