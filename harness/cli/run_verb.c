@@ -109,6 +109,7 @@ struct run_plan {
 	unsigned max_repeat; /* with precision */
 	char out[PATH_MAX];
 	bool runtimes_named;	 /* --runtimes: an image that cannot be pulled is an error, not a note */
+	bool unsaved;		 /* the last write of the results file failed (a full disk): retried */
 	unsigned shard, nshards; /* --shard I/N (1-based); 0/0: the whole plan */
 	/* the Postgres fixture, when a scenario asks for it */
 	bool pg, pg_loaded;
@@ -117,10 +118,10 @@ struct run_plan {
 	struct fx_pg_template pg_tmpl;
 };
 
+/* The signal is kept: the run exits 128+N, as the shell reports a process the signal killed. */
 static void on_signal(int sig)
 {
-	(void)sig;
-	run_interrupted = 1;
+	run_interrupted = sig;
 }
 
 /* --noise: the kinds of neighbour, each a dimension value like a mode. */
@@ -480,6 +481,7 @@ static int run_prepare(const struct run_opts *o, struct run_plan *p, struct run_
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL); /* a closed terminal or ssh session: clean up as for Ctrl-C */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (prepare_images(p, err) < 0 || prepare_deps(p, err) < 0 || prepare_fixture(o, p, env, err) < 0)
 		return -err->errnum;
@@ -630,6 +632,45 @@ struct run_pos {
 	bool tty;
 };
 
+/* The results file after each trial. A write that fails (a full disk) does not end the run nor lose a
+ * trial: they stay in memory, the write is tried again after the next trial, and the user is told. */
+static void save_partial(const struct res_doc *d, struct run_plan *p)
+{
+	struct hx_err werr = {0};
+
+	if (res_write(d, p->out, &werr) == 0) {
+		if (p->unsaved)
+			fprintf(stderr, "harness: run: results: %s written again, %zu trials\n", p->out, d->ntrials);
+		p->unsaved = false;
+		return;
+	}
+	if (!p->unsaved)
+		fprintf(stderr,
+			"harness: run: cannot write the results (%s); the trials are kept and the write is tried "
+			"again after each trial\n",
+			werr.msg);
+	p->unsaved = true;
+}
+
+/* The final write failed: the finished trials go to a file in $TMPDIR (or /tmp) rather than be lost; exit 3,
+ * the host could not take the file where it was asked for. */
+static int save_fallback(const struct res_doc *d, const struct run_plan *p, struct hx_err *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[PATH_MAX];
+	char why[sizeof(err->msg)];
+	struct hx_err ferr = {0};
+
+	snprintf(why, sizeof(why), "%s", err->msg);
+	snprintf(path, sizeof(path), "%s/harness-results-%d.json", tmp && tmp[0] ? tmp : "/tmp", (int)getpid());
+	if (res_write(d, path, &ferr) < 0)
+		return hx_fail(err, HX_EXIT_HOST, ferr.errnum, "run: the results are lost: %s; the fallback: %s", why,
+			       ferr.msg);
+	fprintf(stderr, "harness: run: cannot write the results (%s); all %zu trials are kept in %s instead\n", why,
+		d->ntrials, path);
+	return hx_fail(err, HX_EXIT_HOST, err->errnum ? err->errnum : EIO,
+		       "run: results: %s, not %s (free space there, then move it)", path, p->out);
+}
 /* One trial at q, into d (*bad set when its verdict failed), and the results file written again. */
 static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, struct run_pos *q, double deadline,
 		  bool *bad, struct hx_err *err)
@@ -653,7 +694,8 @@ static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, st
 				p->img[q->i].name, label, q->t, r < 0 ? terr.msg : "errors in the load");
 	}
 	q->done++;
-	return res_write(d, p->out, err) < 0 ? -err->errnum : 0;
+	save_partial(d, p);
+	return 0;
 }
 
 /* What a trial of a scenario is expected to take, in seconds: only the proportions between trials matter
@@ -859,14 +901,20 @@ static int run_execute(struct run_plan *p, struct run_env *env, struct hx_err *e
 	res_time_now(results.finished_at, sizeof(results.finished_at));
 	results.interrupted = run_interrupted;
 	results.verdict_ok = !verdict && !run_interrupted;
-	if (res_write(&results, p->out, err) < 0 || report_render(&results, p->format, stdout, err) < 0) {
+	if (res_write(&results, p->out, err) < 0) {
+		save_fallback(&results, p, err);
+		report_render(&results, p->format, stdout, &(struct hx_err){0});
+		res_doc_free(&results);
+		return -err->errnum;
+	}
+	if (report_render(&results, p->format, stdout, err) < 0) {
 		res_doc_free(&results);
 		return -err->errnum;
 	}
 	fprintf(stderr, "harness: results: %s\n", p->out);
 	res_doc_free(&results);
 	if (run_interrupted)
-		return 130;
+		return 128 + run_interrupted;
 	return verdict ? HX_EXIT_VERDICT : HX_EXIT_OK;
 }
 
