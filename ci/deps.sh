@@ -19,7 +19,8 @@ case "$id $like" in
 debian*)
 	# the guest boots Debian's kernel (tests/guest); npm comes with nodejs or as its own package
 	# chromium: the HTML report's tests render the page headless
-	PACKAGES="$COMMON linux-image-amd64 nodejs chromium"
+	# postgresql-15: the test of a user's host-sourced fixture manifest (the shipped image is npm's)
+	PACKAGES="$COMMON linux-image-amd64 nodejs chromium postgresql-15"
 	;;
 ubuntu*)
 	# the guest boots the runner's own kernel when its 9p modules are there, else it is skipped with the

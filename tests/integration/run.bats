@@ -168,7 +168,7 @@ JS
 	echo "$stderr" | tail -5
 	[ "$status" -eq 0 ]
 	[[ "$stderr" == *"secret is a symbolic link: not copied into the sandbox"* ]]
-	! grep -rqF "$(cat "$secret")" r.json
+	refute grep -rqF "$(cat "$secret")" r.json
 	python3 -c 'import json; t=json.load(open("r.json"))["trials"]; assert t[0]["status"] == "ok" and t[0]["startup"]["failed_runs"] == 0, t'
 }
 
@@ -237,7 +237,15 @@ PY
 }
 
 @test "offline with nothing cached: a scenario with npm dependencies is skipped with the reason, the rest runs" {
-	export HARNESS_CACHE_DIR=$BATS_TEST_TMPDIR/empty-cache
+	# The runtime is the host's node (a host-sourced manifest), so nothing at all comes from a registry.
+	mkdir images
+	cp "$HARNESS_TOP"/images/*.json images/
+	node=$(command -v node) || hx_skip "needs a node on the host"
+	cat >images/node20.json <<JSON
+{"name": "node20", "version": "host", "kind": "runtime", "source": {"type": "host", "path": "$node"},
+ "entry": "$node", "run": ["{entry}", "{script}"], "version_command": ["{entry}", "--version"], "version_expect": "v"}
+JSON
+	export HARNESS_IMAGES_DIR=$PWD/images HARNESS_CACHE_DIR=$BATS_TEST_TMPDIR/empty-cache
 	export npm_config_registry=http://127.0.0.1:9/ npm_config_fetch_retries=0 npm_config_fetch_timeout=2000
 	export npm_config_cache=$BATS_TEST_TMPDIR/npm-cache
 	run --separate-stderr "$HARNESS" run --runtimes node20 --profile quick --repeat 1 --out o.json express startup
@@ -301,11 +309,14 @@ PY
 @test "without the postgres15 fixture, a scenario that needs it is skipped with the reason and the fix; the rest runs" {
 	mkdir images
 	cp "$HARNESS_TOP"/images/*.json images/
-	sed -i 's|/usr/lib/postgresql/15/bin/postgres|/nonexistent/postgres|g' images/postgres15.json
+	cat >images/postgres15.json <<'JSON'
+{"name": "postgres15", "version": "15", "kind": "fixture", "source": {"type": "host", "path": "/nonexistent/postgres"},
+ "entry": "/nonexistent/postgres", "version_command": ["{entry}", "--version"], "version_expect": "(PostgreSQL) 15."}
+JSON
 	HARNESS_IMAGES_DIR=$PWD/images run --separate-stderr "$HARNESS" run --runtimes node20 --profile quick --repeat 1 --out s.json "$HARNESS_FIXTURES/scenarios/pg-reachable" startup
 	echo "$stderr" | tail -3
 	[ "$status" -eq 0 ]
-	[[ "$stderr" == *"skipping scenario pg-reachable: it needs the postgres15 fixture (on Debian: apt-get install postgresql-15): image postgres15: /nonexistent/postgres is not installed on this host"* ]]
+	[[ "$stderr" == *"skipping scenario pg-reachable: it needs the postgres15 fixture (harness images pull postgres15): image postgres15: /nonexistent/postgres is not installed on this host"* ]]
 	python3 -c 'import json; d=json.load(open("s.json")); assert {t["scenario"] for t in d["trials"]} == {"startup"} and "fixtures" not in d["config"]'
 }
 
