@@ -89,16 +89,24 @@ static int remount_walk(const char *dst, unsigned long set)
 	return rc;
 }
 
-/* Read-only (unless rw), nosuid and nodev on dst and every mount below it. */
-static int seal_subtree(const char *dst, bool rw)
+/* Read-only (unless rw), nosuid and nodev on dst and every mount below it; fd >= 0 is dst already opened (the
+ * mount itself, not a path looked up again), else dst is resolved here. */
+static int seal_subtree_at(int fd, const char *dst, bool rw)
 {
 	struct mount_attr a = {.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (rw ? 0 : MOUNT_ATTR_RDONLY)};
+	int r = fd >= 0 ? mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a))
+			: mount_setattr(AT_FDCWD, dst, AT_RECURSIVE | AT_SYMLINK_NOFOLLOW, &a, sizeof(a));
 
-	if (mount_setattr(AT_FDCWD, dst, AT_RECURSIVE | AT_SYMLINK_NOFOLLOW, &a, sizeof(a)) == 0)
+	if (r == 0)
 		return 0;
 	if (errno != ENOSYS)
 		return mnt_fail("mount_setattr");
 	return remount_walk(dst, MS_NOSUID | MS_NODEV | (rw ? 0 : MS_RDONLY));
+}
+
+static int seal_subtree(const char *dst, bool rw)
+{
+	return seal_subtree_at(-1, dst, rw);
 }
 
 /* Open (creating it, as a folder or an empty file) the bind target dst beneath the new root, one component at a
@@ -177,7 +185,15 @@ static int bind_at(const char *src, const char *dst, bool rw, bool optional)
 	close(tfd);
 	if (rc < 0)
 		return mnt_fail("bind mount");
-	return seal_subtree(dst, rw);
+	/* seal the new mount through the same link-free walk, not a second lookup of dst by path */
+	tfd = target_open(dst, S_ISDIR(st.st_mode));
+	if (tfd < 0) {
+		errno = -tfd;
+		return mnt_fail("reopen bind target");
+	}
+	rc = seal_subtree_at(tfd, dst, rw);
+	close(tfd);
+	return rc;
 }
 
 /* Merged-usr hosts have /bin -> usr/bin symlinks: copy them; a real folder is bound read-only. */
