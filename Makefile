@@ -67,11 +67,18 @@ $(BUILD)/helpers/%: tests/helpers/%.c
 test: deps
 	tests/check-tree.sh
 	$(MAKE) bin/harness $(UNIT_BIN) $(HELPER_BIN)
+	$(MAKE) images
 	tests/run.sh --build $(BUILD) all
+
+# Every shipped image in the cache, so no test depends on another having pulled it (a no-op when present).
+.PHONY: images
+images: bin/harness
+	bin/harness images pull --all
 
 # The same with a `harness run` looping beside the suites (a busy host: tests judge only what they made).
 test-busy: deps
 	$(MAKE) bin/harness $(UNIT_BIN) $(HELPER_BIN)
+	$(MAKE) images
 	tests/run.sh --build $(BUILD) --busy all
 
 # The tree's rules (docs/architecture.md): include graph, cJSON's place, cgroups/ on base/, path names.
