@@ -122,6 +122,27 @@ static int pg_own_template(const char *tmp, struct hx_err *err)
 	return 0;
 }
 
+/* The sandbox of a PostgreSQL binary, initdb or the server: its output into logpath (made anew; its
+ * descriptor in *ret_logfd, the caller's to close), the run's network namespace, one bind of the data, then
+ * the image's binaries. */
+static int pg_sandbox_config(const struct fx_pg_template *t, const char *what, const char *logpath, int netns_fd,
+			     char *const *argv, const struct sbx_bind *data, struct sbx_config *c, int *ret_logfd,
+			     struct hx_err *err)
+{
+	int fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return hx_syserr(err, "%s: %s", what, logpath);
+	sbx_config_init(c);
+	c->netns_fd = netns_fd;
+	c->out_fd = fd;
+	c->argv = argv;
+	c->rootfs.binds[c->rootfs.nbinds++] = *data;
+	pg_bind_image(t, c);
+	*ret_logfd = fd;
+	return 0;
+}
+
 /* initdb as the sandbox user into tmp/pgdata, with tmp bound read-write at /data. */
 static int pg_initdb(const struct fx_pg_template *t, const char *tmp, int netns_fd, struct hx_err *err)
 {
@@ -147,15 +168,9 @@ static int pg_initdb(const struct fx_pg_template *t, const char *tmp, int netns_
 
 	snprintf(initdb, sizeof(initdb), "%s/initdb", t->bin);
 	snprintf(logpath, sizeof(logpath), "%s.log", tmp);
-	logfd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (logfd < 0)
-		return hx_syserr(err, "postgres template: %s", logpath);
-	sbx_config_init(&c);
-	c.netns_fd = netns_fd;
-	c.out_fd = logfd;
-	c.argv = (char *const *)argv;
-	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = tmp, .dst = "/data", .rw = true};
-	pg_bind_image(t, &c);
+	if (pg_sandbox_config(t, "postgres template", logpath, netns_fd, (char *const *)argv,
+			      &(struct sbx_bind){.src = tmp, .dst = "/data", .rw = true}, &c, &logfd, err) < 0)
+		return -err->errnum;
 	if (sbx_start(NULL, CG_SLICE_FIXTURE, &c, &x, err) < 0 || sbx_wait_exec(&x, initdb, err) < 0) {
 		sbx_release(&x);
 		return hx_wrap(err, "postgres template: initdb");
@@ -409,15 +424,9 @@ int fx_pg_start(const struct fx_pg_template *t, struct cg_tree *tree, int netns_
 		argv[k++] = opts[i];
 	}
 	argv[k] = NULL;
-	logfd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (logfd < 0)
-		return hx_syserr(err, "postgres: %s", logpath);
-	sbx_config_init(&c);
-	c.netns_fd = netns_fd;
-	c.out_fd = logfd;
-	c.argv = (char *const *)argv;
-	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = tmpl, .dst = "/template"};
-	pg_bind_image(t, &c);
+	if (pg_sandbox_config(t, "postgres", logpath, netns_fd, argv,
+			      &(struct sbx_bind){.src = tmpl, .dst = "/template"}, &c, &logfd, err) < 0)
+		return -err->errnum;
 	c.rootfs.data_dir = FX_PG_DATA;
 	c.rootfs.data_size = fx_pg_data_size(t);
 	if (sbx_start(tree, CG_SLICE_FIXTURE, &c, &pg.x, err) < 0 || sbx_wait_exec(&pg.x, argv[0], err) < 0) {
