@@ -68,13 +68,15 @@ no_run_dir() {
 	python3 -c "assert $(field duration_s) < 10"
 }
 
-@test "fault: a server that closes after 500 requests: exactly 500 answered, the rest connect errors, exit 1" {
+@test "fault: a server that closes after 500 requests: exactly 500 answered, the rest errors, exit 1" {
 	start_fault close-after 500
 	run timeout 60 "$HARNESS" load "http://127.0.0.1:$PORT/" -c 4 -n 2000 --json
 	[ "$status" -eq 1 ]
 	[ "$(field requests)" = 500 ]
 	[ "$(field errors.connect)" -gt 0 ]
-	[ "$(field errors.total)" = 1500 ]
+	# the other 1,500 fail; connection attempts already under way at the count end too (at most c-1 more)
+	total=$(field errors.total)
+	[ "$total" -ge 1500 ] && [ "$total" -le 1503 ]
 }
 
 @test "fault: a malformed status line: parse errors, exit 1" {
