@@ -118,6 +118,8 @@ for line in open("slices.log"):
     if m.group(6) != "0":                  # the client running beside it: never inside the runtime's set
         assert not sut & cpus(m.group(4)), line
         seen += 1
-assert seen >= 2, seen
+# the client runs for a fraction of a second per trial under TCG: one sample of it beside the runtime is what
+# the 10 Hz watcher can promise (the results check the quota plan's sets above)
+assert seen >= 1, seen
 PY
 }
