@@ -60,7 +60,7 @@ struct fx_pg {
 int fx_pg_start(const struct fx_pg_template *t, struct cg_tree *tree, int netns_fd, const char *logpath,
 		struct fx_pg *ret, struct res_fixture *rec, struct hx_err *err);
 /* One login and SELECT 1 from inside netns with this password: 0, or the server's refusal. */
-int fx_pg_probe(int netns_fd, const char *password, bool *ret_retry, struct hx_err *err);
+int fx_pg_probe(int netns_fd, const char *password, int timeout_ms, bool *ret_retry, struct hx_err *err);
 /* Fast shutdown (SIGINT), then the slice is emptied; how long it took and how it ended go into rec
  * (when not NULL). */
 void fx_pg_stop(struct cg_tree *tree, struct fx_pg *pg, struct res_fixture *rec);
