@@ -1,6 +1,7 @@
 /* What /proc/<pid>/status says of a process the harness started: memory, allowed CPUs. */
 #include "base/procfs.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,4 +40,19 @@ bool proc_cpus(pid_t pid, char *buf, size_t len)
 	if (len)
 		buf[0] = '\0';
 	return false;
+}
+
+int proc_self_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && atoi(e->d_name) != dirfd(d))
+			n++;
+	closedir(d);
+	return n;
 }

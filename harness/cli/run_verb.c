@@ -1,6 +1,7 @@
 /* `harness run`: a pure plan (everything validated), a named prepare (pulls, npm, folders, namespace,
  * fixture template, certificate), then interleaved trials with the results rewritten after each. */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "image/deps.h"
 #include "host/doctor.h"
 #include "base/opt.h"
+#include "base/procfs.h"
 #include "report/report.h"
 #include "noise/noise.h"
 #include "run/run.h"
@@ -671,6 +673,16 @@ static int save_fallback(const struct res_doc *d, const struct run_plan *p, stru
 	return hx_fail(err, HX_EXIT_HOST, err->errnum ? err->errnum : EIO,
 		       "run: results: %s, not %s (free space there, then move it)", path, p->out);
 }
+/* harness's own open files and memory as a trial ends: flat from trial to trial, or something leaks. */
+static void soak_evidence(struct trial_result *t)
+{
+	int fds = proc_self_fds();
+	long rss = proc_status_kb(getpid(), "VmRSS:");
+
+	t->harness_fds = fds >= 0 ? fds : NAN;
+	t->harness_rss_kb = rss >= 0 ? (double)rss : NAN;
+}
+
 /* One trial at q, into d (*bad set when its verdict failed), and the results file written again. */
 static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, struct run_pos *q, double deadline,
 		  bool *bad, struct hx_err *err)
@@ -687,6 +699,7 @@ static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, st
 	res_trial_init(tr, sc->name, p->img[q->i].name, cg_cpu_mode_names[p->modes[q->k]], q->t, q->order);
 	progress(q->tty, q->done, q->total, sc, p->img[q->i].name, label, q->t, q->start);
 	r = run_one(p, env, sc, q->i, q->k, q->j, deadline, tr, &terr);
+	soak_evidence(tr);
 	if (!res_trial_passed(tr, sc->max_errors)) {
 		*bad = true;
 		if (!q->tty || r < 0)

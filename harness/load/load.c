@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -627,6 +628,28 @@ static int worker_setup(struct worker *w, const struct load_config *c, unsigned 
 	return 0;
 }
 
+int load_nofile(unsigned conns, struct hx_err *err)
+{
+	rlim_t need = (rlim_t)conns + LOAD_NOFILE_SPARE;
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) < 0)
+		return hx_syserr(err, "load: getrlimit NOFILE");
+	if (r.rlim_cur != RLIM_INFINITY && r.rlim_cur < need) {
+		struct rlimit want = {need, r.rlim_max == RLIM_INFINITY || r.rlim_max >= need ? r.rlim_max : need};
+
+		/* raising the hard limit needs CAP_SYS_RESOURCE and stops at fs.nr_open: EPERM or EINVAL */
+		if (setrlimit(RLIMIT_NOFILE, &want) < 0)
+			return hx_fail(err, HX_EXIT_HOST, errno,
+				       "load: %u connections need %llu open files; the limit is %llu (hard %llu) and "
+				       "this host does not let it rise (%s): raise it (ulimit -Hn, fs.nr_open) or use "
+				       "fewer connections",
+				       conns, (unsigned long long)need, (unsigned long long)r.rlim_cur,
+				       (unsigned long long)r.rlim_max, strerror(errno));
+	}
+	return 0;
+}
+
 int load_run(const struct load_config *c, struct load_result *ret, struct hx_err *err)
 {
 	struct worker *ws = calloc(c->threads, sizeof(*ws));
@@ -634,6 +657,10 @@ int load_run(const struct load_config *c, struct load_result *ret, struct hx_err
 
 	if (!ws)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	if (load_nofile(c->conns, err) < 0) {
+		free(ws);
+		return -err->errnum;
+	}
 	if (c->url.tls && tp_tls_init(c->url.host, c->insecure, err) < 0) {
 		free(ws);
 		return -err->errnum;

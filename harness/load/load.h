@@ -55,6 +55,11 @@ struct load_result {
 /* Build the request bytes from method, headers and body. */
 int load_build_request(struct load_config *c, const char *method, const char *const *headers, size_t nheaders,
 		       const char *body, size_t body_len, struct hx_err *err);
+/* Open files for conns connections and LOAD_NOFILE_SPARE more (the epoll fds, the results, the TLS
+ * library's): the soft RLIMIT_NOFILE goes up to what is needed, the hard one too when the process may
+ * (CAP_SYS_RESOURCE, up to fs.nr_open). Exit 3 naming the limit when the host does not allow it. */
+#define LOAD_NOFILE_SPARE 64
+int load_nofile(unsigned conns, struct hx_err *err);
 int load_run(const struct load_config *c, struct load_result *ret, struct hx_err *err);
 
 #endif

@@ -140,6 +140,9 @@ struct trial_result {
 	enum trial_status status;
 	char error[1024]; /* "": none */
 	double wall_s;
+	/* harness's own open files and resident memory as the trial ended (NAN: not measured): a soak's
+	 * evidence that trials leak neither */
+	double harness_fds, harness_rss_kb;
 	unsigned have;			       /* RES_HAVE_*: the sub-results present */
 	unsigned cpus_have, slices_have;       /* bit per enum cg_slice */
 	char cpus[CG_NR_SLICES][RES_CPUS_LEN]; /* the CPU set each slice was planned */

@@ -821,6 +821,8 @@ cJSON *res_trial_json(const struct trial_result *t)
 	if (t->slices_have)
 		cJSON_AddItemToObject(o, "slices", per_slice_json(t, true));
 	cJSON_AddNumberToObject(o, "wall_s", t->wall_s);
+	add_num(o, "harness_fds", t->harness_fds);
+	add_num(o, "harness_rss_kb", t->harness_rss_kb);
 	if (res_trial_noisy(t)) { /* recomputed from the evidence above whenever the file is written */
 		cJSON *why = cJSON_AddArrayToObject(o, "noisy"), *words = cJSON_AddArrayToObject(o, "noisy_reasons");
 
@@ -878,6 +880,8 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 	ret->status = (enum trial_status)k;
 	str(o, "error", ret->error, sizeof(ret->error));
 	ret->wall_s = num0(o, "wall_s");
+	ret->harness_fds = num(o, "harness_fds");
+	ret->harness_rss_kb = num(o, "harness_rss_kb");
 	per_slice_parse(get(o, "cpus"), get(o, "slices"), ret);
 	if (cJSON_IsObject(get(o, "fixture")))
 		ret->have |= RES_HAVE_FIXTURE, fixture_parse(get(o, "fixture"), &ret->fixture);

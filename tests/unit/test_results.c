@@ -257,6 +257,33 @@ static void test_noise_shift(void **state)
 	rmdir(dir);
 }
 
+/* harness's own open files and memory at a trial's end are written when measured, left out when not, and
+ * read back (a soak compares them trial to trial). */
+static void test_soak_evidence(void **state)
+{
+	struct trial_result *t = calloc(2, sizeof(*t));
+	struct hx_err err = {0};
+	cJSON *a, *b;
+
+	(void)state;
+	res_trial_init(&t[0], "startup", "node20", "pinned", 1, 1);
+	a = res_trial_json(&t[0]);
+	assert_null(cJSON_GetObjectItem(a, "harness_fds"));
+	assert_null(cJSON_GetObjectItem(a, "harness_rss_kb"));
+	cJSON_Delete(a);
+	t[0].harness_fds = 7;
+	t[0].harness_rss_kb = 5120;
+	a = res_trial_json(&t[0]);
+	assert_int_equal((int)cJSON_GetObjectItem(a, "harness_fds")->valuedouble, 7);
+	assert_int_equal(res_trial_parse(a, &t[1], &err), 0);
+	assert_true(t[1].harness_fds == 7 && t[1].harness_rss_kb == 5120);
+	b = res_trial_json(&t[1]);
+	assert_true(cJSON_Compare(a, b, true));
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	free(t);
+}
+
 static void test_refuses_other_files(void **state)
 {
 	struct res_doc d;
@@ -337,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_reads_an_old_file),
 		cmocka_unit_test(test_noise_shift),
+		cmocka_unit_test(test_soak_evidence),
 		cmocka_unit_test(test_refuses_other_files),
 		cmocka_unit_test(test_refuses_out_of_range),
 		cmocka_unit_test(test_json_at),
