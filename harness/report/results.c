@@ -68,7 +68,8 @@ double res_script_value(const struct res_script *s, const char *name)
 	return NAN;
 }
 
-const char *const res_noisy_names[RES_NR_NOISY] = {"throttled", "cpu_pressure", "client_saturated", "stall"};
+const char *const res_noisy_names[RES_NR_NOISY] = {"throttled", "cpu_pressure", "client_saturated", "stall", "steal",
+						   "foreign",	"spread"};
 
 static bool stalled(double max_s, double duration_s)
 {
@@ -92,6 +93,15 @@ unsigned res_trial_noisy(const struct trial_result *t)
 		why |= 1u << RES_NOISY_STALL;
 	if ((t->have & RES_HAVE_CHAT) && stalled(t->chat.rtt_us.max / 1e6, t->chat.duration_s))
 		why |= 1u << RES_NOISY_STALL;
+	if ((t->have & RES_HAVE_EXTERNAL) && t->external.have_stat && t->external.seconds >= RES_EXT_MIN_S &&
+	    t->external.steal_pct > RES_STEAL_PCT)
+		why |= 1u << RES_NOISY_STEAL;
+	if ((t->have & RES_HAVE_EXTERNAL) && t->external.samples >= RES_EXT_MIN_SAMPLES &&
+	    t->external.foreign_runnable_mean >= RES_FOREIGN_MEAN)
+		why |= 1u << RES_NOISY_FOREIGN;
+	if ((t->have & RES_HAVE_STARTUP) && t->startup.expected_cv > 0 && t->startup.wall_ms.n > 1 &&
+	    t->startup.wall_ms.cv > t->startup.expected_cv)
+		why |= 1u << RES_NOISY_SPREAD;
 	return why;
 }
 
@@ -124,6 +134,21 @@ void res_noisy_reason(const struct trial_result *t, enum res_noisy r, char *buf,
 			 chat ? "chat round trip" : "request",
 			 (chat ? t->chat.rtt_us.max : t->load.latency_us.max) / 1e6,
 			 chat ? t->chat.duration_s : t->load.duration_s, RES_STALL_MIN_S, RES_STALL_FRACTION * 100);
+		return;
+	case RES_NOISY_STEAL:
+		snprintf(buf, len, "steal: the hypervisor took %.1f%% of the runtime's CPUs' time (above %.0f%%)",
+			 t->external.steal_pct, RES_STEAL_PCT);
+		return;
+	case RES_NOISY_FOREIGN:
+		snprintf(
+			buf, len,
+			"foreign: %.1f tasks outside the trial ran or waited on the runtime's CPUs on average (at most "
+			"%u; the rule: %.1f)",
+			t->external.foreign_runnable_mean, t->external.foreign_runnable_max, RES_FOREIGN_MEAN);
+		return;
+	case RES_NOISY_SPREAD:
+		snprintf(buf, len, "spread: the runs' CV was %.1f%%, above the scenario's expected %.1f%%",
+			 t->startup.wall_ms.cv * 100, t->startup.expected_cv * 100);
 		return;
 	case RES_NR_NOISY:
 		break;

@@ -67,6 +67,7 @@ struct res_startup {
 	double user_ms, system_ms;
 	uint64_t max_rss_kb;
 	unsigned failed_runs;
+	double expected_cv; /* of the runs, from the scenario: more is noise (RES_NOISY_SPREAD); NAN or 0: no rule */
 	/* every measured run in order (wall ms, exit code), for the report's strip chart and hyperfine's times[];
 	 * malloc'd, owned by the trial (res_trial_free); nruns 0 in files written before they were kept */
 	double *runs_ms;
@@ -179,11 +180,25 @@ enum res_noisy {
 	RES_NOISY_CPU_PRESSURE,
 	RES_NOISY_CLIENT_SATURATED,
 	RES_NOISY_STALL,
+	RES_NOISY_STEAL,
+	RES_NOISY_FOREIGN,
+	RES_NOISY_SPREAD,
 	RES_NR_NOISY
 };
 #define RES_NOISY_PRESSURE 0.5
 #define RES_STALL_FRACTION 0.25
 #define RES_STALL_MIN_S	   1.0
+/* Steal: a hypervisor took more than this share (%) of the runtime's CPUs' time over a measured phase of at
+ * least RES_EXT_MIN_S (/proc/stat counts in 10 ms ticks: a shorter window's share is too coarse). Foreign: on
+ * average at least this many tasks outside the trial were running or runnable on the runtime's CPUs, over at
+ * least RES_EXT_MIN_SAMPLES samples (one run here beside other work: 0-0.3 in most trials, 1-2 in those
+ * that shared their CPUs with it). Spread: a startup trial's runs varied more than its scenario's
+ * expected_cv (default RES_EXPECTED_CV; a trial's runs varied 3-15% here). */
+#define RES_STEAL_PCT	    5.0
+#define RES_FOREIGN_MEAN    0.5
+#define RES_EXPECTED_CV	    0.2
+#define RES_EXT_MIN_S	    1.0
+#define RES_EXT_MIN_SAMPLES 5
 extern const char *const res_noisy_names[RES_NR_NOISY];
 /* The reasons, a bit per enum res_noisy; 0: nothing suggests noise. */
 unsigned res_trial_noisy(const struct trial_result *t);

@@ -465,10 +465,9 @@ int res_chat_read(const char *text, struct res_chat *ret, struct hx_err *err)
 }
 
 static const struct field startup_fields[] = {
-	F(struct res_startup, user_ms, FK_NUM),
-	F(struct res_startup, system_ms, FK_NUM),
-	F(struct res_startup, max_rss_kb, FK_U64),
-	F(struct res_startup, failed_runs, FK_UINT),
+	F(struct res_startup, user_ms, FK_NUM),	    F(struct res_startup, system_ms, FK_NUM),
+	F(struct res_startup, max_rss_kb, FK_U64),  F(struct res_startup, failed_runs, FK_UINT),
+	F(struct res_startup, expected_cv, FK_OPT), /* absent in files from before the spread rule */
 };
 
 static cJSON *startup_json(const struct res_startup *s)

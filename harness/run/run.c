@@ -555,6 +555,7 @@ static int trial_startup(struct run_env *env, const struct scenario *s, const st
 		o->max_rss_kb = r->maxrss_kb > o->max_rss_kb ? r->maxrss_kb : o->max_rss_kb;
 	}
 	stats_summarize(ms, s->runs, &o->wall_ms);
+	o->expected_cv = s->expected_cv > 0 ? s->expected_cv : RES_EXPECTED_CV;
 	if (res_startup_runs(o, ms, codes, s->runs) < 0)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	t->have |= RES_HAVE_STARTUP;

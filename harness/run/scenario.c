@@ -248,10 +248,10 @@ static int parse_script(const char *file, const cJSON *root, struct scenario *s,
 
 static int parse_root(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
-	static const char *const keys[] = {"name",     "description", "workload", "runtimes",  "script",
-					   "scripts",  "port",	      "tls",	  "ready",     "load",
-					   "chat",     "runs",	      "warmup",	  "repeat",    "max_errors",
-					   "fixtures", "iterations",  "metrics",  "timeout_s", NULL};
+	static const char *const keys[] = {
+		"name",	      "description", "workload",   "runtimes", "script",    "scripts",	   "port",
+		"tls",	      "ready",	     "load",	   "chat",     "runs",	    "warmup",	   "repeat",
+		"max_errors", "fixtures",    "iterations", "metrics",  "timeout_s", "expected_cv", NULL};
 	char workload[16] = "";
 	double maxerr = 0;
 
@@ -277,6 +277,8 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 	     cJSON_GetObjectItemCaseSensitive(root, "metrics") || cJSON_GetObjectItemCaseSensitive(root, "timeout_s")))
 		return hx_fail_field(err, file, "iterations",
 				     "iterations, metrics and timeout_s are for script workloads");
+	if (strcmp(workload, "startup") != 0 && cJSON_GetObjectItemCaseSensitive(root, "expected_cv"))
+		return hx_fail_field(err, file, "expected_cv", "the runs' expected CV is for startup workloads");
 	if (strcmp(workload, "script") == 0) {
 		s->workload = SCN_SCRIPT;
 		if (parse_script(file, root, s, err) < 0)
@@ -284,7 +286,8 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 	} else if (strcmp(workload, "startup") == 0) {
 		s->workload = SCN_STARTUP;
 		if (uint_field(file, root, "runs", 1, 100000, &s->runs, err) < 0 ||
-		    uint_field(file, root, "warmup", 0, 1000, &s->warmup, err) < 0)
+		    uint_field(file, root, "warmup", 0, 1000, &s->warmup, err) < 0 ||
+		    num_field(file, root, "expected_cv", 0.001, 10, &s->expected_cv, err) < 0)
 			return -err->errnum;
 		if (cJSON_GetObjectItemCaseSensitive(root, "load") || cJSON_GetObjectItemCaseSensitive(root, "ready"))
 			return hx_fail_field(err, file, "load", "a startup scenario has no server to load");

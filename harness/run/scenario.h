@@ -51,6 +51,7 @@ struct scenario {
 	unsigned clients, messages;
 	/* startup */
 	unsigned runs, warmup;
+	double expected_cv; /* of a trial's runs; 0: the default (results.h) */
 	/* script: the runtime runs the workload and prints one JSON line of metrics */
 	uint64_t iterations; /* ITERATIONS in its environment */
 	double timeout_s;

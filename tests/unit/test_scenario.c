@@ -65,6 +65,7 @@ static void test_startup_defaults_and_full(void **state)
 	assert_int_equal(s.runs, 30);
 	assert_int_equal(s.warmup, 5);
 	assert_int_equal(s.repeat, 3);
+	assert_true(s.expected_cv == 0); /* the run applies the default */
 	scn_scale(&s, SCN_FULL);
 	assert_int_equal(s.runs, 90);
 }
@@ -135,6 +136,10 @@ static void test_mistakes(void **state)
 	       "metrics: expected metric names");
 	expect("{\"name\":\"x\",\"workload\":\"script\"," RT ",\"script\":\"a\",\"iterations\":0}",
 	       "iterations: expected a number from 1");
+	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"load\":{},\"expected_cv\":0.1}",
+	       "expected_cv: the runs' expected CV is for startup workloads");
+	expect("{\"name\":\"x\",\"workload\":\"startup\"," RT ",\"script\":\"a\",\"expected_cv\":0}",
+	       "expected_cv: expected a number from 0.001");
 }
 
 /* A script path longer than the field is refused, never cut: the cut value would pass the '..' check. */

@@ -147,6 +147,50 @@ static void test_stall_rule(void **state)
 	assert_int_equal(res_trial_noisy(&t), 1u << RES_NOISY_STALL);
 }
 
+/* Evidence from outside the trial: steal over a long enough window, other tasks on the runtime's CPUs over
+ * enough samples, and a startup trial's runs spread wider than its scenario expects. */
+static void test_outside_rules(void **state)
+{
+	struct trial_result t;
+	char why[256];
+
+	(void)state;
+	res_trial_init(&t, "startup", "bun", "pinned", 1, 1);
+	t.have = RES_HAVE_EXTERNAL;
+	t.external.have_stat = true;
+	t.external.seconds = 0.4; /* 40 ticks: 14% of them is noise in the clock, not a finding */
+	t.external.steal_pct = 14.6;
+	t.external.samples = 2;
+	t.external.foreign_runnable_mean = 2;
+	assert_int_equal(res_trial_noisy(&t), 0);
+	t.external.seconds = 3;
+	t.external.samples = 15;
+	assert_int_equal(res_trial_noisy(&t), (1u << RES_NOISY_STEAL) | (1u << RES_NOISY_FOREIGN));
+	t.external.steal_pct = 5.0; /* the rule is "more than" */
+	t.external.foreign_runnable_mean = 0.3;
+	t.external.foreign_runnable_max = 2;
+	assert_int_equal(res_trial_noisy(&t), 0);
+	t.external.foreign_runnable_mean = 0.5;
+	assert_int_equal(res_trial_noisy(&t), 1u << RES_NOISY_FOREIGN);
+	res_noisy_reason(&t, RES_NOISY_FOREIGN, why, sizeof(why));
+	assert_string_equal(why, "foreign: 0.5 tasks outside the trial ran or waited on the runtime's CPUs on average "
+				 "(at most 2; the rule: 0.5)");
+	t.external.foreign_runnable_mean = 0;
+
+	t.have |= RES_HAVE_STARTUP;
+	t.startup.wall_ms.n = 30;
+	t.startup.wall_ms.cv = 0.25;
+	assert_int_equal(res_trial_noisy(&t), 0); /* no expectation (a file from before the rule): no flag */
+	t.startup.expected_cv = RES_EXPECTED_CV;
+	assert_int_equal(res_trial_noisy(&t), 1u << RES_NOISY_SPREAD);
+	res_noisy_reason(&t, RES_NOISY_SPREAD, why, sizeof(why));
+	assert_string_equal(why, "spread: the runs' CV was 25.0%, above the scenario's expected 20.0%");
+	t.startup.expected_cv = 0.3;
+	assert_int_equal(res_trial_noisy(&t), 0);
+	assert_string_equal(res_noisy_names[RES_NOISY_SPREAD], "spread");
+	assert_string_equal(res_noisy_names[RES_NOISY_STEAL], "steal");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -154,6 +198,7 @@ int main(void)
 		cmocka_unit_test(test_no_difference_and_a_failed_twin),
 		cmocka_unit_test(test_noisy_rule),
 		cmocka_unit_test(test_stall_rule),
+		cmocka_unit_test(test_outside_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
