@@ -65,12 +65,7 @@ watch_slices() {
 	[ "$status" -eq 0 ]
 	python3 - <<'PY'
 import json, os
-def cpus(s):
-    out = set()
-    for part in filter(None, s.split(",")):
-        a, _, b = part.partition("-")
-        out |= set(range(int(a), int(b or a) + 1))
-    return out
+from cpulist import cpus
 d = json.load(open("r.json"))
 pinned, quota = d["config"]["modes"]["pinned"], d["config"]["modes"]["quota"]
 assert len(cpus(pinned["sut"])) == 4 and not cpus(pinned["sut"]) & cpus(pinned["client"]), pinned
@@ -100,12 +95,7 @@ PY
 	grep -qE '^sut=[0-9,-]+ max=max( 100000)? mem=[0-9]+ client=[0-9,-]+ procs=[1-9]' slices.log # pinned: no quota
 	python3 - <<'PY'
 import re
-def cpus(s):
-    out = set()
-    for part in filter(None, s.split(",")):
-        a, _, b = part.partition("-")
-        out |= set(range(int(a), int(b or a) + 1))
-    return out
+from cpulist import cpus
 seen = 0
 for line in open("slices.log"):
     m = re.match(r"sut=(\S*) max=(\S+)(?: \d+)? mem=(\S*) client=(\S*) procs=(\d+)/(\d+)", line)

@@ -5,6 +5,9 @@
 : "${HARNESS:?run through tests/run.sh (tests/run.sh integration FILE.bats [FILTER]) or make test}"
 HELPERS=${HARNESS_HELPERS:-$HARNESS_TOP/build/helpers}
 FIXTURES=${HARNESS_FIXTURES:-$HARNESS_TOP/tests/fixtures}
+# the tests' shared Python (tests/lib: cpulist.cpus parses the kernel's CPU lists)
+PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")/../lib" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH
 
 # This test's own tag: the bats run's pid and the test's number ("t4711n12").
 export HARNESS_RUN_TAG="t${BATS_ROOT_PID:-$$}n${BATS_SUITE_TEST_NUMBER:-0}"

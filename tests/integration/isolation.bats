@@ -42,12 +42,7 @@ isolation_possible() {
 check_apart() {
 	python3 - "$1" "$2" <<'PY'
 import json, sys
-def cpus(s):
-    out = set()
-    for part in filter(None, s.split(",")):
-        a, _, b = part.partition("-")
-        out |= set(range(int(a), int(b or a) + 1))
-    return out
+from cpulist import cpus
 d, isolated = json.load(open(sys.argv[1])), sys.argv[2] == "1"
 assert len(d["trials"]) == 2, d["trials"]
 for t in d["trials"]:

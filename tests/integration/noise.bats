@@ -78,12 +78,7 @@ PY
 	grep -E '^node20 +quota +cpu:1 .* anywhere' <<<"$output"
 	python3 - "$(nproc)" <<'PY'
 import json, sys
-def cpus(s):
-    out = set()
-    for part in filter(None, s.split(",")):
-        a, _, b = part.partition("-")
-        out |= set(range(int(a), int(b or a) + 1))
-    return out
+from cpulist import cpus
 d = json.load(open("n.json"))
 assert d["config"]["noise"]["kinds"] == ["none", "cpu:1"], d["config"]
 ts = d["trials"]

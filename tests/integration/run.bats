@@ -80,17 +80,12 @@ PY
 	# where each slice ran, per mode; an overlap of the client with the runtime is flagged
 	python3 - "$output" <<'PY'
 import json, sys
+from cpulist import cpus
 d = json.load(open("m.json"))
 out = sys.argv[1]
 for mode, m in d["config"]["modes"].items():
     line = "- %s: runtime on CPUs %s, client on CPUs %s" % (mode, m["sut"], m["client"])
     assert line in out, (line, out)
-    def cpus(s):
-        r = set()
-        for part in s.split(","):
-            a, _, b = part.partition("-")
-            r |= set(range(int(a), int(b or a) + 1))
-        return r
     overlap = bool(cpus(m["sut"]) & cpus(m["client"]))
     assert (line + " (OVERLAP") in out if overlap else (line + "\n") in out, (mode, m, out)
 assert "client on CPUs 0\n" not in out.splitlines()[0]
