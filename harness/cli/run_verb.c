@@ -430,6 +430,20 @@ static int prepare_deps(struct run_plan *p, struct hx_err *err)
 	return 0;
 }
 
+/* Every port a server of the run listens on, kept out of the namespace's ephemeral range. */
+static int reserve_ports(const struct run_plan *p, int netns_fd, struct hx_err *err)
+{
+	unsigned ports[RUN_MAX_SCN + 1];
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nscn; i++)
+		if (p->scn[i].workload == SCN_HTTP || p->scn[i].workload == SCN_WS_CHAT)
+			ports[n++] = p->scn[i].port;
+	if (p->pg)
+		ports[n++] = FX_PG_PORT;
+	return sbx_net_reserve_ports(netns_fd, ports, n, err);
+}
+
 /* The run folder (logs, staged scenarios, the TLS key), the network namespace, the fixture's template and
  * the throwaway certificate. */
 static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_err *err)
@@ -445,7 +459,7 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 	snprintf(env->noise_io_dir, sizeof(env->noise_io_dir), "%s/noise-io", tmpl);
 	if (mkdir(env->noise_io_dir, 0700) < 0 || chown(env->noise_io_dir, SBX_UID, SBX_GID) < 0)
 		return hx_syserr(err, "run: %s", env->noise_io_dir);
-	if (sbx_net_prepare(&env->netns_fd, err) < 0)
+	if (sbx_net_prepare(&env->netns_fd, err) < 0 || reserve_ports(p, env->netns_fd, err) < 0)
 		return -err->errnum;
 	for (size_t i = 0; i < p->nscn; i++) {
 		struct scenario *s = &p->scn[i];

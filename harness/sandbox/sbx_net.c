@@ -84,6 +84,46 @@ int sbx_net_prepare(int *ret_fd, struct hx_err *err)
 	return 0;
 }
 
+static int net_write_reserved(int netns_fd, const char *list)
+{
+	_cleanup_close_ int fd = -1;
+	size_t len = strlen(list);
+
+	/* /proc/sys/net answers for the namespace of whoever opens it */
+	if (setns(netns_fd, CLONE_NEWNET) < 0)
+		return errno;
+	fd = open("/proc/sys/net/ipv4/ip_local_reserved_ports", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, list, len) != (ssize_t)len)
+		return errno ? errno : EIO;
+	return 0;
+}
+
+int sbx_net_reserve_ports(int netns_fd, const unsigned *ports, size_t n, struct hx_err *err)
+{
+	char list[1024] = "";
+	size_t used = 0;
+	int status = 0;
+	pid_t pid;
+
+	for (size_t i = 0; i < n && used < sizeof(list) - 8; i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%u", i ? "," : "", ports[i]);
+	if (n == 0)
+		return 0;
+	pid = fork();
+	if (pid < 0)
+		return hx_syserr(err, "sandbox: network namespace: fork");
+	if (pid == 0)
+		_exit(net_write_reserved(netns_fd, list));
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return hx_fail(err, HX_EXIT_HOST, WIFEXITED(status) ? WEXITSTATUS(status) : EIO,
+			       "sandbox: cannot reserve the ports %s in the run's network namespace "
+			       "(net.ipv4.ip_local_reserved_ports): %s",
+			       list, WIFEXITED(status) ? strerror(WEXITSTATUS(status)) : "the child died");
+	return 0;
+}
+
 int sbx_net_apply_in_child(int netns_fd)
 {
 	return setns(netns_fd, CLONE_NEWNET) < 0 ? -errno : 0;

@@ -29,6 +29,8 @@ d = json.load(open("r.json"))
 t = d["trials"][0]
 assert t["status"] == "ok", t
 assert t["script"]["refused_ssl"] == 50 and t["script"]["errors"] == 0, t["script"]
+# the server's port is out of the namespace's ephemeral range: a probe never connects to itself on it
+assert t["script"]["pgport_reserved"] == 1, t["script"]
 f = t["fixture"]
 assert f["slice"] == "fixture" and f["cpus"] == t["cpus"]["fixture"] and f["clean_shutdown"], f
 # the fixture has a CPU of its own exactly when the plan found one to spare
