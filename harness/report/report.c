@@ -250,7 +250,8 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 		"signed-rank p < 0.05 and the CI excludes "
 		"1; docs/statistics.md). noisy trials: the runtime's slice was throttled in pinned mode, under CPU "
 		"pressure "
-		"for more than half the trial, the load client saturated, or a request stalled (waited at least 1 s "
-		"and a quarter of the load); counted, never dropped.\n");
+		"for more than half the trial, the load client saturated, a request stalled (waited at least 1 s "
+		"and a quarter of the load), steal above 5%%, other tasks on the runtime's CPUs, or a startup "
+		"trial's runs spread beyond the scenario's expected CV; counted, never dropped.\n");
 	return 0;
 }
