@@ -1,5 +1,5 @@
-/* `harness load`: HTTP load (closed or open loop), the WebSocket chat workload (--chat), and startup
- * timing (--startup). Text like wrk's, or one JSON document (docs/load.md). */
+/* `harness load`: HTTP load (closed or open loop), the WebSocket chat workload (--chat), WebSocket
+ * request/response with a window (--rpc), and startup timing (--startup). Text like wrk's, or one JSON document (docs/load.md). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include "load/chat.h"
 #include "base/cleanup.h"
 #include "load/load.h"
+#include "load/rpc.h"
 #include "base/opt.h"
 #include "load/startup.h"
 #include "base/util.h"
@@ -18,11 +19,11 @@
 #include "cli/verbs.h"
 
 struct load_opts {
-	bool help, json, insecure, chat, startup, no_sandbox, show_output;
-	unsigned conns, threads, pipeline, timeout_ms, clients, messages, runs, warmup;
+	bool help, json, insecure, chat, rpc, counter, startup, no_sandbox, show_output;
+	unsigned conns, threads, pipeline, timeout_ms, clients, messages, window, runs, warmup;
 	uint64_t requests;
 	double duration, rate;
-	const char *method, *body_file, *export_hyperfine;
+	const char *method, *body_file, *export_hyperfine, *sweep;
 	struct opt_list headers, binds;
 };
 
@@ -49,10 +50,18 @@ static const struct hx_opt load_tab[] = {
 	{"insecure", 'k', OPT_FLAG, offsetof(struct load_opts, insecure), NULL,
 	 .help = "TLS: do not check the server's certificate"},
 	{"chat", 0, OPT_FLAG, offsetof(struct load_opts, chat), NULL, .help = "WebSocket chat workload on a ws:// URL"},
-	{"clients", 0, OPT_UINT, offsetof(struct load_opts, clients), "N", .help = "chat: clients (default 16)",
+	{"clients", 0, OPT_UINT, offsetof(struct load_opts, clients), "N", .help = "chat, rpc: clients (default 16)",
 	 .min = 1, .max = 4096},
 	{"messages", 0, OPT_UINT, offsetof(struct load_opts, messages), "M",
 	 .help = "chat: messages each client sends (default 80)", .min = 1, .max = 1000000},
+	{"rpc", 0, OPT_FLAG, offsetof(struct load_opts, rpc), NULL,
+	 .help = "WebSocket request/response workload on a ws:// URL: every id answered once"},
+	{"window", 0, OPT_UINT, offsetof(struct load_opts, window), "W",
+	 .help = "rpc: requests in flight per client (default 32)", .min = 1, .max = 4096},
+	{"counter", 0, OPT_FLAG, offsetof(struct load_opts, counter), NULL,
+	 .help = "rpc: increment the server's counter; it must move by the increments acknowledged"},
+	{"sweep", 0, OPT_STR, offsetof(struct load_opts, sweep), "CxW,...",
+	 .help = "rpc: one table row per clients x window, e.g. 1x1,4x8,16x32"},
 	{"startup", 0, OPT_FLAG, offsetof(struct load_opts, startup), NULL,
 	 .help = "time a command's start to exit: load --startup -- CMD"},
 	{"no-sandbox", 0, OPT_FLAG, offsetof(struct load_opts, no_sandbox), NULL,
@@ -150,7 +159,7 @@ static int load_http(const struct load_opts *o, const char *url, struct hx_err *
 	if (load_parse_url(url, &c.url, err) < 0)
 		return -err->errnum;
 	if (c.url.ws)
-		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: a ws:// URL takes --chat");
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: a ws:// URL takes --chat or --rpc");
 	c.conns = o->conns ? o->conns : 10;
 	c.threads = o->threads ? o->threads : 1;
 	c.pipeline = o->pipeline ? o->pipeline : 1;
@@ -222,6 +231,160 @@ static int chat_verb(const char *url, unsigned clients, unsigned messages, unsig
 	return r->ok ? HX_EXIT_OK : HX_EXIT_VERDICT;
 }
 
+/* One cell of an rpc sweep: its settings and what it measured. */
+struct rpc_cell {
+	struct rpc_config cfg;
+	struct rpc_result r;
+};
+
+/* The document: the http load's fields (so a run reads ops/s and latency as it does for http), with the
+ * window and what the checks found under "rpc". */
+static cJSON *rpc_json(const struct rpc_cell *x)
+{
+	_cleanup_free_ struct res_load *l = calloc(1, sizeof(*l));
+	const struct rpc_result *r = &x->r;
+	cJSON *j, *o;
+
+	if (!l)
+		return NULL;
+	l->requests = r->answered;
+	l->errors_total = rpc_failures(r);
+	l->duration_s = r->duration_s;
+	l->rps = r->duration_s > 0 ? (double)r->answered / r->duration_s : 0;
+	res_latency_from(&r->latency, &l->latency_us);
+	l->config.connections = x->cfg.clients;
+	l->config.threads = 1;
+	l->config.pipeline = x->cfg.window;
+	l->config.requests = x->cfg.requests;
+	l->config.timeout_ms = x->cfg.timeout_ms;
+	j = res_load_json(l);
+	cJSON_AddStringToObject(j, "workload", x->cfg.counter ? "ws-counter" : "ws-rpc");
+	o = cJSON_AddObjectToObject(j, "rpc");
+	cJSON_AddNumberToObject(o, "clients", x->cfg.clients);
+	cJSON_AddNumberToObject(o, "window", x->cfg.window);
+	cJSON_AddNumberToObject(o, "sent", (double)r->sent);
+	cJSON_AddNumberToObject(o, "answered", (double)r->answered);
+	cJSON_AddNumberToObject(o, "missing", (double)r->missing);
+	cJSON_AddNumberToObject(o, "duplicated", (double)r->duplicated);
+	cJSON_AddNumberToObject(o, "unknown", (double)r->unknown);
+	cJSON_AddNumberToObject(o, "connection_errors", (double)r->errors);
+	if (x->cfg.counter) {
+		cJSON_AddNumberToObject(o, "counter_before", (double)r->counter_before);
+		cJSON_AddNumberToObject(o, "counter_after", (double)r->counter_after);
+		cJSON_AddNumberToObject(o, "counter_off", (double)r->counter_off);
+	}
+	cJSON_AddBoolToObject(o, "invariant_ok", r->ok);
+	if (!r->ok)
+		cJSON_AddStringToObject(o, "why", r->why);
+	return j;
+}
+
+/* The published table: scenario ops err ops/s avgµs p50µs p95µs p99µs maxµs. */
+static void rpc_row(const struct rpc_cell *x)
+{
+	const struct rpc_result *r = &x->r;
+	char name[32];
+
+	snprintf(name, sizeof(name), "%ux%u", x->cfg.clients, x->cfg.window);
+	printf("%-10s %9llu %5llu %10.0f %8.0f %8.0f %8.0f %8.0f %8.0f\n", name, (unsigned long long)r->answered,
+	       (unsigned long long)rpc_failures(r), r->duration_s > 0 ? (double)r->answered / r->duration_s : 0,
+	       hist_mean(&r->latency) / 1e3, (double)hist_quantile(&r->latency, 0.5) / 1e3,
+	       (double)hist_quantile(&r->latency, 0.95) / 1e3, (double)hist_quantile(&r->latency, 0.99) / 1e3,
+	       (double)r->latency.max / 1e3);
+}
+
+/* "1x1,4x8,16x32" into cells; without --sweep, the one cell of --clients and --window. */
+static int rpc_cells(const struct load_opts *o, struct rpc_cell *cells, size_t cap, size_t *ret_n, struct hx_err *err)
+{
+	struct rpc_config base = {
+		.clients = o->clients ? o->clients : 16,
+		.window = o->window ? o->window : 32,
+		.requests = o->requests ? o->requests : 100000,
+		.timeout_ms = o->timeout_ms ? o->timeout_ms : 10000,
+		.counter = o->counter,
+	};
+	const char *p = o->sweep;
+	size_t n = 0;
+
+	if (!p) {
+		cells[0].cfg = base;
+		*ret_n = 1;
+		return 0;
+	}
+	while (*p) {
+		unsigned c, w;
+		int used = 0;
+
+		if (n == cap || sscanf(p, "%ux%u%n", &c, &w, &used) != 2 || c < 1 || c > 4096 || w < 1 || w > 4096 ||
+		    (p[used] && p[used] != ','))
+			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+				       "load: --sweep takes up to %zu CLIENTSxWINDOW pairs (1 to 4096 each), "
+				       "comma-separated: 1x1,4x8,16x32",
+				       cap);
+		cells[n].cfg = base;
+		cells[n].cfg.clients = c;
+		cells[n++].cfg.window = w;
+		p += used + (p[used] == ',');
+	}
+	*ret_n = n;
+	return 0;
+}
+
+static void rpc_print(const char *url, const struct rpc_cell *cells, size_t n)
+{
+	bool ok = true;
+
+	printf("WebSocket RPC @ %s: %llu %s requests per cell\n", url, (unsigned long long)cells[0].cfg.requests,
+	       cells[0].cfg.counter ? "increment" : "echo");
+	printf("%-10s %9s %5s %10s %8s %8s %8s %8s %8s\n", "scenario", "ops", "err", "ops/s", "avgµs", "p50µs", "p95µs",
+	       "p99µs", "maxµs");
+	for (size_t i = 0; i < n; i++)
+		rpc_row(&cells[i]);
+	for (size_t i = 0; i < n; i++)
+		if (!cells[i].r.ok) {
+			printf("  %ux%u: %s\n", cells[i].cfg.clients, cells[i].cfg.window, cells[i].r.why);
+			ok = false;
+		}
+	if (ok)
+		printf("  invariant: every id answered exactly once%s\n",
+		       cells[0].cfg.counter ? "; the counter moved by the increments acknowledged" : "");
+}
+
+/* Run every cell, print, exit 1 when a check failed in any. */
+static int verb_load_rpc(const struct load_opts *o, const char *url, struct hx_err *err)
+{
+	_cleanup_free_ struct rpc_cell *cells = calloc(16, sizeof(*cells));
+	size_t n = 0;
+	bool ok = true;
+
+	if (!cells)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	if (rpc_cells(o, cells, 16, &n, err) < 0)
+		return -err->errnum;
+	for (size_t i = 0; i < n; i++) {
+		if (rpc_run(url, &cells[i].cfg, &cells[i].r, err) < 0)
+			return -err->errnum;
+		ok = ok && cells[i].r.ok;
+	}
+	if (o->json) {
+		cJSON *j = n == 1 ? rpc_json(&cells[0]) : cJSON_CreateArray();
+		_cleanup_free_ char *s = NULL;
+
+		for (size_t i = 0; n > 1 && i < n; i++)
+			cJSON_AddItemToArray(j, rpc_json(&cells[i]));
+		s = cJSON_Print(j);
+		printf("%s\n", s);
+		cJSON_Delete(j);
+	} else {
+		rpc_print(url, cells, n);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!cells[i].r.ok)
+			fprintf(stderr, "harness: load: rpc invariant broken at %ux%u: %s\n", cells[i].cfg.clients,
+				cells[i].cfg.window, cells[i].r.why);
+	return ok ? HX_EXIT_OK : HX_EXIT_VERDICT;
+}
+
 int verb_load(int argc, char **argv)
 {
 	struct load_opts o = {.warmup = UINT32_MAX};
@@ -235,10 +398,13 @@ int verb_load(int argc, char **argv)
 			stdout,
 			"harness load URL [-c CONNS] [-t THREADS] [-n REQUESTS | -d DURATION] [-R RATE] [OPTIONS]\n"
 			"       harness load --chat ws://HOST:PORT/PATH [--clients N] [--messages M]\n"
+			"       harness load --rpc ws://HOST:PORT/PATH [--clients N] [--window W] [-n REQUESTS] "
+			"[--counter] [--sweep CxW,...]\n"
 			"       harness load --startup [-r RUNS] [-w WARMUP] -- CMD [ARG...]",
 			"A load generator: HTTP/1.1 keep-alive load over TCP or TLS, closed loop (fixed connections)\n"
 			"or open loop at a constant rate with coordinated omission corrected; a WebSocket chat room\n"
-			"workload; startup timing of a command. Exits 1 when any request failed.",
+			"workload; WebSocket requests with a window in flight per client; startup timing of a\n"
+			"command. Exits 1 when any request failed or an invariant broke.",
 			load_tab);
 		return HX_EXIT_OK;
 	}
@@ -258,6 +424,8 @@ int verb_load(int argc, char **argv)
 	} else if (npos != 1)
 		return hx_fail(&err, HX_EXIT_USAGE, EINVAL, "load: give one URL (see 'harness load --help')"),
 		       hx_report(&err);
+	else if (o.rpc)
+		rc = verb_load_rpc(&o, argv[1], &err);
 	else if (o.chat)
 		rc = chat_verb(argv[1], o.clients ? o.clients : 16, o.messages ? o.messages : 80, o.timeout_ms, o.json,
 			       &err);

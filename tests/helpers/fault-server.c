@@ -7,7 +7,13 @@
  *   bad-status    answer "HTTP/1.1 OK 200" (no status code)
  *   trunc-chunked a chunked body cut off in its second chunk, then close
  *   length-lie    Content-Length: 1000 with a 13-byte body, then close
- *   ws-bad-frame  accept the WebSocket upgrade, then send a frame with the reserved opcode 0x3 */
+ *   ws-bad-frame  accept the WebSocket upgrade, then send a frame with the reserved opcode 0x3
+ * and the WebSocket RPC protocol of `harness load --rpc` ("<id> echo|incr", "g get"; docs/load.md):
+ *   rpc-ok        answer every request once, increments atomic (the control: the checks pass)
+ *   rpc-wrong-id  answer the 10th request of a connection with an id nobody sent
+ *   rpc-dup       answer the 10th request of a connection twice
+ *   rpc-lost      a non-atomic read-modify-write counter: the increments read from one socket read all
+ *                 see the value from before it, as a SELECT then UPDATE with an await between would */
 #include <netinet/in.h>
 #include <openssl/evp.h>
 #include <openssl/sha.h>
@@ -23,7 +29,7 @@
 static const char ok_resp[] = "HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\nHello, World!";
 static const char *mode;
 static long limit;
-static long *served; /* shared by the children: requests answered in all (close-after) */
+static long *served; /* shared by the children: requests answered in all (close-after), the counter (rpc) */
 
 /* One request's head, up to its blank line; 0 at EOF. Requests here carry no body. */
 static int read_head(int fd, char *buf, size_t cap)
@@ -71,7 +77,83 @@ static void ws_accept(int fd, const char *head)
 		 "Sec-WebSocket-Accept: %s\r\n\r\n",
 		 out);
 	send_all(fd, resp, strlen(resp));
-	send_all(fd, "\x83\x02hi", 4); /* FIN, opcode 3: reserved, a protocol error */
+}
+
+static void ws_text(int fd, const char *s)
+{
+	char f[130];
+	size_t n = strlen(s);
+
+	f[0] = (char)0x81;
+	f[1] = (char)n; /* answers here are short: under 126 bytes */
+	memcpy(f + 2, s, n);
+	send_all(fd, f, n + 2);
+}
+
+/* One request: its answer (or the mode's wrong one). snap: the counter as the socket read that brought
+ * it found it. */
+static void rpc_request(int fd, const char *req, long snap, long *nth)
+{
+	char id[32] = "", op[16] = "", out[64];
+	long v = 0;
+
+	if (sscanf(req, "%31s %15s", id, op) != 2)
+		return;
+	if (!strcmp(op, "incr") && !strcmp(mode, "rpc-lost"))
+		v = *served = snap + 1; /* not snap + the increments before it in this read: lost */
+	else if (!strcmp(op, "incr"))
+		v = __atomic_add_fetch(served, 1, __ATOMIC_SEQ_CST);
+	else if (!strcmp(op, "get"))
+		v = __atomic_load_n(served, __ATOMIC_SEQ_CST);
+	if (++*nth == 10 && !strcmp(mode, "rpc-wrong-id"))
+		snprintf(id, sizeof(id), "999999999");
+	snprintf(out, sizeof(out), "%s %ld", id, v);
+	ws_text(fd, out);
+	if (*nth == 10 && !strcmp(mode, "rpc-dup"))
+		ws_text(fd, out);
+}
+
+/* Masked client frames, as many as one read brought; a close frame or EOF ends the connection. */
+static void serve_rpc(int fd)
+{
+	static unsigned char buf[1 << 16];
+	size_t len = 0;
+	long nth = 0;
+
+	for (;;) {
+		ssize_t r = read(fd, buf + len, sizeof(buf) - len);
+		long snap = __atomic_load_n(served, __ATOMIC_SEQ_CST);
+		size_t off = 0;
+
+		if (r <= 0)
+			return;
+		len += (size_t)r;
+		while (len - off >= 6) {
+			unsigned char *f = buf + off, *mask;
+			size_t n = f[1] & 0x7f, hdr = 6;
+			char req[128];
+
+			if (n == 126) {
+				if (len - off < 8)
+					break;
+				n = (size_t)f[2] << 8 | f[3];
+				hdr = 8;
+			}
+			if (len - off < hdr + n)
+				break;
+			if ((f[0] & 0x0f) == 8)
+				return;
+			mask = f + hdr - 4;
+			for (size_t i = 0; i < n && i < sizeof(req) - 1; i++)
+				req[i] = (char)(f[hdr + i] ^ mask[i % 4]);
+			req[n < sizeof(req) ? n : sizeof(req) - 1] = '\0';
+			if ((f[0] & 0x0f) == 1)
+				rpc_request(fd, req, snap, &nth);
+			off += hdr + n;
+		}
+		memmove(buf, buf + off, len - off);
+		len -= off;
+	}
 }
 
 static void serve(int fd)
@@ -104,7 +186,12 @@ static void serve(int fd)
 			return;
 		} else if (!strcmp(mode, "ws-bad-frame")) {
 			ws_accept(fd, head);
+			send_all(fd, "\x83\x02hi", 4); /* FIN, opcode 3: reserved, a protocol error */
 			pause();
+		} else if (!strncmp(mode, "rpc-", 4)) {
+			ws_accept(fd, head);
+			serve_rpc(fd);
+			return;
 		}
 	}
 }
@@ -118,7 +205,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: fault-server silent|loris|close-after N|bad-status|trunc-chunked|"
-				"length-lie|ws-bad-frame\n");
+				"length-lie|ws-bad-frame|rpc-ok|rpc-wrong-id|rpc-dup|rpc-lost\n");
 		return 2;
 	}
 	mode = argv[1];

@@ -1,0 +1,89 @@
+#!/usr/bin/env bats
+# WebSocket request/response with a window (`harness load --rpc`) and the contended counter: the C fault-server
+# breaks each invariant in one way (an unknown id, an answer twice, lost updates) and the run exits 1 naming the
+# check; then the ws-rpc and ws-counter scenarios on the runtimes at a small size.
+
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	export TMPDIR="$BATS_TEST_TMPDIR"
+}
+
+teardown() {
+	[ -z "${SERVER:-}" ] || kill "$SERVER" 2>/dev/null || true
+	assert_no_leftovers
+}
+
+# `start_fault MODE`: the fault server on loopback; sets PORT and SERVER.
+start_fault() {
+	"$HELPERS/fault-server" "$@" >"$BATS_TEST_TMPDIR/server.out" &
+	SERVER=$!
+	wait_until 10 grep -qs '^port ' "$BATS_TEST_TMPDIR/server.out"
+	PORT=$(awk '/^port /{print $2}' "$BATS_TEST_TMPDIR/server.out")
+}
+
+field() {
+	python3 -c 'import json,sys; d=json.load(sys.stdin)
+for k in sys.argv[1].split("."): d=d[k]
+print(d)' "$1" <<<"$output"
+}
+
+@test "rpc: a server that answers every id once passes, with one answer per request in the histogram" {
+	start_fault rpc-ok
+	run timeout 60 "$HARNESS" load --rpc "ws://127.0.0.1:$PORT/" --clients 4 --window 8 -n 2000 --json
+	[ "$status" -eq 0 ]
+	[ "$(field rpc.invariant_ok)" = True ]
+	[ "$(field requests)" = 2000 ]
+	[ "$(field rpc.sent)" = 2000 ]
+	[ "$(field errors.total)" = 0 ]
+	[ "$(field config.pipeline)" = 8 ]
+	python3 -c 'import json,sys; d=json.loads(sys.argv[1]); l=d["latency_us"]
+assert 0 < l["min"] <= l["p50"] <= l["p99"] <= l["max"], l' "$output"
+}
+
+@test "rpc: a server that answers with an id nobody sent fails, exit 1, naming the id" {
+	start_fault rpc-wrong-id
+	run timeout 60 "$HARNESS" load --rpc "ws://127.0.0.1:$PORT/" --clients 2 --window 4 -n 200 --timeout 500 --json
+	[ "$status" -eq 1 ]
+	[ "$(field rpc.invariant_ok)" = False ]
+	[[ "$(field rpc.why)" == *"an answer for id '999999999', which it never sent"* ]]
+	[ "$(field rpc.unknown)" = 2 ]
+	[ "$(field rpc.missing)" = 2 ]
+}
+
+@test "rpc: a server that answers one request twice fails, exit 1, naming the id" {
+	start_fault rpc-dup
+	run -1 timeout 60 "$HARNESS" load --rpc "ws://127.0.0.1:$PORT/" --clients 1 --window 4 -n 100
+	[[ "$output" == *"id 9 answered twice"* ]]
+	[[ "$output" == *"rpc invariant broken at 1x4"* ]]
+}
+
+@test "rpc counter: an atomic counter passes; lost updates fail the run, exit 1, naming the counter check" {
+	start_fault rpc-ok
+	run timeout 60 "$HARNESS" load --rpc --counter "ws://127.0.0.1:$PORT/" --clients 4 --window 8 -n 1000 --json
+	[ "$status" -eq 0 ]
+	[ "$(field rpc.counter_after)" = "$(($(field rpc.counter_before) + 1000))" ]
+	kill "$SERVER"
+	start_fault rpc-lost
+	run timeout 60 "$HARNESS" load --rpc --counter "ws://127.0.0.1:$PORT/" --clients 4 --window 8 -n 1000 --json
+	[ "$status" -eq 1 ]
+	[[ "$(field rpc.why)" == "counter: went from 0 to "*" for 1000 acknowledged increments"* ]]
+	[ "$(field rpc.counter_off)" -gt 0 ]
+	# every id was still answered once: the one failed check is the counter's
+	[ "$(field rpc.missing)" = 0 ]
+	[ "$(field rpc.duplicated)" = 0 ]
+}
+
+@test "rpc: a sweep prints the published table, one row per clients x window" {
+	start_fault rpc-ok
+	run -0 timeout 60 "$HARNESS" load --rpc "ws://127.0.0.1:$PORT/" -n 500 --sweep 1x1,2x4,4x8
+	[[ "${lines[1]}" =~ ^scenario\ +ops\ +err\ +ops/s\ +avgµs\ +p50µs\ +p95µs\ +p99µs\ +maxµs$ ]]
+	[[ "${lines[2]}" =~ ^1x1\ +500\ +0\  ]]
+	[[ "${lines[3]}" =~ ^2x4\ +500\ +0\  ]]
+	[[ "${lines[4]}" =~ ^4x8\ +500\ +0\  ]]
+	run -2 "$HARNESS" load --rpc "ws://127.0.0.1:$PORT/" --sweep 4x
+	[[ "$output" == *"--sweep takes"* ]]
+}
