@@ -63,7 +63,8 @@ static const struct hx_opt run_tab[] = {
 	 .help = "http scenarios: open N connections instead of the scenario's (a slow or small machine)", .min = 1,
 	 .max = 100000},
 	{"requests", 0, OPT_UINT, offsetof(struct run_opts, requests), "N",
-	 .help = "http scenarios: N measured requests per trial instead of the profile's share (warm-up in proportion)",
+	 .help = "http and ws-rpc scenarios: N measured requests per trial instead of the profile's share (warm-up in "
+		 "proportion)",
 	 .min = 1},
 	{"shard", 0, OPT_STR, offsetof(struct run_opts, shard), "I/N",
 	 .help = "run the I-th of N deterministic parts of the trial plan, balanced by expected time (harness merge)"},
@@ -233,6 +234,10 @@ static int plan_images(const struct run_opts *o, struct run_plan *p, struct hx_e
 /* --connections and --requests: the same load shape, sized for the machine; the trials record what ran. */
 static void scn_override_load(struct scenario *s, const struct run_opts *o)
 {
+	if (s->workload == SCN_WS_RPC && o->requests) {
+		s->requests = o->requests < s->clients ? s->clients : o->requests; /* one request per client at least */
+		return;
+	}
 	if (s->workload != SCN_HTTP)
 		return;
 	if (o->connections)
@@ -738,6 +743,8 @@ static double trial_cost(const struct scenario *s)
 		return c + 2 + (double)(s->requests + s->warmup_requests) / 20000;
 	case SCN_WS_CHAT:
 		return c + 2 + (double)s->clients * s->messages / 20000;
+	case SCN_WS_RPC:
+		return c + 2 + (double)s->requests / 20000;
 	default:
 		return c + 5 + (double)s->iterations / 1000;
 	}

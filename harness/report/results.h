@@ -86,6 +86,9 @@ struct res_script {
 struct res_server {
 	char log[PATH_MAX];
 	double idle_rss_kb, peak_rss_kb, post_load_rss_kb;
+	/* the memory run (scenario "memory"): after the idle period, after a restart; the hint sent, "" none */
+	double after_idle_rss_kb, after_restart_rss_kb;
+	char low_memory_hint[16];
 	char cpus[RES_CPUS_LEN];
 };
 

@@ -315,10 +315,15 @@ struct pg_probe_result {
 	int rc;
 	bool retry;
 	struct hx_err err;
+	char value[64]; /* of the query */
 };
 
-static void pg_probe_child(int netns_fd, const char *password, int timeout_ms, struct pg_probe_result *r)
+static void pg_probe_child(int netns_fd, const char *password, const char *sql, int timeout_ms,
+			   struct pg_probe_result *r)
 {
+	const struct pg_login l = {
+		.user = FX_PG_USER, .password = password, .db = FX_PG_DATABASE, .timeout_ms = timeout_ms};
+
 	struct sockaddr_in a = {
 		.sin_family = AF_INET, .sin_port = htons(FX_PG_PORT), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	_cleanup_close_ int fd = -1;
@@ -333,12 +338,17 @@ static void pg_probe_child(int netns_fd, const char *password, int timeout_ms, s
 		r->rc = hx_syserr(&r->err, "postgres: connect to 127.0.0.1:%d", FX_PG_PORT);
 		return;
 	}
-	r->rc = pg_check(fd, FX_PG_USER, password, FX_PG_DATABASE, timeout_ms, &r->retry, &r->err);
+	if (sql)
+		r->rc = pg_query(fd, &l, sql, r->value, sizeof(r->value), &r->retry, &r->err);
+	else
+		r->rc = pg_check(fd, FX_PG_USER, password, FX_PG_DATABASE, timeout_ms, &r->retry, &r->err);
 	if (r->rc < 0 && r->err.errnum == ETIMEDOUT)
 		r->retry = true; /* the budget decides, and says so */
 }
 
-int fx_pg_probe(int netns_fd, const char *password, int timeout_ms, bool *ret_retry, struct hx_err *err)
+/* In a child that joins netns: SELECT 1 (sql NULL) or sql, whose first value lands in value. */
+static int pg_probe_in(int netns_fd, const char *password, const char *sql, int timeout_ms, bool *ret_retry,
+		       char *value, size_t len, struct hx_err *err)
 {
 	struct pg_probe_result r = {0};
 	int p[2], status;
@@ -354,7 +364,7 @@ int fx_pg_probe(int netns_fd, const char *password, int timeout_ms, bool *ret_re
 	}
 	if (pid == 0) {
 		close(p[0]);
-		pg_probe_child(netns_fd, password, timeout_ms, &r);
+		pg_probe_child(netns_fd, password, sql, timeout_ms, &r);
 		_exit(write(p[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
 	}
 	close(p[1]);
@@ -366,7 +376,21 @@ int fx_pg_probe(int netns_fd, const char *password, int timeout_ms, bool *ret_re
 	*ret_retry = r.retry;
 	if (r.rc < 0)
 		*err = r.err;
+	else if (value)
+		snprintf(value, len, "%s", r.value);
 	return r.rc;
+}
+
+int fx_pg_probe(int netns_fd, const char *password, int timeout_ms, bool *ret_retry, struct hx_err *err)
+{
+	return pg_probe_in(netns_fd, password, NULL, timeout_ms, ret_retry, NULL, 0, err);
+}
+
+int fx_pg_query(int netns_fd, const char *password, const char *sql, char *ret_value, size_t len, struct hx_err *err)
+{
+	bool retry;
+
+	return pg_probe_in(netns_fd, password, sql, FX_QUERY_MS, &retry, ret_value, len, err);
 }
 
 static int pg_wait_ready(const struct fx_pg_template *t, int netns_fd, struct fx_pg *pg, struct hx_err *err)

@@ -18,6 +18,7 @@
 #define FX_PG_PORT     55432
 #define FX_PG_USER     "harness"
 #define FX_PG_DATABASE "postgres"
+#define FX_QUERY_MS    10000 /* fx_pg_query's login and query */
 
 /* The cached template and what a run needs to start and reach it. */
 struct fx_pg_template {
@@ -61,6 +62,9 @@ int fx_pg_start(const struct fx_pg_template *t, struct cg_tree *tree, int netns_
 		struct fx_pg *ret, struct res_fixture *rec, struct hx_err *err);
 /* One login and SELECT 1 from inside netns with this password: 0, or the server's refusal. */
 int fx_pg_probe(int netns_fd, const char *password, int timeout_ms, bool *ret_retry, struct hx_err *err);
+/* One query from inside netns, its first value (at most 63 bytes) in ret_value: harness reading what a
+ * trial left in the database (ws-rpc's counter). */
+int fx_pg_query(int netns_fd, const char *password, const char *sql, char *ret_value, size_t len, struct hx_err *err);
 /* Fast shutdown (SIGINT), then the slice is emptied; how long it took and how it ended go into rec
  * (when not NULL). */
 void fx_pg_stop(struct cg_tree *tree, struct fx_pg *pg, struct res_fixture *rec);

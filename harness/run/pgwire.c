@@ -289,7 +289,21 @@ static size_t put_str(char *buf, size_t at, const char *s)
 	return at + n;
 }
 
-int pg_check(int fd, const char *user, const char *password, const char *db, int timeout_ms, bool *ret_retry,
+/* The first column of the first row as text ("" for NULL or no row). */
+static void pg_first_value(const struct pg_conn *c, char *out, size_t len, bool *have)
+{
+	uint32_t n;
+
+	if (*have || c->len < 6 || ((unsigned)c->buf[0] << 8 | c->buf[1]) < 1)
+		return;
+	*have = true;
+	n = be32_at(c->buf + 2);
+	if (n == UINT32_MAX || c->len < 6 + (size_t)n)
+		n = 0; /* NULL, or a row shorter than it says */
+	snprintf(out, len, "%.*s", (int)n, (const char *)c->buf + 6);
+}
+
+int pg_query(int fd, const struct pg_login *l, const char *sql, char *ret_value, size_t len, bool *ret_retry,
 	     struct hx_err *err)
 {
 	struct pg_conn *c = calloc(1, sizeof(*c));
@@ -303,37 +317,50 @@ int pg_check(int fd, const char *user, const char *password, const char *db, int
 	*ret_retry = false;
 	if (!c)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
-	if (strlen(user) + strlen(db) > 400) {
+	if (strlen(l->user) + strlen(l->db) > 400) {
 		free(c);
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "postgres: user or database name too long");
 	}
 	c->fd = fd;
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	c->deadline_ns = util_now_ns() + (uint64_t)timeout_ms * 1000000u;
+	c->deadline_ns = util_now_ns() + (uint64_t)l->timeout_ms * 1000000u;
 	memcpy(startup, &proto, 4);
-	n = put_str(startup, put_str(startup, n, "user"), user);
-	n = put_str(startup, put_str(startup, n, "database"), db);
+	n = put_str(startup, put_str(startup, n, "user"), l->user);
+	n = put_str(startup, put_str(startup, n, "database"), l->db);
 	n = put_str(startup, put_str(startup, n, "application_name"), "harness");
 	startup[n++] = '\0';
 	rc = pg_send(c, 0, startup, n, err);
 	while (rc == 0 && (rc = pg_recv(c, err)) == 0) {
 		if (c->type == 'R')
-			rc = pg_auth(c, &s, password, err);
+			rc = pg_auth(c, &s, l->password, err);
 		else if (c->type == 'E')
 			rc = pg_error(c, ret_retry, err);
 		else if (c->type == 'D')
-			answered = c->len >= 7 && be32_at(c->buf + 2) == 1 && c->buf[6] == '1';
+			pg_first_value(c, ret_value, len, &answered);
 		else if (c->type == 'Z' && !queried) {
 			queried = true;
-			rc = pg_send(c, 'Q', "SELECT 1", 9, err);
+			rc = pg_send(c, 'Q', sql, strlen(sql) + 1, err);
 		} else if (c->type == 'Z')
 			break;
 	}
 	if (rc == 0 && !answered)
-		rc = hx_fail(err, HX_EXIT_VERDICT, EPROTO, "postgres: SELECT 1 did not return 1");
+		rc = hx_fail(err, HX_EXIT_VERDICT, EPROTO, "postgres: %s returned no row", sql);
 	if (rc == 0)
 		pg_send(c, 'X', "", 0, err);
 	explicit_bzero(&s, sizeof(s));
 	free(c);
 	return rc;
+}
+
+int pg_check(int fd, const char *user, const char *password, const char *db, int timeout_ms, bool *ret_retry,
+	     struct hx_err *err)
+{
+	const struct pg_login l = {.user = user, .password = password, .db = db, .timeout_ms = timeout_ms};
+	char v[16] = "";
+
+	if (pg_query(fd, &l, "SELECT 1", v, sizeof(v), ret_retry, err) < 0)
+		return -err->errnum;
+	if (strcmp(v, "1") != 0)
+		return hx_fail(err, HX_EXIT_VERDICT, EPROTO, "postgres: SELECT 1 did not return 1");
+	return 0;
 }

@@ -32,4 +32,15 @@ int pg_scram_verify(const struct pg_scram *s, const char *server_final, struct h
 int pg_check(int fd, const char *user, const char *password, const char *db, int timeout_ms, bool *ret_retry,
 	     struct hx_err *err);
 
+/* Who logs in where, and how long the whole exchange may take. */
+struct pg_login {
+	const char *user, *password, *db;
+	int timeout_ms;
+};
+
+/* Log in on a connected socket and run one simple query; the first column of its first row, as text, in
+ * ret_value ("" for NULL). No row is an error. */
+int pg_query(int fd, const struct pg_login *l, const char *sql, char *ret_value, size_t len, bool *ret_retry,
+	     struct hx_err *err);
+
 #endif

@@ -85,7 +85,8 @@ static enum ready probe_ready(int netns, const struct scenario *s, struct sbx *s
 	int st = 0, i;
 
 	if (pids[0] == 0)
-		_exit(probe_child(netns, s->port, s->ready_path, s->ready_status, s->tls || s->workload == SCN_WS_CHAT,
+		_exit(probe_child(netns, s->port, s->ready_path, s->ready_status,
+				  s->tls || s->workload == SCN_WS_CHAT || s->workload == SCN_WS_RPC,
 				  s->ready_timeout_s));
 	if (pids[0] < 0)
 		return READY_TIMEOUT;
@@ -195,7 +196,7 @@ static enum wait_end wait_or_cut(struct cg_tree *tree, enum cg_slice sl, pid_t p
 	return i == 1 ? WAIT_SERVER_GONE : WAIT_CUT;
 }
 
-/* The client's `harness load` command line for an http or a ws-chat trial, in store. */
+/* The client's `harness load` command line for an http, ws-chat or ws-rpc trial, in store. */
 struct client_args {
 	char *argv[24];
 	char buf[8][128];
@@ -217,6 +218,21 @@ static void client_args_for(const struct scenario *s, uint64_t requests, struct 
 		a->argv[n++] = a->buf[1];
 		a->argv[n++] = (char *)"--messages";
 		a->argv[n++] = a->buf[2];
+	} else if (s->workload == SCN_WS_RPC) {
+		a->argv[n++] = (char *)"--rpc";
+		snprintf(a->buf[0], sizeof(a->buf[0]), "ws://127.0.0.1:%u%s", s->port, s->ready_path);
+		snprintf(a->buf[1], sizeof(a->buf[1]), "%u", s->clients);
+		snprintf(a->buf[2], sizeof(a->buf[2]), "%u", s->window);
+		snprintf(a->buf[3], sizeof(a->buf[3]), "%llu", (unsigned long long)requests);
+		a->argv[n++] = a->buf[0];
+		a->argv[n++] = (char *)"--clients";
+		a->argv[n++] = a->buf[1];
+		a->argv[n++] = (char *)"--window";
+		a->argv[n++] = a->buf[2];
+		a->argv[n++] = (char *)"-n";
+		a->argv[n++] = a->buf[3];
+		if (s->counter)
+			a->argv[n++] = (char *)"--counter";
 	} else {
 		snprintf(a->buf[0], sizeof(a->buf[0]), "%s://127.0.0.1:%u%s", s->tls ? "https" : "http", s->port,
 			 s->ready_path);
@@ -241,6 +257,52 @@ static void client_args_for(const struct scenario *s, uint64_t requests, struct 
 	a->argv[n++] = a->buf[5];
 	a->argv[n++] = (char *)"--json";
 	a->argv[n] = NULL;
+}
+
+/* What harness reads itself after a counter trial with the postgres fixture (docs/scenario.md). */
+#define RPC_COUNTER_SQL "SELECT n FROM rpc_counter WHERE id = 1"
+
+/* With the postgres fixture, the counter as Postgres holds it, not as the server reported it: it must
+ * be the first read plus the increments acknowledged. */
+static int rpc_counter_check(struct run_env *env, const cJSON *rpc, struct hx_err *err)
+{
+	double before = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rpc, "counter_before"));
+	double acked = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(rpc, "answered"));
+	char v[64] = "", *end;
+	double held;
+
+	if (fx_pg_query(env->netns_fd, env->pg->password, RPC_COUNTER_SQL, v, sizeof(v), err) < 0)
+		return hx_wrap(err, "reading the counter from postgres");
+	held = strtod(v, &end);
+	if (!v[0] || *end)
+		return hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "counter: postgres holds '%s', not a number", v);
+	if (held != before + acked)
+		return hx_fail(err, HX_EXIT_VERDICT, EBADMSG,
+			       "counter: postgres holds %.0f after %.0f acknowledged increments from %.0f "
+			       "(%.0f lost or extra updates)",
+			       held, acked, before, before + acked - held);
+	return 0;
+}
+
+/* The rpc client's checks (docs/load.md): every id answered once, the counter moved by the increments
+ * acknowledged; its figures are read as an http load's. */
+static int rpc_verdict(struct run_env *env, const struct scenario *s, const char *text, struct hx_err *err)
+{
+	cJSON *o = cJSON_Parse(text);
+	const cJSON *rpc = cJSON_GetObjectItemCaseSensitive(o, "rpc");
+	const cJSON *ok = cJSON_GetObjectItemCaseSensitive(rpc, "invariant_ok");
+	const cJSON *why = cJSON_GetObjectItemCaseSensitive(rpc, "why");
+	int rc = 0;
+
+	if (!cJSON_IsBool(ok))
+		rc = hx_fail(err, HX_EXIT_INTERNAL, EIO, "the rpc client's output has no verdict: %.200s", text);
+	else if (!cJSON_IsTrue(ok))
+		rc = hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "rpc invariant broken: %s",
+			     cJSON_IsString(why) ? why->valuestring : "(no reason given)");
+	else if (s->counter && (s->fixtures & SCN_FX_POSTGRES) && env->pg)
+		rc = rpc_counter_check(env, rpc, err);
+	cJSON_Delete(o);
+	return rc;
 }
 
 /* Run `harness load` in the client slice's sandbox; what it measured lands in t's load or chat. When the
@@ -291,7 +353,7 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 	if (res_load_read(text, &t->load, err) < 0)
 		return -err->errnum;
 	t->have |= RES_HAVE_LOAD;
-	return 0;
+	return s->workload == SCN_WS_RPC ? rpc_verdict(env, s, text, err) : 0;
 }
 
 /* SIGTERM, 2 s to exit, then the slice is killed. */
@@ -377,47 +439,87 @@ static int noise_end(struct cg_tree *tree, struct run_noise *nz, struct trial_re
 	return rc;
 }
 
+/* Start the server in the sut slice, its output to logfd, and wait until it is ready; on failure nothing
+ * is left running and the message has its last output. */
+static int server_start(struct run_env *env, const struct scenario *s, const struct manifest *m,
+			const struct img_status *st, struct cg_tree *tree, int logfd, const char *logpath,
+			struct sbx *x, struct hx_err *err)
+{
+	char *argv[MAN_MAX_ARGV + 1], store[MAN_MAX_ARGV][PATH_MAX], tail[2048], why[64];
+	struct sbx_config c;
+	enum ready ready;
+	int status = 0;
+
+	if (sut_config(env, s, m, st, &c, argv, store, err) < 0)
+		return -err->errnum;
+	c.out_fd = logfd;
+	if (sbx_start(tree, CG_SLICE_SUT, &c, x, err) < 0 || sbx_wait_exec(x, argv[0], err) < 0) {
+		sbx_release(x);
+		return hx_wrap(err, "server");
+	}
+	ready = probe_ready(env->netns_fd, s, x, &status);
+	if (ready == READY)
+		return 0;
+	stop_server(tree, x);
+	sbx_release(x);
+	util_log_tail(logpath, tail, sizeof(tail));
+	if (ready == READY_EXITED)
+		snprintf(why, sizeof(why), "exited with status %d before it was ready", util_exit_code(status));
+	else
+		snprintf(why, sizeof(why), "%s",
+			 ready == READY_INTERRUPTED ? "was interrupted before it was ready" : "was not ready in time");
+	return hx_fail(err, HX_EXIT_VERDICT, EIO, "the server %s; its last output: %s", why,
+		       tail[0] ? tail : "(nothing)");
+}
+
+/* The memory run (the document store's bench), after the trial's figures: the RSS after an idle period
+ * that follows the load, the runtime's low-memory hint first when the server takes one (SIGUSR2: it runs
+ * its GC), then the RSS of the same server restarted, once ready. */
+static int server_memory(struct run_env *env, const struct scenario *s, const struct manifest *m,
+			 const struct img_status *st, struct cg_tree *tree, int logfd, const char *logpath,
+			 struct sbx *x, struct trial_result *t, struct hx_err *err)
+{
+	pid_t payload = sbx_payload_pid(x->pid);
+	int status;
+
+	if (scn_memory_hint_for(s, m->name)) {
+		kill(payload, SIGUSR2);
+		snprintf(t->server.low_memory_hint, sizeof(t->server.low_memory_hint), "SIGUSR2");
+	}
+	if (proc_wait_first(&x->pid, 1, util_now_ns() + (unsigned long long)(s->memory_idle_s * 1e9), &run_interrupted,
+			    &status) == 0)
+		return hx_fail(err, HX_EXIT_VERDICT, EPIPE, "the server exited (status %d) while idle after the load",
+			       util_exit_code(status));
+	t->server.after_idle_rss_kb = (double)proc_status_kb(payload, "VmRSS:");
+	if (!s->memory_restart)
+		return 0;
+	stop_server(tree, x);
+	sbx_release(x);
+	*x = (struct sbx){.pid = -1, .report_fd = -1};
+	if (server_start(env, s, m, st, tree, logfd, logpath, x, err) < 0)
+		return hx_wrap(err, "restart");
+	t->server.after_restart_rss_kb = (double)proc_status_kb(sbx_payload_pid(x->pid), "VmRSS:");
+	return 0;
+}
+
 static int trial_http(struct run_env *env, const struct scenario *s, const struct manifest *m,
 		      const struct img_status *st, struct cg_tree *tree, struct run_noise *nz, double deadline,
 		      struct trial_result *t, struct hx_err *err)
 {
-	char *argv[MAN_MAX_ARGV + 1], store[MAN_MAX_ARGV][PATH_MAX], logpath[PATH_MAX], tail[2048];
-	struct sbx_config c;
+	char logpath[PATH_MAX], tail[2048];
 	struct sbx x = {.pid = -1, .report_fd = -1};
 	_cleanup_close_ int logfd = -1;
-	enum ready ready;
 	pid_t payload;
-	int rc = 0, status = 0;
+	int rc = 0;
 
 	t->have |= RES_HAVE_SERVER;
 	snprintf(logpath, sizeof(logpath), "%s/server-%s-%s.log", env->dir, s->name, m->name);
 	logfd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (logfd < 0)
 		return hx_syserr(err, "run: %s", logpath);
-	if (sut_config(env, s, m, st, &c, argv, store, err) < 0)
-		return -err->errnum;
-	c.out_fd = logfd;
-	if (sbx_start(tree, CG_SLICE_SUT, &c, &x, err) < 0 || sbx_wait_exec(&x, argv[0], err) < 0) {
-		sbx_release(&x);
-		return hx_wrap(err, "server");
-	}
 	snprintf(t->server.log, sizeof(t->server.log), "%s", logpath);
-	ready = probe_ready(env->netns_fd, s, &x, &status);
-	if (ready != READY) {
-		char why[64];
-
-		stop_server(tree, &x);
-		util_log_tail(logpath, tail, sizeof(tail));
-		if (ready == READY_EXITED)
-			snprintf(why, sizeof(why), "exited with status %d before it was ready", util_exit_code(status));
-		else
-			snprintf(why, sizeof(why), "%s",
-				 ready == READY_INTERRUPTED ? "was interrupted before it was ready"
-							    : "was not ready in time");
-		rc = hx_fail(err, HX_EXIT_VERDICT, EIO, "the server %s; its last output: %s", why,
-			     tail[0] ? tail : "(nothing)");
-		goto out;
-	}
+	if (server_start(env, s, m, st, tree, logfd, logpath, &x, err) < 0)
+		return -err->errnum;
 	payload = sbx_payload_pid(x.pid);
 	t->server.idle_rss_kb = (double)proc_status_kb(payload, "VmRSS:");
 	proc_cpus(payload, t->server.cpus, sizeof(t->server.cpus));
@@ -448,6 +550,8 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	stats_into(t, tree, CG_SLICE_SUT);
 	stats_into(t, tree, CG_SLICE_CLIENT);
 	rc = noise_end(tree, nz, t, rc, err);
+	if (rc == 0 && x.pid > 0 && s->memory_idle_s > 0)
+		rc = server_memory(env, s, m, st, tree, logfd, logpath, &x, t, err);
 	if (x.pid > 0)
 		stop_server(tree, &x);
 	else

@@ -15,7 +15,7 @@
 
 const char *const scn_profile_names[3] = {"quick", "standard", "full"};
 const double scn_profile_scale[3] = {0.25, 1.0, 3.0};
-const char *const scn_workload_names[4] = {"startup", "http", "ws-chat", "script"};
+const char *const scn_workload_names[5] = {"startup", "http", "ws-chat", "script", "ws-rpc"};
 
 static int known_keys(const char *file, const char *where, const cJSON *o, const char *const *keys, struct hx_err *err)
 {
@@ -152,6 +152,78 @@ static int parse_chat(const char *file, const cJSON *root, struct scenario *s, s
 	return 0;
 }
 
+static int parse_rpc(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
+{
+	static const char *const rpc_keys[] = {"clients", "window", "requests", "path", "counter", NULL};
+	const cJSON *rpc = cJSON_GetObjectItemCaseSensitive(root, "rpc");
+	const cJSON *counter = rpc ? cJSON_GetObjectItemCaseSensitive(rpc, "counter") : NULL;
+	double req = 100000;
+
+	s->clients = 16;
+	s->window = 32;
+	s->timeout_ms = 10000; /* no answer for this long fails the trial */
+	if (cJSON_GetObjectItemCaseSensitive(root, "load") || cJSON_GetObjectItemCaseSensitive(root, "chat"))
+		return hx_fail_field(err, file, "load", "a ws-rpc scenario takes an rpc object, not load or chat");
+	if (counter && !cJSON_IsBool(counter))
+		return hx_fail_field(err, file, "rpc.counter", "expected true or false");
+	s->counter = cJSON_IsTrue(counter);
+	if (rpc && (known_keys(file, "rpc", rpc, rpc_keys, err) < 0 ||
+		    uint_field(file, rpc, "clients", 1, 4096, &s->clients, err) < 0 ||
+		    uint_field(file, rpc, "window", 1, 4096, &s->window, err) < 0 ||
+		    num_field(file, rpc, "requests", 1, 1e9, &req, err) < 0 ||
+		    str_field(file, rpc, "path", s->ready_path, sizeof(s->ready_path), false, err) < 0 ||
+		    valid_check(valid_url_path, s->ready_path, file, "rpc.path", err) < 0))
+		return -err->errnum;
+	s->requests = (uint64_t)req;
+	if (s->requests < s->clients)
+		return hx_fail_field(err, file, "rpc.requests", "fewer requests than clients");
+	return 0;
+}
+
+/* "no_hint": runtimes of the scenario that have no low-memory hint (SIGUSR2 would end them). */
+static int parse_no_hint(const char *file, const cJSON *mem, struct scenario *s, struct hx_err *err)
+{
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(mem, "no_hint"), *it;
+
+	if (list && !cJSON_IsArray(list))
+		return hx_fail_field(err, file, "memory.no_hint", "expected an array of runtime names");
+	cJSON_ArrayForEach (it, list) {
+		size_t i = 0;
+
+		while (i < s->nruntimes && !(cJSON_IsString(it) && strcmp(s->runtimes[i], it->valuestring) == 0))
+			i++;
+		if (i == s->nruntimes)
+			return hx_fail_field(err, file, "memory.no_hint",
+					     "expected runtimes of the scenario's runtimes");
+		s->memory_no_hint |= 1u << i;
+	}
+	return 0;
+}
+
+/* "memory": {"idle_s": 2, "hint": "SIGUSR2", "no_hint": ["workerd"], "restart": true} (docs/scenario.md) */
+static int parse_memory(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
+{
+	static const char *const keys[] = {"idle_s", "hint", "no_hint", "restart", NULL};
+	const cJSON *mem = cJSON_GetObjectItemCaseSensitive(root, "memory");
+	const cJSON *restart = cJSON_GetObjectItemCaseSensitive(mem, "restart");
+	char hint[16] = "";
+
+	if (!mem)
+		return 0;
+	s->memory_idle_s = 2;
+	if (known_keys(file, "memory", mem, keys, err) < 0 ||
+	    num_field(file, mem, "idle_s", 0.1, 600, &s->memory_idle_s, err) < 0 ||
+	    str_field(file, mem, "hint", hint, sizeof(hint), false, err) < 0)
+		return -err->errnum;
+	if (hint[0] && strcmp(hint, "SIGUSR2") != 0)
+		return hx_fail_field(err, file, "memory.hint", "the one hint is \"SIGUSR2\", not \"%s\"", hint);
+	if (restart && !cJSON_IsBool(restart))
+		return hx_fail_field(err, file, "memory.restart", "expected true or false");
+	s->memory_hint = hint[0] != '\0';
+	s->memory_restart = cJSON_IsTrue(restart);
+	return parse_no_hint(file, mem, s, err);
+}
+
 static int parse_http(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
 	static const char *const ready_keys[] = {"path", "status", "timeout_s", NULL};
@@ -174,7 +246,7 @@ static int parse_http(const char *file, const cJSON *root, struct scenario *s, s
 	s->pipeline = 1;
 	/* generous: at 1,000 connections on one CPU a slow tail is the runtime's behaviour, not an error */
 	s->timeout_ms = 30000;
-	if (uint_field(file, root, "port", 1024, 65535, &s->port, err) < 0)
+	if (uint_field(file, root, "port", 1024, 65535, &s->port, err) < 0 || parse_memory(file, root, s, err) < 0)
 		return -err->errnum;
 	if (ready && (known_keys(file, "ready", ready, ready_keys, err) < 0 ||
 		      str_field(file, ready, "path", s->ready_path, sizeof(s->ready_path), false, err) < 0 ||
@@ -184,6 +256,8 @@ static int parse_http(const char *file, const cJSON *root, struct scenario *s, s
 		return -err->errnum;
 	if (s->workload == SCN_WS_CHAT)
 		return parse_chat(file, root, s, err);
+	if (s->workload == SCN_WS_RPC)
+		return parse_rpc(file, root, s, err);
 	if (!load)
 		return hx_fail_field(err, file, "load", "an http scenario needs a load object");
 	if (known_keys(file, "load", load, load_keys, err) < 0 ||
@@ -249,9 +323,9 @@ static int parse_script(const char *file, const cJSON *root, struct scenario *s,
 static int parse_root(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
 	static const char *const keys[] = {
-		"name",	      "description", "workload",   "runtimes", "script",    "scripts",	   "port",
-		"tls",	      "ready",	     "load",	   "chat",     "runs",	    "warmup",	   "repeat",
-		"max_errors", "fixtures",    "iterations", "metrics",  "timeout_s", "expected_cv", NULL};
+		"name",	      "description", "workload",  "runtimes",	 "script", "scripts", "port",	    "tls",
+		"ready",      "load",	     "chat",	  "runs",	 "warmup", "repeat",  "max_errors", "fixtures",
+		"iterations", "metrics",     "timeout_s", "expected_cv", "rpc",	   "memory",  NULL};
 	char workload[16] = "";
 	double maxerr = 0;
 
@@ -291,13 +365,17 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 			return -err->errnum;
 		if (cJSON_GetObjectItemCaseSensitive(root, "load") || cJSON_GetObjectItemCaseSensitive(root, "ready"))
 			return hx_fail_field(err, file, "load", "a startup scenario has no server to load");
-	} else if (strcmp(workload, "http") == 0 || strcmp(workload, "ws-chat") == 0) {
-		s->workload = strcmp(workload, "http") == 0 ? SCN_HTTP : SCN_WS_CHAT;
+	} else if (strcmp(workload, "http") == 0 || strcmp(workload, "ws-chat") == 0 ||
+		   strcmp(workload, "ws-rpc") == 0) {
+		s->workload = strcmp(workload, "http") == 0	 ? SCN_HTTP
+			      : strcmp(workload, "ws-chat") == 0 ? SCN_WS_CHAT
+								 : SCN_WS_RPC;
 		if (parse_http(file, root, s, err) < 0)
 			return -err->errnum;
 	} else {
-		return hx_fail_field(err, file, "workload",
-				     "expected \"startup\", \"http\", \"ws-chat\" or \"script\", not \"%s\"", workload);
+		return hx_fail_field(
+			err, file, "workload",
+			"expected \"startup\", \"http\", \"ws-chat\", \"ws-rpc\" or \"script\", not \"%s\"", workload);
 	}
 	return 0;
 }
@@ -383,6 +461,14 @@ bool scn_supports(const struct scenario *s, const char *runtime)
 	return false;
 }
 
+bool scn_memory_hint_for(const struct scenario *s, const char *runtime)
+{
+	for (size_t i = 0; s->memory_hint && i < s->nruntimes; i++)
+		if (strcmp(s->runtimes[i], runtime) == 0)
+			return !(s->memory_no_hint & (1u << i));
+	return false;
+}
+
 void scn_scale(struct scenario *s, enum scn_profile p)
 {
 	double k = scn_profile_scale[p];
@@ -391,7 +477,10 @@ void scn_scale(struct scenario *s, enum scn_profile p)
 	s->warmup_requests = (uint64_t)((double)s->warmup_requests * k);
 	s->runs = (unsigned)((double)s->runs * k) ? (unsigned)((double)s->runs * k) : 1;
 	s->iterations = (uint64_t)((double)s->iterations * k) ? (uint64_t)((double)s->iterations * k) : 1;
-	/* chat: quick sends a quarter of the messages; full doubles the room (32 clients for 16) */
+	/* chat: quick sends a quarter of the messages; full doubles the room (32 clients for 16); rpc: the
+	 * requests only, the pool and window stay as published */
+	if (s->workload != SCN_WS_CHAT)
+		return;
 	if (p == SCN_FULL)
 		s->clients *= 2;
 	else

@@ -12,13 +12,13 @@
 
 #define SCN_MAX_RUNTIMES 16
 
-enum scn_workload { SCN_STARTUP, SCN_HTTP, SCN_WS_CHAT, SCN_SCRIPT };
+enum scn_workload { SCN_STARTUP, SCN_HTTP, SCN_WS_CHAT, SCN_SCRIPT, SCN_WS_RPC };
 /* Fixtures a scenario may ask for: one bit each. */
 enum scn_fixture { SCN_FX_POSTGRES = 1u << 0 };
 
 #define SCN_MAX_METRICS 8
 
-extern const char *const scn_workload_names[4];
+extern const char *const scn_workload_names[5];
 enum scn_profile { SCN_QUICK, SCN_STANDARD, SCN_FULL };
 
 extern const char *const scn_profile_names[3];
@@ -46,9 +46,14 @@ struct scenario {
 	double ready_timeout_s;
 	unsigned connections, threads, pipeline;
 	unsigned timeout_ms; /* a response later than this is an error */
+	/* the memory run after the load: idle this long (0: none), the low-memory hint first, then a restart */
+	double memory_idle_s;
+	bool memory_hint, memory_restart;
+	unsigned memory_no_hint; /* a bit per runtimes[] entry: no hint for it (it has none) */
 	uint64_t requests, warmup_requests;
-	/* ws-chat */
-	unsigned clients, messages;
+	/* ws-chat; ws-rpc: clients, each with window requests in flight (of requests in all) */
+	unsigned clients, messages, window;
+	bool counter; /* ws-rpc: increments of a counter that must move by the increments acknowledged */
 	/* startup */
 	unsigned runs, warmup;
 	double expected_cv; /* of a trial's runs; 0: the default (results.h) */
@@ -71,6 +76,8 @@ int scn_load(const char *dir, const char *name, struct scenario *ret, struct hx_
 /* The script a runtime runs ("" when the scenario has none for it). */
 const char *scn_script_for(const struct scenario *s, const char *runtime);
 bool scn_supports(const struct scenario *s, const char *runtime);
+/* The memory run sends runtime the low-memory hint. */
+bool scn_memory_hint_for(const struct scenario *s, const char *runtime);
 /* The profile's share of the scenario's counts: requests, runs, iterations (at least 1). */
 void scn_scale(struct scenario *s, enum scn_profile p);
 const char *scn_dir(void);

@@ -87,3 +87,53 @@ assert 0 < l["min"] <= l["p50"] <= l["p99"] <= l["max"], l' "$output"
 	run -2 "$HARNESS" load --rpc "ws://127.0.0.1:$PORT/" --sweep 4x
 	[[ "$output" == *"--sweep takes"* ]]
 }
+
+# Every trial of results file $1 passed with $2 answers and no error, on the runtimes $3 (comma-separated).
+rpc_trials_ok() {
+	python3 - "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = sorted(sys.argv[3].split(","))
+assert sorted(t["runtime"] for t in d["trials"]) == want, [t["runtime"] for t in d["trials"]]
+for t in d["trials"]:
+    assert t["status"] == "ok", t
+    l = t["load"]
+    assert l["requests"] == int(sys.argv[2]) and l["errors"]["total"] == 0, l
+    assert l["latency_us"]["p50"] > 0 and l["config"]["connections"] == 16 and l["config"]["pipeline"] == 32, l
+    srv = t["server"]
+    assert srv["peak_rss_kb"] > 0 and srv["post_load_rss_kb"] > 0, srv
+    # the memory run: after the idle period (with the hint where the runtime has one), after a restart
+    assert srv["after_idle_rss_kb"] > 0 and srv["after_restart_rss_kb"] > 0, srv
+    assert srv.get("low_memory_hint", "") == ("" if t["runtime"] == "workerd" else "SIGUSR2"), srv
+assert d["verdict"] == "ok"
+PY
+}
+
+@test "ws-rpc: 16 clients x 32 in flight on node20, node22, node24, bun, deno and workerd; every id once" {
+	need_root
+	rts=node20,node22,node24,bun,deno,workerd
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes "$rts" --repeat 1 --requests 3200 --out r.json ws-rpc
+	echo "$output"
+	echo "$stderr" | tail -5
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"== ws-rpc"* ]]
+	rpc_trials_ok r.json 3200 "$rts"
+}
+
+@test "ws-counter: the Postgres row ends at the increments acknowledged on node20, node22, node24, bun and deno" {
+	need_root
+	rts=node20,node22,node24,bun,deno
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes "$rts" --repeat 1 --requests 1000 --out c.json ws-counter
+	echo "$stderr" | tail -5
+	[ "$status" -eq 0 ]
+	rpc_trials_ok c.json 1000 "$rts"
+}
+
+@test "ws-counter: a server whose Postgres row loses updates fails on harness's own read of the row, exit 1" {
+	need_root
+	run --separate-stderr "$HARNESS" run --cpus 1 --out l.json "$HARNESS_FIXTURES/scenarios/counter-lies"
+	echo "$stderr" | tail -5
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"counter: postgres holds "*" after 2000 acknowledged increments from 0 ("*" lost or extra updates)"* ]]
+	python3 -c 'import json; t=json.load(open("l.json"))["trials"][0]; assert t["status"] == "failed" and t["load"]["requests"] == 2000, t'
+}

@@ -101,6 +101,52 @@ static void test_error_responses(void **state)
 	assert_true(retry);
 }
 
+/* pg_query after a trust login: the first column of the first row, NULL as "", no row an error. */
+static int query_against(const unsigned char *rows, size_t len, char *v, size_t vlen, struct hx_err *err)
+{
+	static const unsigned char auth_ok[] = {0, 0, 0, 0};
+	const struct pg_login l = {.user = "harness", .password = "secret", .db = "harness", .timeout_ms = 500};
+	unsigned char buf[1024];
+	size_t n = msg(buf, 'R', auth_ok, sizeof(auth_ok));
+	int sv[2], rc;
+	bool retry;
+
+	n += msg(buf + n, 'Z', "I", 1);
+	memcpy(buf + n, rows, len);
+	n += len;
+	n += msg(buf + n, 'C', "SELECT 1", 9);
+	n += msg(buf + n, 'Z', "I", 1);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(write(sv[1], buf, n), (ssize_t)n);
+	rc = pg_query(sv[0], &l, "SELECT n FROM rpc_counter WHERE id = 1", v, vlen, &retry, err);
+	close(sv[0]);
+	close(sv[1]);
+	return rc;
+}
+
+static void test_query_value(void **state)
+{
+	static const unsigned char one[] = {0, 1, 0, 0, 0, 5, '1', '2', '3', '4', '5'};
+	static const unsigned char null[] = {0, 1, 0xff, 0xff, 0xff, 0xff};
+	unsigned char rows[64];
+	char v[16] = "x";
+	struct hx_err err = {0};
+
+	(void)state;
+	if (query_against(rows, msg(rows, 'D', one, sizeof(one)), v, sizeof(v), &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(v, "12345");
+	/* two rows: the first one's value */
+	size_t n = msg(rows, 'D', one, sizeof(one));
+	n += msg(rows + n, 'D', null, sizeof(null));
+	assert_int_equal(query_against(rows, n, v, sizeof(v), &err), 0);
+	assert_string_equal(v, "12345");
+	assert_int_equal(query_against(rows, msg(rows, 'D', null, sizeof(null)), v, sizeof(v), &err), 0);
+	assert_string_equal(v, "");
+	assert_true(query_against(rows, 0, v, sizeof(v), &err) < 0);
+	assert_non_null(strstr(err.msg, "returned no row"));
+}
+
 static void test_protocol_refusals(void **state)
 {
 	static const unsigned char md5[] = {0, 0, 0, 5, 1, 2, 3, 4};
@@ -131,10 +177,9 @@ static void test_protocol_refusals(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_scram_rfc7677),
-		cmocka_unit_test(test_scram_bad_server_first),
-		cmocka_unit_test(test_error_responses),
-		cmocka_unit_test(test_protocol_refusals),
+		cmocka_unit_test(test_scram_rfc7677),	cmocka_unit_test(test_scram_bad_server_first),
+		cmocka_unit_test(test_error_responses), cmocka_unit_test(test_protocol_refusals),
+		cmocka_unit_test(test_query_value),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

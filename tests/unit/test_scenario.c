@@ -51,6 +51,48 @@ static void test_chat(void **state)
 	assert_int_equal(s.clients, 32);
 }
 
+static void test_rpc(void **state)
+{
+	struct scenario s;
+	struct hx_err err = {0};
+
+	(void)state;
+	if (scn_parse("r.json",
+		      "{\"name\":\"r\",\"workload\":\"ws-rpc\",\"runtimes\":[\"deno\"],\"script\":\"s.js\","
+		      "\"fixtures\":[\"postgres\"],\"rpc\":{\"window\":8,\"requests\":4000,\"counter\":true}}",
+		      &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(s.workload, SCN_WS_RPC);
+	assert_string_equal(scn_workload_names[s.workload], "ws-rpc");
+	assert_int_equal(s.clients, 16); /* the published pool */
+	assert_int_equal(s.window, 8);
+	assert_true(s.counter);
+	assert_int_equal(s.fixtures, SCN_FX_POSTGRES);
+	/* the profiles scale the requests; the pool and the window stay as published */
+	scn_scale(&s, SCN_FULL);
+	assert_int_equal(s.requests, 12000);
+	assert_int_equal(s.clients, 16);
+	assert_int_equal(s.window, 8);
+	assert_int_equal(
+		scn_parse("r.json",
+			  "{\"name\":\"r\",\"workload\":\"ws-rpc\",\"runtimes\":[\"deno\"],\"script\":\"s.js\"}", &s,
+			  &err),
+		0);
+	assert_int_equal(s.window, 32);
+	assert_int_equal(s.requests, 100000);
+	assert_false(s.counter);
+	assert_true(s.memory_idle_s == 0); /* no memory run unless asked */
+	if (scn_parse("r.json",
+		      "{\"name\":\"r\",\"workload\":\"ws-rpc\",\"runtimes\":[\"deno\",\"workerd\"],\"script\":\"s.js\","
+		      "\"memory\":{\"hint\":\"SIGUSR2\",\"no_hint\":[\"workerd\"],\"restart\":true}}",
+		      &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_true(s.memory_idle_s == 2 && s.memory_restart);
+	assert_true(scn_memory_hint_for(&s, "deno"));
+	assert_false(scn_memory_hint_for(&s, "workerd"));
+	assert_false(scn_memory_hint_for(&s, "bun")); /* not the scenario's */
+}
+
 static void test_startup_defaults_and_full(void **state)
 {
 	struct scenario s;
@@ -89,7 +131,20 @@ static void test_mistakes(void **state)
 	expect("nope", "not valid JSON");
 	expect("{\"name\":\"x\",\"workload\":\"startup\"," RT ",\"script\":\"a\",\"extra\":1}", "extra: unknown key");
 	expect("{\"name\":\"x\",\"workload\":\"gpu\"," RT ",\"script\":\"a\"}",
-	       "workload: expected \"startup\", \"http\", \"ws-chat\" or \"script\", not \"gpu\"");
+	       "workload: expected \"startup\", \"http\", \"ws-chat\", \"ws-rpc\" or \"script\", not \"gpu\"");
+	expect("{\"name\":\"x\",\"workload\":\"ws-rpc\"," RT ",\"script\":\"a\",\"chat\":{}}", "takes an rpc object");
+	expect("{\"name\":\"x\",\"workload\":\"ws-rpc\"," RT ",\"script\":\"a\",\"rpc\":{\"counter\":1}}",
+	       "rpc.counter: expected true or false");
+	expect("{\"name\":\"x\",\"workload\":\"ws-rpc\"," RT ",\"script\":\"a\",\"rpc\":{\"window\":0}}",
+	       "window: expected a number from 1");
+	expect("{\"name\":\"x\",\"workload\":\"ws-rpc\"," RT ",\"script\":\"a\",\"rpc\":{\"requests\":3}}",
+	       "rpc.requests: fewer requests than clients");
+	expect("{\"name\":\"x\",\"workload\":\"ws-rpc\"," RT ",\"script\":\"a\",\"memory\":{\"hint\":\"SIGKILL\"}}",
+	       "memory.hint: the one hint is \"SIGUSR2\", not \"SIGKILL\"");
+	expect("{\"name\":\"x\",\"workload\":\"ws-rpc\"," RT ",\"script\":\"a\",\"memory\":{\"no_hint\":[\"bun\"]}}",
+	       "memory.no_hint: expected runtimes of the scenario's");
+	expect("{\"name\":\"x\",\"workload\":\"ws-rpc\"," RT ",\"script\":\"a\",\"rpc\":{\"size\":3}}",
+	       "size: unknown key");
 	expect("{\"name\":\"x\",\"workload\":\"ws-chat\"," RT ",\"script\":\"a\",\"load\":{}}",
 	       "takes a chat object, not load");
 	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"tls\":1,\"load\":{}}",
@@ -185,6 +240,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_http),
 		cmocka_unit_test(test_chat),
+		cmocka_unit_test(test_rpc),
 		cmocka_unit_test(test_startup_defaults_and_full),
 		cmocka_unit_test(test_mistakes),
 		cmocka_unit_test(test_long_script_path),

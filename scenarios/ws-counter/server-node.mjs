@@ -1,0 +1,18 @@
+// The contended counter on node:http + the ws library; the counter itself is in counter.mjs.
+import http from 'node:http';
+import { WebSocketServer } from 'ws';
+import { setup, answer } from './counter.mjs';
+import { onLowMemoryHint } from './lowmem.mjs';
+
+onLowMemoryHint();
+
+await setup();
+const wss = new WebSocketServer({ noServer: true });
+wss.on('connection', (ws) => {
+  ws.on('message', (data) => {
+    answer(data.toString()).then((a) => ws.send(a), (e) => { console.error(e); ws.close(1011); });
+  });
+});
+const server = http.createServer((req, res) => { res.writeHead(426); res.end(); });
+server.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req)));
+server.listen(Number(process.env.PORT || 3000), '127.0.0.1');
