@@ -21,9 +21,9 @@
 struct load_opts {
 	bool help, json, insecure, chat, rpc, counter, startup, no_sandbox, show_output;
 	unsigned conns, threads, pipeline, timeout_ms, clients, messages, window, runs, warmup;
-	uint64_t requests;
+	uint64_t requests, expect_length;
 	double duration, rate;
-	const char *method, *body_file, *export_hyperfine, *sweep;
+	const char *method, *body_file, *export_hyperfine, *sweep, *expect_sha256;
 	struct opt_list headers, binds;
 };
 
@@ -47,6 +47,10 @@ static const struct hx_opt load_tab[] = {
 	 .help = "a response later than this is an error (default 2000)", .min = 1, .max = 3600000},
 	{"pipeline", 0, OPT_UINT, offsetof(struct load_opts, pipeline), "N",
 	 .help = "requests in flight per connection (default 1)", .min = 1, .max = 64},
+	{"expect-length", 0, OPT_SIZE, offsetof(struct load_opts, expect_length), "BYTES",
+	 .help = "a response whose body is not BYTES long is an error (\"body\")"},
+	{"expect-sha256", 0, OPT_STR, offsetof(struct load_opts, expect_sha256), "HEX",
+	 .help = "a response whose body has another SHA-256 is an error (\"body\")"},
 	{"insecure", 'k', OPT_FLAG, offsetof(struct load_opts, insecure), NULL,
 	 .help = "TLS: do not check the server's certificate"},
 	{"chat", 0, OPT_FLAG, offsetof(struct load_opts, chat), NULL, .help = "WebSocket chat workload on a ws:// URL"},
@@ -146,6 +150,21 @@ static void load_print(const char *url, const struct load_config *c, const struc
 		       : "");
 }
 
+/* --expect-sha256: 64 hex digits into the 32 bytes every body's digest is compared with. */
+static int parse_sha256(const char *hex, unsigned char *ret, struct hx_err *err)
+{
+	for (size_t i = 0; i < 32; i++) {
+		unsigned v;
+
+		if (strspn(hex + 2 * i, "0123456789abcdefABCDEF") < 2 || sscanf(hex + 2 * i, "%2x", &v) != 1)
+			break;
+		ret[i] = (unsigned char)v;
+		if (i == 31 && hex[64] == '\0')
+			return 0;
+	}
+	return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: --expect-sha256 takes 64 hex digits (sha256sum's)");
+}
+
 static int load_http(const struct load_opts *o, const char *url, struct hx_err *err)
 {
 	struct load_config c = {0};
@@ -168,6 +187,11 @@ static int load_http(const struct load_opts *o, const char *url, struct hx_err *
 	c.duration_s = o->duration > 0 ? o->duration : 10;
 	c.rate = o->rate;
 	c.insecure = o->insecure;
+	c.check_length = o->expect_length != UINT64_MAX;
+	c.expect_length = o->expect_length;
+	c.check_sha256 = o->expect_sha256 != NULL;
+	if (c.check_sha256 && parse_sha256(o->expect_sha256, c.expect_sha256, err) < 0)
+		return -err->errnum;
 	if (c.threads > c.conns)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: %u threads need at least %u connections (-c)",
 			       c.threads, c.threads);
@@ -387,7 +411,7 @@ static int verb_load_rpc(const struct load_opts *o, const char *url, struct hx_e
 
 int verb_load(int argc, char **argv)
 {
-	struct load_opts o = {.warmup = UINT32_MAX};
+	struct load_opts o = {.warmup = UINT32_MAX, .expect_length = UINT64_MAX};
 	struct hx_err err = {0};
 	int npos, rc;
 

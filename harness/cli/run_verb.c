@@ -18,6 +18,7 @@
 #include "base/procfs.h"
 #include "report/report.h"
 #include "noise/noise.h"
+#include "run/bundle.h"
 #include "run/run.h"
 #include "run/shard.h"
 #include "sandbox/sbx_net.h"
@@ -449,6 +450,14 @@ static int reserve_ports(const struct run_plan *p, int netns_fd, struct hx_err *
 	return sbx_net_reserve_ports(netns_fd, ports, n, err);
 }
 
+static bool plan_has_image(const struct run_plan *p, const char *name)
+{
+	for (size_t i = 0; name[0] && i < p->nimg; i++)
+		if (strcmp(p->img[i].name, name) == 0)
+			return true;
+	return false;
+}
+
 /* The run folder (logs, staged scenarios, the TLS key), the network namespace, the fixture's template and
  * the throwaway certificate. */
 static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_err *err)
@@ -472,11 +481,14 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 
 		/* A copy with a node_modules folder to mount the installed dependencies on, or one the sandbox
 		 * user can read when the user's own folder is private (mktemp -d makes it 0700). */
-		if (s->node_modules[0] || !dep_readable_by_all(s->dir)) {
+		if (s->node_modules[0] || s->bundle.for_runtime[0] || !dep_readable_by_all(s->dir)) {
 			if (dep_stage(&(struct dep_src){s->name, s->dir}, env->dir, staged, sizeof(staged), err) < 0)
 				return -err->errnum;
 			snprintf(s->dir, sizeof(s->dir), "%s", staged);
 		}
+		if (plan_has_image(p, s->bundle.for_runtime) && scn_supports(s, s->bundle.for_runtime) &&
+		    bundle_make(s, env->dir, env->netns_fd, err) < 0)
+			return -err->errnum;
 	}
 	if (p->pg) {
 		env->pg = &p->pg_tmpl;
@@ -580,6 +592,31 @@ static void run_config(const struct run_plan *p, const struct run_env *env, stru
 	c->noise_io_dir = env->noise_io_dir;
 }
 
+/* config.bundles: per scenario, what bundled which module for which runtime, and the bundle's digest. */
+static void bundles_record(const struct run_plan *p, struct res_doc *d)
+{
+	cJSON *all = NULL;
+
+	for (size_t i = 0; i < p->nscn; i++) {
+		const struct scn_bundle *b = &p->scn[i].bundle;
+		cJSON *o;
+
+		if (!b->made)
+			continue;
+		if (!all)
+			all = cJSON_AddObjectToObject(cJSON_GetObjectItemCaseSensitive(d->head, "config"), "bundles");
+		o = cJSON_AddObjectToObject(all, p->scn[i].name);
+		cJSON_AddStringToObject(o, "for", b->for_runtime);
+		cJSON_AddStringToObject(o, "with", b->with);
+		cJSON_AddStringToObject(o, "command", strcmp(b->with, "bun") == 0 ? "bun build" : "deno bundle");
+		cJSON_AddStringToObject(o, "version", b->version);
+		cJSON_AddStringToObject(o, "entry", b->entry);
+		cJSON_AddStringToObject(o, "out", b->out);
+		cJSON_AddStringToObject(o, "sha256", b->sha256);
+		cJSON_AddNumberToObject(o, "bytes", (double)b->bytes);
+	}
+}
+
 /* What describes the run, ahead of the trials: host, config, seccomp, images. */
 static int results_head(const struct run_plan *p, const struct run_env *env, struct res_doc *d, struct hx_err *err)
 {
@@ -599,7 +636,10 @@ static int results_head(const struct run_plan *p, const struct run_env *env, str
 	doctor_probe("/sys", &host, &pinned, why, sizeof(why), &herr); /* without it, the head has no host */
 	run_config(p, env, c, pg);
 	sbx_seccomp_describe(&sec, &secd);
-	return res_doc_head(d, host, c, &secd, p->img, p->st, p->nimg, err);
+	if (res_doc_head(d, host, c, &secd, p->img, p->st, p->nimg, err) < 0)
+		return -err->errnum;
+	bundles_record(p, d);
+	return 0;
 }
 
 /* One trial of scenario sc on image i in mode k with noise j, recorded into t; the returned value is
@@ -702,6 +742,21 @@ static void soak_evidence(struct trial_result *t)
 	t->harness_rss_kb = rss >= 0 ? (double)rss : NAN;
 }
 
+/* "errors in the load: body 200" (the kinds that are not 0: which check failed). */
+static const char *load_errors(const struct trial_result *t, char *buf, size_t len)
+{
+	size_t at = (size_t)snprintf(buf, len, "errors in the load");
+	const char *sep = ":";
+
+	for (int k = 0; k < LE_NR && (t->have & RES_HAVE_LOAD) && at < len; k++)
+		if (t->load.errors[k]) {
+			at += (size_t)snprintf(buf + at, len - at, "%s %s %llu", sep, load_err_names[k],
+					       (unsigned long long)t->load.errors[k]);
+			sep = ",";
+		}
+	return buf;
+}
+
 /* One trial at q, into d (*bad set when its verdict failed), and the results file written again. */
 static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, struct run_pos *q, double deadline,
 		  bool *bad, struct hx_err *err)
@@ -709,7 +764,7 @@ static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, st
 	struct scenario *sc = &p->scn[q->s];
 	struct trial_result *tr = res_doc_add(d);
 	struct hx_err terr = {0};
-	char label[64];
+	char label[64], why[256];
 	int r;
 
 	if (!tr)
@@ -723,7 +778,7 @@ static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, st
 		*bad = true;
 		if (!q->tty || r < 0)
 			fprintf(stderr, "%sharness: run: %s %s %s trial %u: %s\n", q->tty ? "\n" : "", sc->name,
-				p->img[q->i].name, label, q->t, r < 0 ? terr.msg : "errors in the load");
+				p->img[q->i].name, label, q->t, r < 0 ? terr.msg : load_errors(tr, why, sizeof(why)));
 	}
 	q->done++;
 	save_partial(d, p);

@@ -216,11 +216,15 @@ ssize_t http_parse(struct http_parser *p, const char *buf, size_t len)
 		}
 		if (p->state == HP_BODY_TO_CLOSE) {
 			p->body_bytes += avail;
+			if (p->on_body)
+				p->on_body(p->body_ctx, buf + off, avail);
 			return (ssize_t)len;
 		}
 		take = avail < p->remaining ? avail : (size_t)p->remaining;
 		p->remaining -= take;
 		p->body_bytes += take;
+		if (p->on_body && take)
+			p->on_body(p->body_ctx, buf + off, take);
 		off += take;
 		if (p->remaining == 0)
 			p->state = p->state == HP_BODY_LENGTH ? HP_DONE : HP_CHUNK_END;

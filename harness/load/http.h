@@ -38,6 +38,10 @@ struct http_parser {
 	const char *error; /* what was wrong, when state is HP_ERROR */
 	/* Sec-WebSocket-Accept, when present (for the WebSocket handshake) */
 	char ws_accept[64];
+	/* When set, called with each piece of a response's body as it arrives (chunk framing removed); the
+	 * reset keeps it. */
+	void (*on_body)(void *ctx, const char *buf, size_t len);
+	void *body_ctx;
 };
 
 void http_parser_reset(struct http_parser *p, bool head_request);

@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include "load/http.h"
 #include "load/transport.h"
 #include "base/cleanup.h"
@@ -26,7 +28,8 @@
 #define LOAD_PIPE_MAX 64
 #define LOAD_RETRY_NS 10000000u /* 10 ms between connection attempts that failed */
 
-const char *const load_err_names[LE_NR] = {"connect", "read", "write", "timeout", "status_4xx", "status_5xx", "parse"};
+const char *const load_err_names[LE_NR] = {"connect",	 "read",       "write", "timeout",
+					   "status_4xx", "status_5xx", "parse", "body"};
 
 enum conn_state { CS_IDLE, CS_CONNECTING, CS_HANDSHAKE, CS_READY };
 
@@ -44,6 +47,7 @@ struct conn {
 	uint64_t retry_at;  /* after a failed connect */
 	unsigned events;    /* registered epoll events */
 	int heap_idx;
+	EVP_MD_CTX *md; /* the digest of the response being read, with --expect-sha256 */
 };
 
 struct worker {
@@ -291,6 +295,31 @@ static void conn_attempt_failed(struct worker *w, struct conn *c)
 	c->retry_at = util_now_ns() + LOAD_RETRY_NS;
 }
 
+static void body_update(void *ctx, const char *buf, size_t len)
+{
+	EVP_DigestUpdate(ctx, buf, len);
+}
+
+/* A fresh parser (and digest) for the next response on c. */
+static void conn_parser_reset(struct worker *w, struct conn *c)
+{
+	http_parser_reset(&c->parser, w->cfg->head);
+	if (c->md)
+		EVP_DigestInit_ex(c->md, EVP_sha256(), NULL);
+}
+
+/* Whether the complete response on c has the body the options ask for. */
+static bool body_ok(const struct worker *w, struct conn *c)
+{
+	unsigned char d[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+
+	if (w->cfg->check_length && c->parser.body_bytes != w->cfg->expect_length)
+		return false;
+	return !c->md ||
+	       (EVP_DigestFinal_ex(c->md, d, &n) == 1 && n == 32 && memcmp(d, w->cfg->expect_sha256, 32) == 0);
+}
+
 static void conn_open(struct worker *w, struct conn *c)
 {
 	int one = 1;
@@ -299,7 +328,7 @@ static void conn_open(struct worker *w, struct conn *c)
 	c->tp.fd = fd;
 	c->tp.ssl = NULL;
 	c->events = 0;
-	http_parser_reset(&c->parser, w->cfg->head);
+	conn_parser_reset(w, c);
 	if (fd < 0)
 		goto failed;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -408,6 +437,8 @@ static void conn_response(struct worker *w, struct conn *c, uint64_t now)
 			w->r.errors[LE_STATUS_5XX]++;
 		else if (status >= 400)
 			w->r.errors[LE_STATUS_4XX]++;
+		else if (!body_ok(w, c))
+			w->r.errors[LE_BODY]++;
 	}
 	c->head = (c->head + 1) % LOAD_PIPE_MAX;
 	c->inflight--;
@@ -453,7 +484,7 @@ static void conn_readable(struct worker *w, struct conn *c)
 				bool close = c->parser.close;
 
 				conn_response(w, c, now);
-				http_parser_reset(&c->parser, w->cfg->head);
+				conn_parser_reset(w, c);
 				if (close) {
 					if (c->inflight)
 						conn_fail_inflight(w, c, LE_READ);
@@ -623,8 +654,13 @@ static int worker_setup(struct worker *w, const struct load_config *c, unsigned 
 		}
 		w->heap_len = n;
 	}
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		w->conns[i].tp.fd = -1;
+		if (c->check_sha256 && !(w->conns[i].md = EVP_MD_CTX_new()))
+			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "load: out of memory");
+		w->conns[i].parser.on_body = w->conns[i].md ? body_update : NULL;
+		w->conns[i].parser.body_ctx = w->conns[i].md;
+	}
 	return 0;
 }
 
@@ -692,6 +728,8 @@ int load_run(const struct load_config *c, struct load_result *ret, struct hx_err
 			ret->max_thread_busy = w->r.cpu_s / w->r.duration_s;
 		if (w->ep > 0)
 			close(w->ep);
+		for (unsigned k = 0; w->conns && k < w->nconns; k++)
+			EVP_MD_CTX_free(w->conns[k].md);
 		free(w->conns);
 		free(w->heap);
 	}

@@ -11,7 +11,8 @@
 #include "base/err.h"
 #include "load/hist.h"
 
-enum load_err { LE_CONNECT, LE_READ, LE_WRITE, LE_TIMEOUT, LE_STATUS_4XX, LE_STATUS_5XX, LE_PARSE, LE_NR };
+/* LE_BODY: a complete response whose body is not the one expected (--expect-length, --expect-sha256). */
+enum load_err { LE_CONNECT, LE_READ, LE_WRITE, LE_TIMEOUT, LE_STATUS_4XX, LE_STATUS_5XX, LE_PARSE, LE_BODY, LE_NR };
 extern const char *const load_err_names[LE_NR];
 
 struct load_url {
@@ -40,6 +41,10 @@ struct load_config {
 	char *request; /* the bytes of one request */
 	size_t request_len;
 	bool head; /* the method is HEAD */
+	/* every response's body must be this long / have this SHA-256 (a server that renders wrong fails) */
+	bool check_length, check_sha256;
+	uint64_t expect_length;
+	unsigned char expect_sha256[32];
 };
 
 struct load_result {

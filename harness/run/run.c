@@ -251,6 +251,16 @@ static void client_args_for(const struct scenario *s, uint64_t requests, struct 
 		a->argv[n++] = a->buf[4];
 		if (s->tls)
 			a->argv[n++] = (char *)"-k"; /* the run's own throwaway certificate */
+		if (s->check_length) {
+			snprintf(a->buf[6], sizeof(a->buf[6]), "%llu", (unsigned long long)s->body_length);
+			a->argv[n++] = (char *)"--expect-length";
+			a->argv[n++] = a->buf[6];
+		}
+		if (s->body_sha256[0]) {
+			snprintf(a->buf[7], sizeof(a->buf[7]), "%s", s->body_sha256);
+			a->argv[n++] = (char *)"--expect-sha256";
+			a->argv[n++] = a->buf[7];
+		}
 	}
 	snprintf(a->buf[5], sizeof(a->buf[5]), "%u", s->timeout_ms);
 	a->argv[n++] = (char *)"--timeout";

@@ -224,11 +224,28 @@ static int parse_memory(const char *file, const cJSON *root, struct scenario *s,
 	return parse_no_hint(file, mem, s, err);
 }
 
+/* load.body_length and load.body_sha256: what every response's body must be (a wrong render fails). */
+static int parse_body(const char *file, const cJSON *load, struct scenario *s, struct hx_err *err)
+{
+	double len = -1;
+
+	if (num_field(file, load, "body_length", 0, 1e12, &len, err) < 0 ||
+	    str_field(file, load, "body_sha256", s->body_sha256, sizeof(s->body_sha256), false, err) < 0)
+		return -err->errnum;
+	if (len >= 0 && len != (double)(uint64_t)len)
+		return hx_fail_field(err, file, "load.body_length", "expected a whole number of bytes");
+	s->check_length = len >= 0;
+	s->body_length = s->check_length ? (uint64_t)len : 0;
+	if (s->body_sha256[0] && (strlen(s->body_sha256) != 64 || strspn(s->body_sha256, "0123456789abcdef") != 64))
+		return hx_fail_field(err, file, "load.body_sha256", "expected 64 lowercase hex digits (sha256sum's)");
+	return 0;
+}
+
 static int parse_http(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
 	static const char *const ready_keys[] = {"path", "status", "timeout_s", NULL};
-	static const char *const load_keys[] = {"connections", "threads",	  "pipeline",
-						"requests",    "warmup_requests", NULL};
+	static const char *const load_keys[] = {"connections",	   "threads",	  "pipeline",	 "requests",
+						"warmup_requests", "body_length", "body_sha256", NULL};
 	const cJSON *ready = cJSON_GetObjectItemCaseSensitive(root, "ready");
 	const cJSON *load = cJSON_GetObjectItemCaseSensitive(root, "load");
 	const cJSON *tls = cJSON_GetObjectItemCaseSensitive(root, "tls");
@@ -266,12 +283,39 @@ static int parse_http(const char *file, const cJSON *root, struct scenario *s, s
 	    uint_field(file, load, "pipeline", 1, 64, &s->pipeline, err) < 0 ||
 	    uint_field(file, load, "timeout_ms", 10, 600000, &s->timeout_ms, err) < 0 ||
 	    num_field(file, load, "requests", 1, 1e9, &req, err) < 0 ||
-	    num_field(file, load, "warmup_requests", 0, 1e9, &warm, err) < 0)
+	    num_field(file, load, "warmup_requests", 0, 1e9, &warm, err) < 0 || parse_body(file, load, s, err) < 0)
 		return -err->errnum;
 	if (s->threads > s->connections)
 		return hx_fail_field(err, file, "load.threads", "more threads than connections");
 	s->requests = (uint64_t)req;
 	s->warmup_requests = (uint64_t)warm;
+	return 0;
+}
+
+/* "bundle": {"for": "workerd", "with": "bun", "entry": "app.js", "out": "build/app.js"}. */
+static int parse_bundle(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
+{
+	static const char *const keys[] = {"for", "with", "entry", "out", NULL};
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "bundle");
+	struct scn_bundle *d = &s->bundle;
+
+	if (!b)
+		return 0;
+	if (known_keys(file, "bundle", b, keys, err) < 0 ||
+	    str_field(file, b, "for", d->for_runtime, sizeof(d->for_runtime), true, err) < 0 ||
+	    str_field(file, b, "with", d->with, sizeof(d->with), true, err) < 0 ||
+	    str_field(file, b, "entry", d->entry, sizeof(d->entry), true, err) < 0 ||
+	    str_field(file, b, "out", d->out, sizeof(d->out), true, err) < 0 ||
+	    valid_check(valid_name, d->for_runtime, file, "bundle.for", err) < 0 ||
+	    valid_check(valid_relpath, d->entry, file, "bundle.entry", err) < 0 ||
+	    valid_check(valid_relpath, d->out, file, "bundle.out", err) < 0)
+		return -err->errnum;
+	if (strcmp(d->with, "bun") != 0 && strcmp(d->with, "deno") != 0)
+		return hx_fail_field(err, file, "bundle.with",
+				     "expected \"bun\" (bun build) or \"deno\" (deno bundle)");
+	if (strncmp(d->out, "node_modules/", 13) == 0 || strcmp(d->out, "node_modules") == 0 ||
+	    strcmp(d->out, d->entry) == 0)
+		return hx_fail_field(err, file, "bundle.out", "must not be the entry nor under node_modules");
 	return 0;
 }
 
@@ -325,7 +369,7 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 	static const char *const keys[] = {
 		"name",	      "description", "workload",  "runtimes",	 "script", "scripts", "port",	    "tls",
 		"ready",      "load",	     "chat",	  "runs",	 "warmup", "repeat",  "max_errors", "fixtures",
-		"iterations", "metrics",     "timeout_s", "expected_cv", "rpc",	   "memory",  NULL};
+		"iterations", "metrics",     "timeout_s", "expected_cv", "rpc",	   "memory",  "bundle",	    NULL};
 	char workload[16] = "";
 	double maxerr = 0;
 
@@ -344,7 +388,7 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 	    num_field(file, root, "max_errors", 0, 1e12, &maxerr, err) < 0)
 		return -err->errnum;
 	s->max_errors = (uint64_t)maxerr;
-	if (parse_fixtures(file, root, s, err) < 0)
+	if (parse_fixtures(file, root, s, err) < 0 || parse_bundle(file, root, s, err) < 0)
 		return -err->errnum;
 	if (strcmp(workload, "script") != 0 &&
 	    (cJSON_GetObjectItemCaseSensitive(root, "iterations") ||

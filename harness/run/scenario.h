@@ -51,6 +51,10 @@ struct scenario {
 	bool memory_hint, memory_restart;
 	unsigned memory_no_hint; /* a bit per runtimes[] entry: no hint for it (it has none) */
 	uint64_t requests, warmup_requests;
+	/* every response's body: this many bytes, this SHA-256 (64 hex digits); "" and checked false: not checked */
+	bool check_length;
+	uint64_t body_length;
+	char body_sha256[65];
 	/* ws-chat; ws-rpc: clients, each with window requests in flight (of requests in all) */
 	unsigned clients, messages, window;
 	bool counter; /* ws-rpc: increments of a counter that must move by the increments acknowledged */
@@ -66,6 +70,15 @@ struct scenario {
 	/* both */
 	unsigned repeat;
 	uint64_t max_errors;
+	/* a module bundled at prepare time for one runtime that cannot resolve npm packages itself (workerd):
+	 * with is the bundling runtime ("bun": bun build, "deno": deno bundle); for[0] == '\0' when none */
+	struct scn_bundle {
+		char for_runtime[64], with[64], entry[256], out[256];
+		/* filled by the run when it made the bundle: the bundler's version line, the output's digest */
+		bool made;
+		char version[96], sha256[65];
+		uint64_t bytes;
+	} bundle;
 	/* filled by the run, not the parser: the installed npm dependencies, "" when none */
 	char node_modules[PATH_MAX];
 };

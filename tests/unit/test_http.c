@@ -7,7 +7,28 @@ struct expect {
 	int status;
 	uint64_t body;
 	bool close;
+	const char *text; /* the body as on_body saw it (chunk framing removed); NULL: not checked */
 };
+
+static char seen[256];
+static size_t nseen;
+
+static void collect(void *ctx, const char *buf, size_t len)
+{
+	assert_ptr_equal(ctx, seen);
+	assert_true(nseen + len < sizeof(seen));
+	memcpy(seen + nseen, buf, len);
+	nseen += len;
+}
+
+static void check_text(const struct expect *want)
+{
+	if (want->text) {
+		assert_int_equal(nseen, strlen(want->text));
+		assert_memory_equal(seen, want->text, nseen);
+	}
+	nseen = 0;
+}
 
 /* Parse stream cut into two pieces at `cut` (and then byte by byte when cut is 0); check each response. */
 static void parse_all(const char *stream, size_t len, size_t cut, const struct expect *want, size_t nwant, bool eof)
@@ -17,6 +38,9 @@ static void parse_all(const char *stream, size_t len, size_t cut, const struct e
 	size_t pieces[2] = {cut, len - cut};
 
 	http_parser_reset(&p, false);
+	p.on_body = collect;
+	p.body_ctx = seen;
+	nseen = 0;
 	for (int piece = 0; piece < 2; piece++) {
 		size_t end = off + pieces[piece];
 
@@ -31,6 +55,7 @@ static void parse_all(const char *stream, size_t len, size_t cut, const struct e
 				assert_int_equal(p.status, want[got].status);
 				assert_int_equal(p.body_bytes, want[got].body);
 				assert_int_equal(p.close, want[got].close);
+				check_text(&want[got]);
 				got++;
 				http_parser_reset(&p, false);
 			} else {
@@ -42,6 +67,7 @@ static void parse_all(const char *stream, size_t len, size_t cut, const struct e
 		assert_true(http_parse_eof(&p));
 		assert_int_equal(p.status, want[got].status);
 		assert_int_equal(p.body_bytes, want[got].body);
+		check_text(&want[got]);
 		got++;
 	}
 	assert_int_equal(got, nwant);
@@ -60,7 +86,7 @@ static void test_pipelined(void **state)
 	const char *s = "HTTP/1.1 200 OK\r\nContent-Length: 12\r\nContent-Type: text/plain\r\n\r\nHello world!"
 			"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n"
 			"HTTP/1.1 200 OK\r\nDate: x\r\nConnection: close\r\nContent-Length: 3\r\n\r\nabc";
-	const struct expect want[] = {{200, 12, false}, {404, 0, false}, {200, 3, true}};
+	const struct expect want[] = {{200, 12, false, "Hello world!"}, {404, 0, false, ""}, {200, 3, true, "abc"}};
 
 	(void)state;
 	every_split(s, want, 3, false);
@@ -72,7 +98,8 @@ static void test_chunked(void **state)
 			"5\r\nHello\r\n7;ext=1\r\n, world\r\nA\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\n"
 			"HTTP/1.1 500 Internal Server Error\r\ntransfer-encoding: gzip, chunked\r\n\r\n"
 			"1f\r\n0123456789012345678901234567890\r\n0\r\n\r\n";
-	const struct expect want[] = {{200, 22, false}, {500, 31, false}};
+	const struct expect want[] = {{200, 22, false, "Hello, world0123456789"},
+				      {500, 31, false, "0123456789012345678901234567890"}};
 
 	(void)state;
 	every_split(s, want, 2, false);
@@ -82,7 +109,7 @@ static void test_interim_head_and_close(void **state)
 {
 	const char *s = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\nContent-Length: 10\r\n\r\n"
 			"HTTP/1.0 200 OK\r\nServer: x\r\n\r\nbody until the connection closes";
-	const struct expect want[] = {{204, 0, false}, {200, 32, true}};
+	const struct expect want[] = {{204, 0, false, ""}, {200, 32, true, "body until the connection closes"}};
 	static struct http_parser p;
 
 	(void)state;

@@ -29,6 +29,33 @@ static void test_http(void **state)
 	assert_int_equal(s.requests, 25000);
 	assert_int_equal(s.warmup_requests, 1000);
 	assert_int_equal(s.repeat, 2);
+	assert_false(s.check_length);
+	assert_string_equal(s.body_sha256, "");
+	assert_string_equal(s.bundle.for_runtime, "");
+}
+
+/* What every body must be, and the prepare-time bundle for a runtime that cannot resolve npm packages. */
+static void test_body_and_bundle(void **state)
+{
+	static const char text[] =
+		"{\"name\":\"r\",\"workload\":\"http\",\"runtimes\":[\"workerd\"],\"script\":\"w.capnp\","
+		"\"bundle\":{\"for\":\"workerd\",\"with\":\"deno\",\"entry\":\"app.js\",\"out\":\"build/app.js\"},"
+		"\"load\":{\"body_length\":0,\"body_sha256\":"
+		"\"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"}}";
+	struct scenario s;
+	struct hx_err err = {0};
+
+	(void)state;
+	if (scn_parse("r.json", text, &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_true(s.check_length); /* 0 is a length to check, not "none" */
+	assert_int_equal(s.body_length, 0);
+	assert_string_equal(s.body_sha256, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	assert_string_equal(s.bundle.for_runtime, "workerd");
+	assert_string_equal(s.bundle.with, "deno");
+	assert_string_equal(s.bundle.entry, "app.js");
+	assert_string_equal(s.bundle.out, "build/app.js");
+	assert_false(s.bundle.made);
 }
 
 static void test_chat(void **state)
@@ -195,6 +222,19 @@ static void test_mistakes(void **state)
 	       "expected_cv: the runs' expected CV is for startup workloads");
 	expect("{\"name\":\"x\",\"workload\":\"startup\"," RT ",\"script\":\"a\",\"expected_cv\":0}",
 	       "expected_cv: expected a number from 0.001");
+	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"load\":{\"body_length\":1.5}}",
+	       "load.body_length: expected a whole number");
+	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"load\":{\"body_sha256\":\"AB\"}}",
+	       "load.body_sha256: expected 64 lowercase hex digits");
+	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"load\":{},"
+	       "\"bundle\":{\"for\":\"workerd\",\"with\":\"esbuild\",\"entry\":\"a.js\",\"out\":\"b/a.js\"}}",
+	       "bundle.with: expected \"bun\" (bun build) or \"deno\" (deno bundle)");
+	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"load\":{},"
+	       "\"bundle\":{\"for\":\"workerd\",\"with\":\"bun\",\"entry\":\"a.js\",\"out\":\"../a.js\"}}",
+	       "bundle.out: '../a.js' has a '..' component");
+	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"load\":{},"
+	       "\"bundle\":{\"for\":\"workerd\",\"with\":\"bun\",\"entry\":\"a.js\"}}",
+	       "out: missing");
 }
 
 /* A script path longer than the field is refused, never cut: the cut value would pass the '..' check. */
@@ -239,6 +279,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_http),
+		cmocka_unit_test(test_body_and_bundle),
 		cmocka_unit_test(test_chat),
 		cmocka_unit_test(test_rpc),
 		cmocka_unit_test(test_startup_defaults_and_full),
