@@ -9,7 +9,7 @@ COMMON="build-essential pkg-config git
 libseccomp-dev libcap-dev libcurl4-openssl-dev libcjson-dev libarchive-dev libssl-dev
 libcmocka-dev bats clang clang-format shellcheck
 qemu-system-x86 busybox-static cpio xz-utils zstd
-iproute2 python3 util-linux procps openssl hyperfine wrk bubblewrap"
+iproute2 python3 util-linux procps openssl hyperfine wrk nghttp2-client bubblewrap"
 
 id=unknown
 like=""

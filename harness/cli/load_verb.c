@@ -23,7 +23,7 @@ struct load_opts {
 	unsigned conns, threads, pipeline, timeout_ms, clients, messages, window, runs, warmup;
 	uint64_t requests, expect_length;
 	double duration, rate;
-	const char *method, *body_file, *export_hyperfine, *sweep, *expect_sha256;
+	const char *method, *body_file, *export_hyperfine, *sweep, *expect_sha256, *engine;
 	struct opt_list headers, binds;
 };
 
@@ -51,6 +51,8 @@ static const struct hx_opt load_tab[] = {
 	 .help = "a response whose body is not BYTES long is an error (\"body\")"},
 	{"expect-sha256", 0, OPT_STR, offsetof(struct load_opts, expect_sha256), "HEX",
 	 .help = "a response whose body has another SHA-256 is an error (\"body\")"},
+	{"engine", 0, OPT_STR, offsetof(struct load_opts, engine), "ENGINE",
+	 .help = "epoll, io_uring or auto (default: io_uring for http:// where the kernel allows it, else epoll)"},
 	{"insecure", 'k', OPT_FLAG, offsetof(struct load_opts, insecure), NULL,
 	 .help = "TLS: do not check the server's certificate"},
 	{"chat", 0, OPT_FLAG, offsetof(struct load_opts, chat), NULL, .help = "WebSocket chat workload on a ws:// URL"},
@@ -123,8 +125,8 @@ static void load_print(const char *url, const struct load_config *c, const struc
 	char a[32], b[32];
 
 	printf("%s %s @ %s\n", c->requests ? "Sent" : "Ran", c->rate > 0 ? "open loop" : "closed loop", url);
-	printf("  %u threads, %u connections, pipeline %u%s\n", c->threads, c->conns, c->pipeline,
-	       c->url.tls ? ", TLS" : "");
+	printf("  %u threads, %u connections, pipeline %u%s, engine %s\n", c->threads, c->conns, c->pipeline,
+	       c->url.tls ? ", TLS" : "", load_engine_names[r->engine]);
 	fmt_us(a, sizeof(a), hist_mean(&r->latency));
 	fmt_us(b, sizeof(b), hist_stddev(&r->latency));
 	printf("  Latency%s  mean %s  stdev %s", c->rate > 0 ? " (from intended send)" : "", a, b);
@@ -192,6 +194,10 @@ static int load_http(const struct load_opts *o, const char *url, struct hx_err *
 	c.check_sha256 = o->expect_sha256 != NULL;
 	if (c.check_sha256 && parse_sha256(o->expect_sha256, c.expect_sha256, err) < 0)
 		return -err->errnum;
+	if (o->engine && load_engine_parse(o->engine) < 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: --engine takes epoll, io_uring or auto, not '%s'",
+			       o->engine);
+	c.engine = o->engine ? (enum load_engine)load_engine_parse(o->engine) : LOAD_ENGINE_AUTO;
 	if (c.threads > c.conns)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: %u threads need at least %u connections (-c)",
 			       c.threads, c.threads);
@@ -202,7 +208,9 @@ static int load_http(const struct load_opts *o, const char *url, struct hx_err *
 	if (load_build_request(&c, o->method ? o->method : "GET", o->headers.items, o->headers.n, body, body_len, err) <
 	    0)
 		return -err->errnum;
-	rc = load_probe(&c.url, c.timeout_ms, err) < 0 ? -err->errnum : load_run(&c, r, err);
+	rc = load_engine_pick(&c, &(enum load_engine){0}, err) < 0 || load_probe(&c.url, c.timeout_ms, err) < 0
+		     ? -err->errnum
+		     : load_run(&c, r, err);
 	free(c.request);
 	if (rc < 0)
 		return rc;

@@ -1,6 +1,8 @@
-/* The HTTP load engine: one epoll loop per thread over its own connections, with its own counters and
+/* The HTTP load engine: one event loop per thread over its own connections, with its own counters and
  * histograms (merged after join: nothing shared on the hot path), a monotonic nanosecond clock, and
- * requests sent either as answers come back (closed loop) or at intended times (open loop). */
+ * requests sent either as answers come back (closed loop) or at intended times (open loop). The loop waits
+ * on epoll (a read and a write syscall per request) or on io_uring (multishot receives into provided buffers,
+ * the sends of a batch passed in one io_uring_enter): two small engine tables over the same connection logic. */
 #include "load/load.h"
 
 #include <errno.h>
@@ -22,6 +24,7 @@
 
 #include "load/http.h"
 #include "load/transport.h"
+#include "load/uring.h"
 #include "base/cleanup.h"
 #include "base/util.h"
 
@@ -30,6 +33,7 @@
 
 const char *const load_err_names[LE_NR] = {"connect",	 "read",       "write", "timeout",
 					   "status_4xx", "status_5xx", "parse", "body"};
+const char *const load_engine_names[LOAD_ENGINE_NR] = {"auto", "epoll", "io_uring"};
 
 enum conn_state { CS_IDLE, CS_CONNECTING, CS_HANDSHAKE, CS_READY };
 
@@ -45,16 +49,46 @@ struct conn {
 	uint64_t intended[LOAD_PIPE_MAX];
 	uint64_t next_send; /* open loop: intended time of the next request */
 	uint64_t retry_at;  /* after a failed connect */
-	unsigned events;    /* registered epoll events */
+	unsigned events;    /* epoll: registered events */
+	uint16_t gen;	    /* io_uring: bumped at each close, so completions of an old socket are known */
+	bool sending;	    /* io_uring: a send is in flight */
 	int heap_idx;
 	EVP_MD_CTX *md; /* the digest of the response being read, with --expect-sha256 */
+};
+
+struct worker;
+
+/* What differs between the two ways of waiting: starting a connect, writing what is queued, closing, and
+ * one wait for events with their dispatch. */
+struct engine {
+	enum load_engine id;
+	int (*setup)(struct worker *w, struct hx_err *err); /* in the calling thread */
+	void (*begin)(struct worker *w);		    /* in the worker's own thread */
+	void (*teardown)(struct worker *w);
+	void (*connect)(struct worker *w, struct conn *c);
+	void (*flush)(struct worker *w, struct conn *c);
+	void (*close)(struct worker *w, struct conn *c);
+	void (*wait)(struct worker *w, int timeout_ms);
+};
+
+/* io_uring: the slots queued since the last submission, stamped again just before it. */
+struct stamp {
+	struct conn *c;
+	unsigned slot;
 };
 
 struct worker {
 	const struct load_config *cfg;
 	const struct transport *tp;
+	const struct engine *eng;
 	pthread_t tid;
 	int ep;
+	struct uring ring;
+	struct uring_bufs bufs;
+	struct stamp *stamps;
+	unsigned nstamps, stamps_cap;
+	char *wbuf; /* the request, pipeline times over: every send is a slice of it */
+	size_t wbuf_len;
 	struct conn *conns;
 	unsigned nconns;
 	struct conn **heap; /* open loop: connections by next_send */
@@ -250,24 +284,12 @@ static void heap_remove(struct worker *w, struct conn *c)
 	c->heap_idx = -1;
 }
 
-/* --- connections --- */
-
-static void conn_events(struct worker *w, struct conn *c, unsigned want)
-{
-	struct epoll_event ev = {.events = want, .data.ptr = c};
-
-	if (want == c->events)
-		return;
-	epoll_ctl(w->ep, c->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->tp.fd, &ev);
-	c->events = want;
-}
+/* --- connections (either engine) --- */
 
 static void conn_close(struct worker *w, struct conn *c)
 {
-	if (c->tp.fd >= 0) {
-		epoll_ctl(w->ep, EPOLL_CTL_DEL, c->tp.fd, NULL);
-		w->tp->close(&c->tp);
-	}
+	if (c->tp.fd >= 0)
+		w->eng->close(w, c);
 	c->tp.fd = -1;
 	c->events = 0;
 	c->state = CS_IDLE;
@@ -328,17 +350,16 @@ static void conn_open(struct worker *w, struct conn *c)
 	c->tp.fd = fd;
 	c->tp.ssl = NULL;
 	c->events = 0;
+	c->sending = false;
+	c->wpos = 0;
 	conn_parser_reset(w, c);
-	if (fd < 0)
-		goto failed;
+	if (fd < 0) {
+		conn_attempt_failed(w, c);
+		return;
+	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (connect(fd, (const struct sockaddr *)&w->cfg->url.addr, w->cfg->url.addrlen) < 0 && errno != EINPROGRESS)
-		goto failed;
 	c->state = CS_CONNECTING;
-	conn_events(w, c, EPOLLOUT);
-	return;
-failed:
-	conn_attempt_failed(w, c);
+	w->eng->connect(w, c);
 }
 
 static void conn_reconnect(struct worker *w, struct conn *c)
@@ -357,6 +378,8 @@ static void conn_queue(struct worker *w, struct conn *c, uint64_t now, uint64_t 
 
 	c->sent_at[slot] = now;
 	c->intended[slot] = intended;
+	if (w->nstamps < w->stamps_cap)
+		w->stamps[w->nstamps++] = (struct stamp){c, slot};
 	c->inflight++;
 	c->to_write++;
 	w->issued++;
@@ -367,29 +390,16 @@ static bool may_issue(const struct worker *w)
 	return !w->stop && w->issued < w->quota;
 }
 
-static void conn_flush(struct worker *w, struct conn *c)
+/* n bytes of the queued requests went out: whole requests leave the queue. */
+static void conn_wrote(struct worker *w, struct conn *c, size_t n)
 {
-	const struct load_config *cfg = w->cfg;
+	size_t len = w->cfg->request_len;
 
-	while (c->to_write) {
-		ssize_t n = w->tp->write(&c->tp, cfg->request + c->wpos, cfg->request_len - c->wpos);
-
-		if (n == TP_WANT_WRITE || n == TP_WANT_READ) {
-			conn_events(w, c, EPOLLIN | EPOLLOUT);
-			return;
-		}
-		if (n < 0) {
-			conn_fail_inflight(w, c, LE_WRITE);
-			conn_reconnect(w, c);
-			return;
-		}
-		c->wpos += (size_t)n;
-		if (c->wpos == cfg->request_len) {
-			c->wpos = 0;
-			c->to_write--;
-		}
+	c->wpos += n;
+	while (c->to_write && c->wpos >= len) {
+		c->wpos -= len;
+		c->to_write--;
 	}
-	conn_events(w, c, EPOLLIN);
 }
 
 /* Closed loop: keep `pipeline` requests in flight. */
@@ -399,7 +409,7 @@ static void conn_fill(struct worker *w, struct conn *c, uint64_t now)
 		return;
 	while (c->inflight < w->cfg->pipeline && may_issue(w))
 		conn_queue(w, c, now, now);
-	conn_flush(w, c);
+	w->eng->flush(w, c);
 }
 
 /* Open loop: send every request whose intended time has come, while the window allows. A connection
@@ -421,7 +431,7 @@ static void conn_due(struct worker *w, struct conn *c, uint64_t now)
 		heap_down(w, (unsigned)c->heap_idx);
 	}
 	if (queued)
-		conn_flush(w, c);
+		w->eng->flush(w, c);
 }
 
 static void conn_response(struct worker *w, struct conn *c, uint64_t now)
@@ -445,87 +455,150 @@ static void conn_response(struct worker *w, struct conn *c, uint64_t now)
 	w->finished++;
 }
 
-static void conn_readable(struct worker *w, struct conn *c)
+/* The peer closed (eof) or the read failed: a close may end a close-delimited response; anything else in
+ * flight is lost. */
+static void conn_read_end(struct worker *w, struct conn *c, bool eof)
+{
+	if (eof && c->inflight && http_parse_eof(&c->parser))
+		conn_response(w, c, util_now_ns());
+	if (c->inflight)
+		conn_fail_inflight(w, c, LE_READ);
+	conn_reconnect(w, c);
+}
+
+/* Bytes read at `now`: the responses they complete, then the next requests. False when the connection
+ * was closed on the way (a parse error, Connection: close, bytes nobody asked for). */
+static bool conn_input(struct worker *w, struct conn *c, const char *buf, size_t n, uint64_t now)
+{
+	size_t off = 0;
+
+	w->r.bytes += n;
+	while (off < n) {
+		ssize_t used;
+
+		if (!c->inflight) {
+			w->r.errors[LE_PARSE]++; /* bytes nobody asked for */
+			conn_reconnect(w, c);
+			return false;
+		}
+		used = http_parse(&c->parser, buf + off, n - off);
+		if (used < 0) {
+			conn_fail_inflight(w, c, LE_PARSE);
+			conn_reconnect(w, c);
+			return false;
+		}
+		off += (size_t)used;
+		if (c->parser.state == HP_DONE) {
+			bool close = c->parser.close;
+
+			conn_response(w, c, now);
+			conn_parser_reset(w, c);
+			if (close) {
+				if (c->inflight)
+					conn_fail_inflight(w, c, LE_READ);
+				conn_reconnect(w, c);
+				return false;
+			}
+		}
+	}
+	conn_fill(w, c, now);
+	if (w->cfg->rate > 0)
+		conn_due(w, c, now);
+	return true;
+}
+
+static void conn_ready(struct worker *w, struct conn *c, uint64_t now)
+{
+	c->state = CS_READY;
+	conn_fill(w, c, now);
+	if (w->cfg->rate > 0)
+		conn_due(w, c, now);
+}
+
+/* --- the epoll engine --- */
+
+static void ep_events(struct worker *w, struct conn *c, unsigned want)
+{
+	struct epoll_event ev = {.events = want, .data.ptr = c};
+
+	if (want == c->events)
+		return;
+	epoll_ctl(w->ep, c->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->tp.fd, &ev);
+	c->events = want;
+}
+
+static void ep_connect(struct worker *w, struct conn *c)
+{
+	if (connect(c->tp.fd, (const struct sockaddr *)&w->cfg->url.addr, w->cfg->url.addrlen) < 0 &&
+	    errno != EINPROGRESS) {
+		conn_attempt_failed(w, c);
+		return;
+	}
+	ep_events(w, c, EPOLLOUT);
+}
+
+static void ep_close(struct worker *w, struct conn *c)
+{
+	epoll_ctl(w->ep, EPOLL_CTL_DEL, c->tp.fd, NULL);
+	w->tp->close(&c->tp);
+}
+
+/* Everything queued in one write (the prebuilt bytes of to_write requests). */
+static void ep_flush(struct worker *w, struct conn *c)
+{
+	while (c->to_write) {
+		ssize_t n = w->tp->write(&c->tp, w->wbuf + c->wpos, c->to_write * w->cfg->request_len - c->wpos);
+
+		if (n == TP_WANT_WRITE || n == TP_WANT_READ) {
+			ep_events(w, c, EPOLLIN | EPOLLOUT);
+			return;
+		}
+		if (n < 0) {
+			conn_fail_inflight(w, c, LE_WRITE);
+			conn_reconnect(w, c);
+			return;
+		}
+		conn_wrote(w, c, (size_t)n);
+	}
+	ep_events(w, c, EPOLLIN);
+}
+
+static void ep_readable(struct worker *w, struct conn *c)
 {
 	for (;;) {
 		ssize_t n = w->tp->read(&c->tp, w->buf, sizeof(w->buf));
-		size_t off = 0;
-		uint64_t now;
 
 		if (n == TP_WANT_READ || n == TP_WANT_WRITE)
 			return;
 		if (n == TP_CLOSED || n < 0) {
-			/* a close may end a close-delimited response; anything else in flight is lost */
-			if (n == TP_CLOSED && c->inflight && http_parse_eof(&c->parser))
-				conn_response(w, c, util_now_ns());
-			if (c->inflight)
-				conn_fail_inflight(w, c, LE_READ);
-			conn_reconnect(w, c);
+			conn_read_end(w, c, n == TP_CLOSED);
 			return;
 		}
-		w->r.bytes += (uint64_t)n;
-		now = util_now_ns();
-		while (off < (size_t)n) {
-			ssize_t used;
-
-			if (!c->inflight) {
-				w->r.errors[LE_PARSE]++; /* bytes nobody asked for */
-				conn_reconnect(w, c);
-				return;
-			}
-			used = http_parse(&c->parser, w->buf + off, (size_t)n - off);
-			if (used < 0) {
-				conn_fail_inflight(w, c, LE_PARSE);
-				conn_reconnect(w, c);
-				return;
-			}
-			off += (size_t)used;
-			if (c->parser.state == HP_DONE) {
-				bool close = c->parser.close;
-
-				conn_response(w, c, now);
-				conn_parser_reset(w, c);
-				if (close) {
-					if (c->inflight)
-						conn_fail_inflight(w, c, LE_READ);
-					conn_reconnect(w, c);
-					return;
-				}
-			}
-		}
-		conn_fill(w, c, now);
-		if (w->cfg->rate > 0)
-			conn_due(w, c, now);
+		if (!conn_input(w, c, w->buf, (size_t)n, util_now_ns()))
+			return;
 		/* A short read drained the socket: epoll says when more comes (no EAGAIN read per response). */
 		if ((size_t)n < sizeof(w->buf) && !w->tp->pending(&c->tp))
 			return;
 	}
 }
 
-static void conn_ready(struct worker *w, struct conn *c, uint64_t now)
-{
-	c->state = CS_READY;
-	conn_events(w, c, EPOLLIN);
-	conn_fill(w, c, now);
-	if (w->cfg->rate > 0)
-		conn_due(w, c, now);
-}
-
-static void conn_handshake(struct worker *w, struct conn *c)
+static void ep_handshake(struct worker *w, struct conn *c)
 {
 	int r = w->tp->handshake(&c->tp);
 
-	if (r == TP_OK)
+	if (r == TP_OK) {
+		ep_events(w, c, EPOLLIN);
 		conn_ready(w, c, util_now_ns());
-	else if (r == TP_WANT_READ)
-		conn_events(w, c, EPOLLIN);
-	else if (r == TP_WANT_WRITE)
-		conn_events(w, c, EPOLLOUT);
-	else
+	} else if (r == TP_WANT_READ) {
+		ep_events(w, c, EPOLLIN);
+	} else if (r == TP_WANT_WRITE) {
+		ep_events(w, c, EPOLLOUT);
+	} else {
 		conn_attempt_failed(w, c);
+	}
 }
 
-static void conn_connected(struct worker *w, struct conn *c)
+static void ep_connected(struct worker *w, struct conn *c)
 {
 	int e = 0;
 	socklen_t len = sizeof(e);
@@ -536,28 +609,255 @@ static void conn_connected(struct worker *w, struct conn *c)
 		return;
 	}
 	c->state = CS_HANDSHAKE;
-	conn_handshake(w, c);
+	ep_handshake(w, c);
 }
 
-static void conn_event(struct worker *w, struct conn *c, unsigned ev)
+static void ep_event(struct worker *w, struct conn *c, unsigned ev)
 {
 	switch (c->state) {
 	case CS_CONNECTING:
-		conn_connected(w, c);
+		ep_connected(w, c);
 		return;
 	case CS_HANDSHAKE:
-		conn_handshake(w, c);
+		ep_handshake(w, c);
 		return;
 	case CS_READY:
 		if (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))
-			conn_readable(w, c);
+			ep_readable(w, c);
 		if (c->state == CS_READY && (ev & EPOLLOUT) && c->to_write)
-			conn_flush(w, c);
+			ep_flush(w, c);
 		return;
 	case CS_IDLE:
 		return;
 	}
 }
+
+static void ep_wait(struct worker *w, int timeout_ms)
+{
+	struct epoll_event evs[256];
+	int n = epoll_wait(w->ep, evs, 256, timeout_ms);
+
+	for (int i = 0; i < n; i++)
+		ep_event(w, evs[i].data.ptr, evs[i].events);
+}
+
+static int ep_setup(struct worker *w, struct hx_err *err)
+{
+	w->ep = epoll_create1(EPOLL_CLOEXEC);
+	return w->ep < 0 ? hx_syserr(err, "load: epoll_create1") : 0;
+}
+
+static void ep_begin(struct worker *w)
+{
+	(void)w;
+}
+
+static void ep_teardown(struct worker *w)
+{
+	if (w->ep >= 0)
+		close(w->ep);
+	w->ep = -1;
+}
+
+static const struct engine engine_epoll = {LOAD_ENGINE_EPOLL, ep_setup, ep_begin, ep_teardown,
+					   ep_connect,	      ep_flush, ep_close, ep_wait};
+
+/* --- the io_uring engine ---
+ * Each connection has one multishot receive armed (its completions name a provided buffer, handed back
+ * once parsed) and at most one send in flight (a slice of the prebuilt requests). Completions carry the
+ * connection's index, its generation and the operation, so that those of a closed socket are dropped. */
+
+enum ur_op { UR_CONNECT = 1, UR_RECV, UR_SEND };
+
+static uint64_t ur_data(const struct worker *w, const struct conn *c, enum ur_op op)
+{
+	return (uint64_t)(c - w->conns) | (uint64_t)c->gen << 32 | (uint64_t)op << 48;
+}
+
+/* A free submission entry: when the ring is full, what is prepared goes to the kernel first. */
+static struct io_uring_sqe *ur_sqe(struct worker *w)
+{
+	struct io_uring_sqe *sqe = uring_sqe(&w->ring);
+
+	if (!sqe) {
+		uring_enter(&w->ring, 0, 0);
+		sqe = uring_sqe(&w->ring);
+	}
+	return sqe;
+}
+
+static void ur_connect(struct worker *w, struct conn *c)
+{
+	struct io_uring_sqe *sqe = ur_sqe(w);
+
+	sqe->opcode = IORING_OP_CONNECT;
+	sqe->fd = c->tp.fd;
+	sqe->addr = (uint64_t)(uintptr_t)&w->cfg->url.addr;
+	sqe->off = w->cfg->url.addrlen;
+	sqe->user_data = ur_data(w, c, UR_CONNECT);
+}
+
+static void ur_recv(struct worker *w, struct conn *c)
+{
+	struct io_uring_sqe *sqe = ur_sqe(w);
+
+	sqe->opcode = IORING_OP_RECV;
+	sqe->fd = c->tp.fd;
+	sqe->ioprio = IORING_RECV_MULTISHOT;
+	sqe->flags = IOSQE_BUFFER_SELECT;
+	sqe->buf_group = w->bufs.bgid;
+	sqe->user_data = ur_data(w, c, UR_RECV);
+}
+
+static void ur_flush(struct worker *w, struct conn *c)
+{
+	struct io_uring_sqe *sqe;
+
+	if (c->sending || !c->to_write)
+		return;
+	sqe = ur_sqe(w);
+	sqe->opcode = IORING_OP_SEND;
+	sqe->fd = c->tp.fd;
+	sqe->addr = (uint64_t)(uintptr_t)(w->wbuf + c->wpos);
+	sqe->len = (unsigned)(c->to_write * w->cfg->request_len - c->wpos);
+	sqe->msg_flags = MSG_NOSIGNAL;
+	sqe->user_data = ur_data(w, c, UR_SEND);
+	c->sending = true;
+}
+
+/* The armed receive holds the socket open: shutdown ends it (its last completion comes with an old
+ * generation and is dropped), close gives the descriptor back. */
+static void ur_close(struct worker *w, struct conn *c)
+{
+	(void)w;
+	shutdown(c->tp.fd, SHUT_RDWR);
+	close(c->tp.fd);
+	c->gen++;
+	c->sending = false;
+}
+
+static void ur_received(struct worker *w, struct conn *c, const struct io_uring_cqe *cqe, uint64_t now)
+{
+	if (cqe->res > 0) {
+		unsigned bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
+		bool open = conn_input(w, c, uring_buf(&w->bufs, bid), (size_t)cqe->res, now);
+
+		uring_bufs_put(&w->bufs, bid);
+		if (open && !(cqe->flags & IORING_CQE_F_MORE))
+			ur_recv(w, c);
+	} else if (cqe->res == -ENOBUFS) {
+		ur_recv(w, c); /* every buffer was taken: this batch hands them back */
+	} else {
+		conn_read_end(w, c, cqe->res == 0);
+	}
+}
+
+static void ur_sent(struct worker *w, struct conn *c, int res)
+{
+	c->sending = false;
+	if (res < 0) {
+		conn_fail_inflight(w, c, LE_WRITE);
+		conn_reconnect(w, c);
+		return;
+	}
+	conn_wrote(w, c, (size_t)res);
+	ur_flush(w, c);
+}
+
+static void ur_completion(struct worker *w, const struct io_uring_cqe *cqe, uint64_t now)
+{
+	struct conn *c = &w->conns[(uint32_t)cqe->user_data];
+	enum ur_op op = (enum ur_op)(cqe->user_data >> 48);
+
+	if ((uint16_t)(cqe->user_data >> 32) != c->gen || c->state == CS_IDLE) {
+		if (cqe->flags & IORING_CQE_F_BUFFER)
+			uring_bufs_put(&w->bufs, cqe->flags >> IORING_CQE_BUFFER_SHIFT);
+		return;
+	}
+	if (op == UR_RECV)
+		ur_received(w, c, cqe, now);
+	else if (op == UR_SEND)
+		ur_sent(w, c, cqe->res);
+	else if (cqe->res < 0)
+		conn_attempt_failed(w, c);
+	else {
+		ur_recv(w, c);
+		conn_ready(w, c, now);
+	}
+}
+
+/* One clock read before the submission stamps every request it carries (they were queued while the last
+ * batch was parsed); one after the wait stamps every completion of the batch. */
+static void ur_wait(struct worker *w, int timeout_ms)
+{
+	uint64_t now = util_now_ns();
+	bool closed = w->cfg->rate <= 0; /* open loop: the intended time stays */
+	unsigned head, n;
+
+	for (unsigned i = 0; i < w->nstamps; i++) {
+		struct stamp s = w->stamps[i];
+
+		if (closed)
+			s.c->intended[s.slot] = now;
+		s.c->sent_at[s.slot] = now;
+	}
+	w->nstamps = 0;
+	uring_enter(&w->ring, 1, (uint64_t)timeout_ms * 1000000u);
+	now = util_now_ns();
+	n = uring_cq_ready(&w->ring, &head);
+	for (unsigned i = 0; i < n; i++)
+		ur_completion(w, uring_cqe_at(&w->ring, head + i), now);
+	uring_cq_advance(&w->ring, n);
+}
+
+static unsigned pow2_at_least(unsigned v)
+{
+	unsigned p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+/* A submission entry per connection (a batch of sends fits), twice as many receive buffers (each socket's
+ * data waits in its own until parsed); 10,000 connections take 32 MB of buffers at 1 KB. */
+static int ur_setup(struct worker *w, struct hx_err *err)
+{
+	unsigned entries = pow2_at_least(w->nconns < 64 ? 64 : w->nconns > 16384 ? 16384 : w->nconns);
+	unsigned nbufs = pow2_at_least(w->nconns * 2 < 64 ? 64 : w->nconns * 2 > 32768 ? 32768 : w->nconns * 2);
+
+	w->stamps_cap = w->nconns * w->cfg->pipeline;
+	w->stamps = calloc(w->stamps_cap ? w->stamps_cap : 1, sizeof(*w->stamps));
+	if (!w->stamps)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	if (uring_setup(&w->ring, entries, true, err) < 0)
+		return hx_wrap(err, "load: io_uring");
+	if (uring_bufs_setup(&w->ring, &w->bufs, 0, nbufs, w->nconns > 1024 ? 1024 : 4096, err) < 0)
+		return hx_wrap(err, "load: io_uring");
+	return 0;
+}
+
+/* The worker's thread becomes the ring's one submitter. Enabling a ring set up disabled fails only on a
+ * kernel before 5.10, where io_uring_setup already refused the flag. */
+static void ur_begin(struct worker *w)
+{
+	uring_enable(&w->ring);
+}
+
+/* The ring goes first (its requests end with it), then the buffers it could still write. */
+static void ur_teardown(struct worker *w)
+{
+	if (w->ring.fd >= 0)
+		uring_close(&w->ring);
+	uring_bufs_close(&w->ring, &w->bufs);
+	free(w->stamps);
+	w->stamps = NULL;
+}
+
+static const struct engine engine_uring = {LOAD_ENGINE_URING, ur_setup, ur_begin, ur_teardown,
+					   ur_connect,	      ur_flush, ur_close, ur_wait};
+
+/* --- the worker --- */
 
 /* Every few milliseconds: timeouts, and reconnects after failed attempts. */
 static void worker_housekeeping(struct worker *w, uint64_t now)
@@ -597,19 +897,16 @@ static bool worker_done(const struct worker *w, uint64_t now)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	struct epoll_event evs[256];
 	uint64_t cpu0 = thread_cpu_ns(), now, last_house = 0;
 
+	w->eng->begin(w);
 	w->start_ns = util_now_ns();
 	for (unsigned i = 0; i < w->nconns; i++) {
 		w->conns[i].next_send = w->start_ns + (w->interval_ns * i) / (w->nconns ? w->nconns : 1);
 		conn_open(w, &w->conns[i]);
 	}
 	for (now = util_now_ns(); !worker_done(w, now); now = util_now_ns()) {
-		int n = epoll_wait(w->ep, evs, 256, worker_wait_ms(w, now));
-
-		for (int i = 0; i < n; i++)
-			conn_event(w, evs[i].data.ptr, evs[i].events);
+		w->eng->wait(w, worker_wait_ms(w, now));
 		now = util_now_ns();
 		if (w->quota == UINT64_MAX && now >= w->deadline_ns)
 			w->stop = true;
@@ -628,18 +925,27 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static int worker_setup(struct worker *w, const struct load_config *c, unsigned idx, struct hx_err *err)
+static int worker_setup(struct worker *w, const struct load_config *c, unsigned idx, enum load_engine engine,
+			struct hx_err *err)
 {
 	unsigned n = c->conns / c->threads + (idx < c->conns % c->threads);
 
 	w->cfg = c;
 	w->tp = c->url.tls ? &tp_tls : &tp_tcp;
+	w->eng = engine == LOAD_ENGINE_URING ? &engine_uring : &engine_epoll;
 	w->nconns = n;
+	w->ep = -1;
+	w->ring.fd = -1;
 	w->conns = calloc(n ? n : 1, sizeof(*w->conns));
 	w->heap = calloc(n ? n : 1, sizeof(*w->heap));
-	w->ep = epoll_create1(EPOLL_CLOEXEC);
-	if (!w->conns || !w->heap || w->ep < 0)
-		return hx_syserr(err, "load: setup");
+	w->wbuf_len = c->request_len * c->pipeline;
+	w->wbuf = malloc(w->wbuf_len ? w->wbuf_len : 1);
+	if (!w->conns || !w->heap || !w->wbuf)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	for (unsigned i = 0; i < c->pipeline; i++)
+		memcpy(w->wbuf + i * c->request_len, c->request, c->request_len);
+	if (w->eng->setup(w, err) < 0)
+		return -err->errnum;
 	hist_init(&w->r.latency);
 	hist_init(&w->r.latency_uncorrected);
 	w->quota = c->requests ? c->requests / c->threads + (idx < c->requests % c->threads) : UINT64_MAX;
@@ -686,11 +992,65 @@ int load_nofile(unsigned conns, struct hx_err *err)
 	return 0;
 }
 
+int load_engine_parse(const char *name)
+{
+	for (int i = 0; i < LOAD_ENGINE_NR; i++)
+		if (strcmp(name, load_engine_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* auto: io_uring for plain HTTP where the kernel (and the seccomp filter around us) allow it. */
+int load_engine_pick(const struct load_config *c, enum load_engine *ret, struct hx_err *err)
+{
+	const char *why = c->engine == LOAD_ENGINE_EPOLL || c->url.tls ? NULL : uring_unsupported();
+
+	if (c->engine == LOAD_ENGINE_URING && c->url.tls)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "load: the io_uring engine is plain HTTP only (TLS runs on epoll): use --engine epoll");
+	if (c->engine == LOAD_ENGINE_URING && why)
+		return hx_fail(err, HX_EXIT_HOST, ENOTSUP,
+			       "load: io_uring cannot be used here: %s (use --engine epoll)", why);
+	*ret = c->engine == LOAD_ENGINE_EPOLL || c->url.tls || why ? LOAD_ENGINE_EPOLL : LOAD_ENGINE_URING;
+	return 0;
+}
+
+static void worker_free(struct worker *w)
+{
+	if (w->eng)
+		w->eng->teardown(w);
+	for (unsigned k = 0; w->conns && k < w->nconns; k++)
+		EVP_MD_CTX_free(w->conns[k].md);
+	free(w->conns);
+	free(w->heap);
+	free(w->wbuf);
+}
+
+static void worker_merge(struct load_result *ret, const struct worker *w)
+{
+	ret->requests += w->r.requests;
+	ret->bytes += w->r.bytes;
+	ret->reconnects += w->r.reconnects;
+	for (int e = 0; e < LE_NR; e++)
+		ret->errors[e] += w->r.errors[e];
+	hist_merge(&ret->latency, &w->r.latency);
+	hist_merge(&ret->latency_uncorrected, &w->r.latency_uncorrected);
+	ret->cpu_s += w->r.cpu_s;
+	if (w->r.duration_s > ret->duration_s)
+		ret->duration_s = w->r.duration_s;
+	if (w->r.duration_s > 0 && w->r.cpu_s / w->r.duration_s > ret->max_thread_busy)
+		ret->max_thread_busy = w->r.cpu_s / w->r.duration_s;
+}
+
 int load_run(const struct load_config *c, struct load_result *ret, struct hx_err *err)
 {
-	struct worker *ws = calloc(c->threads, sizeof(*ws));
+	struct worker *ws;
+	enum load_engine engine = LOAD_ENGINE_EPOLL;
 	int rc = 0;
 
+	if (load_engine_pick(c, &engine, err) < 0)
+		return -err->errnum;
+	ws = calloc(c->threads, sizeof(*ws));
 	if (!ws)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	if (load_nofile(c->conns, err) < 0) {
@@ -705,37 +1065,20 @@ int load_run(const struct load_config *c, struct load_result *ret, struct hx_err
 	hist_init(&ret->latency);
 	hist_init(&ret->latency_uncorrected);
 	for (unsigned i = 0; i < c->threads && rc == 0; i++)
-		rc = worker_setup(&ws[i], c, i, err);
+		rc = worker_setup(&ws[i], c, i, engine, err);
 	for (unsigned i = 0; i < c->threads && rc == 0; i++)
 		if ((errno = pthread_create(&ws[i].tid, NULL, worker_main, &ws[i])) != 0)
 			rc = hx_syserr(err, "load: pthread_create");
 	for (unsigned i = 0; i < c->threads; i++) {
-		struct worker *w = &ws[i];
-
-		if (w->tid)
-			pthread_join(w->tid, NULL);
-		ret->requests += w->r.requests;
-		ret->bytes += w->r.bytes;
-		ret->reconnects += w->r.reconnects;
-		for (int e = 0; e < LE_NR; e++)
-			ret->errors[e] += w->r.errors[e];
-		hist_merge(&ret->latency, &w->r.latency);
-		hist_merge(&ret->latency_uncorrected, &w->r.latency_uncorrected);
-		ret->cpu_s += w->r.cpu_s;
-		if (w->r.duration_s > ret->duration_s)
-			ret->duration_s = w->r.duration_s;
-		if (w->r.duration_s > 0 && w->r.cpu_s / w->r.duration_s > ret->max_thread_busy)
-			ret->max_thread_busy = w->r.cpu_s / w->r.duration_s;
-		if (w->ep > 0)
-			close(w->ep);
-		for (unsigned k = 0; w->conns && k < w->nconns; k++)
-			EVP_MD_CTX_free(w->conns[k].md);
-		free(w->conns);
-		free(w->heap);
+		if (ws[i].tid)
+			pthread_join(ws[i].tid, NULL);
+		worker_merge(ret, &ws[i]);
+		worker_free(&ws[i]);
 	}
 	for (int e = 0; e < LE_NR; e++)
 		ret->errors_total += ret->errors[e];
 	ret->threads = c->threads;
+	ret->engine = engine;
 	free(ws);
 	tp_tls_free();
 	return rc;

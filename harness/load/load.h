@@ -15,6 +15,17 @@
 enum load_err { LE_CONNECT, LE_READ, LE_WRITE, LE_TIMEOUT, LE_STATUS_4XX, LE_STATUS_5XX, LE_PARSE, LE_BODY, LE_NR };
 extern const char *const load_err_names[LE_NR];
 
+/* How the client waits for its sockets: auto is io_uring where the kernel and the seccomp policy allow it
+ * and the URL is plain HTTP (TLS stays on epoll: OpenSSL reads and writes its socket itself), else epoll. */
+enum load_engine { LOAD_ENGINE_AUTO, LOAD_ENGINE_EPOLL, LOAD_ENGINE_URING, LOAD_ENGINE_NR };
+extern const char *const load_engine_names[LOAD_ENGINE_NR];
+/* "auto", "epoll", "io_uring": the engine, or -1. */
+int load_engine_parse(const char *name);
+struct load_config;
+/* The engine a run of c takes; an engine forced where it cannot run is exit 2 (TLS on io_uring) or 3 (a
+ * kernel or seccomp filter that refuses io_uring). */
+int load_engine_pick(const struct load_config *c, enum load_engine *ret, struct hx_err *err);
+
 struct load_url {
 	bool tls, ws;
 	char host[256];
@@ -45,6 +56,7 @@ struct load_config {
 	bool check_length, check_sha256;
 	uint64_t expect_length;
 	unsigned char expect_sha256[32];
+	enum load_engine engine;
 };
 
 struct load_result {
@@ -55,6 +67,7 @@ struct load_result {
 	double cpu_s;			 /* the client's CPU time, all threads */
 	double max_thread_busy;		 /* the busiest thread's CPU time per wall second */
 	unsigned threads;
+	enum load_engine engine; /* the one that ran (never auto) */
 };
 
 /* Build the request bytes from method, headers and body. */

@@ -227,6 +227,7 @@ void res_load_from(const struct load_config *c, const struct load_result *r, con
 	ret->rps = round(rps * 100) / 100;
 	ret->bytes = r->bytes;
 	ret->reconnects = r->reconnects;
+	snprintf(ret->engine, sizeof(ret->engine), "%s", load_engine_names[r->engine]);
 	ret->errors_total = r->errors_total;
 	memcpy(ret->errors, r->errors, sizeof(ret->errors));
 	res_latency_from(&r->latency, &ret->latency_us);

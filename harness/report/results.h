@@ -38,6 +38,7 @@ struct res_latency {
 struct res_load {
 	uint64_t requests, bytes, reconnects, errors_total, errors[LE_NR];
 	double duration_s, rps;
+	char engine[16]; /* the client's event engine: "epoll" or "io_uring"; "": before it was recorded */
 	struct res_latency latency_us, latency_uncorrected_us; /* uncorrected: open loop only */
 	struct {
 		double cpu_s, cpu_us_per_request, max_thread_busy;

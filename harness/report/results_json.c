@@ -324,8 +324,9 @@ static void stats_parse(const cJSON *o, struct cg_stats *ret)
 }
 
 static const struct field load_fields[] = {
-	F(struct res_load, requests, FK_U64), F(struct res_load, duration_s, FK_NUM), F(struct res_load, rps, FK_NUM),
-	F(struct res_load, bytes, FK_U64),    F(struct res_load, reconnects, FK_U64),
+	F(struct res_load, requests, FK_U64),	F(struct res_load, duration_s, FK_NUM),
+	F(struct res_load, rps, FK_NUM),	F(struct res_load, bytes, FK_U64),
+	F(struct res_load, reconnects, FK_U64), F(struct res_load, engine, FK_STR),
 };
 
 static const struct field load_client_fields[] = {

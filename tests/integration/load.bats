@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # harness load against real servers on loopback: the C hello server (with misbehaving modes and TLS),
-# a Node WebSocket chat room, and real commands for startup timing.
+# a Node WebSocket chat room, and real commands for startup timing. LOAD_ENGINE=epoll|io_uring runs every
+# plain-HTTP case on that engine (default: auto).
 
 bats_require_minimum_version 1.5.0
 
@@ -34,13 +35,18 @@ for k in sys.argv[1].split("."): d=d[k]
 print(d)' "$1" <<<"$output"
 }
 
+# harness load on an http:// URL with the engine under test.
+hload() {
+	"$HARNESS" load --engine "${LOAD_ENGINE:-auto}" "$@"
+}
+
 teardown() {
 	[ -z "${SERVER:-}" ] || kill "$SERVER" 2>/dev/null || true
 }
 
 @test "-n: the client's count matches the server's own count exactly" {
 	start_server
-	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 10 -t 2 -n 5000 --json
+	run hload "http://127.0.0.1:$PORT/" -c 10 -t 2 -n 5000 --json
 	[ "$status" -eq 0 ]
 	[ "$(field requests)" = 5000 ]
 	[ "$(field errors.total)" = 0 ]
@@ -48,9 +54,30 @@ teardown() {
 	[ "$(server_count)" = 5000 ]
 }
 
+@test "both engines: the same load on epoll and on io_uring, counted alike and each recorded" {
+	"$HARNESS" load "http://127.0.0.1:9/" --engine nonsense -n 1 2>"$BATS_TEST_TMPDIR/err" && false
+	grep -q "epoll, io_uring or auto" "$BATS_TEST_TMPDIR/err"
+	run "$HARNESS" load --engine io_uring "https://127.0.0.1:9/" -n 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"TLS runs on epoll"* ]]
+	start_server
+	for engine in epoll io_uring; do
+		run "$HARNESS" load "http://127.0.0.1:$PORT/" --engine "$engine" -c 50 --pipeline 2 -n 20000 --json
+		[ "$status" -eq 0 ]
+		[ "$(field engine)" = "$engine" ]
+		[ "$(field requests)" = 20000 ]
+		[ "$(field errors.total)" = 0 ]
+		[ "$(field bytes)" = $((20000 * 78)) ]
+	done
+	run "$HARNESS" load "http://127.0.0.1:$PORT/" --engine io_uring -c 3 -n 30
+	[[ "$output" == *"engine io_uring"* ]]
+	stop_server
+	[ "$(server_count)" = 40030 ]
+}
+
 @test "pipelined requests are answered and counted one by one" {
 	start_server
-	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 4 --pipeline 16 -n 6400 --json
+	run hload "http://127.0.0.1:$PORT/" -c 4 --pipeline 16 -n 6400 --json
 	[ "$status" -eq 0 ]
 	[ "$(field requests)" = 6400 ]
 	stop_server
@@ -60,7 +87,7 @@ teardown() {
 
 @test "-d: req/s, ordered percentiles, bytes, client cost in the JSON" {
 	start_server
-	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 50 -t 1 -d 2s --json
+	run hload "http://127.0.0.1:$PORT/" -c 50 -t 1 -d 2s --json
 	[ "$status" -eq 0 ]
 	python3 - "$output" <<'PY'
 import json, sys
@@ -78,7 +105,7 @@ PY
 
 @test "chunked responses parse" {
 	start_server --mode chunked
-	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 5 -n 2000 --json
+	run hload "http://127.0.0.1:$PORT/" -c 5 -n 2000 --json
 	[ "$status" -eq 0 ]
 	[ "$(field errors.parse)" = 0 ]
 	[ "$(field requests)" = 2000 ]
@@ -86,7 +113,7 @@ PY
 
 @test "a server that resets mid-response: read errors, exit 1" {
 	start_server --mode reset
-	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 5 -n 1000 --json
+	run hload "http://127.0.0.1:$PORT/" -c 5 -n 1000 --json
 	[ "$status" -eq 1 ]
 	[ "$(field errors.read)" -gt 0 ]
 	[ "$(field reconnects)" -gt 0 ]
@@ -94,14 +121,14 @@ PY
 
 @test "a server that stalls past --timeout: timeout errors" {
 	start_server --mode stall
-	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 5 -d 1.5s --timeout 200 --json
+	run hload "http://127.0.0.1:$PORT/" -c 5 -d 1.5s --timeout 200 --json
 	[ "$status" -eq 1 ]
 	[ "$(field errors.timeout)" -gt 0 ]
 }
 
 @test "Connection: close from the server: reconnects, no errors" {
 	start_server --mode close
-	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 5 -n 1000 --json
+	run hload "http://127.0.0.1:$PORT/" -c 5 -n 1000 --json
 	[ "$status" -eq 0 ]
 	[ "$(field reconnects)" -ge 90 ]
 	[ "$(field errors.total)" = 0 ]
@@ -111,7 +138,7 @@ PY
 
 @test "5xx answers count as errors by kind" {
 	start_server --mode 500
-	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 1 -n 1000 --json
+	run hload "http://127.0.0.1:$PORT/" -c 1 -n 1000 --json
 	[ "$status" -eq 1 ]
 	[ "$(field errors.status_5xx)" = 100 ]
 	[ "$(field errors.status_4xx)" = 0 ]
@@ -119,7 +146,7 @@ PY
 
 @test "open loop -R: the rate is kept, and both corrected and uncorrected latency are reported" {
 	start_server
-	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 20 -R 2000 -d 2s --json
+	run hload "http://127.0.0.1:$PORT/" -c 20 -R 2000 -d 2s --json
 	[ "$status" -eq 0 ]
 	python3 - "$output" <<'PY'
 import json, sys
@@ -134,7 +161,7 @@ PY
 	start_server --mode stall
 	# one request in ten stalls its connection until --timeout: the requests queued behind it on that
 	# connection wait, and that wait must show in the corrected latency, not vanish from it
-	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 4 -R 400 -d 2s --timeout 300 --json
+	run hload "http://127.0.0.1:$PORT/" -c 4 -R 400 -d 2s --timeout 300 --json
 	python3 - "$output" <<'PY'
 import json, sys
 d = json.loads(sys.argv[1])
@@ -162,13 +189,13 @@ PY
 
 @test "a refused connection and a bad URL fail clearly" {
 	# nothing listens on the discard port here: named before any load, not measured as errors
-	run "$HARNESS" load "http://127.0.0.1:9/" -c 1 -n 3 --json
+	run hload "http://127.0.0.1:9/" -c 1 -n 3 --json
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"cannot connect to 127.0.0.1:9: Connection refused"* ]]
 	run "$HARNESS" load "gopher://x/" -n 1
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"not an http, https, ws or wss URL"* ]]
-	run "$HARNESS" load "http://127.0.0.1:1/" -n 1 -d 1s
+	run hload "http://127.0.0.1:1/" -n 1 -d 1s
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"give -n or -d, not both"* ]]
 }
