@@ -47,6 +47,19 @@ PY
 	[[ "$stderr" == *"harness: results: r.json"* ]]
 	check_results r.json
 	[ "$(python3 -c 'import json; print(len(json.load(open("r.json"))["trials"]))')" = 6 ]
+	# the client's sandbox lets its io_uring engine run where this host allows io_uring (a forced engine is
+	# checked before any connection: exit 3 when the kernel refuses it, else 2 for the closed port); the
+	# runtime's sandbox refuses io_uring (sandbox.bats checks the refusal itself)
+	run "$HARNESS" load --engine io_uring http://127.0.0.1:1/ -n 1
+	expect=io_uring
+	[ "$status" -ne 3 ] || expect=epoll
+	python3 - "$expect" <<'PY'
+import json, sys
+d = json.load(open("r.json"))
+engines = {t["load"]["engine"] for t in d["trials"] if "load" in t}
+assert engines == {sys.argv[1]}, engines
+assert d["seccomp"]["io_uring_allowed"] is False
+PY
 }
 
 @test "every runtime whose image is present passes startup and http-hello" {

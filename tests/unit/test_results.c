@@ -74,6 +74,7 @@ static void fill(struct res_doc *d)
 	t->load.client.saturated = true;
 	t->load.client.cpu_us_per_request = 12.5;
 	snprintf(t->load.client.cpus, sizeof(t->load.client.cpus), "1");
+	snprintf(t->load.engine, sizeof(t->load.engine), "io_uring");
 	t->load.config.connections = 10;
 	t->load.config.requests = 1000;
 	t->load.config.tls = true;
@@ -141,6 +142,7 @@ static void test_round_trip(void **state)
 	}
 	assert_true(back.trials[0].load.client.saturated);
 	assert_int_equal(back.trials[0].load.errors[LE_TIMEOUT], 2);
+	assert_string_equal(back.trials[0].load.engine, "io_uring");
 	assert_true(back.trials[0].slices[CG_SLICE_SUT].psi[0].have);
 	assert_false(back.trials[0].slices[CG_SLICE_SUT].psi[0].have_full);
 	assert_false(back.trials[0].slices_have & (1u << CG_SLICE_CLIENT));
