@@ -135,11 +135,13 @@ int uring_enter(struct uring *r, unsigned wait_nr, uint64_t timeout_ns)
 	struct __kernel_timespec ts = {.tv_sec = (long long)(timeout_ns / 1000000000u),
 				       .tv_nsec = (long long)(timeout_ns % 1000000000u)};
 	struct io_uring_getevents_arg arg = {.ts = (uint64_t)(uintptr_t)&ts};
-	unsigned submit = r->sq_pending, flags = 0;
+	unsigned tail = *r->sq_tail + r->sq_pending, flags = 0, submit;
 	int n;
 
-	__atomic_store_n(r->sq_tail, *r->sq_tail + submit, __ATOMIC_RELEASE);
+	__atomic_store_n(r->sq_tail, tail, __ATOMIC_RELEASE);
 	r->sq_pending = 0;
+	/* entries an earlier call left (the kernel stops short when it cannot take more) go too */
+	submit = tail - __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE);
 	if (wait_nr || (r->flags & IORING_SETUP_DEFER_TASKRUN))
 		flags |= IORING_ENTER_GETEVENTS;
 	if (wait_nr)
