@@ -6,6 +6,8 @@
 # per client-CPU-second, and the ratios to wrk; then the same with BIG connections (RLIMIT_NOFILE raised to
 # fit, or the case is skipped with the reason).
 #   bench/load.sh [ROUNDS] [SECONDS] [CONNS] [BIG]
+# BASELINE=path/to/an/older/harness adds it as one more client ("before": its default engine), to show a
+# change against the build it replaces.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${1:-5} secs=${2:-5} conns=${3:-50} big=${4:-10000}
@@ -26,9 +28,9 @@ trap 'kill $srv 2>/dev/null; rm -rf "$out"' EXIT
 for _ in $(seq 100); do grep -q '^port' "$out/server" && break; sleep 0.05; done
 url="http://127.0.0.1:$(awk '/^port/{print $2}' "$out/server")/"
 
-python3 - "$url" "$rounds" "$secs" "$conns" "$big" "$harness" "$out" <<'PY'
+python3 - "$url" "$rounds" "$secs" "$conns" "$big" "$harness" "$out" "${BASELINE:-}" <<'PY'
 import json, os, re, resource, shutil, statistics, subprocess, sys
-url, rounds, secs, conns, big, harness, tmp = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6], sys.argv[7]
+url, rounds, secs, conns, big, harness, tmp, baseline = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6], sys.argv[7], sys.argv[8]
 
 def cpu():
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -59,17 +61,20 @@ def run_h2load(c):
     return (float(re.search(r"finished in [\d.]+\w+, ([\d.]+) req/s", out).group(1)),
             float(d[min(len(d) - 1, int(0.99 * len(d)))]) if d else float("nan"), used * 1e6 / reqs)
 
-def run_harness(engine):
+def run_harness(engine, binary=harness):
     def run(c):
-        out, used = timed([harness, "load", url, "--engine", engine, "-t", "1", "-c", str(c), "-d", f"{secs}s", "--json"])
+        out, used = timed([binary, "load", url] + (["--engine", engine] if engine else []) +
+                          ["-t", "1", "-c", str(c), "-d", f"{secs}s", "--json"])
         d = json.loads(out)
-        assert d["engine"] == engine, d["engine"]
+        assert not engine or d["engine"] == engine, d["engine"]
         return d["rps"], d["latency_us"]["p99"], used * 1e6 / d["requests"]
     return run
 
 tools = [("wrk", run_wrk), ("epoll", run_harness("epoll")), ("io_uring", run_harness("io_uring"))]
 if shutil.which("h2load"):
     tools.append(("h2load", run_h2load))
+if baseline:
+    tools.append(("before", run_harness(None, baseline)))
 
 def case(c, nrounds):
     res = {name: [] for name, _ in tools}
