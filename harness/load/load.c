@@ -1042,30 +1042,13 @@ static void worker_merge(struct load_result *ret, const struct worker *w)
 		ret->max_thread_busy = w->r.cpu_s / w->r.duration_s;
 }
 
-/* A descriptor per connection and a few more: the soft limit (1024 by default) is raised up to the hard one. */
-static int raise_nofile(unsigned conns, struct hx_err *err)
-{
-	struct rlimit rl;
-	rlim_t need = (rlim_t)conns + 64;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
-		return 0;
-	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
-		return hx_fail(err, HX_EXIT_HOST, EMFILE,
-			       "load: %u connections need %llu descriptors; RLIMIT_NOFILE allows %llu (raise the hard "
-			       "limit: ulimit -Hn, or LimitNOFILE= in a systemd unit)",
-			       conns, (unsigned long long)need, (unsigned long long)rl.rlim_max);
-	rl.rlim_cur = need;
-	return setrlimit(RLIMIT_NOFILE, &rl) < 0 ? hx_syserr(err, "load: setrlimit(RLIMIT_NOFILE)") : 0;
-}
-
 int load_run(const struct load_config *c, struct load_result *ret, struct hx_err *err)
 {
 	struct worker *ws;
 	enum load_engine engine = LOAD_ENGINE_EPOLL;
 	int rc = 0;
 
-	if (load_engine_pick(c, &engine, err) < 0 || raise_nofile(c->conns, err) < 0)
+	if (load_engine_pick(c, &engine, err) < 0)
 		return -err->errnum;
 	ws = calloc(c->threads, sizeof(*ws));
 	if (!ws)
