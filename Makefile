@@ -95,9 +95,24 @@ guest: bin/harness $(HELPER_BIN)
 	tests/run.sh --build $(BUILD) guest
 
 # ASan + UBSan build of the library, running the unit tests.
+ASAN_OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:
-	$(MAKE) BUILD=build-asan OPT='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
-		LDFLAGS='-fsanitize=address,undefined' unit
+	$(MAKE) BUILD=build-asan OPT='$(ASAN_OPT)' LDFLAGS='-fsanitize=address,undefined' unit
+
+# The same build of bin/harness (as build-asan/bin/harness) and the helpers, running the host integration
+# suite; any sanitizer report fails it (tests/asan-integration.sh). ASAN_FILES: the bats files (default all
+# but ci.bats).
+.PHONY: asan-integration helpers
+asan-integration:
+	$(MAKE) BUILD=build-asan OPT='$(ASAN_OPT)' LDFLAGS='-fsanitize=address,undefined' build-asan/bin/harness helpers
+	tests/asan-integration.sh build-asan $(ASAN_FILES)
+
+helpers: $(HELPER_BIN)
+
+# bin/harness of another build (BUILD=build-asan)
+$(BUILD)/bin/harness: $(BUILD)/harness/cli/main.o $(BUILD)/libharness.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 install: bin/harness
 	install -D -m 0755 bin/harness $(DESTDIR)$(PREFIX)/bin/harness
@@ -123,11 +138,23 @@ clean:
 	rm -rf $(BUILD) build-asan bin .git-commit
 
 # Benchmarks print figures and ratios against their peer tools; they assert nothing.
-.PHONY: bench-sandbox bench-load bench-startup bench-fixture bench-noise bench-report
+.PHONY: bench-sandbox bench-load bench-startup bench-fixture bench-noise bench-report bench-soak soak
 bench-sandbox: bin/harness
 	bench/sandbox.sh
 bench-load: bin/harness $(BUILD)/helpers/hello-server
 	bench/load.sh
+# 10,000 and 50,000 connections held 60 s with zero errors; the client's memory per connection
+# (CONNS_SECONDS, CONNS: the sizes). Not in make test.
+CONNS_SECONDS ?= 60
+CONNS ?= 10000 50000
+bench-soak: bin/harness $(BUILD)/helpers/hello-server
+	bench/conns.sh $(CONNS_SECONDS) $(CONNS)
+# harness run SOAK_N times in a row (SOAK_ARGS: its arguments, default the default suite): nothing leaked,
+# the RSS slope. Not in make test.
+SOAK_N ?= 50
+SOAK_ARGS ?=
+soak: bin/harness
+	tests/soak.sh $(SOAK_N) -- $(SOAK_ARGS)
 bench-startup: bin/harness
 	bench/startup.sh
 bench-fixture: bin/harness
@@ -138,17 +165,16 @@ bench-noise: bin/harness $(BUILD)/helpers/spin-rate
 bench-report: bin/harness
 	bench/report.sh $(REAL)
 
-# Fuzz targets (clang libFuzzer + ASan/UBSan) for the parsers of outside input; FUZZ_SECONDS each.
+# Fuzz targets (clang libFuzzer + ASan/UBSan) for the parsers of outside input, from their committed seed
+# corpora (tests/fuzz/corpus/NAME): FUZZ_SECONDS each; fuzz-long is the campaign, FUZZ_LONG_SECONDS each.
 FUZZ_SECONDS ?= 20
+FUZZ_LONG_SECONDS ?= 600
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
-.PHONY: fuzz
+.PHONY: fuzz fuzz-long
 fuzz: $(FUZZ_TARGETS)
-	@for t in $(FUZZ_TARGETS); do \
-		name=$$(basename $$t); corpus=$(BUILD)/fuzz/corpus-$$name; mkdir -p $$corpus; \
-		echo "fuzz: $$name for $(FUZZ_SECONDS)s"; \
-		$$t -max_total_time=$(FUZZ_SECONDS) $$corpus tests/fuzz/corpus/$${name#fuzz_} >$$corpus.log 2>&1; \
-		rc=$$?; tail -1 $$corpus.log; [ $$rc -eq 0 ] || { tail -40 $$corpus.log; exit 1; }; \
-	done
+	tests/fuzz/campaign.sh $(FUZZ_SECONDS) $(BUILD) $(FUZZ_TARGETS)
+fuzz-long: $(FUZZ_TARGETS)
+	tests/fuzz/campaign.sh $(FUZZ_LONG_SECONDS) $(BUILD) $(FUZZ_TARGETS)
 
 FUZZ_SRC := harness/load/http.c harness/load/ws.c harness/image/manifest.c harness/run/scenario.c \
 	harness/base/err.c harness/base/util.c harness/base/valid.c harness/run/pgwire.c harness/run/script.c

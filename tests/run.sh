@@ -5,17 +5,23 @@
 #   tests/run.sh [--build DIR] [--busy] integration|guest FILE.bats [FILTER]   (one file; FILTER: a regex
 #                                                                               of test names, bats -f)
 #   tests/run.sh [--build DIR] unit test_opt                                    (one unit test program)
+# --harness FILE tests that binary rather than bin/harness (make asan-integration: the sanitizer build's).
 # --busy runs a `harness run` in a loop beside the suites: a test must judge only what it made.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 build=$top/build
+harness=$top/bin/harness
 busy=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build)
 		build=$(cd "$top" && cd "$2" && pwd)
+		shift 2
+		;;
+	--harness)
+		harness=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 		shift 2
 		;;
 	--busy)
@@ -29,7 +35,7 @@ what=${1:-all}
 file=${2:-}
 filter=${3:-}
 
-export HARNESS="$top/bin/harness"
+export HARNESS="$harness"
 export HARNESS_TOP="$top"
 export HARNESS_HELPERS="$build/helpers"
 export HARNESS_FIXTURES="$here/fixtures"
@@ -158,7 +164,7 @@ all)
 	guest
 	;;
 *)
-	echo "usage: tests/run.sh [--build DIR] [--busy] lint|unit|integration|guest|all [FILE [FILTER]]" >&2
+	echo "usage: tests/run.sh [--build DIR] [--harness FILE] [--busy] lint|unit|integration|guest|all [FILE [FILTER]]" >&2
 	exit 2
 	;;
 esac
