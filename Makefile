@@ -99,15 +99,13 @@ ASAN_OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-san
 asan:
 	$(MAKE) BUILD=build-asan OPT='$(ASAN_OPT)' LDFLAGS='-fsanitize=address,undefined' unit
 
-# The same build of bin/harness (as build-asan/bin/harness) and the helpers, running the host integration
-# suite; any sanitizer report fails it (tests/asan-integration.sh). ASAN_FILES: the bats files (default all
-# but ci.bats).
-.PHONY: asan-integration helpers
-asan-integration:
-	$(MAKE) BUILD=build-asan OPT='$(ASAN_OPT)' LDFLAGS='-fsanitize=address,undefined' build-asan/bin/harness helpers
-	tests/asan-integration.sh build-asan $(ASAN_FILES)
-
-helpers: $(HELPER_BIN)
+# The same build of bin/harness (as build-asan/bin/harness) running the host integration suite with the
+# test helpers of $(BUILD); any sanitizer report fails it (tests/asan-integration.sh). ASAN_FILES: the bats
+# files (default all but ci.bats).
+.PHONY: asan-integration
+asan-integration: $(HELPER_BIN)
+	$(MAKE) BUILD=build-asan OPT='$(ASAN_OPT)' LDFLAGS='-fsanitize=address,undefined' build-asan/bin/harness
+	tests/asan-integration.sh $(BUILD) build-asan/bin/harness $(ASAN_FILES)
 
 # bin/harness of another build (BUILD=build-asan)
 $(BUILD)/bin/harness: $(BUILD)/harness/cli/main.o $(BUILD)/libharness.a

@@ -422,7 +422,7 @@ int verb_exec(int argc, char **argv)
 	struct exec_opts o = {0};
 	struct exec_plan p = {0};
 	struct hx_err err = {0};
-	int npos;
+	int npos, rc;
 
 	if (opt_parse("exec", exec_tab, &o, argc, argv, true, &npos, &err) < 0)
 		return hx_report(&err);
@@ -441,7 +441,8 @@ int verb_exec(int argc, char **argv)
 		return HX_EXIT_USAGE;
 	}
 	argv[1 + npos] = NULL;
-	if (exec_make_plan(&o, argv + 1, &p, &err) < 0)
-		return hx_report(&err);
-	return exec_run(&o, &p, &err);
+	rc = exec_make_plan(&o, argv + 1, &p, &err) < 0 ? hx_report(&err) : exec_run(&o, &p, &err);
+	sbx_config_release(&p.sbx[0]);
+	sbx_config_release(&p.sbx[1]);
+	return rc;
 }

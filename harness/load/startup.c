@@ -159,7 +159,8 @@ int startup_series_in(struct cg_tree *tree, const struct sbx_config *base, unsig
 	return rc;
 }
 
-static int series_sandboxed(struct series *s, const struct startup_opts *o, struct run_record *recs, struct hx_err *err)
+static int series_sandboxed_in(struct series *s, const struct startup_opts *o, struct run_record *recs,
+			       struct hx_err *err)
 {
 	struct cg_budget b = {.mode = CG_CPU_PINNED, .pids_max = 4096};
 	struct cg_slice_plan plan;
@@ -186,6 +187,14 @@ static int series_sandboxed(struct series *s, const struct startup_opts *o, stru
 	if (cg_tree_destroy(tree, &derr) < 0 && rc == 0)
 		rc = (*err = derr, hx_wrap(err, "startup: cleanup"));
 	sbx_net_cleanup(&netns);
+	return rc;
+}
+
+static int series_sandboxed(struct series *s, const struct startup_opts *o, struct run_record *recs, struct hx_err *err)
+{
+	int rc = series_sandboxed_in(s, o, recs, err);
+
+	sbx_config_release(&s->sbx);
 	return rc;
 }
 

@@ -110,8 +110,17 @@ int sbx_parse_bind(const char *spec, struct sbx_bind *b, struct hx_err *err)
 	if (stat(copy, &st) < 0)
 		return hx_fail(err, HX_EXIT_USAGE, errno, "--bind %s: %s: %s", spec, copy, strerror(errno));
 	b->dst = dst;
-	b->src = steal_pointer(&copy); /* dst points into it: both live as long as the config */
+	b->src = b->owned = steal_pointer(&copy); /* dst points into it: both live until sbx_config_release */
 	return 0;
+}
+
+void sbx_config_release(struct sbx_config *c)
+{
+	for (size_t i = 0; i < c->rootfs.nbinds; i++) {
+		free(c->rootfs.binds[i].owned);
+		c->rootfs.binds[i] = (struct sbx_bind){0};
+	}
+	c->rootfs.nbinds = 0;
 }
 
 /* In a child: tell the parent which step failed and end. */

@@ -41,6 +41,8 @@ struct sbx_stamps {
 void sbx_config_init(struct sbx_config *c);
 /* "SRC:DST[:ro|rw]", both absolute, DST not /, /proc or /dev; SRC must exist. A usage error otherwise. */
 int sbx_parse_bind(const char *spec, struct sbx_bind *b, struct hx_err *err);
+/* Frees what sbx_parse_bind copied into c's binds, and empties them. */
+void sbx_config_release(struct sbx_config *c);
 /* K=V (copied), replacing an earlier K. Returns -EINVAL for a malformed one, -E2BIG when full or longer
  * than SBX_ENV_LEN - 1. */
 int sbx_env_set(struct sbx_config *c, const char *kv);

@@ -20,6 +20,7 @@ struct sbx_bind {
 	const char *src; /* host path */
 	const char *dst; /* absolute path inside */
 	bool rw;
+	char *owned; /* sbx_parse_bind's copy of the spec (src and dst point into it), else NULL: borrowed */
 };
 
 struct sbx_rootfs {
