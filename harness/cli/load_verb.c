@@ -9,6 +9,7 @@
 
 #include "cgroups/cg.h"
 #include "load/chat.h"
+#include "load/check.h"
 #include "base/cleanup.h"
 #include "load/load.h"
 #include "load/rpc.h"
@@ -20,10 +21,11 @@
 
 struct load_opts {
 	bool help, json, insecure, chat, rpc, counter, startup, no_sandbox, show_output;
-	unsigned conns, threads, pipeline, timeout_ms, clients, messages, window, runs, warmup;
+	unsigned conns, threads, pipeline, timeout_ms, clients, messages, window, runs, warmup, expect_status;
 	uint64_t requests, expect_length;
 	double duration, rate;
-	const char *method, *body_file, *export_hyperfine, *sweep, *expect_sha256, *engine;
+	const char *method, *body_file, *export_hyperfine, *sweep, *expect_sha256, *engine, *expect_encoding,
+		*expect_range;
 	struct opt_list headers, binds;
 };
 
@@ -47,10 +49,18 @@ static const struct hx_opt load_tab[] = {
 	 .help = "a response later than this is an error (default 2000)", .min = 1, .max = 3600000},
 	{"pipeline", 0, OPT_UINT, offsetof(struct load_opts, pipeline), "N",
 	 .help = "requests in flight per connection (default 1)", .min = 1, .max = 64},
+	{"expect-status", 0, OPT_UINT, offsetof(struct load_opts, expect_status), "CODE",
+	 .help = "a first request, checked in full, has this status (else exit 1 naming the check)", .min = 100,
+	 .max = 599},
 	{"expect-length", 0, OPT_SIZE, offsetof(struct load_opts, expect_length), "BYTES",
 	 .help = "a response whose body is not BYTES long is an error (\"body\")"},
 	{"expect-sha256", 0, OPT_STR, offsetof(struct load_opts, expect_sha256), "HEX",
-	 .help = "a response whose body has another SHA-256 is an error (\"body\")"},
+	 .help = "a response whose body has another SHA-256 is an error (\"body\"); with --expect-encoding, the "
+		 "first request's body once decoded"},
+	{"expect-encoding", 0, OPT_STR, offsetof(struct load_opts, expect_encoding), "CODING",
+	 .help = "the first request's Content-Encoding (gzip, br; default: none)"},
+	{"expect-range", 0, OPT_STR, offsetof(struct load_opts, expect_range), "'bytes A-B/N'",
+	 .help = "the first request's Content-Range"},
 	{"engine", 0, OPT_STR, offsetof(struct load_opts, engine), "ENGINE",
 	 .help = "epoll, io_uring or auto (default: io_uring for http:// where the kernel allows it, else epoll)"},
 	{"insecure", 'k', OPT_FLAG, offsetof(struct load_opts, insecure), NULL,
@@ -167,6 +177,28 @@ static int parse_sha256(const char *hex, unsigned char *ret, struct hx_err *err)
 	return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: --expect-sha256 takes 64 hex digits (sha256sum's)");
 }
 
+static bool expects(const struct load_opts *o)
+{
+	return o->expect_status || o->expect_length != UINT64_MAX || o->expect_sha256 || o->expect_encoding ||
+	       o->expect_range;
+}
+
+/* One request whose whole response is checked, before any is measured. */
+static int check_first(const struct load_opts *o, const char *url, const struct load_config *c, struct hx_err *err)
+{
+	struct check_expect x = {
+		.status = o->expect_status, .has_length = o->expect_length != UINT64_MAX, .length = o->expect_length};
+
+	if (o->expect_sha256 && check_sha256_hex(o->expect_sha256, x.sha256) < 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: --expect-sha256 takes 64 hex digits");
+	snprintf(x.encoding, sizeof(x.encoding), "%s", o->expect_encoding ? o->expect_encoding : "");
+	snprintf(x.range, sizeof(x.range), "%s", o->expect_range ? o->expect_range : "");
+	if (check_once(url, (const char *const *)o->headers.items, o->headers.n, c->insecure, c->timeout_ms, &x, err) <
+	    0)
+		return hx_wrap(err, "load: check failed on %s", url);
+	return 0;
+}
+
 static int load_http(const struct load_opts *o, const char *url, struct hx_err *err)
 {
 	struct load_config c = {0};
@@ -191,7 +223,8 @@ static int load_http(const struct load_opts *o, const char *url, struct hx_err *
 	c.insecure = o->insecure;
 	c.check_length = o->expect_length != UINT64_MAX;
 	c.expect_length = o->expect_length;
-	c.check_sha256 = o->expect_sha256 != NULL;
+	/* with an encoding the digest is of the decoded body: the first request's, each encoder's bytes differ */
+	c.check_sha256 = o->expect_sha256 && !o->expect_encoding;
 	if (c.check_sha256 && parse_sha256(o->expect_sha256, c.expect_sha256, err) < 0)
 		return -err->errnum;
 	if (o->engine && load_engine_parse(o->engine) < 0)
@@ -210,7 +243,8 @@ static int load_http(const struct load_opts *o, const char *url, struct hx_err *
 		return -err->errnum;
 	rc = load_engine_pick(&c, &(enum load_engine){0}, err) < 0 || load_probe(&c.url, c.timeout_ms, err) < 0
 		     ? -err->errnum
-		     : load_run(&c, r, err);
+	     : expects(o) && check_first(o, url, &c, err) < 0 ? -err->errnum
+							      : load_run(&c, r, err);
 	free(c.request);
 	if (rc < 0)
 		return rc;

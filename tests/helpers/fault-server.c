@@ -7,6 +7,8 @@
  *   bad-status    answer "HTTP/1.1 OK 200" (no status code)
  *   trunc-chunked a chunked body cut off in its second chunk, then close
  *   length-lie    Content-Length: 1000 with a 13-byte body, then close
+ *   short-every N every Nth answer on a connection is one byte short (well framed: only a check of the
+ *                 length of every response sees it)
  *   ws-bad-frame  accept the WebSocket upgrade, then send a frame with the reserved opcode 0x3
  * and the WebSocket RPC protocol of `harness load --rpc` ("<id> echo|incr", "g get"; docs/load.md):
  *   rpc-ok        answer every request once, increments atomic (the control: the checks pass)
@@ -159,6 +161,7 @@ static void serve_rpc(int fd)
 static void serve(int fd)
 {
 	char head[8192];
+	long answered = 0;
 
 	while (read_head(fd, head, sizeof(head))) {
 		if (!strcmp(mode, "silent")) {
@@ -184,6 +187,13 @@ static void serve(int fd)
 			const char r[] = "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nHello, World!";
 			send_all(fd, r, sizeof(r) - 1);
 			return;
+		} else if (!strcmp(mode, "short-every")) {
+			const char r[] = "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nHello, World";
+
+			if (++answered % (limit > 0 ? limit : 1) == 0)
+				send_all(fd, r, sizeof(r) - 1);
+			else
+				send_all(fd, ok_resp, sizeof(ok_resp) - 1);
 		} else if (!strcmp(mode, "ws-bad-frame")) {
 			ws_accept(fd, head);
 			send_all(fd, "\x83\x02hi", 4); /* FIN, opcode 3: reserved, a protocol error */
@@ -205,7 +215,8 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: fault-server silent|loris|close-after N|bad-status|trunc-chunked|"
-				"length-lie|ws-bad-frame|rpc-ok|rpc-wrong-id|rpc-dup|rpc-lost\n");
+				"length-lie|short-every N|ws-bad-frame|rpc-ok|rpc-wrong-id|rpc-dup|rpc-lost
+");
 		return 2;
 	}
 	mode = argv[1];
