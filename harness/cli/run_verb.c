@@ -243,6 +243,10 @@ static void scn_override_load(struct scenario *s, const struct run_opts *o)
 		return;
 	if (o->connections)
 		s->connections = o->connections;
+	if (o->connections && s->nroutes) { /* a route matrix at that one connection count */
+		s->sweep[0] = o->connections;
+		s->nsweep = 1;
+	}
 	if (o->requests) {
 		s->warmup_requests = s->requests ? s->warmup_requests * o->requests / s->requests : 0;
 		s->requests = o->requests;
@@ -508,6 +512,18 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 
 /* The side effects the plan asks for, before the first trial: pulls, npm, the results folder, the run
  * folder, the network namespace, the fixture's template, certificates. */
+/* The runtimes of the run that a scenario skips, each with the scenario's reason. */
+static void note_skips(const struct run_plan *p)
+{
+	for (size_t i = 0; i < p->nscn; i++)
+		for (size_t k = 0; k < p->nimg; k++) {
+			const char *why = scn_skip_reason(&p->scn[i], p->img[k].name);
+
+			if (why)
+				fprintf(stderr, "harness: run: %s skips %s: %s\n", p->scn[i].name, p->img[k].name, why);
+		}
+}
+
 static int run_prepare(const struct run_opts *o, struct run_plan *p, struct run_env *env, struct hx_err *err)
 {
 	struct sigaction sa = {.sa_handler = on_signal};
@@ -520,6 +536,7 @@ static int run_prepare(const struct run_opts *o, struct run_plan *p, struct run_
 		return -err->errnum;
 	if (p->nscn == 0)
 		return hx_fail(err, HX_EXIT_HOST, ENOENT, "run: no scenario can run here (see the messages above)");
+	note_skips(p);
 	if (!o->out && util_mkdir_p("results", 0755) < 0)
 		return hx_syserr(err, "run: results/");
 	return prepare_run_dir(p, env, err);

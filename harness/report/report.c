@@ -10,6 +10,7 @@
 #include "base/util.h"
 #include "cgroups/cpus.h"
 #include "report/isolation.h"
+#include "report/matrix.h"
 
 /* Indexed by enum report_format. */
 const char *const report_format_names[RPT_NR_FORMATS] = {"table", "md", "json", "csv", "html", "gab", "hyperfine"};
@@ -239,6 +240,7 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 	render_placement(d, f, out);
 	render_rows(groups, n, f, out);
 	iso_render(groups, n, f == RPT_MD, out);
+	matrix_render(d, f == RPT_MD, out);
 	fprintf(out,
 		"\nMedians over trials. ops/s: requests, chat deliveries or a script's operations (queries) per "
 		"second; p99: of requests, chat round trips or a script's batches; startup: each trial's median "

@@ -157,6 +157,15 @@ void res_noisy_reason(const struct trial_result *t, enum res_noisy r, char *buf,
 	snprintf(buf, len, "?");
 }
 
+static double cells_errors(const struct trial_result *t)
+{
+	double n = 0;
+
+	for (unsigned i = 0; i < t->ncells; i++)
+		n += (double)t->cells[i].load.errors_total;
+	return n;
+}
+
 bool res_trial_passed(const struct trial_result *t, uint64_t max_errors)
 {
 	double errors = NAN;
@@ -165,6 +174,8 @@ bool res_trial_passed(const struct trial_result *t, uint64_t max_errors)
 		return false;
 	if (t->have & RES_HAVE_LOAD)
 		errors = (double)t->load.errors_total;
+	else if (t->ncells) /* a route matrix: every cell's */
+		errors = cells_errors(t);
 	else if (t->have & RES_HAVE_SCRIPT) /* a script counts its own */
 		errors = res_script_value(&t->script, "errors");
 	return isnan(errors) || errors <= (double)max_errors;
@@ -199,6 +210,20 @@ void res_trial_free(struct trial_result *t)
 	t->startup.runs_ms = NULL;
 	t->startup.runs_exit = NULL;
 	t->startup.nruns = 0;
+	free(t->cells);
+	t->cells = NULL;
+	t->ncells = 0;
+}
+
+struct res_cell *res_cell_add(struct trial_result *t)
+{
+	struct res_cell *c = realloc(t->cells, (t->ncells + 1) * sizeof(*c));
+
+	if (!c)
+		return NULL;
+	t->cells = c;
+	memset(&c[t->ncells], 0, sizeof(*c));
+	return &c[t->ncells++];
 }
 
 /* ---- from the engines' results ---- */

@@ -53,6 +53,13 @@ struct res_load {
 	} config;
 };
 
+/* One cell of a route matrix: a route loaded at one connection count for a fixed duration. */
+struct res_cell {
+	char route[32];
+	unsigned connections;
+	struct res_load load;
+};
+
 /* `harness load --chat --json`. */
 struct res_chat {
 	unsigned clients, messages_per_client;
@@ -161,6 +168,9 @@ struct trial_result {
 	struct res_fixture fixture;
 	struct res_neighbour neighbour;
 	struct noise_ext external; /* interference harness did not make, over the measured phase */
+	/* a route matrix (docs/scenario.md): malloc'd, owned by the trial (res_trial_free) */
+	struct res_cell *cells;
+	unsigned ncells;
 };
 
 /* Clear t and name it; every measurement starts absent. */
@@ -312,6 +322,8 @@ struct trial_result *res_doc_add(struct res_doc *d);
 void res_doc_free(struct res_doc *d);
 /* What a trial owns on the heap (res_doc_free does it for its trials). */
 void res_trial_free(struct trial_result *t);
+/* Room for one more matrix cell, zeroed; NULL when out of memory. */
+struct res_cell *res_cell_add(struct trial_result *t);
 /* Keep a copy of the n runs of a startup trial; -ENOMEM when out of memory. */
 int res_startup_runs(struct res_startup *s, const double *ms, const int *exit, unsigned n);
 

@@ -789,6 +789,44 @@ static cJSON *per_slice_json(const struct trial_result *t, bool stats)
 	return o;
 }
 
+/* A route matrix: [{"route", "connections", "load"}...] in the order measured. */
+static cJSON *cells_json(const struct trial_result *t)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (unsigned i = 0; i < t->ncells; i++) {
+		cJSON *c = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(c, "route", t->cells[i].route);
+		cJSON_AddNumberToObject(c, "connections", t->cells[i].connections);
+		cJSON_AddItemToObject(c, "load", res_load_json(&t->cells[i].load));
+		cJSON_AddItemToArray(a, c);
+	}
+	return a;
+}
+
+static int cells_parse(const cJSON *a, struct trial_result *ret, struct hx_err *err)
+{
+	const cJSON *it;
+
+	if (!a)
+		return 0;
+	if (!cJSON_IsArray(a))
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "a trial's cells: expected an array");
+	cJSON_ArrayForEach (it, a) {
+		struct res_cell *c = res_cell_add(ret);
+
+		if (!c)
+			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+		str(it, "route", c->route, sizeof(c->route));
+		c->connections = (unsigned)u64(it, "connections");
+		if (!c->route[0] || res_load_parse(get(it, "load"), &c->load) < 0)
+			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+				       "a trial's cell: expected route, connections and load");
+	}
+	return 0;
+}
+
 cJSON *res_trial_json(const struct trial_result *t)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -819,6 +857,8 @@ cJSON *res_trial_json(const struct trial_result *t)
 		cJSON_AddItemToObject(o, "load", res_load_json(&t->load));
 	if (t->have & RES_HAVE_CHAT)
 		cJSON_AddItemToObject(o, "chat", res_chat_json(&t->chat));
+	if (t->ncells)
+		cJSON_AddItemToObject(o, "cells", cells_json(t));
 	if (t->have & RES_HAVE_SCRIPT)
 		cJSON_AddItemToObject(o, "script", script_json(&t->script));
 	if (t->slices_have)
@@ -905,7 +945,7 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 		ret->have |= RES_HAVE_LOAD;
 	if (res_chat_parse(get(o, "chat"), &ret->chat) == 0)
 		ret->have |= RES_HAVE_CHAT;
-	return 0;
+	return cells_parse(get(o, "cells"), ret, err);
 }
 
 /* A group against its pinned twin (results_twin.c). */

@@ -198,8 +198,8 @@ static enum wait_end wait_or_cut(struct cg_tree *tree, enum cg_slice sl, pid_t p
 
 /* The client's `harness load` command line for an http, ws-chat or ws-rpc trial, in store. */
 struct client_args {
-	char *argv[24];
-	char buf[8][128];
+	char *argv[48];
+	char buf[16][320];
 };
 
 static void client_args_for(const struct scenario *s, uint64_t requests, struct client_args *a)
@@ -315,29 +315,79 @@ static int rpc_verdict(struct run_env *env, const struct scenario *s, const char
 	return rc;
 }
 
+/* A matrix cell's command line: the route's request and expectations at conns connections for seconds. */
+static void cell_args_for(const struct scenario *s, const struct scn_route *r, unsigned conns, double seconds,
+			  struct client_args *a)
+{
+	size_t n = 0, b = 0;
+
+	a->argv[n++] = (char *)"/opt/harness/harness";
+	a->argv[n++] = (char *)"load";
+	snprintf(a->buf[b], sizeof(a->buf[0]), "http://127.0.0.1:%u%s", s->port, r->path);
+	a->argv[n++] = a->buf[b++];
+	snprintf(a->buf[b], sizeof(a->buf[0]), "%u", conns);
+	a->argv[n++] = (char *)"-c";
+	a->argv[n++] = a->buf[b++];
+	snprintf(a->buf[b], sizeof(a->buf[0]), "%.3fs", seconds);
+	a->argv[n++] = (char *)"-d";
+	a->argv[n++] = a->buf[b++];
+	snprintf(a->buf[b], sizeof(a->buf[0]), "%u", s->timeout_ms);
+	a->argv[n++] = (char *)"--timeout";
+	a->argv[n++] = a->buf[b++];
+	for (size_t i = 0; i < r->nheaders; i++) {
+		a->argv[n++] = (char *)"-H";
+		a->argv[n++] = (char *)r->headers[i];
+	}
+	snprintf(a->buf[b], sizeof(a->buf[0]), "%u", r->status);
+	a->argv[n++] = (char *)"--expect-status";
+	a->argv[n++] = a->buf[b++];
+	snprintf(a->buf[b], sizeof(a->buf[0]), "%llu", (unsigned long long)r->length);
+	if (r->has_length) {
+		a->argv[n++] = (char *)"--expect-length";
+		a->argv[n++] = a->buf[b++];
+	}
+	if (r->sha256[0]) {
+		a->argv[n++] = (char *)"--expect-sha256";
+		a->argv[n++] = (char *)r->sha256;
+	}
+	if (r->encoding[0]) {
+		a->argv[n++] = (char *)"--expect-encoding";
+		a->argv[n++] = (char *)r->encoding;
+	}
+	if (r->range[0]) {
+		a->argv[n++] = (char *)"--expect-range";
+		a->argv[n++] = (char *)r->range;
+	}
+	a->argv[n++] = (char *)"--json";
+	a->argv[n] = NULL;
+}
+
 /* Run `harness load` in the client slice's sandbox; what it measured lands in t's load or chat. When the
  * server exits first, server->pid is -1 on return. */
-static int run_client(struct run_env *env, struct cg_tree *tree, const struct scenario *s, uint64_t requests,
-		      double left_s, struct sbx *server, struct trial_result *t, struct hx_err *err)
+static int run_client(struct run_env *env, struct cg_tree *tree, const struct scenario *s,
+		      const struct client_args *args, double left_s, struct sbx *server, struct trial_result *t,
+		      struct hx_err *err)
 {
-	struct client_args args;
-	char **argv = args.argv, out[PATH_MAX];
+	char *const *argv = args->argv;
+	char out[PATH_MAX], errpath[PATH_MAX], tail[1024];
 	struct sbx_config c;
 	struct sbx x = {.pid = -1, .report_fd = -1};
 	_cleanup_free_ char *text = NULL;
-	_cleanup_close_ int fd = -1;
+	_cleanup_close_ int fd = -1, efd = -1;
 	enum wait_end end;
-	int code = 0; /* the client's verdict is in its JSON */
+	int code = 0; /* the client's verdict is in its JSON, or on its stderr when it measured nothing */
 
-	client_args_for(s, requests, &args);
 	snprintf(out, sizeof(out), "%s/client.json", env->dir);
+	snprintf(errpath, sizeof(errpath), "%s/client.err", env->dir);
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
+	efd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || efd < 0)
 		return hx_syserr(err, "run: %s", out);
 	sbx_config_init(&c);
 	c.netns_fd = env->netns_fd;
-	c.argv = argv;
+	c.argv = (char **)argv;
 	c.out_fd = fd;
+	c.err_fd = efd;
 	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = env->harness, .dst = "/opt/harness/harness"};
 	/* the load client (our own code, not the measured runtime) may use io_uring: its engine then costs half
 	 * the CPU per request; the runtime's sandbox keeps refusing it unless the run says otherwise */
@@ -357,6 +407,10 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 	}
 	if (util_read_file(out, &text, NULL, err) < 0)
 		return -err->errnum;
+	if (code != 0 && !text[strspn(text, " \n")]) { /* it stopped before the load: a failed check */
+		util_log_tail(errpath, tail, sizeof(tail));
+		return hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "%s", tail[0] ? tail : "the load client failed");
+	}
 	if (s->workload == SCN_WS_CHAT) {
 		if (res_chat_read(text, &t->chat, err) < 0)
 			return -err->errnum;
@@ -367,6 +421,59 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 		return -err->errnum;
 	t->have |= RES_HAVE_LOAD;
 	return s->workload == SCN_WS_RPC ? rpc_verdict(env, s, text, err) : 0;
+}
+
+/* A cell with errors: the route, the connections and the errors by kind. */
+static int cell_failed(const struct scn_route *r, unsigned conns, const struct res_load *l, struct hx_err *err)
+{
+	char kinds[256] = "";
+	size_t used = 0;
+
+	for (int k = 0; k < LE_NR; k++)
+		if (l->errors[k] && used < sizeof(kinds))
+			used += (size_t)snprintf(kinds + used, sizeof(kinds) - used, "%s%s %llu", used ? ", " : "",
+						 load_err_names[k], (unsigned long long)l->errors[k]);
+	return hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "route %s at %u connections: %llu errors (%s)", r->name, conns,
+		       (unsigned long long)l->errors_total, kinds);
+}
+
+/* The route matrix: every route at every connection count of the sweep, each cell after its own warm-up
+ * (whose checked first request and figures are not kept); a cell with errors fails the trial, naming the
+ * route, the connections and the errors by kind ("body": a response whose length or digest was not the
+ * route's). */
+static int run_cells(struct run_env *env, struct cg_tree *tree, const struct scenario *s, struct sbx *server,
+		     double deadline, struct trial_result *t, struct hx_err *err)
+{
+	struct client_args args;
+
+	for (size_t k = 0; k < s->nsweep; k++)
+		for (size_t i = 0; i < s->nroutes; i++) {
+			const struct scn_route *r = &s->routes[i];
+			struct res_cell *cell;
+			int rc = 0;
+
+			if (s->warmup_s > 0) {
+				cell_args_for(s, r, s->sweep[k], s->warmup_s, &args);
+				rc = run_client(env, tree, s, &args, deadline - now_s(), server, t, err);
+			}
+			if (rc == 0) {
+				cell_args_for(s, r, s->sweep[k], s->duration_s, &args);
+				rc = run_client(env, tree, s, &args, deadline - now_s(), server, t, err);
+			}
+			t->have &= ~(unsigned)RES_HAVE_LOAD; /* the cell's figures are the cell's, not the trial's */
+			if (rc < 0)
+				return hx_wrap(err, "route %s at %u connections", r->name, s->sweep[k]);
+			if (!(cell = res_cell_add(t)))
+				return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+			snprintf(cell->route, sizeof(cell->route), "%s", r->name);
+			cell->connections = s->sweep[k];
+			cell->load = t->load;
+			if (t->load.errors_total > s->max_errors)
+				return cell_failed(r, s->sweep[k], &t->load, err);
+			if (server->pid < 0)
+				return 0;
+		}
+	return 0;
 }
 
 /* SIGTERM, 2 s to exit, then the slice is killed. */
@@ -390,7 +497,7 @@ static void reset_hwm(pid_t pid)
 /* The server's memory after the load, and whether it is still there. */
 static void server_after_load(struct trial_result *t, pid_t payload)
 {
-	if (t->have & (RES_HAVE_LOAD | RES_HAVE_CHAT)) {
+	if ((t->have & (RES_HAVE_LOAD | RES_HAVE_CHAT)) || t->ncells) {
 		t->server.peak_rss_kb = (double)proc_status_kb(payload, "VmHWM:");
 		t->server.post_load_rss_kb = (double)proc_status_kb(payload, "VmRSS:");
 	}
@@ -541,14 +648,26 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 		rc = -err->errnum;
 		goto out;
 	}
-	if (s->workload == SCN_HTTP && s->warmup_requests)
-		rc = run_client(env, tree, s, s->warmup_requests, deadline - now_s(), &x, t, err);
-	t->have &= ~(unsigned)RES_HAVE_LOAD; /* the warm-up's figures are not the trial's */
-	if (rc == 0 && x.pid > 0) {
+	if (s->nroutes) {
 		reset_hwm(payload);
-		/* the slice's peak from here too where the kernel allows (v2: 6.12+); else it says it spans the trial */
 		cg_slice_peak_reset(tree, CG_SLICE_SUT, &(struct hx_err){0});
-		rc = run_client(env, tree, s, s->requests, deadline - now_s(), &x, t, err);
+		rc = run_cells(env, tree, s, &x, deadline, t, err);
+	} else {
+		struct client_args args;
+
+		if (s->workload == SCN_HTTP && s->warmup_requests) {
+			client_args_for(s, s->warmup_requests, &args);
+			rc = run_client(env, tree, s, &args, deadline - now_s(), &x, t, err);
+		}
+		t->have &= ~(unsigned)RES_HAVE_LOAD; /* the warm-up's figures are not the trial's */
+		if (rc == 0 && x.pid > 0) {
+			reset_hwm(payload);
+			/* the slice's peak from here too where the kernel allows (v2: 6.12+); else it says it spans
+			 * the trial */
+			cg_slice_peak_reset(tree, CG_SLICE_SUT, &(struct hx_err){0});
+			client_args_for(s, s->requests, &args);
+			rc = run_client(env, tree, s, &args, deadline - now_s(), &x, t, err);
+		}
 	}
 	/* the chat's verdict: every client got every message exactly once */
 	if (rc == 0 && (t->have & RES_HAVE_CHAT) && !t->chat.invariant_ok)

@@ -12,6 +12,7 @@
 #include "base/cleanup.h"
 #include "base/util.h"
 #include "base/valid.h"
+#include "run/routes.h"
 
 const char *const scn_profile_names[3] = {"quick", "standard", "full"};
 const double scn_profile_scale[3] = {0.25, 1.0, 3.0};
@@ -245,7 +246,8 @@ static int parse_http(const char *file, const cJSON *root, struct scenario *s, s
 {
 	static const char *const ready_keys[] = {"path", "status", "timeout_s", NULL};
 	static const char *const load_keys[] = {"connections",	   "threads",	  "pipeline",	 "requests",
-						"warmup_requests", "body_length", "body_sha256", NULL};
+						"warmup_requests", "body_length", "body_sha256", "sweep",
+						"duration_s",	   "warmup_s",	  NULL};
 	const cJSON *ready = cJSON_GetObjectItemCaseSensitive(root, "ready");
 	const cJSON *load = cJSON_GetObjectItemCaseSensitive(root, "load");
 	const cJSON *tls = cJSON_GetObjectItemCaseSensitive(root, "tls");
@@ -289,7 +291,7 @@ static int parse_http(const char *file, const cJSON *root, struct scenario *s, s
 		return hx_fail_field(err, file, "load.threads", "more threads than connections");
 	s->requests = (uint64_t)req;
 	s->warmup_requests = (uint64_t)warm;
-	return 0;
+	return routes_parse(file, root, load, s, err);
 }
 
 /* "bundle": {"for": "workerd", "with": "bun", "entry": "app.js", "out": "build/app.js"}. */
@@ -367,9 +369,10 @@ static int parse_script(const char *file, const cJSON *root, struct scenario *s,
 static int parse_root(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
 	static const char *const keys[] = {
-		"name",	      "description", "workload",  "runtimes",	 "script", "scripts", "port",	    "tls",
-		"ready",      "load",	     "chat",	  "runs",	 "warmup", "repeat",  "max_errors", "fixtures",
-		"iterations", "metrics",     "timeout_s", "expected_cv", "rpc",	   "memory",  "bundle",	    NULL};
+		"name",	      "description", "workload",   "runtimes", "script",    "scripts",	   "port",
+		"tls",	      "ready",	     "load",	   "chat",     "runs",	    "warmup",	   "repeat",
+		"max_errors", "fixtures",    "iterations", "metrics",  "timeout_s", "expected_cv", "rpc",
+		"memory",     "bundle",	     "routes",	   "skip",     NULL};
 	char workload[16] = "";
 	double maxerr = 0;
 
@@ -388,7 +391,8 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 	    num_field(file, root, "max_errors", 0, 1e12, &maxerr, err) < 0)
 		return -err->errnum;
 	s->max_errors = (uint64_t)maxerr;
-	if (parse_fixtures(file, root, s, err) < 0 || parse_bundle(file, root, s, err) < 0)
+	if (parse_fixtures(file, root, s, err) < 0 || parse_bundle(file, root, s, err) < 0 ||
+	    routes_parse_skips(file, root, s, err) < 0)
 		return -err->errnum;
 	if (strcmp(workload, "script") != 0 &&
 	    (cJSON_GetObjectItemCaseSensitive(root, "iterations") ||
@@ -397,6 +401,8 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 				     "iterations, metrics and timeout_s are for script workloads");
 	if (strcmp(workload, "startup") != 0 && cJSON_GetObjectItemCaseSensitive(root, "expected_cv"))
 		return hx_fail_field(err, file, "expected_cv", "the runs' expected CV is for startup workloads");
+	if (strcmp(workload, "http") != 0 && cJSON_GetObjectItemCaseSensitive(root, "routes"))
+		return hx_fail_field(err, file, "routes", "routes are for an http workload");
 	if (strcmp(workload, "script") == 0) {
 		s->workload = SCN_SCRIPT;
 		if (parse_script(file, root, s, err) < 0)
@@ -513,10 +519,20 @@ bool scn_memory_hint_for(const struct scenario *s, const char *runtime)
 	return false;
 }
 
+const char *scn_skip_reason(const struct scenario *s, const char *runtime)
+{
+	for (size_t i = 0; i < s->nskips; i++)
+		if (strcmp(s->skips[i].runtime, runtime) == 0)
+			return s->skips[i].why;
+	return NULL;
+}
+
 void scn_scale(struct scenario *s, enum scn_profile p)
 {
 	double k = scn_profile_scale[p];
 
+	s->duration_s *= k;
+	s->warmup_s *= k;
 	s->requests = (uint64_t)((double)s->requests * k) ? (uint64_t)((double)s->requests * k) : 1;
 	s->warmup_requests = (uint64_t)((double)s->warmup_requests * k);
 	s->runs = (unsigned)((double)s->runs * k) ? (unsigned)((double)s->runs * k) : 1;

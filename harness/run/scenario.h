@@ -24,6 +24,30 @@ enum scn_profile { SCN_QUICK, SCN_STANDARD, SCN_FULL };
 extern const char *const scn_profile_names[3];
 extern const double scn_profile_scale[3];
 
+#define SCN_MAX_ROUTES	8
+#define SCN_MAX_SWEEP	8
+#define SCN_MAX_HEADERS 4
+
+/* One route of an http scenario's matrix: the request, and what every response must be (docs/scenario.md). */
+struct scn_route {
+	char name[32];			    /* the table's column */
+	char path[256];			    /* "/api/version" */
+	char headers[SCN_MAX_HEADERS][160]; /* "Name: value" */
+	size_t nheaders;
+	unsigned status; /* default 200 */
+	bool has_length;
+	uint64_t length;   /* body bytes on the wire */
+	char sha256[65];   /* of the body with its Content-Encoding undone; "": not checked */
+	char encoding[32]; /* the Content-Encoding it must come with; "": none */
+	char range[128];   /* the Content-Range it must come with; "": not checked */
+};
+
+/* A runtime the scenario does not run on, and why (printed when the run skips it). */
+struct scn_skip {
+	char runtime[64];
+	char why[160];
+};
+
 struct scn_script {
 	char runtime[64]; /* "" for the default */
 	char path[256];	  /* relative to the scenario folder */
@@ -55,6 +79,15 @@ struct scenario {
 	bool check_length;
 	uint64_t body_length;
 	char body_sha256[65];
+	/* the route x concurrency matrix: with routes, a trial measures each route at each sweep entry for
+	 * duration_s (after warmup_s unmeasured) instead of one load of requests */
+	struct scn_route routes[SCN_MAX_ROUTES];
+	size_t nroutes;
+	unsigned sweep[SCN_MAX_SWEEP];
+	size_t nsweep;
+	double duration_s, warmup_s;
+	struct scn_skip skips[SCN_MAX_RUNTIMES];
+	size_t nskips;
 	/* ws-chat; ws-rpc: clients, each with window requests in flight (of requests in all) */
 	unsigned clients, messages, window;
 	bool counter; /* ws-rpc: increments of a counter that must move by the increments acknowledged */
@@ -91,6 +124,8 @@ const char *scn_script_for(const struct scenario *s, const char *runtime);
 bool scn_supports(const struct scenario *s, const char *runtime);
 /* The memory run sends runtime the low-memory hint. */
 bool scn_memory_hint_for(const struct scenario *s, const char *runtime);
+/* Why the scenario skips runtime, or NULL when it does not. */
+const char *scn_skip_reason(const struct scenario *s, const char *runtime);
 /* The profile's share of the scenario's counts: requests, runs, iterations (at least 1). */
 void scn_scale(struct scenario *s, enum scn_profile p);
 const char *scn_dir(void);
