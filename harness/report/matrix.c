@@ -122,6 +122,7 @@ void matrix_render(const struct res_doc *d, bool md, FILE *out)
 	if (scenarios.len)
 		fprintf(out, "\nRoute matrix: each cell the median over trials of the route's requests per second at "
 			     "that many connections over the cell's duration, and its 95th percentile latency; every "
-			     "response was checked (status, length) and each cell's first request in full (decoded "
+			     "response's body was checked (length; digest unless encoded) and each cell's first in "
+			     "full (decoded "
 			     "body digest, Content-Range).\n");
 }
