@@ -161,6 +161,7 @@ int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const 
 	}
 	p.limits[CG_SLICE_FIXTURE].memory_max = b->fixture_memory_max;
 	p.limits[CG_SLICE_SUT].memory_max = b->memory_max;
+	p.limits[CG_SLICE_CLIENT].memory_max = b->client_memory_max;
 	p.limits[CG_SLICE_SUT].pids_max = b->pids_max;
 	plan_default_limits(&p);
 	*ret = p;

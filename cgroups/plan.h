@@ -26,7 +26,8 @@ struct cg_budget {
 	bool fixture;	      /* the run starts a database fixture: plan its slice */
 	bool no_client;	      /* nothing runs in the client slice (exec without --client) */
 	uint64_t fixture_memory_max;
-	unsigned noise_cpus; /* threads of the busiest noise generator of the run; 0: no noise slice */
+	uint64_t client_memory_max; /* bytes for the client slice; 0: the default (plan.c) */
+	unsigned noise_cpus;	    /* threads of the busiest noise generator of the run; 0: no noise slice */
 	enum cg_noise_placement noise_placement;
 	uint64_t noise_memory_max;
 };

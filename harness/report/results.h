@@ -371,6 +371,7 @@ struct res_config {
 	unsigned cpus;
 	char client_cpus[RES_CPUS_LEN];
 	uint64_t memory_max_bytes;
+	uint64_t client_memory_max_bytes; /* the load client's slice */
 	double cap_s;
 	size_t nmodes;
 	struct res_mode modes[3];

@@ -1060,6 +1060,7 @@ static cJSON *config_json(const struct res_config *c)
 	cJSON_AddNumberToObject(cfg, "cpus", c->cpus);
 	cJSON_AddStringToObject(cfg, "client_cpus", c->client_cpus);
 	cJSON_AddNumberToObject(cfg, "memory_max_bytes", (double)c->memory_max_bytes);
+	cJSON_AddNumberToObject(cfg, "client_memory_max_bytes", (double)c->client_memory_max_bytes);
 	cJSON_AddNumberToObject(cfg, "cap_s", c->cap_s);
 	modes = cJSON_AddObjectToObject(cfg, "modes");
 	for (size_t i = 0; i < c->nmodes; i++) {

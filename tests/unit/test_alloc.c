@@ -262,12 +262,15 @@ static void test_plan_every_slice_limited(void **state)
 		assert_true(p.limits[s].pids_max > 0);
 	}
 	assert_int_equal(p.limits[CG_SLICE_SUT].memory_max, (uint64_t)2 << 30);
+	assert_int_equal(p.limits[CG_SLICE_CLIENT].memory_max, (uint64_t)1 << 30);
 	assert_int_equal(p.limits[CG_SLICE_NOISE].pids_max, 64);
 	/* what the budget says wins */
 	b.memory_max = 64 << 20;
+	b.client_memory_max = 8 << 20;
 	b.pids_max = 20;
 	assert_int_equal(cg_plan_slices(t, &t->online, &b, &p, &err), 0);
 	assert_int_equal(p.limits[CG_SLICE_SUT].memory_max, 64 << 20);
+	assert_int_equal(p.limits[CG_SLICE_CLIENT].memory_max, 8 << 20);
 	assert_int_equal(p.limits[CG_SLICE_SUT].pids_max, 20);
 }
 
