@@ -67,6 +67,20 @@ void img_cache_close(struct img_cache *c)
 	c->lock_fd = -1;
 }
 
+/* The cache's writer lock; another harness holding it (a pull under way) is waited for, and the user told,
+ * so that a run that seems stuck says why. */
+static int cache_lock(struct img_cache *c, struct hx_err *err)
+{
+	if (flock(c->lock_fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno != EWOULDBLOCK)
+		return hx_syserr(err, "image cache: lock");
+	fprintf(stderr, "harness: images: waiting for another harness writing into %s\n", c->root);
+	if (flock(c->lock_fd, LOCK_EX) < 0) /* EINTR: Ctrl-C while waiting ends the wait */
+		return hx_syserr(err, "image cache: lock");
+	return 0;
+}
+
 static uint64_t tree_bytes;
 
 static int add_size(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -250,8 +264,8 @@ int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 				       m->entry);
 		return 0;
 	}
-	if (flock(c->lock_fd, LOCK_EX) < 0)
-		return hx_syserr(err, "image cache: lock");
+	if (cache_lock(c, err) < 0)
+		return -err->errnum;
 	rc = img_status(c, m, false, &st, err);
 	if (rc == 0 && !st.present) {
 		uint64_t t0 = util_now_ns();
@@ -388,8 +402,8 @@ int img_rm(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 	if (m->source == MAN_SRC_HOST)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "image %s comes from the host (%s): nothing to remove",
 			       m->name, m->entry);
-	if (flock(c->lock_fd, LOCK_EX) < 0)
-		return hx_syserr(err, "image cache: lock");
+	if (cache_lock(c, err) < 0)
+		return -err->errnum;
 	img_status(c, m, false, &st, err);
 	snprintf(blob, sizeof(blob), "%s/blobs/%s", c->root, st.digest);
 	unpack_remove_tree(st.tree);
@@ -409,8 +423,8 @@ int img_cache_prune(struct img_cache *c, const char *sub, char keep[][160], size
 	if (!(d = opendir(dir)))
 		return 0;
 	/* every writer holds the lock while its .tmp- or .partial- entry exists: under it they are leftovers */
-	if (flock(c->lock_fd, LOCK_EX) < 0)
-		return hx_syserr(err, "image cache: lock");
+	if (cache_lock(c, err) < 0)
+		return -err->errnum;
 	while ((de = readdir(d))) {
 		bool kept = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
 

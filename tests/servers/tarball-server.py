@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """A loopback HTTP server for the image tests: serves the files of a folder with Range support; the
 first GET of a path ending in '.cut.tgz' sends half its bytes and drops the connection (a download cut
-in the middle); '/packages/<name>' answers an npm packument for the tarballs listed in <folder>/npm.json.
+in the middle); a path ending in '.gate.tgz' sends half its bytes, then the rest once a file named like it
+plus '.go' appears in the folder (a pull held in the middle for as long as a test needs); '/packages/<name>' answers an npm packument for the tarballs listed in <folder>/npm.json.
 Prints 'port N' once listening."""
 import http.server
 import json
 import os
 import sys
 import threading
+import time
 
 root = sys.argv[1]
 cut_done = set()
@@ -45,6 +47,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with lock:
             first = path.endswith(".cut.tgz") and path not in cut_done
             cut_done.add(path)
+        if path.endswith(".gate.tgz"):
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[: len(data) // 2])
+            self.wfile.flush()
+            while not os.path.exists(file + ".go"):
+                time.sleep(0.02)
+            self.wfile.write(data[len(data) // 2 :])
+            return
         if first:
             self.send_response(200)
             self.send_header("Content-Length", str(len(data)))
