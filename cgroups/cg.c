@@ -612,9 +612,7 @@ bool cg_slice_has(const struct cg_tree *t, enum cg_slice s, const char *file)
 	       cg_path(t, t->ubase, (int)s, file, path, sizeof(path), &err) == 0 && util_exists(path);
 }
 
-/* A run tree whose process is gone (or is another process now): an orphan. With a tag, only the
- * trees of that tag are considered. */
-static bool run_id_is_orphan(const char *name, const char *only_tag)
+bool cg_run_id_orphaned(const char *name, const char *only_tag)
 {
 	char tag[CG_TAG_MAX + 1];
 	pid_t pid;
@@ -642,7 +640,7 @@ static int gc_scan(const char *dir, const char *root_override, const char *only_
 		struct cg_tree *t = NULL;
 		struct hx_err e = {0};
 
-		if (de->d_type != DT_DIR || !run_id_is_orphan(de->d_name, only_tag))
+		if (de->d_type != DT_DIR || !cg_run_id_orphaned(de->d_name, only_tag))
 			continue;
 		if (tree_new(de->d_name, root_override, (1u << CG_NR_SLICES) - 1, &t, err) < 0)
 			return -err->errnum;

@@ -69,6 +69,9 @@ int cg_run_id(char *buf, size_t len, struct hx_err *err);
 /* HARNESS_RUN_TAG, checked (exit 2 when malformed); *ret is NULL when unset. */
 int cg_run_tag(const char **ret, struct hx_err *err);
 void cg_run_id_format(char *buf, size_t len, const char *tag, pid_t pid, unsigned long long start);
+/* Whether run id name's harness process is gone (or its pid is another process's now); with a tag, only a
+ * run id of that tag can be. False for what is not a run id. */
+bool cg_run_id_orphaned(const char *name, const char *only_tag);
 /* Split a run id; ret_tag gets "" when untagged. -EINVAL when name is not a run id. */
 int cg_run_id_parse(const char *name, char *ret_tag, size_t tag_len, pid_t *ret_pid, unsigned long long *ret_start);
 /* Create harness-<run-id>/ and the slices in `slices` (a bit per enum cg_slice) under the cgroup we
