@@ -20,6 +20,7 @@
 #include "noise/noise.h"
 #include "run/bundle.h"
 #include "run/run.h"
+#include "run/rundir.h"
 #include "run/shard.h"
 #include "sandbox/sbx_net.h"
 #include "sandbox/sbx_seccomp.h"
@@ -38,7 +39,7 @@ struct run_opts {
 	bool help, keep, isolate;
 	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement, *shard;
 	unsigned cpus, client_cpus, repeat, connections, requests, max_repeat;
-	uint64_t memory;
+	uint64_t memory, client_memory;
 	double cap, precision;
 };
 
@@ -51,6 +52,8 @@ static const struct hx_opt run_tab[] = {
 	 .help = "CPUs of the load client (default: from the host)", .min = 1, .max = CG_MAX_CPUS},
 	{"memory", 0, OPT_SIZE, offsetof(struct run_opts, memory), "SIZE",
 	 .help = "memory limit of the runtime (default 2G)", .min = OPT_MEMORY_MIN},
+	{"client-memory", 0, OPT_SIZE, offsetof(struct run_opts, client_memory), "SIZE",
+	 .help = "memory limit of the load client (default 1G)", .min = OPT_MEMORY_MIN},
 	{"mode", 0, OPT_STR, offsetof(struct run_opts, mode), "LIST",
 	 .help = "pinned, quota, none, comma-separated (default pinned)"},
 	{"noise", 0, OPT_STR, offsetof(struct run_opts, noise), "LIST",
@@ -194,6 +197,7 @@ static int plan_modes(const struct run_opts *o, struct run_plan *p, struct run_e
 						       .cpus = o->cpus,
 						       .client_cpus = o->client_cpus,
 						       .memory_max = o->memory ? o->memory : (uint64_t)2 << 30,
+						       .client_memory_max = o->client_memory,
 						       .pids_max = 4096,
 						       .fixture = p->pg,
 						       .fixture_memory_max = o->memory ? o->memory : (uint64_t)2 << 30};
@@ -466,15 +470,15 @@ static bool plan_has_image(const struct run_plan *p, const char *name)
  * the throwaway certificate. */
 static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_err *err)
 {
-	char tmpl[] = "/tmp/harness-run-XXXXXX";
 	ssize_t n = readlink("/proc/self/exe", env->harness, sizeof(env->harness) - 1);
 
-	if (n <= 0 || !mkdtemp(tmpl))
+	if (n <= 0)
 		return hx_syserr(err, "run: setup");
 	env->harness[n] = '\0';
-	snprintf(env->dir, sizeof(env->dir), "%s", tmpl);
+	if (rundir_create(env->dir, sizeof(env->dir), err) < 0)
+		return -err->errnum;
 	/* an io neighbour writes on the disk under the run folder, as the sandbox user */
-	snprintf(env->noise_io_dir, sizeof(env->noise_io_dir), "%s/noise-io", tmpl);
+	snprintf(env->noise_io_dir, sizeof(env->noise_io_dir), "%s/noise-io", env->dir);
 	if (mkdir(env->noise_io_dir, 0700) < 0 || chown(env->noise_io_dir, SBX_UID, SBX_GID) < 0)
 		return hx_syserr(err, "run: %s", env->noise_io_dir);
 	if (sbx_net_prepare(&env->netns_fd, err) < 0 || reserve_ports(p, env->netns_fd, err) < 0)
@@ -539,7 +543,10 @@ static int run_prepare(const struct run_opts *o, struct run_plan *p, struct run_
 	note_skips(p);
 	if (!o->out && util_mkdir_p("results", 0755) < 0)
 		return hx_syserr(err, "run: results/");
-	return prepare_run_dir(p, env, err);
+	if (prepare_run_dir(p, env, err) < 0)
+		return -err->errnum;
+	run_stage("prepare"); /* all made: the run folder, the namespace, the fixture's template */
+	return 0;
 }
 
 /* What prepare made, undone: the namespace, and the run folder unless --keep. */
@@ -586,6 +593,7 @@ static void run_config(const struct run_plan *p, const struct run_env *env, stru
 	c->cpus = first->cpus;
 	cg_cpus_format(&first->limits[CG_SLICE_CLIENT].cpus, c->client_cpus, sizeof(c->client_cpus));
 	c->memory_max_bytes = env->budget[p->modes[0]].memory_max;
+	c->client_memory_max_bytes = first->limits[CG_SLICE_CLIENT].memory_max;
 	c->cap_s = env->cap_s;
 	c->nmodes = p->nmodes;
 	for (size_t i = 0; i < p->nmodes; i++) {
@@ -1049,6 +1057,7 @@ int verb_run(int argc, char **argv)
 			run_tab);
 		return HX_EXIT_OK;
 	}
+	run_stage("plan");
 	rc = run_plan(&o, argv + 1, npos, p, env, &err);
 	if (rc == 0)
 		rc = run_prepare(&o, p, env, &err);

@@ -29,6 +29,18 @@
 
 volatile int run_interrupted;
 
+void run_stage(const char *stage)
+{
+	static bool stopped;
+	const char *at = getenv("HARNESS_STOP_AT");
+
+	if (stopped || !at || strcmp(at, stage) != 0)
+		return;
+	stopped = true;
+	fprintf(stderr, "harness: run: stopped at %s (HARNESS_STOP_AT); SIGCONT goes on\n", stage);
+	raise(SIGSTOP);
+}
+
 static double now_s(void)
 {
 	return (double)util_now_ns() / 1e9;
@@ -407,9 +419,12 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 	}
 	if (util_read_file(out, &text, NULL, err) < 0)
 		return -err->errnum;
-	if (code != 0 && !text[strspn(text, " \n")]) { /* it stopped before the load: a failed check */
+	if (code != 0 && !text[strspn(text, " \n")]) { /* it stopped before the load: a failed check, or killed */
 		util_log_tail(errpath, tail, sizeof(tail));
-		return hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "%s", tail[0] ? tail : "the load client failed");
+		if (!tail[0])
+			return hx_fail(err, HX_EXIT_VERDICT, EIO,
+				       "the load client exited with status %d and no figures", code);
+		return hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "%s", tail);
 	}
 	if (s->workload == SCN_WS_CHAT) {
 		if (res_chat_read(text, &t->chat, err) < 0)
@@ -577,6 +592,7 @@ static int server_start(struct run_env *env, const struct scenario *s, const str
 		sbx_release(x);
 		return hx_wrap(err, "server");
 	}
+	run_stage("readiness");
 	ready = probe_ready(env->netns_fd, s, x, &status);
 	if (ready == READY)
 		return 0;
@@ -656,6 +672,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 		struct client_args args;
 
 		if (s->workload == SCN_HTTP && s->warmup_requests) {
+			run_stage("warmup");
 			client_args_for(s, s->warmup_requests, &args);
 			rc = run_client(env, tree, s, &args, deadline - now_s(), &x, t, err);
 		}
@@ -665,6 +682,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 			/* the slice's peak from here too where the kernel allows (v2: 6.12+); else it says it spans
 			 * the trial */
 			cg_slice_peak_reset(tree, CG_SLICE_SUT, &(struct hx_err){0});
+			run_stage("load");
 			client_args_for(s, s->requests, &args);
 			rc = run_client(env, tree, s, &args, deadline - now_s(), &x, t, err);
 		}
@@ -818,23 +836,27 @@ static int fixture_start(struct run_env *env, const struct scenario *s, const st
 	return 0;
 }
 
-/* After the workload: the fixture's slice stats, then its fast shutdown; a fixture that died during the
- * trial fails it. */
+/* After the workload: the fixture's slice stats, then its fast shutdown. A fixture that died during the
+ * trial fails it, and is named first: what the workload saw (refused connections, a server that exited) is
+ * its consequence. */
 static int fixture_stop(struct cg_tree *tree, struct fx_pg *pg, struct trial_result *t, int rc, struct hx_err *err)
 {
-	char tail[2048];
-	int status;
+	char tail[2048], then[sizeof(err->msg)] = "";
+	int status = 0;
 	/* reaped now if it died (its pid is -1 then), never waited for */
 	bool died = proc_wait_first(&pg->x.pid, 1, util_now_ns(), NULL, &status) == 0;
 
 	stats_into(t, tree, CG_SLICE_FIXTURE);
 	fx_pg_stop(tree, pg, &t->fixture);
-	if (died && rc == 0) {
-		util_log_tail(pg->log, tail, sizeof(tail));
-		rc = hx_fail(err, HX_EXIT_VERDICT, EPIPE, "postgres exited during the trial; its last output: %s",
-			     tail[0] ? tail : "(nothing)");
-	}
-	return rc;
+	if (!died)
+		return rc;
+	if (rc < 0)
+		snprintf(then, sizeof(then), "; then: %s", err->msg);
+	hx_clear(err);
+	util_log_tail(pg->log, tail, sizeof(tail));
+	return hx_fail(err, HX_EXIT_VERDICT, EPIPE,
+		       "the fixture postgres exited with status %d during the trial; its last output: %s%s",
+		       util_exit_code(status), tail[0] ? tail : "(nothing)", then);
 }
 
 /* What the trial records of its neighbour before it starts: where the noise slice may run and with whom
@@ -870,6 +892,39 @@ static int isolate(const struct run_env *env, enum cg_cpu_mode mode, unsigned sl
 		return -err->errnum;
 	t->isolated = true;
 	return 0;
+}
+
+/* A slice whose memory limit killed a process during the trial (the kernel's oom_kill count: memory.events,
+ * v1 memory.oom_control) fails the trial, and its message says so first, with the evidence: from outside an
+ * OOM kill looks like something else (a reset connection, a server that exited, a client without figures). */
+static int oom_verdict(const struct cg_slice_plan *plan, const struct cg_tree *tree, struct trial_result *t, int rc,
+		       struct hx_err *err)
+{
+	static const struct {
+		enum cg_slice sl;
+		const char *who, *opt;
+	} watch[] = {
+		{CG_SLICE_SUT, "the runtime", "--memory"},
+		{CG_SLICE_CLIENT, "the load client", "--client-memory"},
+		{CG_SLICE_FIXTURE, "the fixture", "--memory"},
+	};
+	const char *file = strcmp(cg_backend_name(tree), "v1") == 0 ? "memory.oom_control" : "memory.events";
+
+	for (size_t i = 0; i < HX_ARRAY_SIZE(watch); i++) {
+		const struct cg_stats *st = &t->slices[watch[i].sl];
+		char then[sizeof(err->msg)] = "";
+
+		if (!(t->slices_have & (1u << watch[i].sl)) || !st->have[CG_STAT_OOM_KILL] || !st->v[CG_STAT_OOM_KILL])
+			continue;
+		if (rc < 0)
+			snprintf(then, sizeof(then), "; then: %s", err->msg);
+		hx_clear(err);
+		return hx_fail(err, HX_EXIT_VERDICT, ENOMEM,
+			       "OOM: %s was killed by its memory limit of %llu MiB (%s; %s: oom_kill %llu)%s",
+			       watch[i].who, (unsigned long long)(plan->limits[watch[i].sl].memory_max >> 20),
+			       watch[i].opt, file, (unsigned long long)st->v[CG_STAT_OOM_KILL], then);
+	}
+	return rc;
 }
 
 int run_trial(struct run_env *env, const struct scenario *s, const struct manifest *m, const struct img_status *st,
@@ -912,7 +967,9 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 	rc = noise_end(tree, &nz, trial, rc, err); /* when the workload failed with it running */
 	if (pg.x.pid > 0)
 		rc = fixture_stop(tree, &pg, trial, rc, err);
+	rc = oom_verdict(&env->plan[mode], tree, trial, rc, err);
 	trial->wall_s = now_s() - t0;
+	run_stage("teardown");
 	if (cg_tree_destroy(tree, &derr) < 0 && rc == 0) /* a trial that leaves cgroups behind did not end well */
 		rc = (*err = derr, hx_wrap(err, "cleanup"));
 	return rc;

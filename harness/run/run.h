@@ -44,6 +44,11 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 	      enum cg_cpu_mode mode, const struct noise_spec *noise, double deadline_s, struct trial_result *trial,
 	      struct hx_err *err);
 
+/* HARNESS_STOP_AT=STAGE (plan, prepare, readiness, warmup, load, teardown): harness says so on stderr and
+ * stops itself (SIGSTOP) the first time it enters that stage, so that a fault test, or someone inspecting a
+ * trial, can act at that exact point: kill it, look into its slices and sandboxes, or let it go on (SIGCONT). */
+void run_stage(const char *stage);
+
 /* Set by SIGINT/SIGTERM: the current trial stops, results keep what finished. */
 extern volatile int run_interrupted;
 
