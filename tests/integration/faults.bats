@@ -76,7 +76,8 @@ no_run_dir() {
 	[ "$(field errors.connect)" -gt 0 ]
 	# the other 1,500 fail; connection attempts already under way at the count end too (at most c-1 more)
 	total=$(field errors.total)
-	[ "$total" -ge 1500 ] && [ "$total" -le 1503 ]
+	[ "$total" -ge 1500 ]
+	[ "$total" -le 1503 ]
 }
 
 @test "fault: a malformed status line: parse errors, exit 1" {
@@ -128,7 +129,8 @@ signal_case() {
 	cat run.err
 	interrupted s.json
 	n=$(trials s.json)
-	[ "$n" -ge 1 ] && [ "$n" -lt 40 ]
+	[ "$n" -ge 1 ]
+	[ "$n" -lt 40 ]
 	no_run_dir s.json
 	none_runs '/scenario/hello.js'
 }
@@ -148,30 +150,100 @@ signal_case() {
 	[ "$status" -eq 129 ]
 }
 
-@test "fault: SIGKILL of harness during load, then harness gc: no process, no cgroup tree left" {
+# The run folder of harness process $1: the one whose owner file names it (this test's tag, that pid).
+own_run_dir() {
+	grep -l "^harness-$HARNESS_RUN_TAG-$1-" /tmp/harness-run-*/owner 2>/dev/null | xargs -r -n1 dirname
+}
+
+stopped() {
+	grep -qE '^[0-9]+ \(.*\) T' "/proc/$1/stat" 2>/dev/null
+}
+
+# `kill_at STAGE RUN-ARGS...`: a run of node20 that stops itself (HARNESS_STOP_AT) as it enters STAGE, is
+# SIGKILLed there, then `harness gc`; sets DIR (its run folder, if it had made one) and gc's output.
+kill_at() {
 	need_root
-	"$HARNESS" run --runtimes node20 --repeat 1 --requests 10000000 --out k.json "$HARNESS_TOP/scenarios/http-hello" >/dev/null 2>&1 &
+	local stage=$1
+	shift
+	HARNESS_STOP_AT=$stage "$HARNESS" run --runtimes node20 --repeat 1 --out k.json "$@" >run.out 2>run.err &
 	RUN=$!
-	wait_until 180 tree_runs '/scenario/'
+	wait_until 180 grep -q "harness: run: stopped at $stage (HARNESS_STOP_AT)" run.err
+	wait_until 30 stopped "$RUN"
+	DIR=$(own_run_dir "$RUN")
 	kill -KILL "$RUN"
-	wait "$RUN" || true
+	wait "$RUN" || status=$?
+	[ "${status:-0}" -eq 137 ]
 	run "$HARNESS" gc
+	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == "removed 1 orphaned cgroup tree" ]]
+}
+
+gc_said() {
+	[ "$output" = "removed $1 orphaned cgroup tree$([ "$1" = 1 ] || echo s)${2:+
+removed $2 run folder of dead runs in /tmp}" ]
+}
+
+@test "fault: SIGKILL of harness at plan, then harness gc: nothing was made, nothing is left" {
+	kill_at plan --requests 2000 http-hello
+	gc_said 0
+	[ -z "$DIR" ]
+	[ ! -e k.json ]
+}
+
+@test "fault: SIGKILL of harness at prepare, then harness gc: the run folder removed" {
+	kill_at prepare --requests 2000 http-hello
+	[ -n "$DIR" ]
+	[ -f "$DIR/owner" ]
+	gc_said 0 1
+	[ ! -e "$DIR" ]
+	[ ! -e k.json ]
+}
+
+@test "fault: SIGKILL of harness during readiness, then harness gc: no process, no cgroup tree, no run folder left" {
+	kill_at readiness "$HARNESS_FIXTURES/scenarios/never-listens"
+	gc_said 1 1
+	[ ! -e "$DIR" ]
+	wait_until 30 none_runs 'server.js'
+}
+
+@test "fault: SIGKILL of harness during warm-up, then harness gc: the runtime killed, nothing left" {
+	kill_at warmup --requests 2000 http-hello
+	gc_said 1 1
+	[ ! -e "$DIR" ]
 	wait_until 30 none_runs '/scenario/'
 }
 
-@test "fault: SIGKILL of harness during readiness, then harness gc: no process, no cgroup tree left" {
+@test "fault: SIGKILL of harness during load, then harness gc: no process, no cgroup tree, no run folder left" {
+	kill_at load --requests 2000 http-hello
+	gc_said 1 1
+	[ ! -e "$DIR" ]
+	wait_until 30 none_runs '/scenario/'
+}
+
+@test "fault: SIGKILL of harness at teardown, then harness gc: the trial's tree removed, nothing left" {
+	kill_at teardown --requests 2000 http-hello
+	gc_said 1 1
+	[ ! -e "$DIR" ]
+	wait_until 30 none_runs '/scenario/'
+}
+
+@test "fault: harness gc beside a live run: the dead run's folder and tree go, the live one's stay" {
 	need_root
-	"$HARNESS" run --runtimes node20 --out k.json "$HARNESS_FIXTURES/scenarios/never-listens" >/dev/null 2>&1 &
-	RUN=$!
-	wait_until 60 tree_runs 'server.js'
-	kill -KILL "$RUN"
-	wait "$RUN" || true
-	run "$HARNESS" gc
-	[ "$status" -eq 0 ]
-	[[ "$output" == "removed 1 orphaned cgroup tree" ]]
-	wait_until 30 none_runs 'server.js'
+	HARNESS_STOP_AT=warmup "$HARNESS" run --runtimes node20 --repeat 1 --requests 2000 --out live.json http-hello \
+		>live.out 2>live.err &
+	LIVE=$!
+	wait_until 180 grep -q "stopped at warmup" live.err
+	live_dir=$(own_run_dir "$LIVE")
+	kill_at prepare --requests 2000 http-hello
+	gc_said 0 1
+	[ ! -e "$DIR" ]
+	# the live run's tree, runtime and folder are untouched, and it finishes once let go
+	[ -f "$live_dir/owner" ]
+	tree_runs '/scenario/'
+	kill -CONT "$LIVE"
+	wait "$LIVE"
+	[ "$(trials live.json)" = 1 ]
+	[ ! -e "$live_dir" ]
 }
 
 # A 1 MiB tmpfs in the test's folder, filled to the last byte; sets FULL.
@@ -208,4 +280,191 @@ full_disk() {
 	[ "$(trials "$fb")" = 2 ]
 	[ ! -e "$FULL/r.json" ]
 	no_run_dir "$fb"
+}
+
+# The first trial of results file $1: "FIELD.PATH" of it.
+trial_field() {
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["trials"][int(sys.argv[3])]
+for k in sys.argv[2].split("."): d=d[k]
+print(d)' "$1" "$2" "${3:-0}"
+}
+
+@test "fault: the runtime OOM-killed mid-load by its memory limit: said as OOM with the kernel's oom_kill count" {
+	need_root
+	run --separate-stderr timeout 120 "$HARNESS" run --runtimes node20 --memory 96M --out o.json \
+		"$HARNESS_FIXTURES/scenarios/oom-mid-load"
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	# the cause first, with the evidence (memory.events, v1 memory.oom_control), then what it looked like
+	[[ "$stderr" == *"trial 1: OOM: the runtime was killed by its memory limit of 96 MiB (--memory; memory."*": oom_kill "*"); then: the server exited during the load"* ]]
+	[[ "$stderr" != *"reset"* ]]
+	[ "$(trial_field o.json status)" = failed ]
+	[[ "$(trial_field o.json error)" == "OOM: the runtime was killed"* ]]
+	[ "$(trial_field o.json slices.sut.oom_kill)" -ge 1 ]
+	[ "$(trial_field o.json slices.client.oom_kill)" = 0 ]
+	no_run_dir o.json
+	none_runs 'server.js'
+}
+
+@test "fault: the load client OOM-killed (--client-memory): the client's failure, not the runtime's" {
+	need_root
+	# 10,000 connections need ~50 MiB of the client; its slice gets 8
+	run --separate-stderr timeout 120 "$HARNESS" run --runtimes node20 --repeat 1 --client-memory 8M \
+		--connections 10000 --requests 10000 --out c.json http-hello
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"trial 1: OOM: the load client was killed by its memory limit of 8 MiB (--client-memory; memory."*": oom_kill "*"); then: the load client exited with status 137 and no figures"* ]]
+	[ "$(trial_field c.json status)" = failed ]
+	[ "$(trial_field c.json slices.client.oom_kill)" -ge 1 ]
+	[ "$(trial_field c.json slices.sut.oom_kill)" = 0 ]
+	python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["config"]["client_memory_max_bytes"] == 8 << 20' c.json
+	no_run_dir c.json
+	none_runs '/scenario/'
+}
+
+# The postmaster of this test's trial: the process of its own fixture slice started as `postgres -D ...`
+# (its children rename themselves "postgres: checkpointer" and so on).
+own_postmaster() {
+	local f p
+	for f in $(find /sys/fs/cgroup -path "*/harness-$HARNESS_RUN_TAG-*/fixture/cgroup.procs" 2>/dev/null); do
+		for p in $(cat "$f"); do
+			tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q '^postgres -D ' && echo "$p"
+		done
+	done
+	return 0
+}
+
+@test "fault: Postgres killed mid-trial: the trial fails naming the fixture, the next trial still runs" {
+	need_root
+	need_postgres
+	"$HARNESS" run --runtimes node20 --out p.json "$HARNESS_FIXTURES/scenarios/pg-mid-trial" >run.out 2>run.err &
+	RUN=$!
+	# the script is asking: the fixture is up, the trial in its middle
+	wait_until 180 tree_runs 'ask.mjs'
+	pm=$(own_postmaster | head -1)
+	[ -n "$pm" ]
+	kill -KILL "$pm"
+	wait "$RUN" || status=$?
+	cat run.err
+	[ "${status:-0}" -eq 1 ]
+	grep -q 'pg-mid-trial node20 pinned trial 1: the fixture postgres exited with status 137 during the trial; its last output: .*; then: the script exited with 3' run.err
+	[ "$(trials p.json)" = 2 ]
+	[ "$(trial_field p.json status 0)" = failed ]
+	[[ "$(trial_field p.json error 0)" == "the fixture postgres exited with status 137"* ]]
+	[ "$(trial_field p.json status 1)" = ok ]
+	[ "$(trial_field p.json script.refused_ssl 1)" = 400 ]
+	no_run_dir p.json
+	assert_no_postgres
+	none_runs 'ask.mjs'
+}
+
+# Two tool tarballs in $W (a.gate.tgz: held in the middle until $W/a.gate.tgz.go exists), served from loopback by
+# tests/servers/tarball-server.py; `tool_manifest NAME FILE` writes a url manifest for one.
+tarballs() {
+	W=$BATS_TEST_TMPDIR/www
+	mkdir -p "$W"
+	python3 - "$W" <<'PY'
+import io, os, sys, tarfile
+w = sys.argv[1]
+for name, version in (("a.gate.tgz", "a 1.0"), ("b.tgz", "b 1.0")):
+    tool = ("#!/bin/sh\necho %s\n" % version).encode() + b"#" * 200000 + b"\n"
+    with tarfile.open(os.path.join(w, name), "w:gz", compresslevel=0) as t:
+        i = tarfile.TarInfo("package/bin/tool"); i.size = len(tool); i.mode = 0o755
+        t.addfile(i, io.BytesIO(tool))
+PY
+	python3 "$HARNESS_TOP/tests/servers/tarball-server.py" "$W" >"$BATS_TEST_TMPDIR/tar.out" &
+	SERVER=$!
+	wait_until 10 grep -qs '^port ' "$BATS_TEST_TMPDIR/tar.out"
+	PORT=$(awk '/^port /{print $2}' "$BATS_TEST_TMPDIR/tar.out")
+}
+
+tool_manifest() {
+	cat >"$BATS_TEST_TMPDIR/$1.json" <<JSON
+{"name": "$1", "version": "1.0", "kind": "runtime",
+ "source": {"type": "url", "url": "http://127.0.0.1:$PORT/$2", "sha256": "$(sha256sum "$W/$2" | cut -c1-64)", "strip_components": 1},
+ "entry": "bin/tool", "run": ["{entry}", "{script}"],
+ "version_command": ["{entry}", "--version"], "version_expect": "$1 1.0"}
+JSON
+}
+
+@test "fault: a cache another harness is pulling into: the second waits and says so, both succeed, digests verify" {
+	need_root
+	export HARNESS_CACHE_DIR=$BATS_TEST_TMPDIR/cache # fresh
+	tarballs
+	tool_manifest a a.gate.tgz
+	tool_manifest b b.tgz
+	"$HARNESS" images pull "$BATS_TEST_TMPDIR/a.json" >a.out 2>a.err &
+	a=$!
+	wait_until 30 grep -q 'pulling a 1.0' a.err # a holds the cache, its download held in the middle
+	"$HARNESS" images pull "$BATS_TEST_TMPDIR/b.json" >b.out 2>b.err &
+	b=$!
+	wait_until 30 grep -q "harness: images: waiting for another harness writing into $HARNESS_CACHE_DIR" b.err
+	refute grep -q 'pulling b' b.err
+	touch "$W/a.gate.tgz.go"
+	wait "$a"
+	wait "$b"
+	cat a.err b.err
+	grep -q 'pulling b 1.0' b.err
+	[ "$(ls "$HARNESS_CACHE_DIR/trees" | wc -l)" -eq 2 ]
+	[ -z "$(find "$HARNESS_CACHE_DIR" -name '.tmp-*' -o -name '.partial-*')" ]
+	run "$HARNESS" images verify "$BATS_TEST_TMPDIR/a.json"
+	[ "$output" = "a 1.0: ok" ]
+	run "$HARNESS" images verify "$BATS_TEST_TMPDIR/b.json"
+	[ "$output" = "b 1.0: ok" ]
+}
+
+# A long http-hello run whose measured load is under way (the client slice runs `harness load`); sets RUN.
+start_load() {
+	"$HARNESS" run --runtimes node20 --repeat 1 --requests 10000000 --out k.json http-hello >run.out 2>run.err &
+	RUN=$!
+	wait_until 180 tree_runs '/opt/harness/harness load'
+}
+
+@test "fault: the runtime SIGKILLed by someone else mid-load: said as an exit, not as OOM" {
+	need_root
+	start_load
+	kill -KILL $(own_pgrep '/scenario/server-node.js')
+	wait "$RUN" || status=$?
+	cat run.err
+	[ "${status:-0}" -eq 1 ]
+	grep -q 'http-hello node20 pinned trial 1: the server exited during the load; its last output: ' run.err
+	refute grep -q OOM run.err
+	[ "$(trial_field k.json slices.sut.oom_kill)" = 0 ]
+	[ "$(trial_field k.json status)" = failed ]
+	no_run_dir k.json
+	none_runs '/scenario/'
+}
+
+@test "fault: the load client SIGKILLed mid-load: the client's failure, not OOM, the runtime stopped" {
+	need_root
+	start_load
+	kill -KILL $(own_pgrep '/opt/harness/harness load')
+	wait "$RUN" || status=$?
+	cat run.err
+	[ "${status:-0}" -eq 1 ]
+	grep -q 'http-hello node20 pinned trial 1: the load client exited with status 137 and no figures' run.err
+	refute grep -q OOM run.err
+	[ "$(trial_field k.json slices.client.oom_kill)" = 0 ]
+	no_run_dir k.json
+	none_runs '/scenario/'
+}
+
+@test "fault: SIGTERM at prepare, before any trial: exit 143, an empty interrupted results file, the run folder removed" {
+	need_root
+	HARNESS_STOP_AT=prepare "$HARNESS" run --runtimes node20 --repeat 1 --requests 2000 --out t.json http-hello \
+		>run.out 2>run.err &
+	RUN=$!
+	wait_until 180 grep -q "stopped at prepare" run.err
+	wait_until 30 stopped "$RUN"
+	dir=$(own_run_dir "$RUN")
+	[ -n "$dir" ]
+	kill -TERM "$RUN"
+	kill -CONT "$RUN"
+	wait "$RUN" || status=$?
+	cat run.err
+	[ "${status:-0}" -eq 143 ]
+	interrupted t.json
+	[ "$(trials t.json)" = 0 ]
+	[ ! -e "$dir" ]
+	none_runs '/scenario/'
 }
