@@ -25,7 +25,7 @@ int rundir_create(char *ret, size_t len, struct hx_err *err)
 		return hx_syserr(err, "run: make the run folder in %s", RUNDIR_PARENT);
 	snprintf(path, sizeof(path), "%s/%s", tmpl, RUNDIR_OWNER);
 	strcat(id, "\n");
-	if (util_write_file(path, id, err) < 0) {
+	if (util_write_atomic(path, id, strlen(id), err) < 0) {
 		unpack_remove_tree(tmpl);
 		return hx_wrap(err, "run: the run folder's owner");
 	}

@@ -78,9 +78,32 @@ static void test_only_dead_runs_folders(void **state)
 	unpack_remove_tree(parent);
 }
 
+/* A new run folder holds its owner file, the run id of this process, from the start: gc leaves it alone. */
+static void test_create_writes_owner(void **state)
+{
+	char dir[4096], id[128], path[4200], text[160] = "";
+	struct hx_err err = {0};
+	FILE *f;
+
+	(void)state;
+	unsetenv("HARNESS_RUN_TAG");
+	assert_int_equal(rundir_create(dir, sizeof(dir), &err), 0);
+	assert_int_equal(strncmp(dir, RUNDIR_PARENT "/harness-run-", strlen(RUNDIR_PARENT "/harness-run-")), 0);
+	assert_int_equal(cg_run_id(id, sizeof(id), &err), 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, RUNDIR_OWNER);
+	assert_non_null(f = fopen(path, "r"));
+	assert_non_null(fgets(text, sizeof(text), f));
+	fclose(f);
+	strcat(id, "\n");
+	assert_string_equal(text, id);
+	assert_false(cg_run_id_orphaned(strtok(text, "\n"), NULL));
+	unpack_remove_tree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_create_writes_owner),
 		cmocka_unit_test(test_only_dead_runs_folders),
 	};
 
