@@ -328,7 +328,7 @@ own_postmaster() {
 	local f p
 	for f in $(find /sys/fs/cgroup -path "*/harness-$HARNESS_RUN_TAG-*/fixture/cgroup.procs" 2>/dev/null); do
 		for p in $(cat "$f"); do
-			tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q '^postgres -D ' && echo "$p"
+			tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q 'postgres -D ' && echo "$p"
 		done
 	done
 	return 0
