@@ -796,6 +796,7 @@ static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, st
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	run_label(p, q->k, q->j, label, sizeof(label));
 	res_trial_init(tr, sc->name, p->img[q->i].name, cg_cpu_mode_names[p->modes[q->k]], q->t, q->order);
+	snprintf(tr->workload, sizeof(tr->workload), "%s", scn_workload_names[sc->workload]);
 	progress(q->tty, q->done, q->total, sc, p->img[q->i].name, label, q->t, q->start);
 	r = run_one(p, env, sc, q->i, q->k, q->j, deadline, tr, &terr);
 	soak_evidence(tr);

@@ -211,6 +211,105 @@ static const char *head_str(const struct res_doc *d, const char *obj, const char
 	return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+/* The median of a server memory field over the passed trials of a group, in MiB; NAN when none has it. */
+static double published_mib(const struct trial_result **ts, size_t n, size_t off)
+{
+	double v[64];
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && k < HX_ARRAY_SIZE(v); i++) {
+		double x = *(const double *)((const char *)&ts[i]->server + off);
+
+		if (!isnan(x))
+			v[k++] = x / 1024;
+	}
+	if (!k)
+		return NAN;
+	qsort(v, k, sizeof(v[0]), stats_cmp_double);
+	return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+static int cmp_rps(const void *a, const void *b)
+{
+	double x = (*(const struct trial_result *const *)a)->load.rps,
+	       y = (*(const struct trial_result *const *)b)->load.rps;
+
+	return (x > y) - (x < y);
+}
+
+/* One row of the published table: the trial with the median ops/s, and the memory medians. */
+static void published_row(const struct trial_result **ts, size_t n, enum report_format f, FILE *out)
+{
+	const struct trial_result *t;
+	const struct res_latency *l;
+	char mem[3][16];
+	const size_t offs[3] = {offsetof(struct res_server, post_load_rss_kb),
+				offsetof(struct res_server, after_idle_rss_kb),
+				offsetof(struct res_server, after_restart_rss_kb)};
+
+	qsort(ts, n, sizeof(ts[0]), cmp_rps);
+	t = ts[n / 2];
+	l = &t->load.latency_us;
+	for (int i = 0; i < 3; i++)
+		cell(mem[i], sizeof(mem[i]), 1, "", published_mib(ts, n, offs[i]));
+	fprintf(out,
+		f == RPT_MD
+			? "| %s | %s | %llu | %llu | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %s | %s | %s | %s |\n"
+			: "%-8s %-7s %9llu %5llu %9.0f %8.0f %8.0f %8.0f %8.0f %8.0f %9s %9s %9s  %s\n",
+		t->runtime, t->mode, (unsigned long long)t->load.requests, (unsigned long long)t->load.errors_total,
+		t->load.rps, l->mean, l->p50, l->p95, l->p99, l->max, mem[0], mem[1], mem[2],
+		t->server.low_memory_hint[0] ? t->server.low_memory_hint : "none");
+}
+
+/* The document store's table for the ws-rpc scenarios (docs/load.md), in its columns, with the memory run:
+ * one row per runtime and mode of the quiet trials that passed. */
+static void render_published(const struct res_doc *d, enum report_format f, FILE *out)
+{
+	const struct trial_result **ts = calloc(d->ntrials + 1, sizeof(*ts));
+	bool *done = calloc(d->ntrials + 1, sizeof(*done));
+	const char *last = "";
+
+	for (size_t i = 0; ts && done && i < d->ntrials; i++) {
+		const struct trial_result *a = &d->trials[i];
+		size_t n = 0;
+
+		if (done[i] || strcmp(a->workload, "ws-rpc") != 0 || strcmp(a->noise, "none") != 0)
+			continue;
+		for (size_t j = i; j < d->ntrials; j++) {
+			const struct trial_result *b = &d->trials[j];
+
+			if (strcmp(a->scenario, b->scenario) || strcmp(a->runtime, b->runtime) ||
+			    strcmp(a->mode, b->mode) || strcmp(b->noise, "none"))
+				continue;
+			done[j] = true;
+			if (b->status == TRIAL_OK && (b->have & RES_HAVE_LOAD))
+				ts[n++] = b;
+		}
+		if (strcmp(last, a->scenario) != 0) {
+			last = a->scenario;
+			fprintf(out,
+				"\n%s%s, in the published columns (the median trial by ops/s; RSS MiB: medians)\n\n",
+				f == RPT_MD ? "### " : "== ", last);
+			fprintf(out,
+				f == RPT_MD ? "| runtime | mode | ops | err | ops/s | avgµs | p50µs | p95µs | p99µs | "
+					      "maxµs | "
+					      "after load | after idle | after restart | hint "
+					      "|\n|---|---|---:|---:|---:|---:|---:|"
+					      "---:|---:|---:|---:|---:|---:|---|\n"
+					    : "%-8s %-7s %9s %5s %9s %8s %8s %8s %8s %8s %9s %9s %9s  %s\n",
+				"runtime", "mode", "ops", "err", "ops/s", "avgµs", "p50µs", "p95µs", "p99µs", "maxµs",
+				"load MiB", "idle MiB", "restart", "hint");
+		}
+		if (n)
+			published_row(ts, n, f, out);
+		else
+			fprintf(out, f == RPT_MD ? "| %s | %s | failed |\n" : "%-8s %-7s failed\n", a->runtime,
+				a->mode);
+	}
+	free(ts);
+	free(done);
+}
+
 int report_render(const struct res_doc *d, enum report_format f, FILE *out, struct hx_err *err)
 {
 	_cleanup_free_ struct res_summary *groups = NULL;
@@ -239,6 +338,7 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 		cJSON_IsNumber(cpus) ? cpus->valuedouble : NAN);
 	render_placement(d, f, out);
 	render_rows(groups, n, f, out);
+	render_published(d, f, out);
 	iso_render(groups, n, f == RPT_MD, out);
 	matrix_render(d, f == RPT_MD, out);
 	fprintf(out,

@@ -146,8 +146,9 @@ enum {
 
 struct trial_result {
 	char scenario[64], runtime[64], mode[16];
-	char noise[32]; /* the neighbour's kind and level ("cpu:2"); "none" for a quiet trial */
-	bool isolated;	/* --isolate made the runtime's CPUs its own */
+	char workload[16]; /* the scenario's (scn_workload_names); "" in files from before it was kept */
+	char noise[32];	   /* the neighbour's kind and level ("cpu:2"); "none" for a quiet trial */
+	bool isolated;	   /* --isolate made the runtime's CPUs its own */
 	unsigned trial, order;
 	enum trial_status status;
 	char error[1024]; /* "": none */

@@ -832,6 +832,8 @@ cJSON *res_trial_json(const struct trial_result *t)
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(o, "scenario", t->scenario);
+	if (t->workload[0])
+		cJSON_AddStringToObject(o, "workload", t->workload);
 	cJSON_AddStringToObject(o, "runtime", t->runtime);
 	cJSON_AddStringToObject(o, "mode", t->mode);
 	if (strcmp(t->noise, "none") != 0) /* absent: a quiet trial, as in files from before noise */
@@ -912,6 +914,7 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 		return -err->errnum;
 	res_trial_init(ret, get(o, "scenario")->valuestring, "", "", trial, order);
 	str(o, "runtime", ret->runtime, sizeof(ret->runtime));
+	str(o, "workload", ret->workload, sizeof(ret->workload));
 	str(o, "mode", ret->mode, sizeof(ret->mode));
 	if (cJSON_IsString(get(o, "noise"))) /* a file from before noise existed: quiet trials */
 		str(o, "noise", ret->noise, sizeof(ret->noise));

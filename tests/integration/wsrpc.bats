@@ -118,6 +118,12 @@ PY
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"== ws-rpc"* ]]
 	rpc_trials_ok r.json 3200 "$rts"
+	# the published table, from the run and again from its file: a row per runtime, the hint that was sent
+	grep -qE '^node22 +pinned +3200 +0 +[0-9]+ .* SIGUSR2$' <<<"$output"
+	run -0 "$HARNESS" report r.json --format table
+	[[ "$output" == *"== ws-rpc, in the published columns"* ]]
+	grep -qE '^workerd +pinned +3200 +0 +[0-9]+ .* none$' <<<"$output"
+	grep -qE '^bun +pinned +3200 +0 +[0-9]+ .* SIGUSR2$' <<<"$output"
 }
 
 @test "ws-counter: the Postgres row ends at the increments acknowledged on node20, node22, node24, bun and deno" {
