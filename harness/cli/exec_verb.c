@@ -19,6 +19,7 @@
 #include "cgroups/cg.h"
 #include "cgroups/plan.h"
 #include "base/cleanup.h"
+#include "host/rootless.h"
 #include "image/images.h"
 #include "base/opt.h"
 #include "sandbox/sandbox.h"
@@ -441,7 +442,8 @@ int verb_exec(int argc, char **argv)
 		return HX_EXIT_USAGE;
 	}
 	argv[1 + npos] = NULL;
-	rc = exec_make_plan(&o, argv + 1, &p, &err) < 0 ? hx_report(&err) : exec_run(&o, &p, &err);
+	rc = exec_make_plan(&o, argv + 1, &p, &err) < 0 || rootless_enter("exec", &err) < 0 ? hx_report(&err)
+											    : exec_run(&o, &p, &err);
 	sbx_config_release(&p.sbx[0]);
 	sbx_config_release(&p.sbx[1]);
 	return rc;

@@ -22,8 +22,10 @@
 #include "run/run.h"
 #include "run/rundir.h"
 #include "run/shard.h"
+#include "host/rootless.h"
 #include "sandbox/sbx_net.h"
 #include "sandbox/sbx_seccomp.h"
+#include "sandbox/sbx_userns.h"
 #include "report/precision.h"
 #include "run/tlscert.h"
 #include "image/unpack.h"
@@ -402,7 +404,11 @@ static int prepare_fixture(const struct run_opts *o, struct run_plan *p, struct 
 		return 0;
 	if (img_cache_open(&cache, err) < 0)
 		return -err->errnum;
-	if (img_status(&cache, &p->pg_img, true, &p->pg_st, &fe) < 0)
+	if (sbx_userns_active(NULL)) /* initdb and postgres check the uid */
+		rc = hx_fail(&fe, HX_EXIT_HOST, EPERM,
+			     "the postgres fixture refuses to run as root, which a rootless run's sandbox user is "
+			     "(run harness as root)");
+	else if (img_status(&cache, &p->pg_img, true, &p->pg_st, &fe) < 0)
 		rc = -fe.errnum;
 	else if (!p->pg_st.present && img_pull(&cache, &p->pg_img, &fe) < 0)
 		rc = hx_wrap(&fe, "it needs the postgres15 fixture (harness images pull postgres15)");
@@ -479,7 +485,7 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 		return -err->errnum;
 	/* an io neighbour writes on the disk under the run folder, as the sandbox user */
 	snprintf(env->noise_io_dir, sizeof(env->noise_io_dir), "%s/noise-io", env->dir);
-	if (mkdir(env->noise_io_dir, 0700) < 0 || chown(env->noise_io_dir, SBX_UID, SBX_GID) < 0)
+	if (mkdir(env->noise_io_dir, 0700) < 0 || chown(env->noise_io_dir, sbx_uid(), sbx_gid()) < 0)
 		return hx_syserr(err, "run: %s", env->noise_io_dir);
 	if (sbx_net_prepare(&env->netns_fd, err) < 0 || reserve_ports(p, env->netns_fd, err) < 0)
 		return -err->errnum;
@@ -587,6 +593,7 @@ static void run_config(const struct run_plan *p, const struct run_env *env, stru
 		       struct res_pg_config *pg)
 {
 	const struct cg_slice_plan *first = &env->plan[p->modes[0]];
+	struct sbx_userns_map map = {0};
 
 	c->profile = scn_profile_names[p->profile];
 	c->logs = env->dir;
@@ -615,6 +622,9 @@ static void run_config(const struct run_plan *p, const struct run_env *env, stru
 		noise_spec_format(&p->noise[i], c->noise[i], sizeof(c->noise[i]));
 	c->noise_placement = cg_noise_placement_names[p->noise_placement];
 	c->noise_io_dir = env->noise_io_dir;
+	c->rootless = sbx_userns_active(&map);
+	snprintf(c->uid_map, sizeof(c->uid_map), "0 %u 1", (unsigned)map.outer_uid);
+	snprintf(c->gid_map, sizeof(c->gid_map), "0 %u 1", (unsigned)map.outer_gid);
 }
 
 /* config.bundles: per scenario, what bundled which module for which runtime, and the bundle's digest. */
@@ -1060,6 +1070,8 @@ int verb_run(int argc, char **argv)
 	}
 	run_stage("plan");
 	rc = run_plan(&o, argv + 1, npos, p, env, &err);
+	if (rc == 0)
+		rc = rootless_enter("run", &err);
 	if (rc == 0)
 		rc = run_prepare(&o, p, env, &err);
 	if (rc == 0)

@@ -1,7 +1,9 @@
 /* The rootless facts: delegation of our cgroup v2 subtree and unprivileged user namespaces. */
 #include "host/rootless.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +12,7 @@
 
 #include "base/cleanup.h"
 #include "base/util.h"
+#include "sandbox/sbx_userns.h"
 
 #define CGROUP2_MAGIC 0x63677270
 
@@ -108,4 +111,24 @@ void rootless_probe(const char *proc_root, const char *cgroup_root, uid_t uid, s
 	check_delegation(cgroup_root, ret->cgroup, uid, ret);
 	check_userns(proc_root, ret);
 	ret->possible = ret->nmissing == 0;
+}
+
+int rootless_enter(const char *verb, struct hx_err *err)
+{
+	struct rootless_facts *f;
+	int rc;
+
+	if (geteuid() == 0)
+		return 0;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	rootless_probe("/proc", "/sys/fs/cgroup", geteuid(), f);
+	if (!f->possible)
+		rc = hx_fail(err, HX_EXIT_HOST, EPERM, "%s: not root, and rootless is not possible here: %s (fix: %s)",
+			     verb, f->missing[0].what, f->missing[0].fix);
+	else if ((rc = sbx_userns_enter(err)) < 0)
+		hx_wrap(err, "%s", verb);
+	free(f);
+	return rc;
 }

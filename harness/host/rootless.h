@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "base/err.h"
+
 #define ROOTLESS_MAX_MISSING 8
 
 /* What a rootless run would lack, each with its fix; doctor renders it ({"uid", "cgroup", "missing":
@@ -27,5 +29,10 @@ struct rootless_facts {
 /* The facts for uid, read below proc_root ("/proc": self/cgroup and the sysctls) and cgroup_root (the
  * cgroup2 mount, "/sys/fs/cgroup"). Pure reads: testable on a fixture tree. */
 void rootless_probe(const char *proc_root, const char *cgroup_root, uid_t uid, struct rootless_facts *ret);
+
+/* What a run or exec does first: as root, nothing (the root path). Otherwise the facts for the caller, and when
+ * rootless is possible here, harness enters its user namespace (sbx_userns_enter); when not, exit 3 with the first
+ * thing missing and its fix, as doctor names it. Must run while harness is single-threaded. */
+int rootless_enter(const char *verb, struct hx_err *err);
 
 #endif

@@ -23,6 +23,7 @@
 #include "base/valid.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sbx_mount.h"
+#include "sandbox/sbx_userns.h"
 
 static int copy_file(const char *from, const char *to)
 {
@@ -66,7 +67,7 @@ static int npm_ci(const char *dir, const char *registry, char *log, size_t len, 
 	_cleanup_close_ int netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	int p[2], rc, status = 0;
 
-	if (netns < 0 || chown(dir, SBX_UID, SBX_GID) < 0 || pipe2(p, O_CLOEXEC) < 0)
+	if (netns < 0 || chown(dir, sbx_uid(), sbx_gid()) < 0 || pipe2(p, O_CLOEXEC) < 0)
 		return hx_syserr(err, "npm ci in %s", dir);
 	sbx_config_init(&c);
 	c.argv = argv;

@@ -23,6 +23,7 @@
 #include "sandbox/sandbox.h"
 #include "sandbox/sbx_net.h"
 #include "image/unpack.h"
+#include "sandbox/sbx_userns.h"
 #include "base/util.h"
 #include "base/valid.h"
 
@@ -33,20 +34,31 @@ const char *img_manifest_dir(void)
 	return util_data_dir("HARNESS_IMAGES_DIR", "images", dir, sizeof(dir));
 }
 
-int img_cache_open(struct img_cache *c, struct hx_err *err)
+#define IMG_SYSTEM_CACHE "/var/cache/harness"
+
+/* $HARNESS_CACHE_DIR, else $XDG_CACHE_HOME/harness, else root's cache (a user reads it when it is there), else
+ * ~/.cache/harness. Root inside a rootless run's user namespace is still the user. */
+static void cache_root(char *buf, size_t len)
 {
 	const char *env = getenv("HARNESS_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	char sub[PATH_MAX];
 
 	if (env && env[0])
-		snprintf(c->root, sizeof(c->root), "%s", env);
+		snprintf(buf, len, "%s", env);
 	else if (xdg && xdg[0])
-		snprintf(c->root, sizeof(c->root), "%s/harness", xdg);
-	else if (geteuid() == 0)
-		snprintf(c->root, sizeof(c->root), "/var/cache/harness");
+		snprintf(buf, len, "%s/harness", xdg);
+	else if ((geteuid() == 0 && !sbx_userns_active(NULL)) || util_exists(IMG_SYSTEM_CACHE "/trees"))
+		snprintf(buf, len, IMG_SYSTEM_CACHE);
 	else
-		snprintf(c->root, sizeof(c->root), "%s/.cache/harness", home ? home : "/tmp");
-	for (int i = 0; i < 2; i++) {
+		snprintf(buf, len, "%s/.cache/harness", home ? home : "/tmp");
+}
+
+int img_cache_open(struct img_cache *c, struct hx_err *err)
+{
+	char sub[PATH_MAX];
+
+	cache_root(c->root, sizeof(c->root));
+	c->readonly = strcmp(c->root, IMG_SYSTEM_CACHE) == 0 && access(c->root, W_OK) < 0;
+	for (int i = 0; i < 2 && !c->readonly; i++) {
 		snprintf(sub, sizeof(sub), "%s/%s", c->root, i ? "trees" : "blobs");
 		if (util_mkdir_p(sub, 0755) < 0)
 			return hx_fail(err, HX_EXIT_HOST, errno,
@@ -54,8 +66,9 @@ int img_cache_open(struct img_cache *c, struct hx_err *err)
 				       strerror(errno));
 	}
 	snprintf(sub, sizeof(sub), "%s/lock", c->root);
-	c->lock_fd = open(sub, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (c->lock_fd < 0)
+	c->lock_fd = c->readonly ? open(sub, O_RDONLY | O_CLOEXEC) /* flock needs no write access */
+				 : open(sub, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (c->lock_fd < 0 && !(c->readonly && errno == ENOENT))
 		return hx_syserr(err, "image cache: %s", sub);
 	return 0;
 }
@@ -264,6 +277,11 @@ int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 				       m->entry);
 		return 0;
 	}
+	if (c->readonly)
+		return hx_fail(err, HX_EXIT_HOST, EACCES,
+			       "image %s is not in %s, which is root's: pull it as root (harness images pull %s), or "
+			       "set XDG_CACHE_HOME for a cache of your own",
+			       m->name, c->root, m->name);
 	if (cache_lock(c, err) < 0)
 		return -err->errnum;
 	rc = img_status(c, m, false, &st, err);

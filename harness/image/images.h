@@ -13,6 +13,7 @@
 struct img_cache {
 	char root[PATH_MAX];
 	int lock_fd;
+	bool readonly; /* root's cache read by a user: present images only, no pulls */
 };
 
 struct img_status {

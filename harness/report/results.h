@@ -378,9 +378,11 @@ struct res_config {
 	struct res_mode modes[3];
 	const struct res_pg_config *pg; /* NULL: no scenario has the fixture */
 	size_t nnoise;
-	char noise[8][32];	     /* --noise, each formatted ("cpu:2") */
-	const char *noise_placement; /* apart or sibling */
-	const char *noise_io_dir;    /* "": none */
+	char noise[8][32];	       /* --noise, each formatted ("cpu:2") */
+	const char *noise_placement;   /* apart or sibling */
+	const char *noise_io_dir;      /* "": none */
+	bool rootless;		       /* started unprivileged: harness in a user namespace of its own */
+	char uid_map[32], gid_map[32]; /* rootless: the namespace's maps ("0 1000 1") */
 };
 
 /* The head: host (doctor's JSON text; NULL when it could not be had), config, the seccomp policy and the

@@ -1087,6 +1087,13 @@ static cJSON *config_json(const struct res_config *c)
 	cJSON_AddStringToObject(nz, "placement", c->noise_placement);
 	add_str(nz, "io_dir", c->noise_io_dir);
 	cJSON_AddStringToObject(cfg, "logs", c->logs);
+	cJSON_AddBoolToObject(cfg, "rootless", c->rootless);
+	if (c->rootless) {
+		cJSON *ns = cJSON_AddObjectToObject(cfg, "userns");
+
+		cJSON_AddStringToObject(ns, "uid_map", c->uid_map);
+		cJSON_AddStringToObject(ns, "gid_map", c->gid_map);
+	}
 	return cfg;
 }
 

@@ -25,6 +25,7 @@
 #include "sandbox/sbx_fds.h"
 #include "sandbox/sbx_out.h"
 #include "sandbox/sbx_net.h"
+#include "sandbox/sbx_userns.h"
 #include "base/util.h"
 
 #define SBX_CLONE_FLAGS (CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS)
@@ -152,7 +153,7 @@ static __attribute__((noreturn)) void payload(struct sbx_child *x)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
-	if ((r = sbx_caps_apply_in_child(SBX_UID, SBX_GID, &step)) < 0)
+	if ((r = sbx_caps_apply_in_child(sbx_uid(), sbx_gid(), &step)) < 0)
 		child_fail(x->report_fd, step, -r);
 	if (chdir(x->c->cwd) < 0)
 		child_fail(x->report_fd, "chdir", errno);
@@ -304,7 +305,7 @@ static int sbx_child_main(void *arg)
 		child_fail(x->report_fd, "close inherited descriptors", -r);
 	}
 	/* init keeps nothing it does not need: the payload's user, no capabilities */
-	if ((r = sbx_caps_apply_in_child(SBX_UID, SBX_GID, &step)) < 0) {
+	if ((r = sbx_caps_apply_in_child(sbx_uid(), sbx_gid(), &step)) < 0) {
 		kill(child, SIGKILL);
 		child_fail(x->report_fd, step, -r);
 	}

@@ -9,6 +9,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "sandbox/sbx_userns.h"
+
 static int caps_fail(const char **ret_step, const char *step)
 {
 	*ret_step = step;
@@ -34,12 +36,17 @@ int sbx_caps_apply_in_child(uid_t uid, gid_t gid, const char **ret_step)
 		return caps_fail(ret_step, "setrlimit CORE");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return caps_fail(ret_step, "no_new_privs");
+	/* Rootless, the payload stays root of the user namespace: an execve must not give root its capabilities
+	 * back (the bounding set below is empty too; this says it twice, locked). */
+	if (sbx_userns_active(NULL) && prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED, 0, 0, 0) < 0)
+		return caps_fail(ret_step, "securebits");
 	for (int c = 0; c <= last; c++)
 		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
 			return caps_fail(ret_step, "drop bounding set");
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		return caps_fail(ret_step, "clear ambient capabilities");
-	if (setgroups(0, NULL) < 0)
+	/* setgroups is denied in a rootless run's namespace, and its only group is the caller's */
+	if (!sbx_userns_active(NULL) && setgroups(0, NULL) < 0)
 		return caps_fail(ret_step, "setgroups");
 	if (setresgid(gid, gid, gid) < 0)
 		return caps_fail(ret_step, "setresgid");

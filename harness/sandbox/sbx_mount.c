@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "sandbox/sbx_userns.h"
 
 #define OLD SBX_OLD_ROOT
 
@@ -232,8 +233,8 @@ static int etc_files(void)
 	snprintf(passwd, sizeof(passwd),
 		 "root:x:0:0:root:/root:/bin/sh\n" SBX_USER ":x:%d:%d:" SBX_USER ":" SBX_HOME ":/bin/sh\n"
 		 "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
-		 SBX_UID, SBX_GID);
-	snprintf(group, sizeof(group), "root:x:0:\n" SBX_USER ":x:%d:\nnogroup:x:65534:\n", SBX_GID);
+		 (int)sbx_uid(), (int)sbx_gid());
+	snprintf(group, sizeof(group), "root:x:0:\n" SBX_USER ":x:%d:\nnogroup:x:65534:\n", (int)sbx_gid());
 	if (write_text("/etc/passwd", passwd) < 0 || write_text("/etc/group", group) < 0 ||
 	    write_text("/etc/hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n") < 0 ||
 	    write_text("/etc/nsswitch.conf", "passwd: files\ngroup: files\nhosts: files\n") < 0 ||
@@ -291,7 +292,7 @@ static int tmpfs_at(const char *dir, mode_t mode, uint64_t size, bool owned)
 	}
 	n = snprintf(opts, sizeof(opts), "mode=%o,size=%llu", (unsigned)mode, (unsigned long long)size);
 	if (owned)
-		snprintf(opts + n, sizeof(opts) - (size_t)n, ",uid=%d,gid=%d", SBX_UID, SBX_GID);
+		snprintf(opts + n, sizeof(opts) - (size_t)n, ",uid=%d,gid=%d", (int)sbx_uid(), (int)sbx_gid());
 	snprintf(via, sizeof(via), OLD "/proc/self/fd/%d", fd);
 	rc = mount("tmpfs", via, "tmpfs", MS_NOSUID | MS_NODEV, opts);
 	close(fd);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
-# Rootless: doctor as uid 1000 in a cgroup v2 subtree delegated the way systemd's Delegate= does it (the
-# directory and its cgroup.procs, cgroup.subtree_control and cgroup.threads chowned to the user), and in one
-# that is not: what is missing is named with its fix. Needs cgroup v2 (the guest runs it).
+# Rootless: doctor and a run as uid 1000 in a cgroup v2 subtree delegated the way systemd's Delegate= does it
+# (the directory and its cgroup.procs, cgroup.subtree_control and cgroup.threads chowned to the user), and in
+# one that is not: what is missing is named with its fix. Needs cgroup v2 (the guest runs it).
 
 bats_require_minimum_version 1.5.0
 
@@ -9,7 +9,6 @@ load helpers
 
 setup() {
 	need_root
-	[ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] || skip "needs cgroup v2 (tests/guest runs it)"
 	command -v setpriv >/dev/null || hx_skip "needs setpriv (util-linux)"
 	own=$(sed -n 's/^0:://p' /proc/self/cgroup)
 	D=/sys/fs/cgroup${own%/}/harness-$HARNESS_RUN_TAG-deleg
@@ -18,7 +17,43 @@ setup() {
 }
 
 teardown() {
+	[ -z "${WATCH:-}" ] || kill "$WATCH" 2>/dev/null || true
+	# a failed run may have left its trees (in the test's own delegated subtree): kill and remove them
+	[ ! -e "$D/cgroup.kill" ] || echo 1 >"$D/cgroup.kill" 2>/dev/null || true
+	[ ! -d "$D" ] || find "$D" -depth -mindepth 1 -type d -exec rmdir {} + 2>/dev/null || true
 	rmdir "$D" "$D-plain" 2>/dev/null || true
+	[ -z "${W:-}" ] || rm -rf "$W"
+}
+
+need_v2() {
+	[ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] || skip "needs cgroup v2 (tests/guest runs it)"
+}
+
+# $W: a folder of the user's (the test's own folder is below bats' private one)
+userdir() {
+	W=$(mktemp -d /tmp/rootless-XXXXXX)
+	chown 1000:1000 "$W"
+}
+
+# $D delegated to uid 1000 as systemd's Delegate=yes does it, with the controllers a run needs enabled above
+# it (systemd enables them in the parent of a delegated unit).
+delegate() {
+	local c
+	mkdir "$D"
+	chown 1000:1000 "$D" "$D/cgroup.procs" "$D/cgroup.subtree_control" "$D/cgroup.threads"
+	for c in cpuset cpu memory pids; do
+		grep -qw "$c" "$D/cgroup.controllers" || echo "+$c" >"${D%/*}/cgroup.subtree_control" ||
+			hx_skip "cannot enable the $c controller above $D"
+	done
+}
+
+# Until the background pid $1 exits: the sut slice of every tree of this test's tag, wherever it is.
+watch_trees() {
+	while kill -0 "$1" 2>/dev/null; do
+		find /sys/fs/cgroup -mindepth 2 -maxdepth 6 -type d -name sut -path "*/harness-$HARNESS_RUN_TAG-*" \
+			2>/dev/null
+		sleep 0.1
+	done >trees.raw
 }
 
 # harness doctor --json as uid 1000, started inside cgroup $1.
@@ -28,6 +63,7 @@ doctor_as_user() {
 }
 
 @test "doctor as uid 1000: a delegated cgroup v2 subtree makes rootless possible; an undelegated one is named with the fix" {
+	need_v2
 	mkdir "$D" "$D-plain"
 	chown 1000:1000 "$D" "$D/cgroup.procs" "$D/cgroup.subtree_control" "$D/cgroup.threads"
 	doctor_as_user "$D"
@@ -47,4 +83,71 @@ assert not r["possible"], r
 m = [m for m in r["missing"] if m["what"].startswith("cgroup delegation")]
 assert m and sys.argv[1] in m[0]["what"] and "Delegate=yes" in m[0]["fix"], r
 PY
+}
+
+@test "run as uid 1000 in a delegated subtree: the trials run rootless in slices under it, the results say so, nothing is left" {
+	need_v2
+	delegate
+	userdir
+	# harness alone in the delegated cgroup, as systemd-run --user --scope -p Delegate=yes starts it
+	sh -c 'echo $$ >"$1/cgroup.procs" && cd "$2" && exec setpriv --reuid=1000 --regid=1000 --clear-groups \
+		env HOME="$2" "$3" run --cpus 1 --runtimes node22 --profile quick --repeat 1 --connections 20 \
+		--requests 400 --out r.json startup http-hello' sh "$D" "$W" "$HARNESS" >out.log 2>&1 &
+	RUN=$!
+	watch_trees "$RUN" &
+	WATCH=$!
+	status=0
+	wait "$RUN" || status=$?
+	wait "$WATCH" || true
+	WATCH=
+	tail -20 out.log
+	sort -u trees.raw
+	[ "$status" -eq 0 ]
+	python3 - "$W/r.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["config"]
+assert c["rootless"] is True and c["userns"] == {"uid_map": "0 1000 1", "gid_map": "0 1000 1"}, c
+ts = d["trials"]
+assert {t["scenario"] for t in ts} == {"startup", "http-hello"} and all(t["status"] == "ok" for t in ts), ts
+for t in ts:
+    if t["scenario"] == "http-hello":
+        assert t["load"]["errors"]["total"] == 0 and t["load"]["requests"] > 0, t["load"]
+PY
+	# the trials' slices were made in the delegated subtree, and nowhere else
+	[ -n "$(sort -u trees.raw)" ]
+	[ -z "$(grep -v "^$D/harness-$HARNESS_RUN_TAG-[0-9]*-[0-9]*/sut\$" trees.raw)" ]
+	# nothing left: no cgroup below the subtree, no process in it, no run folder of the user's
+	[ -z "$(find "$D" -mindepth 1 -type d)" ]
+	[ -z "$(cat "$D/cgroup.procs")" ]
+	[ -z "$(find /tmp -maxdepth 1 -name 'harness-run-*' -user 1000)" ]
+}
+
+@test "run as uid 1000 in an undelegated cgroup: refused with exit 3 and doctor's reason" {
+	need_v2
+	mkdir "$D-plain"
+	userdir
+	run sh -c 'echo $$ >"$1/cgroup.procs" && cd "$2" && exec setpriv --reuid=1000 --regid=1000 --clear-groups \
+		env HOME="$2" "$3" run --runtimes node22 --profile quick startup' sh "$D-plain" "$W" "$HARNESS"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"rootless is not possible here: cgroup delegation: $D-plain is not owned by uid 1000"* ]]
+	[[ "$output" == *"Delegate=yes"* ]]
+	[ ! -e "$W/results" ]
+}
+
+@test "run and exec as uid 1000 on cgroup v1: refused with exit 3, naming cgroup v2, before anything is made" {
+	[ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ] || skip "this host has cgroup v2 (the tests above run)"
+	userdir
+	run sh -c 'cd "$1" && exec setpriv --reuid=1000 --regid=1000 --clear-groups env HOME="$1" "$2" run \
+		--runtimes node22 --profile quick startup' sh "$W" "$HARNESS"
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"run: not root, and rootless is not possible here: cgroup v2: "*"systemd.unified_cgroup_hierarchy=1"* ]]
+	[ ! -e "$W/results" ]
+	run setpriv --reuid=1000 --regid=1000 --clear-groups "$HARNESS" exec -- /bin/true
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"exec: not root, and rootless is not possible here: cgroup v2"* ]]
+	[ -z "$(leftover_cgroups)" ]
 }

@@ -1,0 +1,58 @@
+/* Rootless runs: the user namespace harness enters, and the sandbox user that follows from it. */
+#include "sandbox/sbx_userns.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "sandbox/sbx_mount.h"
+
+static bool userns_active;
+static struct sbx_userns_map userns_map;
+
+int sbx_userns_enter(struct hx_err *err)
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	char map[64];
+
+	if (unshare(CLONE_NEWUSER) < 0) {
+		if (errno == EPERM || errno == ENOSPC)
+			return hx_fail(err, HX_EXIT_HOST, errno,
+				       "rootless: the kernel refuses a user namespace: %s (harness doctor says why)",
+				       strerror(errno));
+		return hx_syserr(err, "rootless: unshare a user namespace");
+	}
+	/* an unprivileged map of one id is allowed only with setgroups denied (user_namespaces(7), Linux 3.19) */
+	if (util_write_file("/proc/self/setgroups", "deny", err) < 0)
+		return hx_wrap(err, "rootless: setgroups");
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned)uid);
+	if (util_write_file("/proc/self/uid_map", map, err) < 0)
+		return hx_wrap(err, "rootless: uid_map");
+	snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
+	if (util_write_file("/proc/self/gid_map", map, err) < 0)
+		return hx_wrap(err, "rootless: gid_map");
+	userns_map = (struct sbx_userns_map){.outer_uid = uid, .outer_gid = gid};
+	userns_active = true;
+	return 0;
+}
+
+bool sbx_userns_active(struct sbx_userns_map *ret)
+{
+	if (userns_active && ret)
+		*ret = userns_map;
+	return userns_active;
+}
+
+uid_t sbx_uid(void)
+{
+	return userns_active ? 0 : SBX_UID;
+}
+
+gid_t sbx_gid(void)
+{
+	return userns_active ? 0 : SBX_GID;
+}

@@ -1,0 +1,27 @@
+/* Rootless runs: harness enters one user namespace of its own, the caller mapped to root inside (one uid, one
+ * gid, setgroups denied), so that the run's network namespace and every sandbox's namespaces are owned by it and
+ * set up as they are for root. The sandbox's user is then the caller (root inside, no capabilities). */
+#ifndef HX_SBX_USERNS_H
+#define HX_SBX_USERNS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "base/err.h"
+
+/* The mapping harness entered, as written to uid_map and gid_map ("0 1000 1"). */
+struct sbx_userns_map {
+	uid_t outer_uid; /* the caller's uid outside, root inside */
+	gid_t outer_gid;
+};
+
+/* Enter a new user namespace with the caller as root (the process must be single-threaded). Returns -errno with
+ * the step named; exit 3 when the kernel refuses an unprivileged user namespace. */
+int sbx_userns_enter(struct hx_err *err);
+/* True once sbx_userns_enter succeeded; *ret gets its mapping. */
+bool sbx_userns_active(struct sbx_userns_map *ret);
+/* The sandbox's user: SBX_UID:SBX_GID as root, the caller (root of the namespace) in a rootless run. */
+uid_t sbx_uid(void);
+gid_t sbx_gid(void);
+
+#endif
