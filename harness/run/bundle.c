@@ -19,6 +19,7 @@
 #include "image/unpack.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sbx_mount.h"
+#include "sandbox/sbx_userns.h"
 
 #define BUNDLE_TIMEOUT_S 300
 #define BUNDLE_MAX_BYTES (64u << 20)
@@ -163,7 +164,7 @@ int bundle_make(struct scenario *s, const char *run_dir, int netns_fd, struct hx
 
 	snprintf(outdir, sizeof(outdir), "%s/bundle-%s", run_dir, s->name);
 	snprintf(out, sizeof(out), "%s/out.js", outdir);
-	if (mkdir(outdir, 0700) < 0 || chown(outdir, SBX_UID, SBX_GID) < 0)
+	if (mkdir(outdir, 0700) < 0 || chown(outdir, sbx_uid(), sbx_gid()) < 0)
 		return hx_syserr(err, "bundle: %s", outdir);
 	if (bundler_image(b->with, &m, &st, err) < 0)
 		return hx_wrap(err, "scenario %s: cannot bundle %s for %s", s->name, b->entry, b->for_runtime);
