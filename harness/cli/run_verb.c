@@ -19,6 +19,7 @@
 #include "report/report.h"
 #include "noise/noise.h"
 #include "run/bundle.h"
+#include "run/prepare.h"
 #include "run/run.h"
 #include "run/rundir.h"
 #include "run/shard.h"
@@ -503,6 +504,13 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 		if (plan_has_image(p, s->bundle.for_runtime) && scn_supports(s, s->bundle.for_runtime) &&
 		    bundle_make(s, env->dir, env->netns_fd, err) < 0)
 			return -err->errnum;
+		for (size_t k = 0; s->prepare && k < p->nimg; k++) {
+			char dir[PATH_MAX], key[65];
+
+			if (scn_supports(s, p->img[k].name) &&
+			    prep_ensure(s, &p->img[k], &p->st[k], dir, sizeof(dir), key, err) < 0)
+				return -err->errnum;
+		}
 	}
 	if (p->pg) {
 		env->pg = &p->pg_tmpl;
@@ -652,6 +660,33 @@ static void bundles_record(const struct run_plan *p, struct res_doc *d)
 	}
 }
 
+/* config.prepared: per scenario and runtime, the cache entry its trials saw at /prepared. */
+static void prepared_record(const struct run_plan *p, struct res_doc *d)
+{
+	cJSON *all = NULL;
+
+	for (size_t i = 0; i < p->nscn; i++) {
+		cJSON *o = NULL;
+
+		for (size_t k = 0; p->scn[i].prepare && k < p->nimg; k++) {
+			const struct scenario *s = &p->scn[i];
+			char dir[PATH_MAX], key[65], v[80];
+			struct hx_err ignored = {0};
+
+			if (!scn_supports(s, p->img[k].name) ||
+			    prep_path(s, &p->img[k], &p->st[k], dir, sizeof(dir), key, &ignored) < 0)
+				continue;
+			if (!all)
+				all = cJSON_AddObjectToObject(cJSON_GetObjectItemCaseSensitive(d->head, "config"),
+							      "prepared");
+			if (!o)
+				o = cJSON_AddObjectToObject(all, p->scn[i].name);
+			snprintf(v, sizeof(v), "sha256-%s", key);
+			cJSON_AddStringToObject(o, p->img[k].name, v);
+		}
+	}
+}
+
 /* What describes the run, ahead of the trials: host, config, seccomp, images. */
 static int results_head(const struct run_plan *p, const struct run_env *env, struct res_doc *d, struct hx_err *err)
 {
@@ -674,6 +709,7 @@ static int results_head(const struct run_plan *p, const struct run_env *env, str
 	if (res_doc_head(d, host, c, &secd, p->img, p->st, p->nimg, err) < 0)
 		return -err->errnum;
 	bundles_record(p, d);
+	prepared_record(p, d);
 	return 0;
 }
 

@@ -48,6 +48,48 @@ static void bind_resolver(struct sbx_config *c)
 			c->rootfs.binds[c->rootfs.nbinds++] = (struct sbx_bind){.src = files[i], .dst = files[i]};
 }
 
+/* The caller's extra certificate authorities (a proxy's, say): the official node binaries, bun and deno
+ * carry their own CA lists and, unlike a distribution's node, do not read the system's. The file must be
+ * under a folder the sandbox sees (/etc/ssl is bound read-only). deno's name is DENO_CERT. */
+static void ca_env(struct sbx_config *c)
+{
+	static const char *const names[] = {"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "DENO_CERT"};
+	const char *extra = getenv("NODE_EXTRA_CA_CERTS");
+	char kv[SBX_ENV_LEN];
+
+	for (size_t i = 0; i < HX_ARRAY_SIZE(names); i++) {
+		const char *v = getenv(names[i]);
+
+		if (v && v[0] == '/' && strlen(v) + strlen(names[i]) + 2 <= sizeof(kv)) {
+			snprintf(kv, sizeof(kv), "%s=%s", names[i], v);
+			if (!valid_argument(kv))
+				sbx_env_set(c, kv);
+		}
+	}
+	if (!getenv("DENO_CERT") && extra && extra[0] == '/' && strlen(extra) + 11 <= sizeof(kv)) {
+		snprintf(kv, sizeof(kv), "DENO_CERT=%s", extra);
+		if (!valid_argument(kv))
+			sbx_env_set(c, kv);
+	}
+}
+
+void dep_registry_access(struct sbx_config *c, const char *registry)
+{
+	char reg[1100];
+
+	bind_resolver(c);
+	for (char **e = environ; *e; e++) /* the caller's own npm settings (timeouts, proxies), not a file's */
+		if (strncmp(*e, "npm_config_", 11) == 0 && !valid_argument(*e))
+			sbx_env_set(c, *e);
+	snprintf(reg, sizeof(reg), "npm_config_registry=%s", registry);
+	sbx_env_set(c, reg);
+	/* bun and deno read the upper-case name */
+	snprintf(reg, sizeof(reg), "NPM_CONFIG_REGISTRY=%s", registry);
+	sbx_env_set(c, reg);
+	sbx_env_set(c, "npm_config_update_notifier=false");
+	ca_env(c);
+}
+
 /* `npm ci` as the sandbox user in a sandbox: the host's network namespace (the registry npm is configured
  * with, given as npm_config_registry), /work (dir: the lock, package.json and node_modules to be) the only
  * writable bind, npm's cache on the sandbox's /tmp. Its output (the end of it) into log. */
@@ -61,7 +103,6 @@ static int npm_ci(const char *dir, const char *registry, char *log, size_t len, 
 			(char *)"--loglevel=error",
 			(char *)"--cache=/tmp/npm-cache",
 			NULL};
-	char reg[1100];
 	struct sbx_config c;
 	struct sbx x = {.pid = -1, .report_fd = -1};
 	_cleanup_close_ int netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
@@ -75,13 +116,7 @@ static int npm_ci(const char *dir, const char *registry, char *log, size_t len, 
 	c.netns_fd = netns;
 	c.out_fd = p[1];
 	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = dir, .dst = "/work", .rw = true};
-	bind_resolver(&c);
-	for (char **e = environ; *e; e++) /* the caller's own npm settings (timeouts, proxies), not a file's */
-		if (strncmp(*e, "npm_config_", 11) == 0 && !valid_argument(*e))
-			sbx_env_set(&c, *e);
-	snprintf(reg, sizeof(reg), "npm_config_registry=%s", registry);
-	sbx_env_set(&c, reg);
-	sbx_env_set(&c, "npm_config_update_notifier=false");
+	dep_registry_access(&c, registry);
 	rc = sbx_start(NULL, CG_SLICE_SUT, &c, &x, err);
 	close(p[1]);
 	if (rc == 0 && (rc = sbx_wait_exec(&x, "npm", err)) == 0 &&
@@ -110,6 +145,11 @@ static int own_one(const char *path, const struct stat *st, int flag, struct FTW
 	if (flag == FTW_SL || S_ISLNK(st->st_mode))
 		return 0;
 	return chmod(path, st->st_mode & 0755) < 0 ? -1 : 0;
+}
+
+int dep_make_roots(const char *dir)
+{
+	return nftw(dir, own_one, 16, FTW_PHYS) != 0 ? -1 : 0;
 }
 
 /* A "packages" key: "node_modules/<name>", nested as ".../node_modules/<name>" for each level. */
@@ -237,7 +277,7 @@ int dep_ensure(const struct dep_src *s, char *ret, size_t len, struct hx_err *er
 			rc = hx_syserr(err, "npm dependencies of %s: %s", s->name, tmp);
 		else if (npm_ci(tmp, registry, log, sizeof(log), err) < 0)
 			rc = hx_wrap(err, "cannot install the npm dependencies of scenario %s (offline?)", s->name);
-		else if (nftw(tmp, own_one, 16, FTW_PHYS) != 0)
+		else if (dep_make_roots(tmp) < 0)
 			rc = hx_syserr(err, "npm dependencies of %s: make them root's", s->name);
 		else if (rename(tmp, base) < 0)
 			rc = hx_syserr(err, "npm dependencies of %s: rename", s->name);

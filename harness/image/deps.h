@@ -26,6 +26,14 @@ int dep_stage(const struct dep_src *s, const char *dir, char *ret, size_t len, s
 /* Whether every folder below dir (itself included) is readable and searchable by others and every file
  * readable: what a bind mount needs for the sandbox user to use it as it is. */
 bool dep_readable_by_all(const char *dir);
+struct sbx_config;
+/* What a sandbox needs to reach the registry npm is configured with: the host's resolver files read-only,
+ * the caller's npm_config_* settings and extra CA files (NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, SSL_CERT_DIR,
+ * DENO_CERT), npm_config_registry and NPM_CONFIG_REGISTRY (bun's and deno's name). The caller gives it the
+ * host's network namespace. */
+void dep_registry_access(struct sbx_config *c, const char *registry);
+/* A tree the sandbox user wrote becomes root's with no group or other write bit (a cache entry). */
+int dep_make_roots(const char *dir);
 struct img_cache;
 /* `images gc`: remove installed dependencies no lock file of a scenario under scenarios refers to (with
  * prune false: only check that every lock file can be read). */

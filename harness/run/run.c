@@ -22,6 +22,7 @@
 #include "load/load.h"
 #include "base/procfs.h"
 #include "sandbox/sandbox.h"
+#include "run/prepare.h"
 #include "run/script.h"
 #include "load/startup.h"
 #include "report/stats.h"
@@ -156,6 +157,17 @@ static int sut_config(struct run_env *env, const struct scenario *s, const struc
 	if (s->workload == SCN_SCRIPT) {
 		snprintf(kv, sizeof(kv), "ITERATIONS=%llu", (unsigned long long)s->iterations);
 		sbx_env_set(c, kv);
+	}
+	if (s->prepare) { /* made by prep_ensure before the first trial; the trial sees it read-only */
+		char key[65];
+
+		if (prep_path(s, m, st, env->prepared, sizeof(env->prepared), key, err) < 0)
+			return -err->errnum;
+		if (!util_exists(env->prepared))
+			return hx_fail(err, HX_EXIT_INTERNAL, ENOENT, "scenario %s: %s was not prepared", s->name,
+				       env->prepared);
+		c->rootfs.binds[c->rootfs.nbinds++] =
+			(struct sbx_bind){.src = env->prepared, .dst = "/prepared", .rw = false};
 	}
 	for (size_t i = 0; (s->fixtures & SCN_FX_POSTGRES) && env->pg && i < HX_ARRAY_SIZE(env->pg->env); i++)
 		sbx_env_set(c, env->pg->env[i]);

@@ -341,9 +341,13 @@ static int parse_fixtures(const char *file, const cJSON *root, struct scenario *
 static int parse_script(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "metrics"), *it;
+	const cJSON *prep = cJSON_GetObjectItemCaseSensitive(root, "prepare");
 	double iter = 1000;
 
 	s->timeout_s = 600;
+	if (prep && !cJSON_IsBool(prep))
+		return hx_fail_field(err, file, "prepare", "expected true or false");
+	s->prepare = cJSON_IsTrue(prep);
 	if (cJSON_GetObjectItemCaseSensitive(root, "load") || cJSON_GetObjectItemCaseSensitive(root, "chat") ||
 	    cJSON_GetObjectItemCaseSensitive(root, "ready"))
 		return hx_fail_field(err, file, "load",
@@ -372,7 +376,7 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 		"name",	      "description", "workload",   "runtimes", "script",    "scripts",	   "port",
 		"tls",	      "ready",	     "load",	   "chat",     "runs",	    "warmup",	   "repeat",
 		"max_errors", "fixtures",    "iterations", "metrics",  "timeout_s", "expected_cv", "rpc",
-		"memory",     "bundle",	     "routes",	   "skip",     NULL};
+		"memory",     "bundle",	     "routes",	   "skip",     "prepare",   NULL};
 	char workload[16] = "";
 	double maxerr = 0;
 
@@ -396,9 +400,10 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 		return -err->errnum;
 	if (strcmp(workload, "script") != 0 &&
 	    (cJSON_GetObjectItemCaseSensitive(root, "iterations") ||
-	     cJSON_GetObjectItemCaseSensitive(root, "metrics") || cJSON_GetObjectItemCaseSensitive(root, "timeout_s")))
+	     cJSON_GetObjectItemCaseSensitive(root, "prepare") || cJSON_GetObjectItemCaseSensitive(root, "metrics") ||
+	     cJSON_GetObjectItemCaseSensitive(root, "timeout_s")))
 		return hx_fail_field(err, file, "iterations",
-				     "iterations, metrics and timeout_s are for script workloads");
+				     "iterations, metrics, timeout_s and prepare are for script workloads");
 	if (strcmp(workload, "startup") != 0 && cJSON_GetObjectItemCaseSensitive(root, "expected_cv"))
 		return hx_fail_field(err, file, "expected_cv", "the runs' expected CV is for startup workloads");
 	if (strcmp(workload, "http") != 0 && cJSON_GetObjectItemCaseSensitive(root, "routes"))

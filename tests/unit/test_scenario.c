@@ -235,6 +235,10 @@ static void test_mistakes(void **state)
 	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"load\":{},"
 	       "\"bundle\":{\"for\":\"workerd\",\"with\":\"bun\",\"entry\":\"a.js\"}}",
 	       "out: missing");
+	expect("{\"name\":\"x\",\"workload\":\"script\"," RT ",\"script\":\"a\",\"prepare\":1}",
+	       "prepare: expected true or false");
+	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"load\":{},\"prepare\":true}",
+	       "are for script workloads");
 }
 
 /* A script path longer than the field is refused, never cut: the cut value would pass the '..' check. */
@@ -268,8 +272,15 @@ static void test_script_with_fixture(void **state)
 	assert_int_equal(s.nmetrics, 2);
 	assert_string_equal(s.metrics[1], "p99_ms");
 	assert_true(s.timeout_s == 600);
+	assert_false(s.prepare);
 	scn_scale(&s, SCN_QUICK);
 	assert_int_equal(s.iterations, 25000);
+	if (scn_parse("w.json",
+		      "{\"name\":\"w\",\"workload\":\"script\",\"runtimes\":[\"bun\"],\"script\":\"b.mjs\","
+		      "\"prepare\":true}",
+		      &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_true(s.prepare);
 	/* no fixture unless asked */
 	assert_int_equal(scn_parse("h.json", http_ok, &s, &err), 0);
 	assert_int_equal(s.fixtures, 0);

@@ -1,0 +1,229 @@
+/* Prepared state for script scenarios: made once per scenario files and runtime, with the network. */
+#include "run/prepare.h"
+
+#include <dirent.h>
+#include <ftw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "base/cleanup.h"
+#include "base/util.h"
+#include "image/deps.h"
+#include "image/unpack.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/sbx_mount.h"
+
+/* Feed every regular file below dfd (names sorted, node_modules and links left out) into md: its path
+ * relative to the scenario, then its bytes. */
+static int hash_dir(EVP_MD_CTX *md, int dfd, const char *rel, unsigned depth)
+{
+	struct dirent **names = NULL;
+	int n, rc = 0;
+	_cleanup_close_ int dup_fd = -1;
+	char self[PATH_MAX];
+
+	if (depth > 16)
+		return -ELOOP;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", dfd);
+	if ((n = scandir(self, &names, NULL, alphasort)) < 0)
+		return -errno;
+	for (int i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+		char sub[PATH_MAX], buf[65536];
+		_cleanup_close_ int fd = -1;
+		struct stat st;
+		ssize_t r;
+
+		if (rc < 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, "node_modules") == 0)
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", rel, name);
+		fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0)
+			continue; /* a link: not part of what the sandbox is given (dep_stage leaves it out) */
+		if (S_ISDIR(st.st_mode)) {
+			rc = hash_dir(md, fd, sub, depth + 1);
+			continue;
+		}
+		if (!S_ISREG(st.st_mode))
+			continue;
+		EVP_DigestUpdate(md, sub, strlen(sub) + 1);
+		while ((r = read(fd, buf, sizeof(buf))) > 0)
+			EVP_DigestUpdate(md, buf, (size_t)r);
+		if (r < 0)
+			rc = -errno;
+	}
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+static int prep_key(const struct scenario *s, const struct manifest *m, const struct img_status *st, char key[65],
+		    struct hx_err *err)
+{
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	_cleanup_close_ int dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	unsigned char d[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+	int rc;
+
+	if (!md)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+	EVP_DigestUpdate(md, s->name, strlen(s->name) + 1);
+	EVP_DigestUpdate(md, m->name, strlen(m->name) + 1);
+	/* the unpacked tree's name is its digest; a host image is its binary's version */
+	EVP_DigestUpdate(md, st->tree, strlen(st->tree) + 1);
+	EVP_DigestUpdate(md, st->binary_version, strlen(st->binary_version) + 1);
+	rc = dfd < 0 ? -errno : hash_dir(md, dfd, "", 0);
+	if (rc == 0)
+		EVP_DigestFinal_ex(md, d, &n);
+	EVP_MD_CTX_free(md);
+	if (rc < 0)
+		return hx_fail(err, HX_EXIT_HOST, -rc, "scenario %s: reading its files: %s", s->name, strerror(-rc));
+	for (unsigned i = 0; i < n && i < 32; i++)
+		snprintf(key + 2 * i, 3, "%02x", d[i]);
+	return 0;
+}
+
+int prep_path(const struct scenario *s, const struct manifest *m, const struct img_status *st, char *ret, size_t len,
+	      char key[65], struct hx_err *err)
+{
+	struct img_cache c = {.lock_fd = -1};
+
+	if (prep_key(s, m, st, key, err) < 0 || img_cache_open(&c, err) < 0)
+		return -err->errnum;
+	snprintf(ret, len, "%s/prepared/sha256-%s", c.root, key);
+	img_cache_close(&c);
+	return 0;
+}
+
+#define PREPARE_TIMEOUT_S 900
+
+/* What the script left becomes root's, with no group or other write bit and readable by all: a cache
+ * entry the sandbox user of every later trial reads and cannot change (a package manager may write files
+ * 0600). The owner's write bit stays: a trial's copy of it is the sandbox user's to write in. */
+static int make_root_readable(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (lchown(path, 0, 0) < 0)
+		return -1;
+	if (flag == FTW_SL || S_ISLNK(st->st_mode))
+		return 0;
+	return chmod(path, (st->st_mode & 0755) | (S_ISDIR(st->st_mode) ? 0555 : 0444)) < 0 ? -1 : 0;
+}
+
+/* The scenario's script as a trial runs it, but with PREPARE=1, the host's network namespace, the
+ * registry, and dir writable at /prepared. */
+static int prep_run(const struct scenario *s, const struct manifest *m, const struct img_status *st, const char *dir,
+		    char *log, size_t len, struct hx_err *err)
+{
+	char *argv[MAN_MAX_ARGV + 1], entry[PATH_MAX], script[PATH_MAX], registry[1024];
+	char store[MAN_MAX_ARGV][PATH_MAX];
+	struct sbx_config c;
+	struct sbx x = {.pid = -1, .report_fd = -1};
+	_cleanup_close_ int netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	int p[2], rc, status = 0;
+	size_t i = 0;
+
+	if (netns < 0)
+		return hx_syserr(err, "prepare: the host's network namespace");
+	if (img_npm_registry("", registry, sizeof(registry), err) < 0)
+		return -err->errnum;
+	snprintf(entry, sizeof(entry), m->source == MAN_SRC_HOST ? "%s" : IMG_MOUNT "/%s", m->entry);
+	snprintf(script, sizeof(script), "/scenario/%s", scn_script_for(s, m->name));
+	for (; m->run[i] && i < MAN_MAX_ARGV; i++) {
+		const char *t = m->run[i];
+
+		snprintf(store[i], PATH_MAX, "%s",
+			 strcmp(t, "{entry}") == 0    ? entry
+			 : strcmp(t, "{script}") == 0 ? script
+						      : t);
+		argv[i] = store[i];
+	}
+	argv[i] = NULL;
+	sbx_config_init(&c);
+	c.argv = argv;
+	c.cwd = "/scenario";
+	c.netns_fd = netns;
+	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = s->dir, .dst = "/scenario"};
+	if (s->node_modules[0])
+		c.rootfs.binds[c.rootfs.nbinds++] =
+			(struct sbx_bind){.src = s->node_modules, .dst = "/scenario/node_modules"};
+	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = dir, .dst = "/prepared", .rw = true};
+	if (img_apply_to_sandbox(m, st, &c, err) < 0)
+		return -err->errnum;
+	dep_registry_access(&c, registry);
+	sbx_env_set(&c, "PREPARE=1");
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return hx_syserr(err, "prepare: pipe");
+	c.out_fd = p[1];
+	rc = sbx_start(NULL, CG_SLICE_SUT, &c, &x, err);
+	close(p[1]);
+	if (rc == 0 && (rc = sbx_wait_exec(&x, argv[0], err)) == 0 &&
+	    util_read_until(p[0], util_now_ns() + PREPARE_TIMEOUT_S * 1000000000ull, log, len) < 0)
+		rc = hx_fail(err, HX_EXIT_HOST, ETIMEDOUT, "it did not finish in %d s", PREPARE_TIMEOUT_S);
+	close(p[0]);
+	if (x.pid > 0) {
+		if (rc < 0)
+			kill(x.pid, SIGKILL); /* the sandbox's init: its PID namespace goes with it */
+		while (waitpid(x.pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (rc == 0 && util_exit_code(status) != 0)
+			rc = hx_fail(err, HX_EXIT_HOST, EIO, "it exited with %d: %s", util_exit_code(status),
+				     util_rstrip(log));
+	}
+	sbx_release(&x);
+	return rc;
+}
+
+int prep_ensure(const struct scenario *s, const struct manifest *m, const struct img_status *st, char *ret, size_t len,
+		char key[65], struct hx_err *err)
+{
+	struct img_cache c = {.lock_fd = -1};
+	char tmp[PATH_MAX], log[4096];
+	int rc = 0;
+
+	if (prep_path(s, m, st, ret, len, key, err) < 0)
+		return -err->errnum;
+	if (util_exists(ret))
+		return 0;
+	if (img_cache_open(&c, err) < 0)
+		return -err->errnum;
+	snprintf(tmp, sizeof(tmp), "%s/prepared", c.root);
+	if (util_mkdir_p(tmp, 0755) < 0 || flock(c.lock_fd, LOCK_EX) < 0) {
+		rc = hx_syserr(err, "prepare: %s", tmp);
+		goto out;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/prepared/.tmp-%s-%d", c.root, key, (int)getpid());
+	unpack_remove_tree(tmp);
+	if (!util_exists(ret)) {
+		fprintf(stderr, "harness: preparing scenario %s on %s (PREPARE=1, with the network)\n", s->name,
+			m->name);
+		if (mkdir(tmp, 0700) < 0 || chown(tmp, SBX_UID, SBX_GID) < 0)
+			rc = hx_syserr(err, "prepare: %s", tmp);
+		else if (prep_run(s, m, st, tmp, log, sizeof(log), err) < 0)
+			rc = hx_wrap(err, "cannot prepare scenario %s on %s (offline?)", s->name, m->name);
+		else if (nftw(tmp, make_root_readable, 16, FTW_PHYS) != 0)
+			rc = hx_syserr(err, "prepare: make %s root's", tmp);
+		else if (rename(tmp, ret) < 0)
+			rc = hx_syserr(err, "prepare: rename %s", tmp);
+		if (rc < 0)
+			unpack_remove_tree(tmp);
+	}
+	flock(c.lock_fd, LOCK_UN);
+out:
+	img_cache_close(&c);
+	return rc;
+}
