@@ -433,10 +433,10 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 		return -err->errnum;
 	if (code != 0 && !text[strspn(text, " \n")]) { /* it stopped before the load: a failed check, or killed */
 		util_log_tail(errpath, tail, sizeof(tail));
-		if (!tail[0])
-			return hx_fail(err, HX_EXIT_VERDICT, EIO,
-				       "the load client exited with status %d and no figures", code);
-		return hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "%s", tail);
+		if (tail[0] && code < 128) /* a check that failed says why */
+			return hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "%s", tail);
+		return hx_fail(err, HX_EXIT_VERDICT, EIO, "the load client exited with status %d and no figures%s%s",
+			       code, tail[0] ? "; its last output: " : "", tail); /* killed: a signal, an OOM kill */
 	}
 	if (s->workload == SCN_WS_CHAT) {
 		if (res_chat_read(text, &t->chat, err) < 0)
