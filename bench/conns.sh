@@ -3,8 +3,8 @@
 # (tests/helpers/hello-server) for SECONDS, in open loop at one request per connection per second, and must end
 # with zero errors. Prints the client's memory per connection: its RSS while holding CONNS, less its RSS
 # holding 100, over the difference. One destination (address, port) takes at most as many connections as the
-# ephemeral port range, so beyond PER_PORT (25,000) the connections are split over several servers on their
-# own ports, one client each. The clients start with a soft RLIMIT_NOFILE of 1024: harness raises its own.
+# ephemeral port range, so beyond PER_PORT (25,000), or the hard RLIMIT_NOFILE when it may not rise, the
+# connections are split over several servers on their own ports, one client each. The clients start with a soft RLIMIT_NOFILE of 1024: harness raises its own.
 # When the host's limits cannot take a size (fs.nr_open, the hard limit without CAP_SYS_RESOURCE, the port
 # range), it says so and goes on with the next.
 #   bench/conns.sh [SECONDS] [CONNS...]          (default: 60 10000 50000)
@@ -84,9 +84,18 @@ wait "$client"
 stop_servers
 echo "bench-soak: baseline: the client holding 100 connections: VmRSS ${base_rss} kB"
 
+# One process may hold at most the hard RLIMIT_NOFILE less some: without CAP_SYS_RESOURCE it cannot rise,
+# and the connections are split over more server and client pairs.
+hard=$(ulimit -Hn)
+per_max=$PER_PORT
+if [ "$hard" != unlimited ] && ! (ulimit -n $((PER_PORT + 1024))) 2>/dev/null && [ $((hard - 1024)) -lt "$per_max" ]; then
+	per_max=$((hard - 1024))
+	echo "bench-soak: the hard RLIMIT_NOFILE is $hard and may not rise here (no CAP_SYS_RESOURCE): at most" \
+		"$per_max connections per process"
+fi
 status=0
 for n in "${sizes[@]}"; do
-	nclients=$(((n + PER_PORT - 1) / PER_PORT))
+	nclients=$(((n + per_max - 1) / per_max))
 	per=$((n / nclients))
 	if [ $((per + 1024)) -gt "$nr_open" ]; then
 		echo "bench-soak: $n connections: cannot here: fs.nr_open is $nr_open (needs $((per + 1024)) per process)"

@@ -78,6 +78,7 @@ struct exec_plan {
 	struct cg_budget budget;
 	struct cg_slice_plan slices;
 	struct sbx_config sbx[2]; /* sut, client */
+	struct img_status img;	  /* --image: its tree is bound into sbx[0] */
 	char **argv;
 	char *client_argv[4];
 	bool sandbox, client;
@@ -145,16 +146,15 @@ static int exec_sandbox_plan(const struct exec_opts *o, struct exec_plan *p, str
 	if (o->image) {
 		struct img_cache cache = {.lock_fd = -1};
 		struct manifest m;
-		struct img_status st;
 		int r;
 
 		if (man_load(img_manifest_dir(), o->image, &m, err) < 0)
 			return -err->errnum;
 		r = img_cache_open(&cache, err);
 		if (r == 0)
-			r = img_status(&cache, &m, false, &st, err);
+			r = img_status(&cache, &m, false, &p->img, err);
 		if (r == 0)
-			r = img_apply_to_sandbox(&m, &st, &p->sbx[0], err);
+			r = img_apply_to_sandbox(&m, &p->img, &p->sbx[0], err);
 		img_cache_close(&cache);
 		man_free(&m);
 		if (r < 0)

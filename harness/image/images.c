@@ -506,8 +506,7 @@ int img_apply_to_sandbox(const struct manifest *m, const struct img_status *st, 
 	} else {
 		if (c->rootfs.nbinds == SBX_MAX_BINDS)
 			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "too many binds for the image");
-		c->rootfs.binds[c->rootfs.nbinds++] =
-			(struct sbx_bind){.src = strdup(st->tree), .dst = IMG_MOUNT, .rw = false};
+		c->rootfs.binds[c->rootfs.nbinds++] = (struct sbx_bind){.src = st->tree, .dst = IMG_MOUNT, .rw = false};
 		snprintf(inside, sizeof(inside), IMG_MOUNT "/%s", m->entry);
 	}
 	snprintf(dir, sizeof(dir), "%s", inside);

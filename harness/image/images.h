@@ -55,7 +55,8 @@ int img_gc(struct img_cache *c, bool prune, unsigned *ret_removed, struct hx_err
 struct sbx_config;
 #define IMG_MOUNT "/opt/runtime"
 /* Put a present image into a sandbox: its tree read-only at /opt/runtime (host images are already
- * under /usr), its environment, its entry's folder first on PATH and RUNTIME=<entry inside>. */
+ * under /usr), its environment, its entry's folder first on PATH and RUNTIME=<entry inside>. The bind
+ * borrows st->tree: st must live as long as c (it was a copy per trial that nothing freed). */
 int img_apply_to_sandbox(const struct manifest *m, const struct img_status *st, struct sbx_config *c,
 			 struct hx_err *err);
 
