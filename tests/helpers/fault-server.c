@@ -215,8 +215,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: fault-server silent|loris|close-after N|bad-status|trunc-chunked|"
-				"length-lie|short-every N|ws-bad-frame|rpc-ok|rpc-wrong-id|rpc-dup|rpc-lost
-");
+				"length-lie|short-every N|ws-bad-frame|rpc-ok|rpc-wrong-id|rpc-dup|rpc-lost\n");
 		return 2;
 	}
 	mode = argv[1];
