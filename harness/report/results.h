@@ -37,6 +37,7 @@ struct res_latency {
 /* `harness load --json` (docs/load.md). */
 struct res_load {
 	uint64_t requests, bytes, reconnects, errors_total, errors[LE_NR];
+	bool no_body_count; /* read from a file written before the body check: written back without "body" */
 	double duration_s, rps;
 	char engine[16]; /* the client's event engine: "epoll" or "io_uring"; "": before it was recorded */
 	struct res_latency latency_us, latency_uncorrected_us; /* uncorrected: open loop only */

@@ -351,7 +351,8 @@ cJSON *res_load_json(const struct res_load *l)
 	e = cJSON_AddObjectToObject(j, "errors");
 	cJSON_AddNumberToObject(e, "total", (double)l->errors_total);
 	for (int k = 0; k < LE_NR; k++)
-		cJSON_AddNumberToObject(e, load_err_names[k], (double)l->errors[k]);
+		if (k != LE_BODY || !l->no_body_count)
+			cJSON_AddNumberToObject(e, load_err_names[k], (double)l->errors[k]);
 	cJSON_AddItemToObject(j, "latency_us", latency_json(&l->latency_us));
 	if (l->config.open)
 		cJSON_AddItemToObject(j, "latency_uncorrected_us", latency_json(&l->latency_uncorrected_us));
@@ -382,6 +383,7 @@ int res_load_parse(const cJSON *o, struct res_load *ret)
 	ret->errors_total = u64(e, "total");
 	for (int k = 0; k < LE_NR; k++)
 		ret->errors[k] = u64(e, load_err_names[k]);
+	ret->no_body_count = cJSON_IsObject(e) && !get(e, load_err_names[LE_BODY]);
 	latency_parse(get(o, "latency_us"), &ret->latency_us);
 	latency_parse(get(o, "latency_uncorrected_us"), &ret->latency_uncorrected_us);
 	FIELDS_PARSE(get(o, "client"), ret, load_client_fields);
