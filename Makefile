@@ -136,7 +136,7 @@ clean:
 	rm -rf $(BUILD) build-asan bin .git-commit
 
 # Benchmarks print figures and ratios against their peer tools; they assert nothing.
-.PHONY: bench-sandbox bench-load bench-startup bench-fixture bench-noise bench-report bench-soak soak
+.PHONY: bench-sandbox bench-load bench-startup bench-fixture bench-trial bench-noise bench-report bench-soak soak
 bench-sandbox: bin/harness
 	bench/sandbox.sh
 bench-load: bin/harness $(BUILD)/helpers/hello-server
@@ -157,6 +157,8 @@ bench-startup: bin/harness
 	bench/startup.sh
 bench-fixture: bin/harness
 	bench/fixture.sh
+bench-trial: bin/harness
+	bench/trial.sh
 bench-noise: bin/harness $(BUILD)/helpers/spin-rate
 	bench/noise.sh
 # REAL: a results file of a real run with startup and http trials (bench/report.sh makes a 10 MB one from it)

@@ -1046,7 +1046,8 @@ static int run_all(struct run_plan *p, struct run_env *env, struct res_doc *d, s
 	return bad ? 1 : 0;
 }
 
-static int run_execute(struct run_plan *p, struct run_env *env, struct hx_err *err)
+/* started_ns: when the verb began, so that the run's wall time covers its preparation too. */
+static int run_execute(struct run_plan *p, struct run_env *env, uint64_t started_ns, struct hx_err *err)
 {
 	struct res_doc results = {0};
 	int verdict;
@@ -1060,6 +1061,7 @@ static int run_execute(struct run_plan *p, struct run_env *env, struct hx_err *e
 	}
 	results.finished = true;
 	res_time_now(results.finished_at, sizeof(results.finished_at));
+	results.wall_s = (double)(util_now_ns() - started_ns) / 1e9;
 	results.interrupted = run_interrupted;
 	results.verdict_ok = !verdict && !run_interrupted;
 	if (res_write(&results, p->out, err) < 0) {
@@ -1085,6 +1087,7 @@ int verb_run(int argc, char **argv)
 	struct hx_err err = {0};
 	_cleanup_free_ struct run_plan *p = calloc(1, sizeof(*p));
 	_cleanup_free_ struct run_env *env = calloc(1, sizeof(*env));
+	uint64_t started_ns = util_now_ns();
 	int npos, rc;
 
 	if (!p || !env)
@@ -1111,7 +1114,7 @@ int verb_run(int argc, char **argv)
 	if (rc == 0)
 		rc = run_prepare(&o, p, env, &err);
 	if (rc == 0)
-		rc = run_execute(p, env, &err);
+		rc = run_execute(p, env, started_ns, &err);
 	run_cleanup(&o, p, env);
 	return rc < 0 ? hx_report(&err) : rc;
 }

@@ -204,6 +204,40 @@ static void render_csv(const struct res_summary *groups, size_t n, FILE *out)
 	}
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The run's efficiency: the share of its wall time spent measuring, and the median fixed cost of a trial
+ * (docs/results.md: overhead_ms). Nothing for a file from before either was recorded. */
+static void render_efficiency(const struct res_doc *d, enum report_format f, FILE *out)
+{
+	_cleanup_free_ double *oh = calloc(d->ntrials + 1, sizeof(*oh));
+	double measuring_s, share = res_doc_measuring_share(d, &measuring_s);
+	size_t n = 0;
+
+	for (size_t i = 0; oh && i < d->ntrials; i++)
+		if (d->trials[i].overhead.have)
+			oh[n++] = res_overhead_total(&d->trials[i].overhead);
+	if (isnan(share) && !n)
+		return;
+	fprintf(out, "\n%s", f == RPT_MD ? "- " : "");
+	if (!isnan(share))
+		fprintf(out, "measuring: %.0f%% of the run's %.1f s (%.1f s of measured phases)%s", share * 100,
+			d->wall_s, measuring_s, n ? "; " : "");
+	if (n) {
+		qsort(oh, n, sizeof(*oh), cmp_double);
+		fprintf(out,
+			"fixed cost per trial: median %.1f ms over %zu trials (sandboxes, readiness, slices, stop, "
+			"teardown)",
+			n % 2 ? oh[n / 2] : (oh[n / 2 - 1] + oh[n / 2]) / 2, n);
+	}
+	fprintf(out, "\n");
+}
+
 static const char *head_str(const struct res_doc *d, const char *obj, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d->head, obj), key);
@@ -341,6 +375,7 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 	render_published(d, f, out);
 	iso_render(groups, n, f == RPT_MD, out);
 	matrix_render(d, f == RPT_MD, out);
+	render_efficiency(d, f, out);
 	fprintf(out,
 		"\nMedians over trials. ops/s: requests, chat deliveries or a script's operations (queries) per "
 		"second; p99: of requests, chat round trips or a script's batches; startup: each trial's median "

@@ -12,6 +12,33 @@
 #include "base/util.h"
 
 const char *const res_status_names[TRIAL_NR_STATUS] = {"ok", "failed", "cut", "interrupted", "skipped"};
+const char *const res_phase_names[RES_NR_PHASES] = {"slices", "sandboxes", "ready", "stop", "teardown", "fixture"};
+
+void res_overhead_add(struct res_overhead *o, enum res_phase p, double ms)
+{
+	o->have |= 1u << p;
+	o->ms[p] += ms > 0 ? ms : 0; /* a monotonic clock: only rounding can make one negative */
+}
+
+double res_overhead_total(const struct res_overhead *o)
+{
+	double sum = 0;
+
+	for (int p = 0; p < RES_NR_PHASES; p++)
+		if (p != RES_PH_FIXTURE && (o->have & (1u << p)))
+			sum += o->ms[p];
+	return sum;
+}
+
+double res_doc_measuring_share(const struct res_doc *d, double *ret_measuring_s)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < d->ntrials; i++)
+		sum += d->trials[i].measuring_s;
+	*ret_measuring_s = sum;
+	return d->wall_s > 0 ? sum / d->wall_s : NAN;
+}
 
 const char *const res_metric_names[RES_NR_METRICS] = {
 	"startup_median_ms",

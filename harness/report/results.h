@@ -145,6 +145,32 @@ enum {
 	RES_HAVE_EXTERNAL = 1u << 8,
 };
 
+/* What a trial cost beyond its workload, ms by phase (docs/results.md: overhead_ms): the trial's cgroup tree;
+ * sandboxes from clone to exec (server, clients, a script); readiness, from the last probe that failed (or
+ * the first probe's start) to the one that saw the server ready: at most what polling added; stopping the
+ * server (SIGTERM to exit); teardown (the tree removed). The fixture, apart and out of the total: Postgres's
+ * start to its first login, and its stop (docs/fixtures.md). The runtime's boot and the load are in none. */
+enum res_phase {
+	RES_PH_SLICES,
+	RES_PH_SANDBOXES,
+	RES_PH_READY,
+	RES_PH_STOP,
+	RES_PH_TEARDOWN,
+	RES_PH_FIXTURE,
+	RES_NR_PHASES
+};
+extern const char *const res_phase_names[RES_NR_PHASES];
+
+struct res_overhead {
+	unsigned have; /* bit per enum res_phase */
+	double ms[RES_NR_PHASES];
+};
+
+/* Add ms to phase p. */
+void res_overhead_add(struct res_overhead *o, enum res_phase p, double ms);
+/* The phases' sum but the fixture's: the harness's own fixed cost of the trial. */
+double res_overhead_total(const struct res_overhead *o);
+
 struct trial_result {
 	char scenario[64], runtime[64], mode[16];
 	char workload[16]; /* the scenario's (scn_workload_names); "" in files from before it was kept */
@@ -157,6 +183,8 @@ struct trial_result {
 	/* harness's own open files and resident memory as the trial ended (NAN: not measured): a soak's
 	 * evidence that trials leak neither */
 	double harness_fds, harness_rss_kb;
+	double measuring_s; /* of wall_s, the measured phase: the load (no warm-up), the script, the startup runs */
+	struct res_overhead overhead;
 	unsigned have;			       /* RES_HAVE_*: the sub-results present */
 	unsigned cpus_have, slices_have;       /* bit per enum cg_slice */
 	char cpus[CG_NR_SLICES][RES_CPUS_LEN]; /* the CPU set each slice was planned */
@@ -311,7 +339,11 @@ struct res_doc {
 	bool finished; /* interrupted and verdict are set */
 	bool interrupted, verdict_ok;
 	char finished_at[32]; /* RFC 3339 UTC, written into head's "run" when set */
+	double wall_s; /* the run's wall time, > 0 when known: "run" gets it, the trials' measuring_s and the share */
 };
+
+/* Of the run's wall time, the trials' measured phases (Σ measuring_s / wall_s); NAN when the wall is unknown. */
+double res_doc_measuring_share(const struct res_doc *d, double *ret_measuring_s);
 
 /* An empty document: schema and harness version; the caller adds the rest of the head. */
 int res_doc_init(struct res_doc *d, const char *version, const char *commit, struct hx_err *err);

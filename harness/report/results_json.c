@@ -829,6 +829,24 @@ static int cells_parse(const cJSON *a, struct trial_result *ret, struct hx_err *
 	return 0;
 }
 
+static cJSON *overhead_json(const struct res_overhead *oh)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (int p = 0; p < RES_NR_PHASES; p++)
+		if (oh->have & (1u << p))
+			cJSON_AddNumberToObject(o, res_phase_names[p], oh->ms[p]);
+	cJSON_AddNumberToObject(o, "total", res_overhead_total(oh));
+	return o;
+}
+
+static void overhead_parse(const cJSON *o, struct res_overhead *ret)
+{
+	for (int p = 0; p < RES_NR_PHASES; p++)
+		if (cJSON_IsNumber(get(o, res_phase_names[p])))
+			res_overhead_add(ret, (enum res_phase)p, get(o, res_phase_names[p])->valuedouble);
+}
+
 cJSON *res_trial_json(const struct trial_result *t)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -870,6 +888,10 @@ cJSON *res_trial_json(const struct trial_result *t)
 	cJSON_AddNumberToObject(o, "wall_s", t->wall_s);
 	add_num(o, "harness_fds", t->harness_fds);
 	add_num(o, "harness_rss_kb", t->harness_rss_kb);
+	if (t->measuring_s > 0)
+		cJSON_AddNumberToObject(o, "measuring_s", t->measuring_s);
+	if (t->overhead.have)
+		cJSON_AddItemToObject(o, "overhead_ms", overhead_json(&t->overhead));
 	if (res_trial_noisy(t)) { /* recomputed from the evidence above whenever the file is written */
 		cJSON *why = cJSON_AddArrayToObject(o, "noisy"), *words = cJSON_AddArrayToObject(o, "noisy_reasons");
 
@@ -930,6 +952,8 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 	ret->wall_s = num0(o, "wall_s");
 	ret->harness_fds = num(o, "harness_fds");
 	ret->harness_rss_kb = num(o, "harness_rss_kb");
+	ret->measuring_s = num0(o, "measuring_s");
+	overhead_parse(get(o, "overhead_ms"), &ret->overhead);
 	per_slice_parse(get(o, "cpus"), get(o, "slices"), ret);
 	if (cJSON_IsObject(get(o, "fixture")))
 		ret->have |= RES_HAVE_FIXTURE, fixture_parse(get(o, "fixture"), &ret->fixture);
@@ -1048,7 +1072,7 @@ static cJSON *pg_config_json(const struct res_pg_config *pg)
 	for (size_t i = 0; i < pg->nsettings; i++)
 		cJSON_AddStringToObject(set, pg->name[i], pg->value[i]);
 	cJSON_AddStringToObject(o, "auth", "scram-sha-256, 127.0.0.1/32 only");
-	cJSON_AddStringToObject(o, "data", "tmpfs, copied from the cached template per trial");
+	cJSON_AddStringToObject(o, "data", "overlay of the cached template over a tmpfs, per trial");
 	cJSON_AddNumberToObject(o, "data_size_bytes", (double)pg->data_size_bytes);
 	cJSON_AddNumberToObject(o, "memory_max_bytes", (double)pg->memory_max_bytes);
 	cJSON_AddStringToObject(o, "user", pg->user);
@@ -1165,6 +1189,24 @@ void res_doc_free(struct res_doc *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* The run's end in its "run" object: when it finished, its wall time and the share of it spent measuring. */
+static void run_end_json(const struct res_doc *d, cJSON *run)
+{
+	double measuring_s, share = res_doc_measuring_share(d, &measuring_s);
+
+	cJSON_DeleteItemFromObjectCaseSensitive(run, "finished_at");
+	cJSON_DeleteItemFromObjectCaseSensitive(run, "wall_s");
+	cJSON_DeleteItemFromObjectCaseSensitive(run, "measuring_s");
+	cJSON_DeleteItemFromObjectCaseSensitive(run, "measuring_share");
+	if (d->finished_at[0])
+		cJSON_AddStringToObject(run, "finished_at", d->finished_at);
+	if (d->wall_s > 0) {
+		cJSON_AddNumberToObject(run, "wall_s", d->wall_s);
+		cJSON_AddNumberToObject(run, "measuring_s", measuring_s);
+		add_num(run, "measuring_share", share);
+	}
+}
+
 cJSON *res_doc_json(const struct res_doc *d, struct hx_err *err)
 {
 	_cleanup_free_ struct res_summary *groups = NULL;
@@ -1184,13 +1226,12 @@ cJSON *res_doc_json(const struct res_doc *d, struct hx_err *err)
 	sums = cJSON_AddArrayToObject(o, "summaries");
 	for (size_t i = 0; i < ng; i++)
 		cJSON_AddItemToArray(sums, summary_group_json(&groups[i]));
-	if (d->finished_at[0]) {
+	if (d->finished_at[0] || d->wall_s > 0) {
 		cJSON *run = cJSON_GetObjectItemCaseSensitive(o, "run");
 
 		if (!run)
 			run = cJSON_AddObjectToObject(o, "run");
-		cJSON_DeleteItemFromObjectCaseSensitive(run, "finished_at");
-		cJSON_AddStringToObject(run, "finished_at", d->finished_at);
+		run_end_json(d, run);
 	}
 	if (d->finished) {
 		cJSON_AddBoolToObject(o, "interrupted", d->interrupted);
@@ -1230,6 +1271,7 @@ static int doc_parse(cJSON *root, struct res_doc *d, struct hx_err *err)
 	d->finished = cJSON_IsString(verdict);
 	d->interrupted = cJSON_IsTrue(get(root, "interrupted"));
 	d->verdict_ok = d->finished && strcmp(verdict->valuestring, "ok") == 0;
+	d->wall_s = num0(get(root, "run"), "wall_s");
 	cJSON_DeleteItemFromObjectCaseSensitive(root, "trials");
 	cJSON_DeleteItemFromObjectCaseSensitive(root, "summaries");
 	cJSON_DeleteItemFromObjectCaseSensitive(root, "interrupted");

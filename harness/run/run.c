@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/backoff.h"
 #include "base/cleanup.h"
 #include "base/proc.h"
 #include "load/load.h"
@@ -47,65 +48,94 @@ static double now_s(void)
 	return (double)util_now_ns() / 1e9;
 }
 
+static double ms_since(double t0_s)
+{
+	return (now_s() - t0_s) * 1e3;
+}
+
+/* A sandbox started in slice sl, up to its payload's execve; what it took is the trial's sandboxes phase. */
+static int start_timed(struct cg_tree *tree, enum cg_slice sl, const struct sbx_config *c, struct sbx *x,
+		       struct trial_result *t, struct hx_err *err)
+{
+	double t0 = now_s();
+	int rc = sbx_start(tree, sl, c, x, err) < 0 || sbx_wait_exec(x, c->argv[0], err) < 0 ? -err->errnum : 0;
+
+	res_overhead_add(&t->overhead, RES_PH_SANDBOXES, ms_since(t0));
+	return rc;
+}
+
 /* How a readiness probe ended. */
 enum ready { READY, READY_TIMEOUT, READY_EXITED, READY_INTERRUPTED };
 
-/* HTTP GET path from inside the run's network namespace until status (a TCP connect for TLS servers);
- * the probe child's exit code: 0 ready, 1 not in time. */
-static int probe_child(int netns, unsigned port, const char *path, unsigned status, bool tcp_only, double timeout_s)
+/* One attempt: an HTTP GET of path until status, or a TCP connect for TLS servers. */
+static bool probe_once(unsigned port, const char *path, unsigned status, bool tcp_only)
 {
-	double end = now_s() + timeout_s;
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_port = htons((unsigned short)port),
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	_cleanup_close_ int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	char req[512], resp[64] = "";
+	struct timeval tv = {1, 0};
+	int code = 0, n;
+
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		return false;
+	if (tcp_only)
+		return true;
+	n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (write(fd, req, (size_t)n) == n && read(fd, resp, sizeof(resp) - 1) > 12)
+		sscanf(resp, "HTTP/1.%*c %d", &code);
+	return code == (int)status;
+}
+
+/* Probe from inside the run's network namespace on the back-off schedule (1 ms doubling to 8 ms: a refused
+ * connect costs microseconds, a late look costs the trial); the probe child's exit code: 0 ready, with the
+ * time of the last attempt that failed (since_ns when none did) written to report_fd, 1 not in time. */
+static int probe_child(int netns, const struct scenario *s, uint64_t since_ns, int report_fd)
+{
+	uint64_t end = util_now_ns() + (uint64_t)(s->ready_timeout_s * 1e9);
+	struct backoff b;
 
 	if (setns(netns, CLONE_NEWNET) < 0)
 		return 2;
-	while (now_s() < end) {
-		struct sockaddr_in a = {.sin_family = AF_INET,
-					.sin_port = htons((unsigned short)port),
-					.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		char req[512], resp[64] = "";
-		int code = 0;
-		bool up = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
-
-		if (up && tcp_only) {
-			close(fd);
-			return 0;
-		}
-		if (up) {
-			int n = snprintf(req, sizeof(req),
-					 "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
-			struct timeval tv = {1, 0};
-
-			setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-			if (write(fd, req, (size_t)n) == n && read(fd, resp, sizeof(resp) - 1) > 12)
-				sscanf(resp, "HTTP/1.%*c %d", &code);
-		}
-		if (fd >= 0)
-			close(fd);
-		if (code == (int)status)
-			return 0;
-		usleep(20000); /* the probe's own pace, in its own process: harness waits on pidfds */
-	}
+	backoff_init(&b, BACKOFF_FIRST_NS, BACKOFF_MAX_NS);
+	do {
+		if (probe_once(s->port, s->ready_path, s->ready_status,
+			       s->tls || s->workload == SCN_WS_CHAT || s->workload == SCN_WS_RPC))
+			return write(report_fd, &since_ns, sizeof(since_ns)) == sizeof(since_ns) ? 0 : 2;
+		since_ns = util_now_ns();
+	} while (backoff_sleep(&b, since_ns, end)); /* the probe's own pace, in its own process */
 	return 1;
 }
 
 /* Probe in a child while waiting on both it and the server: the moment the server exits, the probe is
- * stopped and the server's wait status is in *ret_status (server->pid is -1: reaped here). */
-static enum ready probe_ready(int netns, const struct scenario *s, struct sbx *server, int *ret_status)
+ * stopped and the server's wait status is in *ret_status (server->pid is -1: reaped here). When ready, what
+ * polling cost at most (from the last failed attempt to the sight of the server ready) is in *ret_ms. */
+static enum ready probe_ready(int netns, const struct scenario *s, struct sbx *server, int *ret_status, double *ret_ms)
 {
-	pid_t pids[2] = {fork(), server->pid};
+	uint64_t since = util_now_ns();
+	_cleanup_close_ int rd = -1;
+	pid_t pids[2] = {-1, server->pid};
 	enum ready r;
-	int st = 0, i;
+	int st = 0, i, p[2];
 
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return READY_TIMEOUT;
+	rd = p[0];
+	pids[0] = fork();
 	if (pids[0] == 0)
-		_exit(probe_child(netns, s->port, s->ready_path, s->ready_status,
-				  s->tls || s->workload == SCN_WS_CHAT || s->workload == SCN_WS_RPC,
-				  s->ready_timeout_s));
+		_exit(probe_child(netns, s, since, p[1]));
+	close(p[1]);
 	if (pids[0] < 0)
 		return READY_TIMEOUT;
 	i = proc_wait_first(pids, 2, 0, &run_interrupted, &st);
+	if (i == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && read(rd, &since, sizeof(since)) == sizeof(since)) {
+		*ret_ms = (double)(util_now_ns() - since) / 1e6;
+		return READY;
+	}
 	if (i == 0)
-		return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? READY : READY_TIMEOUT;
+		return READY_TIMEOUT;
 	if (i == 1) {
 		server->pid = -1;
 		*ret_status = st;
@@ -389,8 +419,8 @@ static void cell_args_for(const struct scenario *s, const struct scn_route *r, u
 /* Run `harness load` in the client slice's sandbox; what it measured lands in t's load or chat. When the
  * server exits first, server->pid is -1 on return. */
 static int run_client(struct run_env *env, struct cg_tree *tree, const struct scenario *s,
-		      const struct client_args *args, double left_s, struct sbx *server, struct trial_result *t,
-		      struct hx_err *err)
+		      const struct client_args *args, bool measured, double left_s, struct sbx *server,
+		      struct trial_result *t, struct hx_err *err)
 {
 	char *const *argv = args->argv;
 	char out[PATH_MAX], errpath[PATH_MAX], tail[1024];
@@ -399,6 +429,7 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int fd = -1, efd = -1;
 	enum wait_end end;
+	double t0;
 	int code = 0; /* the client's verdict is in its JSON, or on its stderr when it measured nothing */
 
 	snprintf(out, sizeof(out), "%s/client.json", env->dir);
@@ -416,11 +447,14 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 	/* the load client (our own code, not the measured runtime) may use io_uring: its engine then costs half
 	 * the CPU per request; the runtime's sandbox keeps refusing it unless the run says otherwise */
 	c.seccomp.allow_io_uring = true;
-	if (sbx_start(tree, CG_SLICE_CLIENT, &c, &x, err) < 0 || sbx_wait_exec(&x, argv[0], err) < 0) {
+	if (start_timed(tree, CG_SLICE_CLIENT, &c, &x, t, err) < 0) {
 		sbx_release(&x);
 		return hx_wrap(err, "load client");
 	}
-	end = wait_or_cut(tree, CG_SLICE_CLIENT, x.pid, now_s() + (left_s > 0 ? left_s : 1e9), server, &code);
+	t0 = now_s();
+	end = wait_or_cut(tree, CG_SLICE_CLIENT, x.pid, t0 + (left_s > 0 ? left_s : 1e9), server, &code);
+	if (measured)
+		t->measuring_s += now_s() - t0; /* a route matrix measures one load per cell */
 	sbx_release(&x);
 	if (end == WAIT_SERVER_GONE)
 		return hx_fail(err, HX_EXIT_VERDICT, EPIPE, "the server exited during the load");
@@ -481,11 +515,11 @@ static int run_cells(struct run_env *env, struct cg_tree *tree, const struct sce
 
 			if (s->warmup_s > 0) {
 				cell_args_for(s, r, s->sweep[k], s->warmup_s, &args);
-				rc = run_client(env, tree, s, &args, deadline - now_s(), server, t, err);
+				rc = run_client(env, tree, s, &args, false, deadline - now_s(), server, t, err);
 			}
 			if (rc == 0) {
 				cell_args_for(s, r, s->sweep[k], s->duration_s, &args);
-				rc = run_client(env, tree, s, &args, deadline - now_s(), server, t, err);
+				rc = run_client(env, tree, s, &args, true, deadline - now_s(), server, t, err);
 			}
 			t->have &= ~(unsigned)RES_HAVE_LOAD; /* the cell's figures are the cell's, not the trial's */
 			if (rc < 0)
@@ -504,11 +538,13 @@ static int run_cells(struct run_env *env, struct cg_tree *tree, const struct sce
 }
 
 /* SIGTERM, 2 s to exit, then the slice is killed. */
-static void stop_server(struct cg_tree *tree, struct sbx *x)
+static void stop_server(struct cg_tree *tree, struct sbx *x, struct trial_result *t)
 {
+	double t0 = now_s();
 	int code;
 
 	sbx_stop(tree, CG_SLICE_SUT, x, SIGTERM, 2000, &code);
+	res_overhead_add(&t->overhead, RES_PH_STOP, ms_since(t0));
 }
 
 /* Write 5 to clear_refs (Linux >= 4.0): the process's peak RSS starts again from its current RSS. */
@@ -590,25 +626,28 @@ static int noise_end(struct cg_tree *tree, struct run_noise *nz, struct trial_re
  * is left running and the message has its last output. */
 static int server_start(struct run_env *env, const struct scenario *s, const struct manifest *m,
 			const struct img_status *st, struct cg_tree *tree, int logfd, const char *logpath,
-			struct sbx *x, struct hx_err *err)
+			struct sbx *x, struct trial_result *t, struct hx_err *err)
 {
 	char *argv[MAN_MAX_ARGV + 1], store[MAN_MAX_ARGV][PATH_MAX], tail[2048], why[64];
 	struct sbx_config c;
 	enum ready ready;
+	double ready_ms = 0;
 	int status = 0;
 
 	if (sut_config(env, s, m, st, &c, argv, store, err) < 0)
 		return -err->errnum;
 	c.out_fd = logfd;
-	if (sbx_start(tree, CG_SLICE_SUT, &c, x, err) < 0 || sbx_wait_exec(x, argv[0], err) < 0) {
+	if (start_timed(tree, CG_SLICE_SUT, &c, x, t, err) < 0) {
 		sbx_release(x);
 		return hx_wrap(err, "server");
 	}
 	run_stage("readiness");
-	ready = probe_ready(env->netns_fd, s, x, &status);
-	if (ready == READY)
+	ready = probe_ready(env->netns_fd, s, x, &status, &ready_ms);
+	if (ready == READY) {
+		res_overhead_add(&t->overhead, RES_PH_READY, ready_ms);
 		return 0;
-	stop_server(tree, x);
+	}
+	stop_server(tree, x, t);
 	sbx_release(x);
 	util_log_tail(logpath, tail, sizeof(tail));
 	if (ready == READY_EXITED)
@@ -641,10 +680,10 @@ static int server_memory(struct run_env *env, const struct scenario *s, const st
 	t->server.after_idle_rss_kb = (double)proc_status_kb(payload, "VmRSS:");
 	if (!s->memory_restart)
 		return 0;
-	stop_server(tree, x);
+	stop_server(tree, x, t);
 	sbx_release(x);
 	*x = (struct sbx){.pid = -1, .report_fd = -1};
-	if (server_start(env, s, m, st, tree, logfd, logpath, x, err) < 0)
+	if (server_start(env, s, m, st, tree, logfd, logpath, x, t, err) < 0)
 		return hx_wrap(err, "restart");
 	t->server.after_restart_rss_kb = (double)proc_status_kb(sbx_payload_pid(x->pid), "VmRSS:");
 	return 0;
@@ -666,13 +705,13 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	if (logfd < 0)
 		return hx_syserr(err, "run: %s", logpath);
 	snprintf(t->server.log, sizeof(t->server.log), "%s", logpath);
-	if (server_start(env, s, m, st, tree, logfd, logpath, &x, err) < 0)
+	if (server_start(env, s, m, st, tree, logfd, logpath, &x, t, err) < 0)
 		return -err->errnum;
 	payload = sbx_payload_pid(x.pid);
 	t->server.idle_rss_kb = (double)proc_status_kb(payload, "VmRSS:");
 	proc_cpus(payload, t->server.cpus, sizeof(t->server.cpus));
 	if (noise_begin(env, tree, nz, payload, t, err) < 0) {
-		stop_server(tree, &x);
+		stop_server(tree, &x, t);
 		rc = -err->errnum;
 		goto out;
 	}
@@ -686,7 +725,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 		if (s->workload == SCN_HTTP && s->warmup_requests) {
 			run_stage("warmup");
 			client_args_for(s, s->warmup_requests, &args);
-			rc = run_client(env, tree, s, &args, deadline - now_s(), &x, t, err);
+			rc = run_client(env, tree, s, &args, false, deadline - now_s(), &x, t, err);
 		}
 		t->have &= ~(unsigned)RES_HAVE_LOAD; /* the warm-up's figures are not the trial's */
 		if (rc == 0 && x.pid > 0) {
@@ -696,7 +735,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 			cg_slice_peak_reset(tree, CG_SLICE_SUT, &(struct hx_err){0});
 			run_stage("load");
 			client_args_for(s, s->requests, &args);
-			rc = run_client(env, tree, s, &args, deadline - now_s(), &x, t, err);
+			rc = run_client(env, tree, s, &args, true, deadline - now_s(), &x, t, err);
 		}
 	}
 	/* the chat's verdict: every client got every message exactly once */
@@ -715,7 +754,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	if (rc == 0 && x.pid > 0 && s->memory_idle_s > 0)
 		rc = server_memory(env, s, m, st, tree, logfd, logpath, &x, t, err);
 	if (x.pid > 0)
-		stop_server(tree, &x);
+		stop_server(tree, &x, t);
 	else
 		cg_slice_kill(tree, CG_SLICE_SUT, &(struct hx_err){0});
 out:
@@ -735,7 +774,7 @@ static int trial_script(struct run_env *env, const struct scenario *s, const str
 	_cleanup_close_ int logfd = -1, outfd = -1;
 	_cleanup_free_ char *out = NULL;
 	struct res_process *proc = &t->process;
-	double end = now_s() + s->timeout_s;
+	double end = now_s() + s->timeout_s, t0;
 	enum wait_end how;
 	int code;
 
@@ -749,13 +788,15 @@ static int trial_script(struct run_env *env, const struct scenario *s, const str
 		return -err->errnum;
 	c.out_fd = outfd;
 	c.err_fd = logfd;
-	if (sbx_start(tree, CG_SLICE_SUT, &c, &x, err) < 0 || sbx_wait_exec(&x, argv[0], err) < 0) {
+	if (start_timed(tree, CG_SLICE_SUT, &c, &x, t, err) < 0) {
 		sbx_release(&x);
 		return hx_wrap(err, "script");
 	}
 	t->have |= RES_HAVE_PROCESS;
 	proc_cpus(sbx_payload_pid(x.pid), proc->cpus, sizeof(proc->cpus));
+	t0 = now_s();
 	how = wait_or_cut(tree, CG_SLICE_SUT, x.pid, end < deadline ? end : deadline, NULL, &code);
+	t->measuring_s = now_s() - t0;
 	if (how != WAIT_EXITED)
 		code = -1;
 	stats_into(t, tree, CG_SLICE_SUT);
@@ -814,6 +855,7 @@ static int trial_startup(struct run_env *env, const struct scenario *s, const st
 		const struct startup_record *r = &recs[s->warmup + i];
 
 		ms[i] = (double)r->wall_ns / 1e6;
+		t->measuring_s += (double)r->wall_ns / 1e9;
 		codes[i] = r->status;
 		o->failed_runs += r->status != 0;
 		o->user_ms += (double)r->user_us / 1e3 / s->runs;
@@ -843,9 +885,11 @@ static int fixture_start(struct run_env *env, const struct scenario *s, const st
 	if (env->plan[mode].fixture_shared)
 		snprintf(t->fixture.shares_cpus_with, sizeof(t->fixture.shares_cpus_with), "%s",
 			 cg_slice_names[CG_SLICE_CLIENT]);
-	if (fx_pg_start(env->pg, tree, env->netns_fd, logpath, pg, &t->fixture, err) < 0)
-		return hx_wrap(err, "fixture");
-	return 0;
+	double t0 = now_s();
+	int rc = fx_pg_start(env->pg, tree, env->netns_fd, logpath, pg, &t->fixture, err);
+
+	res_overhead_add(&t->overhead, RES_PH_FIXTURE, ms_since(t0));
+	return rc < 0 ? hx_wrap(err, "fixture") : 0;
 }
 
 /* After the workload: the fixture's slice stats, then its fast shutdown. A fixture that died during the
@@ -857,9 +901,12 @@ static int fixture_stop(struct cg_tree *tree, struct fx_pg *pg, struct trial_res
 	int status = 0;
 	/* reaped now if it died (its pid is -1 then), never waited for */
 	bool died = proc_wait_first(&pg->x.pid, 1, util_now_ns(), NULL, &status) == 0;
+	double t0;
 
 	stats_into(t, tree, CG_SLICE_FIXTURE);
+	t0 = now_s();
 	fx_pg_stop(tree, pg, &t->fixture);
+	res_overhead_add(&t->overhead, RES_PH_FIXTURE, ms_since(t0));
 	if (!died)
 		return rc;
 	if (rc < 0)
@@ -947,7 +994,7 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 	struct fx_pg pg = {.x = {.pid = -1, .report_fd = -1}};
 	struct run_noise nz = {.spec = *noise, .sut_cpus = env->plan[mode].limits[CG_SLICE_SUT].cpus};
 	struct hx_err derr = {0};
-	double t0 = now_s();
+	double t0 = now_s(), t1;
 	/* the fixture slice only for a scenario that has a fixture, the noise slice only for a noisy trial */
 	unsigned slices = env->plan[mode].slices & ~(s->fixtures ? 0u : 1u << CG_SLICE_FIXTURE) &
 			  ~(noise->kind != NOISE_NONE ? 0u : 1u << CG_SLICE_NOISE);
@@ -965,6 +1012,7 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 		cg_tree_destroy(tree, &derr);
 		return -err->errnum;
 	}
+	res_overhead_add(&trial->overhead, RES_PH_SLICES, ms_since(t0));
 	cg_run_id(nz.tree, sizeof(nz.tree), &derr); /* the tree's name: the same for every trial of the run */
 	hx_clear(&derr);
 	rc = 0;
@@ -980,9 +1028,11 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 	if (pg.x.pid > 0)
 		rc = fixture_stop(tree, &pg, trial, rc, err);
 	rc = oom_verdict(&env->plan[mode], tree, trial, rc, err);
-	trial->wall_s = now_s() - t0;
 	run_stage("teardown");
+	t1 = now_s();
 	if (cg_tree_destroy(tree, &derr) < 0 && rc == 0) /* a trial that leaves cgroups behind did not end well */
 		rc = (*err = derr, hx_wrap(err, "cleanup"));
+	res_overhead_add(&trial->overhead, RES_PH_TEARDOWN, ms_since(t1));
+	trial->wall_s = now_s() - t0;
 	return rc;
 }

@@ -15,8 +15,10 @@ teardown() {
 }
 
 check_results() {
-	python3 - "$1" <<'PY'
+	python3 - "$1" "$BATS_TEST_DIRNAME" <<'PY'
 import json, sys
+sys.path.insert(0, sys.argv[2])
+from overhead import check_overhead
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "harness-results/1" and d["harness"]["commit"]
 assert d["host"]["cgroup"]["mode"] and d["seccomp"]["eperm"] and d["images"]
@@ -35,8 +37,11 @@ for t in d["trials"]:
 for g in d["summaries"]:
     assert g["trials"] >= 1 and not g["failed"]
 assert d["verdict"] == "ok" and sorted(t["order"] for t in d["trials"]) == list(range(1, len(d["trials"]) + 1))
+check_overhead(d)
 PY
 }
+
+
 
 @test "run --cpus 1 --runtimes node20 --profile quick startup http-hello: a table, valid results, real CPU sets" {
 	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --profile quick --out r.json startup http-hello
@@ -44,6 +49,8 @@ PY
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"== startup"* && "$output" == *"== http-hello"* ]]
 	grep -E '^node20 +pinned +[0-9.]+ ' <<<"$output"
+	# the footer: the share of the run spent measuring, the median fixed cost of a trial
+	grep -E '^measuring: [0-9]+% of the run.s [0-9.]+ s \([0-9.]+ s of measured phases\); fixed cost per trial: median [0-9.]+ ms over 6 trials' <<<"$output"
 	[[ "$stderr" == *"harness: results: r.json"* ]]
 	check_results r.json
 	[ "$(python3 -c 'import json; print(len(json.load(open("r.json"))["trials"]))')" = 6 ]

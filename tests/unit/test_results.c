@@ -83,6 +83,12 @@ static void fill(struct res_doc *d)
 	t->slices[CG_SLICE_SUT].v[0] = 123456;
 	t->slices[CG_SLICE_SUT].psi[0].have = true;
 	t->slices[CG_SLICE_SUT].psi[0].some_avg10 = 1.5;
+	t->measuring_s = 0.5;
+	res_overhead_add(&t->overhead, RES_PH_SLICES, 1.25);
+	res_overhead_add(&t->overhead, RES_PH_SANDBOXES, 3);
+	res_overhead_add(&t->overhead, RES_PH_SANDBOXES, 4); /* phases add up: server, then client */
+	res_overhead_add(&t->overhead, RES_PH_READY, 0.5);
+	res_overhead_add(&t->overhead, RES_PH_TEARDOWN, 2);
 
 	t = res_doc_add(d);
 	res_trial_init(t, "postgres", "bun", "quota", 2, 2);
@@ -97,6 +103,8 @@ static void fill(struct res_doc *d)
 	t->fixture.ready_ms = 250;
 	t->fixture.clean_shutdown = true;
 	snprintf(t->fixture.slice, sizeof(t->fixture.slice), "fixture");
+	res_overhead_add(&t->overhead, RES_PH_FIXTURE, 260);
+	res_overhead_add(&t->overhead, RES_PH_SLICES, -0.001); /* rounding on a monotonic clock: 0, not less */
 
 	/* a startup trial keeps every run for the report's strip and the hyperfine export */
 	t = res_doc_add(d);
@@ -126,6 +134,7 @@ static void test_round_trip(void **state)
 	d.finished = true;
 	d.interrupted = false;
 	d.verdict_ok = false;
+	d.wall_s = 4;
 	assert_int_equal(res_write(&d, path, &err), 0);
 	assert_int_equal(res_read(path, &back, &err), 0);
 	assert_int_equal(back.ntrials, 3);
@@ -154,6 +163,19 @@ static void test_round_trip(void **state)
 	assert_true(back.trials[2].startup.runs_ms[2] == 31.25);
 	assert_int_equal(back.trials[2].startup.runs_exit[2], 3);
 	assert_int_equal(back.trials[0].startup.nruns, 0); /* an http trial has none */
+	assert_true(back.trials[0].overhead.ms[RES_PH_SANDBOXES] == 7);
+	assert_true(res_overhead_total(&back.trials[0].overhead) == 10.75);
+	assert_false(back.trials[0].overhead.have & (1u << RES_PH_STOP)); /* never measured: absent, not 0 */
+	assert_true(back.trials[1].overhead.ms[RES_PH_SLICES] == 0);
+	assert_true(res_overhead_total(&back.trials[1].overhead) == 0); /* the fixture is not the harness's cost */
+	assert_true(back.trials[0].measuring_s == 0.5 && back.trials[2].measuring_s == 0);
+	{
+		double measuring_s, share = res_doc_measuring_share(&back, &measuring_s);
+
+		assert_true(back.wall_s == 4 && measuring_s == 0.5 && share == 0.125);
+		back.wall_s = 0; /* unknown: no share is made up */
+		assert_true(isnan(res_doc_measuring_share(&back, &measuring_s)));
+	}
 	res_doc_free(&d);
 	res_doc_free(&back);
 	unlink(path);
