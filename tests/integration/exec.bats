@@ -216,6 +216,24 @@ teardown() {
 	[ "$(json_field "$stderr" cgroup_move_usec)" = 0 ]
 }
 
+@test "v1 and hybrid: the command places itself in its slice in every hierarchy, the cgroup2 mirror included" {
+	mode=$(doctor_json | doctor_field cgroup.mode)
+	[ "$mode" != unified ] || skip "the host's cgroups are v2 (the test above covers it)"
+	"$HARNESS" exec --cpus 1 --memory 64M -- sleep 307 &
+	pid=$!
+	wait_until 60 tree_runs '^sleep 307'
+	payload=$(own_pgrep '^sleep 307')
+	cat "/proc/$payload/cgroup"
+	for c in cpu cpuset memory pids; do
+		grep -qE "^[0-9]+:([^:]*,)?$c(,[^:]*)?:.*/harness-$HARNESS_RUN_TAG-[^/]*/sut\$" "/proc/$payload/cgroup"
+	done
+	if [ "$mode" = hybrid ]; then
+		grep -qE "^0::.*/harness-$HARNESS_RUN_TAG-[^/]*/sut\$" "/proc/$payload/cgroup"
+	fi
+	kill -TERM "$pid"
+	wait "$pid" || true
+}
+
 @test "v2: alone in a delegated cgroup, harness works from a leaf and leaves the cgroup as it was" {
 	[ "$(doctor_json | doctor_field cgroup.mode)" = unified ] || skip "the host's cgroups are not v2 (the guest suite covers this)"
 	deleg=/sys/fs/cgroup/test-delegated-$$
