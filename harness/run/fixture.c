@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/backoff.h"
 #include "base/cleanup.h"
 #include "base/proc.h"
 #include "run/pgwire.h"
@@ -27,7 +28,7 @@
 #include "base/util.h"
 
 /* Bump when the template's making changes: the cache key includes it. */
-#define FX_PG_LAYOUT	"initdb-v2 scram-sha-256 C UTF8 wal-segsize=1 root-owned"
+#define FX_PG_LAYOUT	"initdb-v3 scram-sha-256 C UTF8 wal-segsize=1 sandbox-owned overlay"
 #define FX_PG_DATA	"/var/lib/postgresql/data"
 #define FX_PG_MAX_CONNS 200
 #define FX_READY_S	30.0
@@ -94,9 +95,10 @@ static void pg_bind_image(const struct fx_pg_template *t, struct sbx_config *c)
 		c->rootfs.binds[c->rootfs.nbinds++] = (struct sbx_bind){.src = t->tree, .dst = IMG_MOUNT};
 }
 
-/* The cluster initdb made becomes root's, readable by the sandbox's group only: root:SBX_GID, folders
- * 0750 (what PostgreSQL accepts for its data folder once copied), files 0640. Anything else (a symlink,
- * a FIFO) is refused: initdb makes none. */
+/* The cluster initdb made stays the sandbox user's, as PostgreSQL wants its data (the overlay's copied-up
+ * files keep that owner): SBX_UID:SBX_GID, folders 0700, files 0600. Anything else (a symlink, a FIFO) is
+ * refused: initdb makes none. Nobody but root changes it: the folder above is root's 0700, and sandboxes only
+ * ever see it through a read-only bind. */
 static int own_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)ftw;
@@ -104,7 +106,7 @@ static int own_one(const char *path, const struct stat *st, int flag, struct FTW
 		return errno = ELOOP, -1;
 	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
 		return errno = EPERM, -1;
-	if (lchown(path, 0, SBX_GID) < 0 || chmod(path, S_ISDIR(st->st_mode) ? 0750 : 0640) < 0)
+	if (lchown(path, SBX_UID, SBX_GID) < 0 || chmod(path, S_ISDIR(st->st_mode) ? 0700 : 0600) < 0)
 		return -1;
 	return 0;
 }
@@ -118,7 +120,7 @@ static int pg_own_template(const char *tmp, struct hx_err *err)
 		return hx_syserr(err, "postgres template: %s", tmp);
 	snprintf(pgdata, sizeof(pgdata), "%s/pgdata", tmp);
 	if (nftw(pgdata, own_one, 16, FTW_PHYS | FTW_DEPTH) != 0)
-		return hx_syserr(err, "postgres template: make %s root's", pgdata);
+		return hx_syserr(err, "postgres template: make %s the sandbox user's", pgdata);
 	return 0;
 }
 
@@ -210,7 +212,7 @@ static int pg_make_template(struct fx_pg_template *t, const char *tmp, int netns
 	if (write_owned(path,
 			"# harness: password logins (SCRAM-SHA-256) over the loopback only\n"
 			"host all all 127.0.0.1/32 scram-sha-256\n",
-			0, SBX_GID, 0640, err) < 0)
+			SBX_UID, SBX_GID, 0600, err) < 0)
 		return -err->errnum;
 	snprintf(path, sizeof(path), "%s/password", tmp);
 	return write_owned(path, pw, 0, 0, 0600, err);
@@ -399,7 +401,9 @@ static int pg_wait_ready(const struct fx_pg_template *t, int netns_fd, struct fx
 	double end = now_ms() + FX_READY_S * 1000;
 	bool retry = false;
 	int status = 0;
+	struct backoff b;
 
+	backoff_init(&b, BACKOFF_FIRST_NS, BACKOFF_MAX_NS);
 	for (;;) {
 		struct hx_err e = {0};
 		/* A server that accepted may answer late on a loaded or emulated host: the probe waits for the
@@ -412,8 +416,9 @@ static int pg_wait_ready(const struct fx_pg_template *t, int netns_fd, struct fx
 			*err = e;
 			return hx_wrap(err, "the readiness check");
 		}
-		/* the next probe in 10 ms, unless the server exits first: then at once */
-		if (proc_wait_first(&pg->x.pid, 1, util_now_ns() + 10000000, t->interrupted, &status) == 0) {
+		/* the next probe on the back-off schedule, unless the server exits first: then at once */
+		if (proc_wait_first(&pg->x.pid, 1, util_now_ns() + backoff_next(&b, 0, UINT64_MAX), t->interrupted,
+				    &status) == 0) {
 			util_log_tail(pg->log, tail, sizeof(tail));
 			return hx_fail(err, HX_EXIT_VERDICT, EIO,
 				       "postgres exited (status %d) before it was ready; its last output: %s",
@@ -433,12 +438,10 @@ static int pg_wait_ready(const struct fx_pg_template *t, int netns_fd, struct fx
 int fx_pg_start(const struct fx_pg_template *t, struct cg_tree *tree, int netns_fd, const char *logpath,
 		struct fx_pg *ret, struct res_fixture *rec, struct hx_err *err)
 {
-	static const char copy[] = "cp -a /template/. " FX_PG_DATA " && exec \"$@\"";
 	char postgres[PATH_MAX + 16], tmpl[PATH_MAX + 16], opts[16][64];
-	char *argv[4 + 3 + 2 * 16 + 1] = {(char *)"/bin/sh", (char *)"-c", (char *)copy,      (char *)"fixture",
-					  postgres,	     (char *)"-D", (char *)FX_PG_DATA};
+	char *argv[3 + 2 * 16 + 1] = {postgres, (char *)"-D", (char *)FX_PG_DATA};
 	struct fx_pg_setting set[16];
-	size_t n = fx_pg_settings(t, set), k = 7;
+	size_t n = fx_pg_settings(t, set), k = 3;
 	struct sbx_config c;
 	struct fx_pg pg = {.x = {.pid = -1, .report_fd = -1}, .server = -1};
 	_cleanup_close_ int logfd = -1;
@@ -456,7 +459,10 @@ int fx_pg_start(const struct fx_pg_template *t, struct cg_tree *tree, int netns_
 	if (pg_sandbox_config(t, "postgres", logpath, netns_fd, argv,
 			      &(struct sbx_bind){.src = tmpl, .dst = "/template"}, &c, &logfd, err) < 0)
 		return -err->errnum;
+	/* the template under a tmpfs that takes the writes: no copy, and the pages postgres changes are the
+	 * fixture slice's */
 	c.rootfs.data_dir = FX_PG_DATA;
+	c.rootfs.data_lower = "/template";
 	c.rootfs.data_size = fx_pg_data_size(t);
 	if (sbx_start(tree, CG_SLICE_FIXTURE, &c, &pg.x, err) < 0 || sbx_wait_exec(&pg.x, argv[0], err) < 0) {
 		cg_slice_kill(tree, CG_SLICE_FIXTURE, &(struct hx_err){0});

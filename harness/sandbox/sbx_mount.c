@@ -301,6 +301,31 @@ static int tmpfs_at(const char *dir, mode_t mode, uint64_t size, bool owned)
 	return 0;
 }
 
+/* dir as an overlay of lower (inside the new root) under a tmpfs of size bytes that takes the writes: a copy of
+ * lower for the payload at the cost of what it changes, not of the whole of it, and those pages charged to the
+ * writer's slice like any tmpfs page. The tmpfs goes on dir first and holds upper (the sandbox user's, 0700:
+ * the overlay's root has its owner and mode) and work; the overlay then covers it. Copied-up files keep their
+ * owner in lower. */
+static int overlay_at(const char *dir, const char *lower, uint64_t size)
+{
+	char opts[3 * PATH_MAX + 64], upper[PATH_MAX], work[PATH_MAX];
+	int rc;
+
+	mnt_step = "mount the data overlay";
+	if (strpbrk(lower, ",:\\") || strpbrk(dir, ",:\\")) /* the option string's separators */
+		return errno = EINVAL, mnt_fail(mnt_step);
+	if ((rc = tmpfs_at(dir, 0700, size, false)) < 0)
+		return rc;
+	snprintf(upper, sizeof(upper), "%s/upper", dir);
+	snprintf(work, sizeof(work), "%s/work", dir);
+	if (mkdir(upper, 0700) < 0 || chown(upper, SBX_UID, SBX_GID) < 0 || mkdir(work, 0700) < 0)
+		return mnt_fail("the data overlay's folders");
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
+	if (mount("overlay", dir, "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
+		return mnt_fail("mount the data overlay");
+	return 0;
+}
+
 /* The new root is a tmpfs on /tmp of this (private) namespace; after pivot_root the host tree is at OLD. */
 static int pivot(void)
 {
@@ -390,7 +415,8 @@ int sbx_mount_apply_in_child(const struct sbx_rootfs *r, const char **ret_step)
 	if ((rc = proc_tree()) < 0 || (rc = dev_tree()) < 0 || (rc = tmpfs_at("/tmp", 01777, r->tmp_size, false)) < 0 ||
 	    (rc = tmpfs_at(SBX_HOME, 0700, r->home_size, true)) < 0 ||
 	    (rc = tmpfs_at("/run", 0755, 1 << 20, false)) < 0 ||
-	    (r->data_dir && (rc = tmpfs_at(r->data_dir, 0700, r->data_size, true)) < 0))
+	    (r->data_dir && !r->data_lower && (rc = tmpfs_at(r->data_dir, 0700, r->data_size, true)) < 0) ||
+	    (r->data_dir && r->data_lower && (rc = overlay_at(r->data_dir, r->data_lower, r->data_size)) < 0))
 		goto out;
 	rc = seal();
 out:

@@ -30,6 +30,9 @@ struct sbx_rootfs {
 	uint64_t home_size;   /* bytes of HOME */
 	const char *data_dir; /* when set: a tmpfs here of data_size bytes, owned by the sandbox user, mode 0700 */
 	uint64_t data_size;
+	/* with data_dir: data_dir is an overlay of this folder inside the root (a bind's dst: read-only, never
+	 * written) over that tmpfs, which takes only what changes (docs/sandbox.md) */
+	const char *data_lower;
 };
 
 /* In the sandbox child, in a new mount namespace: build the root, pivot into it, detach the old root,

@@ -65,7 +65,7 @@ if [ ! -s "$initrd" ] || [ "$here/init" -nt "$initrd" ]; then
 	mkdir -p "$root"/{bin,dev,proc,sys,mnt,modules}
 	cp /bin/busybox "$root/bin/busybox"
 	for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci 9pnet 9pnet_virtio \
-		netfs fscache 9p; do
+		netfs fscache 9p overlay; do
 		# Debian ships .ko, Ubuntu .ko.zst; busybox insmod takes the plain one; built-in ones are absent
 		f=$(find "/lib/modules/$kver/kernel" -name "$m.ko" -o -name "$m.ko.zst" -o -name "$m.ko.xz" | head -1)
 		case $f in

@@ -23,11 +23,15 @@ teardown() {
 	echo "$output"
 	echo "$stderr" | tail -5
 	[ "$status" -eq 0 ]
-	python3 - <<'PY'
-import json, os
+	python3 - "$BATS_TEST_DIRNAME" <<'PY'
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+from overhead import check_overhead
 d = json.load(open("r.json"))
 t = d["trials"][0]
 assert t["status"] == "ok", t
+check_overhead(d)  # the fixture's phase beside the harness's own, never in their total
+assert t["overhead_ms"]["fixture"] >= t["fixture"]["ready_ms"] + t["fixture"]["stop_ms"], t["overhead_ms"]
 assert t["script"]["refused_ssl"] == 50 and t["script"]["errors"] == 0, t["script"]
 # the server's port is out of the namespace's ephemeral range: a probe never connects to itself on it
 assert t["script"]["pgport_reserved"] == 1, t["script"]

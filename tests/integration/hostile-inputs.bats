@@ -281,7 +281,7 @@ lock_scenario() {
 	[ ! -e "$HARNESS_CACHE_DIR/blobs/sha256-stale" ] && [ ! -e "$HARNESS_CACHE_DIR/npm/sha256-stale" ]
 }
 
-@test "fixture password file swapped for a symlink to a root-only file: refused, exit 3; the template is root's, read-only to the sandbox" {
+@test "fixture password file swapped for a symlink to a root-only file: refused, exit 3; the template is out of every host account's reach" {
 	need_node20
 	"$HARNESS" images path postgres15 >/dev/null 2>&1 || hx_skip "needs the postgres15 image (harness images pull postgres15)"
 	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --out r.json "$FIXTURES/scenarios/pg-reachable"
@@ -289,12 +289,13 @@ lock_scenario() {
 	[ "$status" -eq 0 ]
 	tmpl=$(echo "$HARNESS_CACHE_DIR"/fixtures/postgres15-*)
 	[ -d "$tmpl/pgdata" ]
-	# nothing in the template belongs to the sandbox's user or can be written by its group
-	[ -z "$(find "$tmpl" ! -uid 0)" ]
-	[ -z "$(find "$tmpl" -perm /022)" ]
+	# the folder and the password are root's alone; the cluster is the sandbox user's (no host account has that
+	# id: PostgreSQL wants its data its own), nothing in it open to a group or others, behind the root-only folder
 	[ "$(stat -c '%U %a' "$tmpl")" = "root 700" ]
-	[ "$(stat -c '%u:%g %a' "$tmpl/pgdata/pg_hba.conf")" = "0:$SBX_GID 640" ]
 	[ "$(stat -c '%U %a' "$tmpl/password")" = "root 600" ]
+	[ -z "$(find "$tmpl/pgdata" ! -uid "$SBX_UID")" ]
+	[ -z "$(find "$tmpl/pgdata" -perm /077)" ]
+	[ "$(stat -c '%u:%g %a' "$tmpl/pgdata/pg_hba.conf")" = "$SBX_UID:$SBX_GID 600" ]
 	# the swap (as a host account that owned the template could do it)
 	mv "$tmpl/password" "$BATS_TEST_TMPDIR/password.orig"
 	echo 'root-only secret' >"$BATS_TEST_TMPDIR/secret" && chmod 600 "$BATS_TEST_TMPDIR/secret"
