@@ -12,7 +12,7 @@
 #include "base/cleanup.h"
 #include "base/util.h"
 #include "base/valid.h"
-#include "run/routes.h"
+#include "run/scenario_internal.h"
 
 const char *const scn_profile_names[3] = {"quick", "standard", "full"};
 const double scn_profile_scale[3] = {0.25, 1.0, 3.0};

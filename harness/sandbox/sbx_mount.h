@@ -6,15 +6,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sandbox/sbx_userns.h" /* SBX_UID, SBX_GID */
+
 #define SBX_MAX_BINDS 32
 /* where the host tree waits during set-up: no bind may name it */
 #define SBX_OLD_ROOT "/.oldroot"
 #define SBX_HOME     "/home/harness"
 #define SBX_USER     "harness"
-/* An id no host account has: far above every distribution's user and system ranges, systemd's container and
- * foreign ranges, and the usual /etc/subuid blocks (docs/sandbox.md says why not a user namespace). */
-#define SBX_UID 2147479552 /* 0x7ffff000 */
-#define SBX_GID 2147479552
 
 struct sbx_bind {
 	const char *src; /* host path */

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "sandbox/sbx_mount.h"
 
 static bool userns_active;
 static struct sbx_userns_map userns_map;

@@ -9,6 +9,12 @@
 
 #include "base/err.h"
 
+/* The sandbox's user when harness runs as root: an id no host account has, far above every distribution's user
+ * and system ranges, systemd's container and foreign ranges, and the usual /etc/subuid blocks (docs/sandbox.md
+ * says why root's sandboxes use no user namespace). */
+#define SBX_UID 2147479552 /* 0x7ffff000 */
+#define SBX_GID 2147479552
+
 /* The mapping harness entered, as written to uid_map and gid_map ("0 1000 1"). */
 struct sbx_userns_map {
 	uid_t outer_uid; /* the caller's uid outside, root inside */

@@ -1,7 +1,8 @@
 /* Strict parsing of the route matrix keys: each route's request and expectations, the concurrency sweep,
  * the cell durations, and the runtimes skipped with a reason. */
-#include "run/routes.h"
+#include "run/scenario_internal.h"
 
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
