@@ -899,8 +899,11 @@ static int fixture_stop(struct cg_tree *tree, struct fx_pg *pg, struct trial_res
 {
 	char tail[2048], then[sizeof(err->msg)] = "";
 	int status = 0;
-	/* reaped now if it died (its pid is -1 then), never waited for */
-	bool died = proc_wait_first(&pg->x.pid, 1, util_now_ns(), NULL, &status) == 0;
+	/* Reaped now if it died (its pid is -1 then). After a failed workload, up to a second for the fixture's
+	 * sandbox to report a death the workload may already have seen (refused connections): its init reaps
+	 * the server and exits a moment after the kill, and a slow host (a sanitizer build) can stretch that. */
+	uint64_t by = util_now_ns() + (rc < 0 ? 1000000000ull : 0);
+	bool died = proc_wait_first(&pg->x.pid, 1, by, NULL, &status) == 0;
 	double t0;
 
 	stats_into(t, tree, CG_SLICE_FIXTURE);
