@@ -176,9 +176,10 @@ fuzz: $(FUZZ_TARGETS)
 fuzz-long: $(FUZZ_TARGETS)
 	tests/fuzz/campaign.sh $(FUZZ_LONG_SECONDS) $(BUILD) $(FUZZ_TARGETS)
 
-FUZZ_SRC := harness/load/http.c harness/load/ws.c harness/image/manifest.c harness/run/scenario.c \
-	harness/base/err.c harness/base/util.c harness/base/valid.c harness/run/pgwire.c harness/run/script.c
+FUZZ_SRC := harness/load/http.c harness/load/ws.c harness/image/manifest.c harness/run/scenario.c harness/run/scenario_routes.c \
+	harness/base/err.c harness/base/util.c harness/base/valid.c harness/run/pgwire.c harness/run/script.c \
+	harness/load/check.c
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRC)
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE \
-		-I. -Iharness $(PKG_CFLAGS) -o $@ $< $(FUZZ_SRC) -lcrypto -lcjson -lm
+		-I. -Iharness $(PKG_CFLAGS) -o $@ $< $(FUZZ_SRC) -lcurl -lcrypto -lcjson -lm
