@@ -376,7 +376,7 @@ static int spawn_v2(struct cg_tree *t, enum cg_slice s, unsigned long flags, int
 	_cleanup_close_ int fd = -1;
 	pid_t pid;
 
-	if (clone3_broken)
+	if (clone3_broken || (t->unified_killed & (1u << s)))
 		return 1;
 	if (cg_path(t, t->ubase, s, NULL, dir, sizeof(dir), err) < 0)
 		return -err->errnum;
@@ -494,7 +494,7 @@ static int spawn_self(struct cg_tree *t, enum cg_slice s, unsigned long flags, i
 	int rep[2];
 	pid_t pid;
 
-	if (t->have_unified && clone3_broken)
+	if (t->have_unified && (clone3_broken || (t->unified_killed & (1u << s))))
 		return 1;
 	for (int c = 0; c < CG_NR_CTRLS; c++) {
 		bool dup = false;
@@ -646,8 +646,14 @@ int cg_slice_kill(struct cg_tree *t, enum cg_slice s, struct hx_err *err)
 	n = slice_dirs(t, s, dirs, HX_ARRAY_SIZE(dirs));
 	/* cgroup.kill (Linux >= 5.14) kills atomically, forks included; else SIGKILL until empty. */
 	snprintf(path, sizeof(path), "%s/cgroup.kill", dirs[0]);
-	if (n && t->have_unified && util_exists(path) && util_write_file(path, "1", err) < 0)
-		return -err->errnum;
+	if (n && t->have_unified && util_exists(path)) {
+		if (util_write_file(path, "1", err) < 0)
+			return -err->errnum;
+		/* Linux 6.18 here SIGKILLs every later child born into a killed cgroup by CLONE_INTO_CGROUP (its
+		 * kill sequence is compared with the parent's cgroup's): the slice's next process (a server's
+		 * restart) is placed by the parent instead (spawn_fork). */
+		t->unified_killed |= 1u << s;
+	}
 	/* until nothing is listed: wait on the pidfds of what was killed, not on a clock */
 	for (int i = 0; i < 5000; i++) {
 		int fds[256], listed = 0;

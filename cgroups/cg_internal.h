@@ -61,6 +61,7 @@ struct cg_tree {
 	char base[CG_NR_CTRLS][PATH_MAX]; /* v1: our cgroup in each controller's hierarchy; "" if none */
 	char ubase[PATH_MAX];		  /* the unified tree's cgroup we start from; "" if none */
 	bool have_unified;		  /* v2, or a hybrid mirror that was created */
+	unsigned unified_killed;	  /* bit per slice whose unified cgroup had cgroup.kill written */
 	/* v2 only */
 	unsigned added_ctrls;	 /* controllers we enabled in the parent's subtree_control */
 	bool in_supervisor_leaf; /* we moved ourselves into harness-<id>/supervisor */
