@@ -14,7 +14,7 @@ harness=$top/bin/harness
 bin=$(dirname "$("$harness" images path postgres15 2>/dev/null || echo /nonexistent/postgres)")
 [ -x "$bin/pg_ctl" ] || { echo "bench-fixture: the postgres15 image is missing (harness images pull postgres15)" >&2; exit 3; }
 [ "$(id -u)" = 0 ] || { echo "bench-fixture: needs root (sandboxes, cgroups)" >&2; exit 3; }
-uid=$(awk '/^#define SBX_UID/{print $3}' "$top/harness/sandbox/sbx_mount.h") # the template's owner
+uid=$(awk '/^#define SBX_UID/{print $3}' "$top/harness/sandbox/sbx_userns.h") # the template's owner
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

@@ -98,9 +98,9 @@ manifest() {
 JSON
 }
 
-# The sandbox's uid and gid, as harness/sandbox/sbx_mount.h defines them.
-SBX_UID=$(awk '/^#define SBX_UID/{print $3}' "$HARNESS_TOP/harness/sandbox/sbx_mount.h")
-SBX_GID=$(awk '/^#define SBX_GID/{print $3}' "$HARNESS_TOP/harness/sandbox/sbx_mount.h")
+# The sandbox's uid and gid, as harness/sandbox/sbx_userns.h defines them.
+SBX_UID=$(awk '/^#define SBX_UID/{print $3}' "$HARNESS_TOP/harness/sandbox/sbx_userns.h")
+SBX_GID=$(awk '/^#define SBX_GID/{print $3}' "$HARNESS_TOP/harness/sandbox/sbx_userns.h")
 
 INTEGRITY="sha512-$(printf 'A%.0s' $(seq 86))=="
 SHA=$(printf '0%.0s' $(seq 64))
