@@ -136,7 +136,7 @@ clean:
 	rm -rf $(BUILD) build-asan bin .git-commit
 
 # Benchmarks print figures and ratios against their peer tools; they assert nothing.
-.PHONY: bench-sandbox bench-load bench-startup bench-fixture bench-trial bench-noise bench-report bench-soak soak
+.PHONY: bench-sandbox bench-sandbox-effect bench-load bench-startup bench-fixture bench-trial bench-noise bench-report bench-soak soak
 bench-sandbox: bin/harness
 	bench/sandbox.sh
 bench-load: bin/harness $(BUILD)/helpers/hello-server
@@ -159,6 +159,9 @@ bench-fixture: bin/harness
 	bench/fixture.sh
 bench-trial: bin/harness
 	bench/trial.sh
+# ALTS alternations in and out of the sandbox (default 6), PROFILE of each run (default standard)
+bench-sandbox-effect: bin/harness
+	bench/sandbox-effect.sh $(or $(ALTS),6) $(or $(PROFILE),standard)
 bench-noise: bin/harness $(BUILD)/helpers/spin-rate
 	bench/noise.sh
 # REAL: a results file of a real run with startup and http trials (bench/report.sh makes a 10 MB one from it)

@@ -62,7 +62,7 @@ static int check_same(const struct res_doc *d, char **paths, size_t k, bool allo
 	for (size_t i = 0; i < r.ndiffs; i++) {
 		fprintf(stderr, "harness: merge: %s and %s differ in %s: %s → %s\n", paths[0], paths[k],
 			r.diffs[i].field, r.diffs[i].a, r.diffs[i].b);
-		if (r.diffs[i].refuse && !why)
+		if ((r.diffs[i].refuse || r.diffs[i].arm) && !why)
 			why = r.diffs[i].field;
 	}
 	snprintf(a, sizeof(a), "%g", shard_num(&d[0], "count"));

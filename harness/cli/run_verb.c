@@ -39,7 +39,7 @@
 #define RUN_MAX_REPEAT 30 /* --precision's default --max-repeat */
 
 struct run_opts {
-	bool help, keep, isolate;
+	bool help, keep, isolate, no_sandbox;
 	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement, *shard;
 	unsigned cpus, client_cpus, repeat, connections, requests, max_repeat;
 	uint64_t memory, client_memory;
@@ -92,6 +92,10 @@ static const struct hx_opt run_tab[] = {
 	{"isolate", 0, OPT_FLAG, offsetof(struct run_opts, isolate), NULL,
 	 .help = "pinned mode: make the runtime's CPUs its own (cgroup v2 partitions; exit 3 where the host cannot: "
 		 "harness doctor says why)"},
+	{"no-sandbox", 0, OPT_FLAG, offsetof(struct run_opts, no_sandbox), NULL,
+	 .help = "for comparison only: the runtime out of the sandbox, in the same slice, network namespace, "
+		 "environment and user, without namespaces, root or seccomp filter of its own; the results say so "
+		 "(docs/sandbox.md)"},
 	{"keep", 0, OPT_FLAG, offsetof(struct run_opts, keep), NULL,
 	 .help = "keep the run folder (server logs, the TLS key) in /tmp; by default it is removed at the end"},
 	{"help", 'h', OPT_FLAG, offsetof(struct run_opts, help), NULL, .help = "show this help"},
@@ -316,6 +320,22 @@ static int plan_out(const struct run_opts *o, struct run_plan *p, struct hx_err 
 	return 0;
 }
 
+/* --no-sandbox: a scenario's npm dependencies are a bind over its node_modules, which only a sandbox shows. */
+static int plan_bare(const struct run_plan *p, const struct run_env *env, struct hx_err *err)
+{
+	for (size_t i = 0; env->bare && i < p->nscn; i++) {
+		char lock[PATH_MAX];
+
+		snprintf(lock, sizeof(lock), "%s/package-lock.json", p->scn[i].dir);
+		if (util_exists(lock))
+			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+				       "run: --no-sandbox: scenario %s has npm dependencies, which only the sandbox "
+				       "shows at its node_modules: run it without --no-sandbox",
+				       p->scn[i].name);
+	}
+	return 0;
+}
+
 /* Everything the run will do, validated, with no side effect: options, scenarios, modes and their CPU
  * plans, runtime manifests, the results file's folder. */
 static int run_plan(const struct run_opts *o, char **names, int n, struct run_plan *p, struct run_env *env,
@@ -346,6 +366,9 @@ static int run_plan(const struct run_opts *o, char **names, int n, struct run_pl
 			       "run: --precision adds trials as the results come in, --shard splits a fixed plan: "
 			       "use one or the other");
 	env->isolate = o->isolate;
+	env->bare = o->no_sandbox;
+	if (plan_bare(p, env, err) < 0)
+		return -err->errnum;
 	for (size_t k = 0; o->isolate && k < p->nmodes; k++)
 		if (p->modes[k] == CG_CPU_PINNED)
 			return 0;
@@ -484,6 +507,10 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 	env->harness[n] = '\0';
 	if (rundir_create(env->dir, sizeof(env->dir), err) < 0)
 		return -err->errnum;
+	/* out of the sandbox, its user reaches the staged scenario, the certificate and its scratch folders by
+	 * their paths in here (none can be listed) */
+	if (env->bare && chmod(env->dir, 0711) < 0)
+		return hx_syserr(err, "run: %s", env->dir);
 	/* an io neighbour writes on the disk under the run folder, as the sandbox user */
 	snprintf(env->noise_io_dir, sizeof(env->noise_io_dir), "%s/noise-io", env->dir);
 	if (mkdir(env->noise_io_dir, 0700) < 0 || chown(env->noise_io_dir, sbx_uid(), sbx_gid()) < 0)
@@ -630,6 +657,7 @@ static void run_config(const struct run_plan *p, const struct run_env *env, stru
 		noise_spec_format(&p->noise[i], c->noise[i], sizeof(c->noise[i]));
 	c->noise_placement = cg_noise_placement_names[p->noise_placement];
 	c->noise_io_dir = env->noise_io_dir;
+	c->sandbox = !env->bare;
 	c->rootless = sbx_userns_active(&map);
 	snprintf(c->uid_map, sizeof(c->uid_map), "0 %u 1", (unsigned)map.outer_uid);
 	snprintf(c->gid_map, sizeof(c->gid_map), "0 %u 1", (unsigned)map.outer_gid);
@@ -1102,8 +1130,9 @@ int verb_run(int argc, char **argv)
 		opt_print_help(
 			stdout, "harness run [SCENARIO...] [OPTIONS]",
 			"Run scenarios (default: startup and http-hello) on runtimes (default: every runtime image,\n"
-			"pulled when absent) in sandboxed, pinned slices; interleave the trials; print a table and\n"
-			"write the results file after every trial. Exit 1 when a trial failed or had errors.",
+			"pulled when absent) in sandboxed, pinned slices (--no-sandbox: out of the sandbox, for\n"
+			"comparison); interleave the trials; print a table and write the results file after every\n"
+			"trial. Exit 1 when a trial failed or had errors.",
 			run_tab);
 		return HX_EXIT_OK;
 	}

@@ -283,17 +283,30 @@ static void text_of(const cJSON *v, char *buf, size_t len)
 	free(s);
 }
 
-static void add_diff(struct cmp_result *res, const char *field, const char *a, const char *b, bool refuse)
+static struct cmp_diff *add_diff(struct cmp_result *res, const char *field, const char *a, const char *b, bool refuse)
 {
 	struct cmp_diff *d;
 
 	if (!strcmp(a, b) || res->ndiffs == sizeof(res->diffs) / sizeof(res->diffs[0]))
-		return;
+		return NULL;
 	d = &res->diffs[res->ndiffs++];
 	snprintf(d->field, sizeof(d->field), "%s", field);
 	snprintf(d->a, sizeof(d->a), "%s", a);
 	snprintf(d->b, sizeof(d->b), "%s", b);
 	d->refuse = refuse;
+	return d;
+}
+
+/* In or out of the sandbox (run --no-sandbox; a file without the field was in): another arm of an experiment,
+ * which comparing is for and merging is not. */
+static void sandbox_diff(const cJSON *a, const cJSON *b, struct cmp_result *res)
+{
+	bool in_a = !cJSON_IsFalse(res_json_at(a, "config.sandbox")),
+	     in_b = !cJSON_IsFalse(res_json_at(b, "config.sandbox"));
+	struct cmp_diff *d = add_diff(res, "config.sandbox", in_a ? "true" : "false", in_b ? "true" : "false", false);
+
+	if (d)
+		d->arm = true;
 }
 
 /* Images by name: a runtime in both files with another digest is another runtime. */
@@ -323,6 +336,7 @@ void cmp_host_diffs(const cJSON *a, const cJSON *b, struct cmp_result *res)
 		text_of(res_json_at(b, head_fields[i].path), vb, sizeof(vb));
 		add_diff(res, head_fields[i].path, va, vb, head_fields[i].refuse);
 	}
+	sandbox_diff(a, b, res);
 	image_diffs(a, b, res);
 }
 
@@ -371,13 +385,16 @@ static void render_head(const struct cmp_side *a, const struct cmp_side *b, cons
 	fprintf(out, "%sA: %s (%s)\n", f == CMP_MD ? "- " : "", a->path, harness_of(a->head, ha, sizeof(ha)));
 	fprintf(out, "%sB: %s (%s)\n", f == CMP_MD ? "- " : "", b->path, harness_of(b->head, hb, sizeof(hb)));
 	if (!r->ndiffs)
-		fprintf(out, "\nSame CPU model and count, cgroup mode, kernel, profile, CPU plan, budget and image "
-			     "digests.\n");
+		fprintf(out, "\nSame CPU model and count, cgroup mode, kernel, profile, CPU plan, budget, sandbox and "
+			     "image digests.\n");
 	else
 		fprintf(out, "\nWhat differs:\n");
 	for (size_t i = 0; i < r->ndiffs; i++)
 		fprintf(out, "%s%s: %.40s → %.40s%s\n", f == CMP_MD ? "- " : "  ", r->diffs[i].field, r->diffs[i].a,
-			r->diffs[i].b, r->diffs[i].refuse ? " (not comparable without --allow-different-host)" : "");
+			r->diffs[i].b,
+			r->diffs[i].refuse ? " (not comparable without --allow-different-host)"
+			: r->diffs[i].arm  ? " (the runtime in and out of the sandbox: run --no-sandbox)"
+					   : "");
 }
 
 static void render_row(const struct cmp_row *r, enum cmp_format f, FILE *out)

@@ -49,6 +49,7 @@ struct cmp_row {
 struct cmp_diff {
 	char field[96], a[160], b[160];
 	bool refuse;
+	bool arm; /* another arm of one experiment (in and out of the sandbox): compared, never merged */
 };
 
 struct cmp_opts {

@@ -216,6 +216,8 @@ static void section_host(const struct page *pg)
 	kvn(pg, "runtime CPU budget", jnum(cfg, "cpus"), " CPU(s)");
 	kvn(pg, "runtime memory limit", jnum(cfg, "memory_max_bytes") / (1 << 20), " MB");
 	kv(pg, "client CPUs", jstr(cfg, "client_cpus"));
+	if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(cfg, "sandbox")))
+		kv(pg, "sandbox", "none for the runtime (--no-sandbox: for comparison only)");
 	fputs("</tbody></table>\n", pg->out);
 
 	table_open(pg, "What each slice was given, per mode", mode_heads, 5);

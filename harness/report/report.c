@@ -367,9 +367,13 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 		render_csv(groups, n, out);
 		return 0;
 	}
-	fprintf(out, "%sharness %s: profile %s, %.0f CPU(s) for the runtime\n", f == RPT_MD ? "## " : "",
+	fprintf(out, "%sharness %s: profile %s, %.0f CPU(s) for the runtime%s\n", f == RPT_MD ? "## " : "",
 		head_str(d, "harness", "version"), head_str(d, "config", "profile"),
-		cJSON_IsNumber(cpus) ? cpus->valuedouble : NAN);
+		cJSON_IsNumber(cpus) ? cpus->valuedouble : NAN,
+		cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d->head, "config"),
+							       "sandbox"))
+			? ", out of the sandbox (--no-sandbox: for comparison only)"
+			: "");
 	render_placement(d, f, out);
 	render_rows(groups, n, f, out);
 	render_published(d, f, out);

@@ -414,6 +414,7 @@ struct res_config {
 	char noise[8][32];	       /* --noise, each formatted ("cpu:2") */
 	const char *noise_placement;   /* apart or sibling */
 	const char *noise_io_dir;      /* "": none */
+	bool sandbox;		       /* false: run --no-sandbox, the runtime out of the sandbox */
 	bool rootless;		       /* started unprivileged: harness in a user namespace of its own */
 	char uid_map[32], gid_map[32]; /* rootless: the namespace's maps ("0 1000 1") */
 };

@@ -1113,6 +1113,7 @@ static cJSON *config_json(const struct res_config *c)
 	cJSON_AddStringToObject(nz, "placement", c->noise_placement);
 	add_str(nz, "io_dir", c->noise_io_dir);
 	cJSON_AddStringToObject(cfg, "logs", c->logs);
+	cJSON_AddBoolToObject(cfg, "sandbox", c->sandbox);
 	cJSON_AddBoolToObject(cfg, "rootless", c->rootless);
 	if (c->rootless) {
 		cJSON *ns = cJSON_AddObjectToObject(cfg, "userns");

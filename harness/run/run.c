@@ -165,7 +165,8 @@ static void expand_argv(char *const *tmpl, const char *entry, const char *script
 	out[i] = NULL;
 }
 
-/* The sut sandbox: the image, the scenario read-only at /scenario, PORT. */
+/* The sut sandbox: the image, the scenario read-only at /scenario, PORT; with --no-sandbox the same start out
+ * of it, its scratch folders in the run folder. */
 static int sut_config(struct run_env *env, const struct scenario *s, const struct manifest *m,
 		      const struct img_status *st, struct sbx_config *c, char **argv, char store[][PATH_MAX],
 		      struct hx_err *err)
@@ -175,6 +176,8 @@ static int sut_config(struct run_env *env, const struct scenario *s, const struc
 
 	sbx_config_init(c);
 	c->netns_fd = env->netns_fd;
+	c->bare = env->bare;
+	c->bare_dir = env->dir;
 	c->rootfs.binds[c->rootfs.nbinds++] = (struct sbx_bind){.src = s->dir, .dst = "/scenario", .rw = false};
 	if (s->node_modules[0])
 		c->rootfs.binds[c->rootfs.nbinds++] =

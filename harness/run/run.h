@@ -26,6 +26,7 @@ struct run_env {
 	char noise_io_dir[PATH_MAX]; /* where an io neighbour writes: on the run folder's disk */
 	bool isolate;		     /* pinned trials: the runtime's CPUs made its own (cg_slice_isolate) */
 	char prepared[PATH_MAX];     /* the current trial's prepared state (a bind's source must outlive it) */
+	bool bare;		     /* --no-sandbox: the runtime out of the sandbox, for comparison only */
 };
 
 /* A trial's measured phase: its neighbour (NOISE_NONE for a quiet trial) and generator while it runs, and

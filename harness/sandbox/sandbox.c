@@ -1,5 +1,6 @@
 /* The sandbox: the child's setup is a checklist of the facility modules' apply_in_child steps; any
- * failure goes to the parent as {step, errno} over a close-on-exec pipe, never printed in the child. */
+ * failure goes to the parent as {step, errno} over a close-on-exec pipe, never printed in the child. A bare
+ * start (run --no-sandbox) takes the same steps but those of the namespaces, the root and the filter. */
 #include "sandbox/sandbox.h"
 
 #include <errno.h>
@@ -21,6 +22,7 @@
 
 #include "base/cleanup.h"
 #include "base/proc.h"
+#include "sandbox/sbx_bare.h"
 #include "sandbox/sbx_caps.h"
 #include "sandbox/sbx_fds.h"
 #include "sandbox/sbx_out.h"
@@ -37,6 +39,7 @@ struct sbx_report {
 
 struct sbx_child {
 	const struct sbx_config *c;
+	const struct sbx_bare *bare; /* NULL: sandboxed */
 	void *seccomp_ctx;
 	int report_fd;
 	struct sbx_stamps *stamps;
@@ -155,7 +158,10 @@ static __attribute__((noreturn)) void payload(struct sbx_child *x)
 	signal(SIGPIPE, SIG_DFL);
 	if ((r = sbx_caps_apply_in_child(sbx_uid(), sbx_gid(), &step)) < 0)
 		child_fail(x->report_fd, step, -r);
-	if (chdir(x->c->cwd) < 0)
+	/* bare, no PID namespace ends it with init: it goes with init (set after the user change, which clears it) */
+	if (x->bare && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		child_fail(x->report_fd, "pdeathsig", errno);
+	if (chdir(x->bare ? x->bare->cwd : x->c->cwd) < 0)
 		child_fail(x->report_fd, "chdir", errno);
 	if (sbx_child_out.n && (r = sbx_out_apply_in_payload(&sbx_child_out)) < 0)
 		child_fail(x->report_fd, "redirect output", -r);
@@ -168,14 +174,14 @@ static __attribute__((noreturn)) void payload(struct sbx_child *x)
 	/* whatever harness inherited (a `3</` from its caller) would let the payload fchdir out */
 	if ((r = sbx_fds_cloexec_from_3()) < 0)
 		child_fail(x->report_fd, "close inherited descriptors", -r);
-	if ((r = sbx_seccomp_apply_in_child(x->seccomp_ctx)) < 0)
+	if (!x->bare && (r = sbx_seccomp_apply_in_child(x->seccomp_ctx)) < 0)
 		child_fail(x->report_fd, "seccomp", -r);
 	for (size_t i = 0; i < x->c->nenv; i++)
-		envp[i] = (char *)x->c->env[i];
+		envp[i] = x->bare ? (char *)x->bare->env[i] : (char *)x->c->env[i];
 	envp[x->c->nenv] = NULL;
 	environ = envp;
 	x->stamps->exec_ns = util_now_ns();
-	execvp(x->c->argv[0], x->c->argv);
+	execvp(x->bare ? x->bare->argv[0] : x->c->argv[0], x->bare ? x->bare->argv : x->c->argv);
 	child_fail(x->report_fd, "execve", errno);
 }
 
@@ -239,9 +245,38 @@ static void init_pump(pid_t child, struct sbx_stamps *stamps, int *code, struct 
 	}
 }
 
+/* Bare, init is no PID 1 whose exit ends a namespace (and kill(-1) would reach every process of the sandbox
+ * user on the host): it kills its children until none is left, what the payload left behind among them (init
+ * is their subreaper). A stack buffer: init allocates nothing. */
+static void init_end_bare(void)
+{
+	char path[64], buf[4096];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	for (;;) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n;
+
+		if (fd < 0)
+			return; /* what is left goes with the slice */
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		for (char *p = buf, *end; *p; p = end) {
+			long pid = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			kill((pid_t)pid, SIGKILL);
+		}
+		if (waitpid(-1, NULL, 0) < 0 && errno != EINTR)
+			return; /* ECHILD: none is left */
+	}
+}
+
 /* PID 1 of the sandbox: forwards termination signals, reaps everything, exits with the payload's
  * status (128+N for a signal), and its exit takes every other process of the namespace with it. */
-static int init_loop(pid_t child, struct sbx_stamps *stamps, struct sbx_out *out)
+static int init_loop(pid_t child, struct sbx_stamps *stamps, struct sbx_out *out, bool bare)
 {
 	static const int fwd[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 	struct sigaction sa = {.sa_handler = init_forward};
@@ -259,11 +294,36 @@ static int init_loop(pid_t child, struct sbx_stamps *stamps, struct sbx_out *out
 		while (!init_reap(child, stamps, &code, 0) && errno != ECHILD)
 			;
 	}
-	kill(-1, SIGKILL);
-	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
-		;
+	if (bare) {
+		init_end_bare();
+	} else {
+		kill(-1, SIGKILL);
+		while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+			;
+	}
 	sbx_out_finish(out); /* every writer is gone */
 	return code;
+}
+
+/* The namespaces' part of the checklist: the cgroup namespace, the root, the hostname. Bare, none of them;
+ * init becomes the subreaper of what the payload starts, as PID 1 is. */
+static void child_enclose(struct sbx_child *x)
+{
+	const char *step = NULL;
+	int r;
+
+	if (x->bare) {
+		if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+			child_fail(x->report_fd, "subreaper", errno);
+		return;
+	}
+	/* after the slice is ours: the cgroup namespace is rooted at the slice */
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		child_fail(x->report_fd, "unshare cgroup namespace", errno);
+	if ((r = sbx_mount_apply_in_child(&x->c->rootfs, &step)) < 0)
+		child_fail(x->report_fd, step, -r);
+	if (sethostname("harness", 7) < 0)
+		child_fail(x->report_fd, "sethostname", errno);
 }
 
 /* The sandbox's first process, already in its slice and new namespaces: the setup checklist. */
@@ -283,13 +343,7 @@ static int sbx_child_main(void *arg)
 		child_fail(x->report_fd, "pdeathsig", errno);
 	if ((r = sbx_net_apply_in_child(x->c->netns_fd)) < 0)
 		child_fail(x->report_fd, "join the run's network namespace", -r);
-	/* after the slice is ours: the cgroup namespace is rooted at the slice */
-	if (unshare(CLONE_NEWCGROUP) < 0)
-		child_fail(x->report_fd, "unshare cgroup namespace", errno);
-	if ((r = sbx_mount_apply_in_child(&x->c->rootfs, &step)) < 0)
-		child_fail(x->report_fd, step, -r);
-	if (sethostname("harness", 7) < 0)
-		child_fail(x->report_fd, "sethostname", errno);
+	child_enclose(x);
 	if ((r = sbx_out_open(&sbx_child_out, x->c->out_fd, x->c->err_fd, x->c->out_max)) < 0)
 		child_fail(x->report_fd, "output pipes", -r);
 	child = fork();
@@ -316,13 +370,26 @@ static int sbx_child_main(void *arg)
 		child_fail(x->report_fd, "pdeathsig", errno);
 	}
 	close(x->report_fd);
-	return init_loop(child, x->stamps, &sbx_child_out);
+	return init_loop(child, x->stamps, &sbx_child_out, x->bare != NULL);
+}
+
+/* What the child needs, made in the parent: the seccomp filter, or bare, the host paths and scratch folder. */
+static int sbx_prepare(const struct sbx_config *c, struct sbx *out, struct sbx_bare **ret_bare, struct hx_err *err)
+{
+	if (!c->bare)
+		return sbx_seccomp_prepare(&c->seccomp, &out->seccomp_ctx, err);
+	if (sbx_bare_prepare(c, ret_bare, err) < 0)
+		return -err->errnum;
+	snprintf(out->scratch, sizeof(out->scratch), "%s", (*ret_bare)->scratch);
+	return 0;
 }
 
 int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, struct sbx *ret, struct hx_err *err)
 {
 	struct sbx_child x = {.c = c};
 	struct sbx out = {.pid = -1, .report_fd = -1};
+	struct sbx_bare *bare = NULL;
+	unsigned long flags = c->bare ? 0 : SBX_CLONE_FLAGS;
 	int report[2];
 
 	if (c->netns_fd < 0)
@@ -331,25 +398,30 @@ int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, st
 	if (out.stamps == MAP_FAILED)
 		return hx_syserr(err, "sandbox: mmap");
 	x.stamps = out.stamps;
-	if (sbx_seccomp_prepare(&c->seccomp, &out.seccomp_ctx, err) < 0) {
+	if (sbx_prepare(c, &out, &bare, err) < 0) {
 		sbx_release(&out);
 		return -err->errnum;
 	}
 	x.seccomp_ctx = out.seccomp_ctx;
+	x.bare = bare;
 	if (pipe2(report, O_CLOEXEC) < 0) {
+		sbx_bare_free(bare);
 		sbx_release(&out);
 		return hx_syserr(err, "sandbox: pipe");
 	}
 	x.report_fd = report[1];
 	out.stamps->clone_ns = util_now_ns();
 	if (!t) {
-		out.pid = (pid_t)syscall(SYS_clone, SBX_CLONE_FLAGS | SIGCHLD, NULL, NULL, NULL, NULL);
+		out.pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
 		if (out.pid == 0)
 			_exit(sbx_child_main(&x));
 		if (out.pid < 0)
 			hx_syserr(err, "clone");
 	}
-	if ((t && cg_spawn(t, s, SBX_CLONE_FLAGS, sbx_child_main, &x, &out.pid, err) < 0) || out.pid < 0) {
+	if (t)
+		cg_spawn(t, s, flags, sbx_child_main, &x, &out.pid, err);
+	sbx_bare_free(bare); /* the child has its copy */
+	if (out.pid < 0) {
 		close(report[0]);
 		close(report[1]);
 		sbx_release(&out);
@@ -394,6 +466,9 @@ void sbx_release(struct sbx *x)
 	if (x->report_fd >= 0)
 		close(x->report_fd);
 	x->report_fd = -1;
+	if (x->scratch[0])
+		sbx_bare_remove(x->scratch);
+	x->scratch[0] = '\0';
 	sbx_seccomp_cleanup(&x->seccomp_ctx);
 	if (x->stamps && x->stamps != MAP_FAILED)
 		munmap(x->stamps, sizeof(*x->stamps));

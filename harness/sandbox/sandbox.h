@@ -1,5 +1,6 @@
 /* The sandbox: new mount, PID, IPC, UTS and cgroup namespaces in a slice, the run's network
- * namespace, a tmpfs root, no privileges, a seccomp filter, and an init as PID 1. */
+ * namespace, a tmpfs root, no privileges, a seccomp filter, and an init as PID 1. Or, for comparison only,
+ * the same start without the namespaces, the root and the filter (bare; sbx_bare.h). */
 #ifndef HX_SANDBOX_H
 #define HX_SANDBOX_H
 
@@ -12,8 +13,9 @@
 #include "sandbox/sbx_mount.h"
 #include "sandbox/sbx_seccomp.h"
 
-#define SBX_MAX_ENV 64
-#define SBX_ENV_LEN 1024
+#define SBX_MAX_ENV	64
+#define SBX_ENV_LEN	1024
+#define SBX_SCRATCH_LEN 256 /* a bare start's scratch folder's path */
 
 struct sbx_config {
 	char *const *argv;
@@ -27,6 +29,11 @@ struct sbx_config {
 	int out_fd;	  /* >= 0: the command's stdout and stderr go here (a log file), bounded (sbx_out.h) */
 	int err_fd;	  /* >= 0: its stderr goes here instead */
 	uint64_t out_max; /* bytes of each stream's head kept in those files; 0: SBX_OUT_MAX */
+	/* Out of the sandbox, for comparison only (run --no-sandbox): the same slice, network namespace,
+	 * environment, limits, user and init, but no namespace of its own, no root of its own and no seccomp
+	 * filter; the paths inside become host paths (sbx_bare.h). */
+	bool bare;
+	const char *bare_dir; /* bare: where each start's scratch folder is made; NULL: /tmp */
 };
 
 /* Where the time went, stamped with CLOCK_MONOTONIC (ns) by parent and child alike. */
@@ -53,6 +60,7 @@ struct sbx {
 	int report_fd;
 	struct sbx_stamps *stamps; /* shared with the child */
 	void *seccomp_ctx;
+	char scratch[SBX_SCRATCH_LEN]; /* bare: the start's scratch folder, removed by sbx_release; "": none */
 };
 
 /* Start c->argv in a new sandbox inside slice s; with t NULL, in the caller's own cgroup (a launcher
@@ -61,6 +69,7 @@ int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, st
 /* Wait until the payload has called execve (0) or setup failed: the error names the step and errno
  * ("sandbox: pivot_root: Invalid argument"), or for execve the command `what`. */
 int sbx_wait_exec(struct sbx *x, const char *what, struct hx_err *err);
+/* Frees what sbx_start made; a bare start's scratch folder goes too: once the sandbox is gone. */
 void sbx_release(struct sbx *x);
 /* Stop a sandbox: sig to its init (which passes it on), up to wait_ms for it to exit, then its slice is
  * killed and emptied. True when it exited by itself in time, with its exit code in *ret_code (else -1).

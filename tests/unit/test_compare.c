@@ -132,6 +132,31 @@ static void test_host_diffs(void **state)
 	cJSON_Delete(a), cJSON_Delete(b), cJSON_Delete(k), cJSON_Delete(c);
 }
 
+/* In and out of the sandbox (run --no-sandbox; a file without the field was in): listed as another arm of the
+ * experiment, which compare never refuses (and merge does); written down either way, it is no difference. */
+static void test_sandbox_diff(void **state)
+{
+	cJSON *in = head("AMD EPYC", "6.1.0", "sha512-aa"), *out = head("AMD EPYC", "6.1.0", "sha512-aa");
+	cJSON *said = head("AMD EPYC", "6.1.0", "sha512-aa");
+	struct cmp_result r;
+
+	(void)state;
+	cJSON_AddFalseToObject(cJSON_GetObjectItemCaseSensitive(out, "config"), "sandbox");
+	cJSON_AddTrueToObject(cJSON_GetObjectItemCaseSensitive(said, "config"), "sandbox");
+	memset(&r, 0, sizeof(r));
+	cmp_host_diffs(in, out, &r);
+	assert_int_equal(r.ndiffs, 1);
+	assert_string_equal(r.diffs[0].field, "config.sandbox");
+	assert_string_equal(r.diffs[0].a, "true");
+	assert_string_equal(r.diffs[0].b, "false");
+	assert_false(r.diffs[0].refuse);
+	assert_true(r.diffs[0].arm);
+	memset(&r, 0, sizeof(r));
+	cmp_host_diffs(in, said, &r);
+	assert_int_equal(r.ndiffs, 0);
+	cJSON_Delete(in), cJSON_Delete(out), cJSON_Delete(said);
+}
+
 /* Render into a memory stream. */
 static char *render(const struct cmp_side *a, const struct cmp_side *b, enum cmp_format f, size_t *len)
 {
@@ -172,9 +197,8 @@ static void test_reproducible(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_directions),
-		cmocka_unit_test(test_same_small_and_inconclusive),
-		cmocka_unit_test(test_host_diffs),
+		cmocka_unit_test(test_directions),   cmocka_unit_test(test_same_small_and_inconclusive),
+		cmocka_unit_test(test_host_diffs),   cmocka_unit_test(test_sandbox_diff),
 		cmocka_unit_test(test_reproducible),
 	};
 

@@ -1,0 +1,126 @@
+/* Out of the sandbox (run --no-sandbox): the sandbox's paths in argv, environment values and the working folder
+ * become the host paths they stand for, part by part of a PATH-like value, the longest bind first, never a
+ * mere prefix of a name; a bind that no host path shows is refused; a scratch folder goes whole, its links
+ * removed and never followed. */
+#include "testutil.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "sandbox/sbx_bare.h"
+
+static struct sbx_rootfs *rootfs(void)
+{
+	static struct sbx_rootfs r;
+
+	memset(&r, 0, sizeof(r));
+	r.binds[r.nbinds++] = (struct sbx_bind){.src = "/cache/trees/node", .dst = "/opt/runtime"};
+	r.binds[r.nbinds++] = (struct sbx_bind){.src = "/srv/scn", .dst = "/scenario"};
+	r.binds[r.nbinds++] = (struct sbx_bind){.src = "/srv/scn/node_modules", .dst = "/scenario/node_modules"};
+	return &r;
+}
+
+static void expect(const struct sbx_view *v, const char *in, const char *want)
+{
+	char out[256];
+
+	assert_int_equal(sbx_view_translate(v, in, out, sizeof(out)), 0);
+	assert_string_equal(out, want);
+}
+
+static void test_translate(void **state)
+{
+	struct sbx_view v;
+	struct hx_err err = {0};
+
+	(void)state;
+	assert_int_equal(sbx_view_make(rootfs(), "/run/s/tmp", "/run/s/home", &v, &err), 0);
+	expect(&v, "/opt/runtime/bin/node", "/cache/trees/node/bin/node");
+	expect(&v, "/scenario", "/srv/scn");
+	expect(&v, "/scenario/server.js", "/srv/scn/server.js");
+	expect(&v, "/opt/runtime/bin:/usr/local/bin:/usr/bin:/bin",
+	       "/cache/trees/node/bin:/usr/local/bin:/usr/bin:/bin");
+	expect(&v, "/tmp/deno-dir", "/run/s/tmp/deno-dir");
+	expect(&v, SBX_HOME, "/run/s/home");
+	expect(&v, "/usr/bin:/tmp", "/usr/bin:/run/s/tmp");
+	/* a name that only starts like a bind is not in it; text that is no path is left alone */
+	expect(&v, "/tmpfoo:/scenario2/x:/opt/runtimes", "/tmpfoo:/scenario2/x:/opt/runtimes");
+	expect(&v, "127.0.0.1", "127.0.0.1");
+	expect(&v, "", "");
+	expect(&v, "run", "run");
+	expect(&v, "a::/tmp:", "a::/run/s/tmp:");
+	expect(&v, "--allow-all", "--allow-all");
+}
+
+static void test_too_long(void **state)
+{
+	struct sbx_view v;
+	struct hx_err err = {0};
+	char out[12];
+
+	(void)state;
+	assert_int_equal(sbx_view_make(rootfs(), "/run/s/tmp", "/run/s/home", &v, &err), 0);
+	assert_int_equal(sbx_view_translate(&v, "/scenario/a.js", out, sizeof(out)), -E2BIG);
+	assert_int_equal(sbx_view_translate(&v, "/usr/bin", out, sizeof(out)), 0);
+}
+
+/* The installed dependencies bound over a staged scenario's empty node_modules: no host path shows them there. */
+static void test_refused_views(void **state)
+{
+	struct sbx_rootfs *r = rootfs();
+	struct sbx_view v;
+	struct hx_err err = {0};
+
+	(void)state;
+	r->binds[2].src = "/cache/npm/sha256-ab/node_modules";
+	assert_int_equal(sbx_view_make(r, "/t", "/h", &v, &err), -EXDEV);
+	assert_int_equal(err.exit, HX_EXIT_USAGE);
+	assert_non_null(strstr(err.msg, "/scenario/node_modules shows /cache/npm/sha256-ab/node_modules"));
+	hx_clear(&err);
+	r = rootfs();
+	r->data_dir = "/var/lib/postgresql/data";
+	assert_int_equal(sbx_view_make(r, "/t", "/h", &v, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "needs the sandbox"));
+}
+
+static void test_remove_never_follows(void **state)
+{
+	char top[] = "/tmp/test-sbx-bare-XXXXXX", scratch[PATH_MAX], keep[PATH_MAX], path[PATH_MAX + 32];
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	snprintf(keep, sizeof(keep), "%s/keep", top);
+	snprintf(scratch, sizeof(scratch), "%s/bare", top);
+	assert_int_equal(mkdir(keep, 0700), 0);
+	snprintf(path, sizeof(path), "%s/precious", keep);
+	close(open(path, O_WRONLY | O_CREAT, 0600));
+	assert_int_equal(mkdir(scratch, 0700), 0);
+	snprintf(path, sizeof(path), "%s/tmp", scratch);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/tmp/deep", scratch);
+	assert_int_equal(mkdir(path, 0500), 0); /* one the payload closed */
+	snprintf(path, sizeof(path), "%s/tmp/link", scratch);
+	assert_int_equal(symlink(keep, path), 0);
+	snprintf(path, sizeof(path), "%s/file", scratch);
+	close(open(path, O_WRONLY | O_CREAT, 0));
+	sbx_bare_remove(scratch);
+	assert_int_equal(lstat(scratch, &st), -1);
+	snprintf(path, sizeof(path), "%s/precious", keep);
+	assert_int_equal(lstat(path, &st), 0);
+	unlink(path);
+	rmdir(keep);
+	rmdir(top);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_translate),
+		cmocka_unit_test(test_too_long),
+		cmocka_unit_test(test_refused_views),
+		cmocka_unit_test(test_remove_never_follows),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
