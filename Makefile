@@ -160,7 +160,7 @@ bench-fixture: bin/harness
 bench-trial: bin/harness
 	bench/trial.sh
 # ALTS alternations in and out of the sandbox (default 6), PROFILE of each run (default standard)
-bench-sandbox-effect: bin/harness
+bench-sandbox-effect: bin/harness $(BUILD)/helpers/syscall-cost
 	bench/sandbox-effect.sh $(or $(ALTS),6) $(or $(PROFILE),standard)
 bench-noise: bin/harness $(BUILD)/helpers/spin-rate
 	bench/noise.sh

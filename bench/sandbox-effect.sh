@@ -4,7 +4,8 @@
 # namespace, environment and user; no namespaces, root or seccomp filter of its own), alternated ALTS times, the
 # order flipped each time. Prints each arm's median over the alternations, the ratio in/out with its bootstrap
 # CI and Mann-Whitney p (harness compare, out as A, in as B), the verdict against the 2% target, and the runtime
-# slice's system-time share in each arm (where a filter or a namespace would show).
+# slice's system-time share in each arm (where a filter or a namespace would show); then the seccomp filter's
+# own cost per system call, cached and argument-checked (tests/helpers/syscall-cost.c, in and out of a sandbox).
 #   bench/sandbox-effect.sh [ALTS] [PROFILE]      (defaults: 6 alternations, profile standard)
 # HARNESS_SANDBOX_EFFECT_RUNTIMES and _SCENARIOS change what runs (default bun,node24 and http-hello startup).
 set -euo pipefail
@@ -91,4 +92,23 @@ for r in cmp["rows"]:
         sys_share("out", r["scenario"], r["runtime"]), sys_share("in", r["scenario"], r["runtime"])))
 noisy = {arm: sum(1 for t in docs[arm]["trials"] if t.get("noisy")) for arm in docs}
 print("noisy trials (counted, not dropped): in %d, out %d of %d each" % (noisy["in"], noisy["out"], len(docs["in"]["trials"])))
+PY
+
+# The filter's part: ns per call of a syscall it lets the kernel's cache answer (getppid) and of one whose
+# arguments it checks (ioctl), in a sandbox and bare (harness exec --no-sandbox), alternated, same pinned CPU.
+helper=${HARNESS_HELPERS:-$top/build/helpers}/syscall-cost
+for ((i = 0; i < alts; i++)); do
+	"$harness" exec --cpus 1 --bind "$helper:/opt/syscall-cost" -- /opt/syscall-cost | sed 's/^/in /'
+	"$harness" exec --cpus 1 --no-sandbox -- "$helper" | sed 's/^/out /'
+done >"$out/calls"
+python3 - "$out/calls" <<'PY'
+import statistics, sys
+v = {}
+for line in open(sys.argv[1]):
+    arm, call, ns = line.split()
+    v.setdefault((call, arm), []).append(float(ns))
+print("\nthe seccomp filter's cost per call (median ns over %d alternations, pinned):" % len(v[("getppid", "in")]))
+for call, what in (("getppid", "answered from the kernel's cache"), ("ioctl", "arguments checked: the whole filter runs")):
+    a, b = statistics.median(v[(call, "in")]), statistics.median(v[(call, "out")])
+    print("  %-8s in %7.1f  out %7.1f  filter %+6.1f ns  (%s)" % (call, a, b, a - b, what))
 PY
