@@ -9,6 +9,7 @@
 #include "base/cleanup.h"
 #include "image/deps.h"
 #include "run/fixture.h"
+#include "run/prepare.h"
 #include "run/scenario.h"
 #include "image/images.h"
 #include "base/opt.h"
@@ -165,15 +166,26 @@ static int images_each(struct img_cache *c, const char *verb, images_one_fn one,
 
 static int images_gc(struct img_cache *c, const struct images_opts *o, struct hx_err *err)
 {
-	unsigned removed = 0;
+	struct img_gc_tally t = {0};
+	_cleanup_free_ struct prep_keep *prepared = calloc(1, sizeof(*prepared));
 
 	(void)o;
-	/* every keep list first (fail closed: an unreadable manifest or folder removes nothing), then prune */
+	if (!prepared)
+		return HX_EXIT_INTERNAL;
+	/* every keep list first (fail closed: an unreadable manifest, folder or image removes nothing), then prune */
+	if (prep_gc_keep(c, scn_dir(), prepared, err) < 0)
+		return hx_report(err);
 	for (int prune = 0; prune < 2; prune++)
-		if (img_gc(c, prune, &removed, err) < 0 || dep_gc(c, scn_dir(), prune, &removed, err) < 0 ||
-		    fx_gc(c, prune, &removed, err) < 0)
+		if (img_gc(c, prune, &t, err) < 0 || dep_gc(c, scn_dir(), prune, &t, err) < 0 ||
+		    fx_gc(c, prune, &t, err) < 0)
 			return hx_report(err);
-	printf("removed %u cache entr%s that nothing shipped uses\n", removed, removed == 1 ? "y" : "ies");
+	if (prep_gc_prune(c, prepared, &t, err) < 0)
+		return hx_report(err);
+	printf("removed %u cache entr%s that nothing shipped uses (%.1f MB freed)", t.removed,
+	       t.removed == 1 ? "y" : "ies", (double)t.bytes / 1e6);
+	if (t.in_use)
+		printf("; kept %u in use by a running harness", t.in_use);
+	printf("\n");
 	return HX_EXIT_OK;
 }
 

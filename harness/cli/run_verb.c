@@ -130,6 +130,9 @@ struct run_plan {
 	struct manifest pg_img;
 	struct img_status pg_st;
 	struct fx_pg_template pg_tmpl;
+	/* the prepared entries this run uses, each held (a shared flock) until it ends: images gc keeps them */
+	int prepared_held[RUN_MAX_SCN * RUN_MAX_RT];
+	size_t nprepared_held;
 };
 
 /* The signal is kept: the run exits 128+N, as the shell reports a process the signal killed. */
@@ -535,8 +538,11 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 			char dir[PATH_MAX], key[65];
 
 			if (scn_supports(s, p->img[k].name) &&
-			    prep_ensure(s, &p->img[k], &p->st[k], dir, sizeof(dir), key, err) < 0)
+			    prep_ensure(s, &p->img[k], &p->st[k], dir, sizeof(dir), key,
+					&p->prepared_held[p->nprepared_held], err) < 0)
 				return -err->errnum;
+			if (scn_supports(s, p->img[k].name))
+				p->nprepared_held++;
 		}
 	}
 	if (p->pg) {
@@ -594,6 +600,8 @@ static int run_prepare(const struct run_opts *o, struct run_plan *p, struct run_
 static void run_cleanup(const struct run_opts *o, struct run_plan *p, struct run_env *env)
 {
 	sbx_net_cleanup(&env->netns_fd);
+	for (size_t i = 0; i < p->nprepared_held; i++)
+		close(p->prepared_held[i]);
 	if (env->dir[0] && !o->keep)
 		unpack_remove_tree(env->dir);
 	else if (env->dir[0])

@@ -406,7 +406,7 @@ int dep_stage(const struct dep_src *s, const char *dir, char *ret, size_t len, s
 	return 0;
 }
 
-int dep_gc(struct img_cache *c, const char *scenarios, bool prune, unsigned *removed, struct hx_err *err)
+int dep_gc(struct img_cache *c, const char *scenarios, bool prune, struct img_gc_tally *t, struct hx_err *err)
 {
 	static char keep[64][160];
 	_cleanup_closedir_ DIR *d = opendir(scenarios);
@@ -433,5 +433,5 @@ int dep_gc(struct img_cache *c, const char *scenarios, bool prune, unsigned *rem
 		}
 		snprintf(keep[n++], sizeof(keep[0]), "sha256-%s", hex);
 	}
-	return prune ? img_cache_prune(c, "npm", keep, n, removed, err) : 0;
+	return prune ? img_cache_prune(c, "npm", keep, n, t, err) : 0;
 }

@@ -35,8 +35,9 @@ void dep_registry_access(struct sbx_config *c, const char *registry);
 /* A tree the sandbox user wrote becomes root's with no group or other write bit (a cache entry). */
 int dep_make_roots(const char *dir);
 struct img_cache;
+struct img_gc_tally;
 /* `images gc`: remove installed dependencies no lock file of a scenario under scenarios refers to (with
  * prune false: only check that every lock file can be read). */
-int dep_gc(struct img_cache *c, const char *scenarios, bool prune, unsigned *removed, struct hx_err *err);
+int dep_gc(struct img_cache *c, const char *scenarios, bool prune, struct img_gc_tally *t, struct hx_err *err);
 
 #endif

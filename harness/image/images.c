@@ -367,16 +367,25 @@ static int run_version_command(const struct manifest *m, const struct img_status
 	return rc;
 }
 
-void img_binary_version(const struct manifest *m, struct img_status *st)
+int img_binary_version_strict(const struct manifest *m, struct img_status *st, struct hx_err *err)
 {
 	char out[512] = "";
-	struct hx_err ignored = {0};
 
 	st->binary_version[0] = '\0';
-	if (!st->present || !m->version_command[0] || run_version_command(m, st, out, sizeof(out), &ignored) < 0)
-		return;
+	if (!st->present || !m->version_command[0])
+		return 0;
+	if (run_version_command(m, st, out, sizeof(out), err) < 0)
+		return hx_wrap(err, "image %s: its version command", m->name);
 	out[strcspn(out, "\r\n")] = '\0';
 	snprintf(st->binary_version, sizeof(st->binary_version), "%s", out);
+	return 0;
+}
+
+void img_binary_version(const struct manifest *m, struct img_status *st)
+{
+	struct hx_err ignored = {0};
+
+	img_binary_version_strict(m, st, &ignored);
 }
 
 int img_verify(struct img_cache *c, const struct manifest *m, char *why, size_t why_len, struct hx_err *err)
@@ -430,34 +439,68 @@ int img_rm(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 	return 0;
 }
 
-int img_cache_prune(struct img_cache *c, const char *sub, char keep[][160], size_t nkeep, unsigned *removed,
+/* One entry of <cache>/<sub>, unless a running harness holds it: renamed first, so that a gc killed halfway
+ * leaves a leftover the next gc removes, never a half entry that looks whole to a run. */
+static void prune_one(const char *dir, const char *sub, const char *name, struct img_gc_tally *t)
+{
+	char path[PATH_MAX * 2], gone[PATH_MAX * 2];
+	_cleanup_close_ int fd = -1;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	/* a link (the guest's cache links the host's entries) is removed as a link: O_NOFOLLOW fails on it */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK) {
+		fprintf(stderr, "harness: images gc: %s/%s is in use by a running harness: kept\n", sub, name);
+		t->in_use++;
+		return;
+	}
+	tree_bytes = 0;
+	nftw(path, add_size, 16, FTW_PHYS);
+	snprintf(gone, sizeof(gone), "%s/.tmp-gc-%s", dir, name);
+	if (strncmp(name, ".tmp-", 5) == 0 || strlen(name) > NAME_MAX - 8 || rename(path, gone) < 0)
+		snprintf(gone, sizeof(gone), "%s", path);
+	if (unpack_remove_tree(gone) < 0)
+		return;
+	printf("removed %s/%s (%.1f MB)\n", sub, name, (double)tree_bytes / 1e6);
+	t->removed++;
+	t->bytes += tree_bytes;
+}
+
+int img_cache_prune(struct img_cache *c, const char *sub, char keep[][160], size_t nkeep, struct img_gc_tally *t,
 		    struct hx_err *err)
 {
-	char dir[PATH_MAX], path[PATH_MAX * 2];
-	_cleanup_closedir_ DIR *d = NULL;
-	struct dirent *de;
+	char dir[PATH_MAX];
+	struct dirent **names = NULL;
+	int n;
 
 	snprintf(dir, sizeof(dir), "%s/%s", c->root, sub);
-	if (!(d = opendir(dir)))
+	if (!util_exists(dir))
 		return 0;
 	/* every writer holds the lock while its .tmp- or .partial- entry exists: under it they are leftovers */
 	if (cache_lock(c, err) < 0)
 		return -err->errnum;
-	while ((de = readdir(d))) {
-		bool kept = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
-
-		for (size_t i = 0; i < nkeep && !kept; i++)
-			kept = strcmp(de->d_name, keep[i]) == 0;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (!kept && unpack_remove_tree(path) == 0)
-			(*removed)++;
+	/* the names first: an entry renamed while the folder is read could be read again under its new name */
+	if ((n = scandir(dir, &names, NULL, alphasort)) < 0) {
+		flock(c->lock_fd, LOCK_UN);
+		return hx_syserr(err, "images gc: %s", dir);
 	}
+	for (int i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+		bool kept = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+
+		for (size_t k = 0; k < nkeep && !kept; k++)
+			kept = strcmp(name, keep[k]) == 0;
+		if (!kept)
+			prune_one(dir, sub, name, t);
+		free(names[i]);
+	}
+	free(names);
 	flock(c->lock_fd, LOCK_UN);
 	return 0;
 }
 
 /* gc keeps what it cannot rule out: an unreadable folder or manifest stops it before it removes anything. */
-int img_gc(struct img_cache *c, bool prune, unsigned *removed, struct hx_err *err)
+int img_gc(struct img_cache *c, bool prune, struct img_gc_tally *t, struct hx_err *err)
 {
 	static char digests[256][160];
 	size_t n = 0;
@@ -485,8 +528,7 @@ int img_gc(struct img_cache *c, bool prune, unsigned *removed, struct hx_err *er
 	}
 	if (!prune)
 		return 0;
-	if (img_cache_prune(c, "blobs", digests, n, removed, err) < 0 ||
-	    img_cache_prune(c, "trees", digests, n, removed, err) < 0)
+	if (img_cache_prune(c, "blobs", digests, n, t, err) < 0 || img_cache_prune(c, "trees", digests, n, t, err) < 0)
 		return -err->errnum;
 	return 0;
 }

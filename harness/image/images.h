@@ -44,14 +44,21 @@ int img_verify(struct img_cache *c, const struct manifest *m, char *why, size_t 
  * manifest has none or it cannot run. */
 void img_binary_version(const struct manifest *m, struct img_status *st);
 int img_rm(struct img_cache *c, const struct manifest *m, struct hx_err *err);
-/* Remove every entry of <cache>/<sub> whose name is not in keep, under the cache's lock; *removed counts
- * them (added to). */
-int img_cache_prune(struct img_cache *c, const char *sub, char keep[][160], size_t nkeep, unsigned *removed,
+/* What gc removed (entries, their bytes) and what it kept because a running harness holds it. */
+struct img_gc_tally {
+	unsigned removed, in_use;
+	uint64_t bytes;
+};
+/* Remove every entry of <cache>/<sub> whose name is not in keep, under the cache's lock, and say each on
+ * stdout; t is added to. An entry a running harness holds (a shared flock on it, as a run holds its
+ * prepared state) is kept and said on stderr. */
+int img_cache_prune(struct img_cache *c, const char *sub, char keep[][160], size_t nkeep, struct img_gc_tally *t,
 		    struct hx_err *err);
-/* Remove blobs, trees and partial downloads no shipped manifest refers to; *ret_removed counts them. */
-/* Without prune: only check that every manifest reads (exit 3 otherwise), so that gc removes nothing
- * it cannot rule out. */
-int img_gc(struct img_cache *c, bool prune, unsigned *ret_removed, struct hx_err *err);
+/* Remove blobs, trees and partial downloads no shipped manifest refers to. Without prune: only check that
+ * every manifest reads (exit 3 otherwise), so that gc removes nothing it cannot rule out. */
+int img_gc(struct img_cache *c, bool prune, struct img_gc_tally *t, struct hx_err *err);
+/* Run m's version command as img_binary_version does; its failure in err (the entry's key needs it). */
+int img_binary_version_strict(const struct manifest *m, struct img_status *st, struct hx_err *err);
 struct sbx_config;
 #define IMG_MOUNT "/opt/runtime"
 /* Put a present image into a sandbox: its tree read-only at /opt/runtime (host images are already

@@ -231,7 +231,7 @@ static int pg_template_dir(const struct img_cache *c, const struct manifest *m, 
 	return 0;
 }
 
-int fx_gc(struct img_cache *c, bool prune, unsigned *removed, struct hx_err *err)
+int fx_gc(struct img_cache *c, bool prune, struct img_gc_tally *t, struct hx_err *err)
 {
 	char keep[1][160] = {""}, dir[PATH_MAX];
 	struct manifest m;
@@ -250,7 +250,7 @@ int fx_gc(struct img_cache *c, bool prune, unsigned *removed, struct hx_err *err
 		err->exit = HX_EXIT_HOST;
 		return hx_wrap(err, "images gc: nothing removed");
 	}
-	return prune ? img_cache_prune(c, "fixtures", keep, 1, removed, err) : 0;
+	return prune ? img_cache_prune(c, "fixtures", keep, 1, t, err) : 0;
 }
 
 int fx_pg_prepare(const struct manifest *m, const struct img_status *st, uint64_t memory_max, int netns_fd,

@@ -47,7 +47,7 @@ uint64_t fx_pg_data_size(const struct fx_pg_template *t);
 void fx_pg_template_free(struct fx_pg_template *t);
 /* `images gc`: remove fixture templates of binaries that are gone or recipes that changed, and the
  * half-made ones of a harness that died. */
-int fx_gc(struct img_cache *c, bool prune, unsigned *removed, struct hx_err *err);
+int fx_gc(struct img_cache *c, bool prune, struct img_gc_tally *t, struct hx_err *err);
 
 /* A running fixture. */
 struct fx_pg {

@@ -20,6 +20,7 @@
 #include "base/cleanup.h"
 #include "base/util.h"
 #include "image/deps.h"
+#include "image/images.h"
 #include "image/unpack.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sbx_mount.h"
@@ -188,8 +189,27 @@ static int prep_run(const struct scenario *s, const struct manifest *m, const st
 	return rc;
 }
 
+/* The existing entry at path, held with a shared flock; -ENOENT when there is none, or when a gc removed it
+ * while this waited for the lock (the name then leads elsewhere, or nowhere). */
+static int prep_hold(const char *path, int *ret_hold)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat held, now;
+
+	if (fd < 0)
+		return -errno;
+	while (flock(fd, LOCK_SH) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (fstat(fd, &held) < 0 || stat(path, &now) < 0 || held.st_ino != now.st_ino || held.st_dev != now.st_dev)
+		return -ENOENT;
+	*ret_hold = fd;
+	fd = -1;
+	return 0;
+}
+
 int prep_ensure(const struct scenario *s, const struct manifest *m, const struct img_status *st, char *ret, size_t len,
-		char key[65], struct hx_err *err)
+		char key[65], int *ret_hold, struct hx_err *err)
 {
 	struct img_cache c = {.lock_fd = -1};
 	char tmp[PATH_MAX], log[4096];
@@ -197,7 +217,7 @@ int prep_ensure(const struct scenario *s, const struct manifest *m, const struct
 
 	if (prep_path(s, m, st, ret, len, key, err) < 0)
 		return -err->errnum;
-	if (util_exists(ret))
+	if (prep_hold(ret, ret_hold) == 0)
 		return 0;
 	if (img_cache_open(&c, err) < 0)
 		return -err->errnum;
@@ -222,8 +242,70 @@ int prep_ensure(const struct scenario *s, const struct manifest *m, const struct
 		if (rc < 0)
 			unpack_remove_tree(tmp);
 	}
+	/* held before the cache's lock goes: a gc waiting for that lock finds it in use */
+	if (rc == 0 && (rc = prep_hold(ret, ret_hold)) < 0)
+		rc = hx_fail(err, HX_EXIT_HOST, -rc, "prepare: %s: %s", ret, strerror(-rc));
 	flock(c.lock_fd, LOCK_UN);
 out:
 	img_cache_close(&c);
 	return rc;
+}
+
+/* The key of scenario s on runtime, when its manifest is shipped and its image present. */
+static int keep_one(struct img_cache *c, const struct scenario *s, const char *runtime, struct prep_keep *k,
+		    struct hx_err *err)
+{
+	struct manifest m;
+	struct img_status st;
+	char file[PATH_MAX + 80], key[65];
+	int rc;
+
+	snprintf(file, sizeof(file), "%s/%s.json", img_manifest_dir(), runtime);
+	if (!util_exists(file))
+		return 0; /* nothing prepared on an image gc cannot name */
+	if (man_load(img_manifest_dir(), runtime, &m, err) < 0)
+		return -err->errnum;
+	rc = img_status(c, &m, true, &st, err);
+	if (rc == 0 && st.present && k->n == HX_ARRAY_SIZE(k->keys))
+		rc = hx_fail(err, HX_EXIT_HOST, E2BIG, "more than %zu prepared entries", HX_ARRAY_SIZE(k->keys));
+	if (rc == 0 && st.present && (rc = img_binary_version_strict(&m, &st, err)) == 0 &&
+	    (rc = prep_key(s, &m, &st, key, err)) == 0)
+		snprintf(k->keys[k->n++], sizeof(k->keys[0]), "sha256-%s", key);
+	man_free(&m);
+	return rc;
+}
+
+int prep_gc_keep(struct img_cache *c, const char *scenarios, struct prep_keep *ret, struct hx_err *err)
+{
+	_cleanup_closedir_ DIR *d = opendir(scenarios);
+	_cleanup_free_ struct scenario *s = calloc(1, sizeof(*s));
+	struct dirent *de;
+
+	ret->n = 0;
+	if (!s)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	if (!d)
+		return hx_fail(err, HX_EXIT_HOST, errno, "images gc: cannot read %s (%s): nothing removed", scenarios,
+			       strerror(errno));
+	while ((de = readdir(d))) {
+		char file[PATH_MAX * 2];
+
+		snprintf(file, sizeof(file), "%s/%s/scenario.json", scenarios, de->d_name);
+		if (de->d_name[0] == '.' || !util_exists(file))
+			continue;
+		if (scn_load(scenarios, de->d_name, s, err) < 0)
+			goto fail;
+		for (size_t i = 0; s->prepare && i < s->nruntimes; i++)
+			if (keep_one(c, s, s->runtimes[i], ret, err) < 0)
+				goto fail;
+	}
+	return 0;
+fail:
+	err->exit = HX_EXIT_HOST;
+	return hx_wrap(err, "images gc: nothing removed");
+}
+
+int prep_gc_prune(struct img_cache *c, struct prep_keep *keep, struct img_gc_tally *t, struct hx_err *err)
+{
+	return img_cache_prune(c, "prepared", keep->keys, keep->n, t, err);
 }

@@ -17,8 +17,20 @@
  * digits) into key; whether it exists is not checked. */
 int prep_path(const struct scenario *s, const struct manifest *m, const struct img_status *st, char *ret, size_t len,
 	      char key[65], struct hx_err *err);
-/* The entry, made when absent (the script's failure: an HX_EXIT_HOST error with its last output). */
+/* The entry, made when absent (the script's failure: an HX_EXIT_HOST error with its last output), and held:
+ * *ret_hold is a descriptor of it with a shared flock, which `images gc` will not remove while the caller
+ * keeps it open (for as long as the run). */
 int prep_ensure(const struct scenario *s, const struct manifest *m, const struct img_status *st, char *ret, size_t len,
-		char key[65], struct hx_err *err);
+		char key[65], int *ret_hold, struct hx_err *err);
+
+/* `images gc`: the entries the shipped scenarios (under scenarios) prepare on the present images. Each
+ * key needs the image's version line, so each such image's version command runs once, in its sandbox. */
+struct prep_keep {
+	char keys[64][160]; /* "sha256-<key>" */
+	size_t n;
+};
+int prep_gc_keep(struct img_cache *c, const char *scenarios, struct prep_keep *ret, struct hx_err *err);
+/* Remove the prepared entries not in keep (and leftovers), except those a running harness holds. */
+int prep_gc_prune(struct img_cache *c, struct prep_keep *keep, struct img_gc_tally *t, struct hx_err *err);
 
 #endif

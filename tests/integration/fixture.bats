@@ -123,7 +123,7 @@ PY
 		"$HARNESS_CACHE_DIR"/npm/sha256-00/node_modules
 	run "$HARNESS" images gc
 	[ "$status" -eq 0 ]
-	[[ "$output" == "removed 3 cache entries"* ]]
+	[[ "$output" == *"removed fixtures/postgres15-0123456789abcdef ("*"removed 3 cache entries that nothing shipped uses ("*" MB freed)" ]]
 	[ "$(ls "$HARNESS_CACHE_DIR/fixtures" | wc -l)" -eq 1 ]
 	[ -d "$HARNESS_CACHE_DIR/npm/sha256-$lock/node_modules/pg" ]
 	run --separate-stderr "$HARNESS" run --runtimes node20 --repeat 1 --out p2.json ./pg

@@ -48,6 +48,8 @@ PY
 
 teardown() {
 	kill "$SERVER" 2>/dev/null || true
+	# a run a failed test left stopped (HARNESS_STOP_AT) ends as after Ctrl-C
+	[ -z "${RUN:-}" ] || { kill -INT "$RUN" && kill -CONT "$RUN" && wait "$RUN"; } 2>/dev/null || true
 }
 
 sum() {
@@ -238,5 +240,77 @@ JSON
 	run "$HARNESS" exec --image bun -- bun --version
 	[ "$status" -eq 0 ]
 	[ "$output" = 1.4.5 ]
+	assert_no_leftovers
+}
+
+# The host's pulled runtime trees, linked into this test's cache: runs find the images present, and gc keeps
+# them (a link is removed as a link, never followed).
+share_trees() {
+	local real=${HARNESS_IMAGE_CACHE:-/var/cache/harness} t
+	mkdir -p "$HARNESS_CACHE_DIR/trees"
+	for t in "$real"/trees/sha*; do
+		[ -d "$t" ] && ln -sfnr "$t" "$HARNESS_CACHE_DIR/trees/$(basename "$t")"
+	done
+	"$HARNESS" images path node20 >/dev/null 2>&1 || hx_skip "needs the node20 image (harness images pull node20)"
+}
+
+# The prepared entry a results file names for scenario $2 on node20.
+prepared_entry() {
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["config"]["prepared"][sys.argv[2]]["node20"])' "$1" "$2"
+}
+
+@test "images gc: prepared state of no shipped scenario × present image goes, sizes said; the current one and a live run's stay" {
+	need_root
+	command -v npm >/dev/null || hx_skip "needs npm (prepare passes its registry on)"
+	share_trees
+	cd "$BATS_TEST_TMPDIR"
+	P=$HARNESS_CACHE_DIR/prepared
+	# the shipped scenarios are this folder's one prepared scenario
+	mkdir shipped
+	cp -r "$FIXTURES/scenarios/prepared-state" shipped/
+	export HARNESS_SCENARIOS_DIR=$PWD/shipped
+	run --separate-stderr "$HARNESS" run --runtimes node20 --out cur.json prepared-state
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	cur=$(prepared_entry cur.json prepared-state)
+	[ -f "$P/$cur/state.txt" ]
+	# a user's own folder (not shipped: stale to gc), prepared by a run that is still going
+	cp -r shipped/prepared-state mine
+	sed -i 's/"name": "prepared-state"/"name": "prepared-mine"/' mine/scenario.json
+	HARNESS_STOP_AT=prepare "$HARNESS" run --runtimes node20 --out live.json ./mine >live.out 2>live.err &
+	RUN=$!
+	wait_until 120 grep -q "harness: run: stopped at prepare (HARNESS_STOP_AT)" live.err
+	live=$(basename "$(find "$P" -mindepth 1 -maxdepth 1 -name 'sha256-*' ! -name "$cur")")
+	[ -f "$P/$live/state.txt" ]
+	# an entry of a scenario or image that is gone (2 MB), and what a prepare that died left
+	stale=sha256-$(printf '0%.0s' {1..64})
+	mkdir -p "$P/$stale/npm" "$P/.tmp-$stale-4242"
+	head -c 2000000 /dev/zero >"$P/$stale/npm/blob"
+	run --separate-stderr "$HARNESS" images gc
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"removed prepared/$stale (2.0 MB)"* ]]
+	[[ "$output" == *"removed prepared/.tmp-$stale-4242 (0.0 MB)"* ]]
+	[[ "$output" == *"removed 2 cache entries that nothing shipped uses (2.0 MB freed); kept 1 in use by a running harness" ]]
+	[[ "$stderr" == *"images gc: prepared/$live is in use by a running harness: kept"* ]]
+	[ ! -e "$P/$stale" ] && [ ! -e "$P/.tmp-$stale-4242" ]
+	[ -f "$P/$cur/state.txt" ] && [ -f "$P/$live/state.txt" ]
+	# the live run reads its state after the gc: its trial passes
+	kill -CONT "$RUN"
+	wait "$RUN"
+	RUN=""
+	[ "$(prepared_entry live.json prepared-mine)" = "$live" ]
+	# once that run has ended its entry is stale like any other; the shipped one's stays
+	run "$HARNESS" images gc
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"removed prepared/$live ("*" MB)"*"removed 1 cache entry that nothing shipped uses ("* ]]
+	[ ! -e "$P/$live" ] && [ -f "$P/$cur/state.txt" ]
+	ls -A "$P" | grep -vx "$cur" && return 1
+	# and the shipped scenario's next run finds its state without preparing again
+	run --separate-stderr "$HARNESS" run --runtimes node20 --out again.json prepared-state
+	[ "$status" -eq 0 ]
+	[[ "$stderr" != *"preparing scenario prepared-state"* ]]
 	assert_no_leftovers
 }
