@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The warm-install scenario end to end: npm (node images), bun install, deno install prepared once with the
+# The warm-install scenario end to end: npm (node22 and node24), bun install, deno install prepared once with the
 # network, then timed in the sandbox with no network; an install that needs the network fails the run.
 
 bats_require_minimum_version 1.5.0
@@ -27,23 +27,23 @@ for rts in d["config"].get("prepared", {}).values():
 PY
 }
 
-@test "warm-install: npm on node22, bun install and deno install, warm and fresh, with no network" {
-	run --separate-stderr "$HARNESS" run --runtimes node22,bun,deno --profile quick --repeat 1 --out w.json warm-install
+@test "warm-install: npm on node22 and node24, bun install and deno install, warm and fresh, with no network" {
+	run --separate-stderr "$HARNESS" run --runtimes node22,node24,bun,deno --profile quick --repeat 1 --out w.json warm-install
 	echo "$output"
 	echo "$stderr" | tail -5
 	[ "$status" -eq 0 ]
 	python3 - <<'PY'
 import json, os
 d = json.load(open("w.json"))
-assert sorted(t["runtime"] for t in d["trials"]) == ["bun", "deno", "node22"], d["trials"]
+assert sorted(t["runtime"] for t in d["trials"]) == ["bun", "deno", "node22", "node24"], d["trials"]
 prep = d["config"]["prepared"]["warm-install"]
-assert sorted(prep) == ["bun", "deno", "node22"] and len(set(prep.values())) == 3, prep
+assert sorted(prep) == ["bun", "deno", "node22", "node24"] and len(set(prep.values())) == 4, prep
 root = os.environ.get("HARNESS_CACHE_DIR") or "/var/cache/harness"
 for t in d["trials"]:
     assert t["status"] == "ok", t
     m = t["script"]
     assert m["warm_ms"] > 0 and m["fresh_ms"] > 0 and m["dependencies"] == 7 and m["ops"] == 2 * m["installs_each"], m
-    kind = {"node22": "npm"}.get(t["runtime"], t["runtime"])
+    kind = {"node22": "npm", "node24": "npm"}.get(t["runtime"], t["runtime"])
     entry = os.path.join(root, "prepared", prep[t["runtime"]])
     # the entry is root's and read-only: the installed tree and the cache of that package manager
     st = os.stat(entry)
