@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
@@ -13,7 +12,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/cleanup.h"
@@ -22,6 +20,7 @@
 #include "base/util.h"
 #include "base/valid.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/sbx_run.h"
 #include "sandbox/sbx_mount.h"
 #include "sandbox/sbx_userns.h"
 
@@ -104,36 +103,17 @@ static int npm_ci(const char *dir, const char *registry, char *log, size_t len, 
 			(char *)"--cache=/tmp/npm-cache",
 			NULL};
 	struct sbx_config c;
-	struct sbx x = {.pid = -1, .report_fd = -1};
 	_cleanup_close_ int netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	int p[2], rc, status = 0;
 
-	if (netns < 0 || chown(dir, sbx_uid(), sbx_gid()) < 0 || pipe2(p, O_CLOEXEC) < 0)
+	if (netns < 0 || chown(dir, sbx_uid(), sbx_gid()) < 0)
 		return hx_syserr(err, "npm ci in %s", dir);
 	sbx_config_init(&c);
 	c.argv = argv;
 	c.cwd = "/work";
 	c.netns_fd = netns;
-	c.out_fd = p[1];
 	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = dir, .dst = "/work", .rw = true};
 	dep_registry_access(&c, registry);
-	rc = sbx_start(NULL, CG_SLICE_SUT, &c, &x, err);
-	close(p[1]);
-	if (rc == 0 && (rc = sbx_wait_exec(&x, "npm", err)) == 0 &&
-	    util_read_until(p[0], util_now_ns() + NPM_CI_TIMEOUT_S * 1000000000ull, log, len) < 0)
-		rc = hx_fail(err, HX_EXIT_HOST, ETIMEDOUT, "npm ci did not finish in %d s", NPM_CI_TIMEOUT_S);
-	close(p[0]);
-	if (x.pid > 0) {
-		if (rc < 0)
-			kill(x.pid, SIGKILL); /* the sandbox's init: its PID namespace goes with it */
-		while (waitpid(x.pid, &status, 0) < 0 && errno == EINTR)
-			;
-		if (rc == 0 && util_exit_code(status) != 0)
-			rc = hx_fail(err, HX_EXIT_HOST, EIO, "npm ci exited with %d: %s", util_exit_code(status),
-				     util_rstrip(log));
-	}
-	sbx_release(&x);
-	return rc;
+	return sbx_run_to_end(&c, "npm ci", NPM_CI_TIMEOUT_S, log, len, err);
 }
 
 /* The installed tree becomes root's, with no group or other write bit: a cache entry nobody else changes. */

@@ -4,12 +4,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/cleanup.h"
@@ -18,6 +16,7 @@
 #include "image/manifest.h"
 #include "image/unpack.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/sbx_run.h"
 #include "sandbox/sbx_mount.h"
 #include "sandbox/sbx_userns.h"
 
@@ -71,8 +70,6 @@ static int bundler_run(const struct manifest *m, const struct img_status *st, co
 {
 	char entry[PATH_MAX], module[PATH_MAX], *argv[16];
 	struct sbx_config c;
-	struct sbx x = {.pid = -1, .report_fd = -1};
-	int p[2], rc, status = 0;
 
 	snprintf(entry, sizeof(entry), m->source == MAN_SRC_HOST ? "%s" : IMG_MOUNT "/%s", m->entry);
 	snprintf(module, sizeof(module), "/scenario/%s", s->bundle.entry);
@@ -86,26 +83,9 @@ static int bundler_run(const struct manifest *m, const struct img_status *st, co
 		c.rootfs.binds[c.rootfs.nbinds++] =
 			(struct sbx_bind){.src = s->node_modules, .dst = "/scenario/node_modules"};
 	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = outdir, .dst = "/bundle", .rw = true};
-	if (img_apply_to_sandbox(m, st, &c, err) < 0 || pipe2(p, O_CLOEXEC) < 0)
-		return err->errnum ? -err->errnum : hx_syserr(err, "bundle: pipe");
-	c.out_fd = p[1];
-	rc = sbx_start(NULL, CG_SLICE_SUT, &c, &x, err);
-	close(p[1]);
-	if (rc == 0 && (rc = sbx_wait_exec(&x, entry, err)) == 0 &&
-	    util_read_until(p[0], util_now_ns() + BUNDLE_TIMEOUT_S * 1000000000ull, log, len) < 0)
-		rc = hx_fail(err, HX_EXIT_HOST, ETIMEDOUT, "it did not finish in %d s", BUNDLE_TIMEOUT_S);
-	close(p[0]);
-	if (x.pid > 0) {
-		if (rc < 0)
-			kill(x.pid, SIGKILL); /* the sandbox's init: its PID namespace goes with it */
-		while (waitpid(x.pid, &status, 0) < 0 && errno == EINTR)
-			;
-		if (rc == 0 && util_exit_code(status) != 0)
-			rc = hx_fail(err, HX_EXIT_HOST, EIO, "it exited with %d: %s", util_exit_code(status),
-				     util_rstrip(log));
-	}
-	sbx_release(&x);
-	return rc;
+	if (img_apply_to_sandbox(m, st, &c, err) < 0)
+		return -err->errnum;
+	return sbx_run_to_end(&c, "it", BUNDLE_TIMEOUT_S, log, len, err);
 }
 
 /* The one regular file the sandbox user wrote, read by root without following a link it may have put

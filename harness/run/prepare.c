@@ -6,13 +6,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <openssl/evp.h>
@@ -23,6 +21,7 @@
 #include "image/images.h"
 #include "image/unpack.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/sbx_run.h"
 #include "sandbox/sbx_mount.h"
 
 /* Feed every regular file below dfd (names sorted, node_modules and links left out) into md: its path
@@ -133,9 +132,7 @@ static int prep_run(const struct scenario *s, const struct manifest *m, const st
 	char *argv[MAN_MAX_ARGV + 1], entry[PATH_MAX], script[PATH_MAX], registry[1024];
 	char store[MAN_MAX_ARGV][PATH_MAX];
 	struct sbx_config c;
-	struct sbx x = {.pid = -1, .report_fd = -1};
 	_cleanup_close_ int netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	int p[2], rc, status = 0;
 	size_t i = 0;
 
 	if (netns < 0)
@@ -167,26 +164,7 @@ static int prep_run(const struct scenario *s, const struct manifest *m, const st
 		return -err->errnum;
 	dep_registry_access(&c, registry);
 	sbx_env_set(&c, "PREPARE=1");
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return hx_syserr(err, "prepare: pipe");
-	c.out_fd = p[1];
-	rc = sbx_start(NULL, CG_SLICE_SUT, &c, &x, err);
-	close(p[1]);
-	if (rc == 0 && (rc = sbx_wait_exec(&x, argv[0], err)) == 0 &&
-	    util_read_until(p[0], util_now_ns() + PREPARE_TIMEOUT_S * 1000000000ull, log, len) < 0)
-		rc = hx_fail(err, HX_EXIT_HOST, ETIMEDOUT, "it did not finish in %d s", PREPARE_TIMEOUT_S);
-	close(p[0]);
-	if (x.pid > 0) {
-		if (rc < 0)
-			kill(x.pid, SIGKILL); /* the sandbox's init: its PID namespace goes with it */
-		while (waitpid(x.pid, &status, 0) < 0 && errno == EINTR)
-			;
-		if (rc == 0 && util_exit_code(status) != 0)
-			rc = hx_fail(err, HX_EXIT_HOST, EIO, "it exited with %d: %s", util_exit_code(status),
-				     util_rstrip(log));
-	}
-	sbx_release(&x);
-	return rc;
+	return sbx_run_to_end(&c, "it", PREPARE_TIMEOUT_S, log, len, err);
 }
 
 /* The existing entry at path, held with a shared flock; -ENOENT when there is none, or when a gc removed it
