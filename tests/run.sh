@@ -113,6 +113,9 @@ guest() {
 		return
 	fi
 	run_suite "guest/cgroup-v2" "$here/guest/run-guest.sh"
+	# the fault cases whose evidence is cgroup v2's own: the OOM verdicts, read from memory.events of the trial's slice
+	HARNESS_GUEST_FILTER='OOM-killed' run_suite "guest/cgroup-v2-faults" "$here/guest/run-guest.sh" \
+		tests/integration/faults.bats
 	# the headline command and rootless delegation in a bigger guest: room for --cpus 4 and a client of 2
 	HARNESS_GUEST_SMP=6 run_suite "guest/cgroup-v2-smp6" "$here/guest/run-guest.sh" tests/integration/cpus4.bats \
 		tests/integration/rootless.bats

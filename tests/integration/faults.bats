@@ -15,6 +15,8 @@ setup() {
 
 teardown() {
 	[ -z "${SERVER:-}" ] || kill "$SERVER" 2>/dev/null || true
+	# a run oom_trial left stopped (HARNESS_STOP_AT) when it failed ends as after Ctrl-C
+	[ -z "${OOM_RUN:-}" ] || { kill -INT "$OOM_RUN" && kill -CONT "$OOM_RUN" && wait "$OOM_RUN"; } 2>/dev/null || true
 	[ -z "${FULL:-}" ] || umount "$FULL" 2>/dev/null || true
 	assert_no_leftovers
 	refute grep -qF " $BATS_TEST_TMPDIR/" /proc/self/mounts
@@ -288,18 +290,50 @@ for k in sys.argv[2].split("."): d=d[k]
 print(d)' "$1" "$2" "${3:-0}"
 }
 
+# `oom_trial SLICE RUN-ARGS...`: a node20 run of one trial, stopped (HARNESS_STOP_AT) at the trial's teardown,
+# while its slices still exist: the kernel's own counters are read from SLICE's cgroup (v2: memory.events,
+# its oom and oom_kill lines; v1: the memory hierarchy's memory.oom_control, its oom_kill line) into OOM_FILE,
+# OOM_KILLS and OOM_EVENTS (v2 only), then the run goes on to its end; sets status and stderr.
+oom_trial() {
+	local slice=$1 f
+	shift
+	HARNESS_STOP_AT=teardown "$HARNESS" run --runtimes node20 --repeat 1 "$@" >run.out 2>run.err &
+	OOM_RUN=$!
+	wait_until 240 grep -q "harness: run: stopped at teardown (HARNESS_STOP_AT)" run.err
+	wait_until 30 stopped "$OOM_RUN"
+	if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
+		OOM_FILE=memory.events
+		f=$(find /sys/fs/cgroup -path "*/harness-$HARNESS_RUN_TAG-*/$slice/memory.events")
+		OOM_EVENTS=$(awk '$1 == "oom" {print $2}' "$f")
+	else
+		OOM_FILE=memory.oom_control
+		f=$(find /sys/fs/cgroup/memory -path "*/harness-$HARNESS_RUN_TAG-*/$slice/memory.oom_control")
+		OOM_EVENTS=""
+	fi
+	echo "$slice: $f: $(tr '\n' ' ' <"$f")"
+	[ -n "$f" ] && [ "$(wc -l <<<"$f")" -eq 1 ]
+	OOM_KILLS=$(awk '$1 == "oom_kill" {print $2}' "$f")
+	kill -CONT "$OOM_RUN"
+	wait "$OOM_RUN" || status=$?
+	OOM_RUN=""
+	stderr=$(cat run.err)
+	echo "$stderr"
+}
+
+# The OOM cases also run in the cgroup v2 guest (tests/run.sh guest: HARNESS_GUEST_FILTER=OOM-killed).
 @test "fault: the runtime OOM-killed mid-load by its memory limit: said as OOM with the kernel's oom_kill count" {
 	need_root
-	run --separate-stderr timeout 120 "$HARNESS" run --runtimes node20 --memory 96M --out o.json \
-		"$HARNESS_FIXTURES/scenarios/oom-mid-load"
-	echo "$stderr"
-	[ "$status" -eq 1 ]
-	# the cause first, with the evidence (memory.events, v1 memory.oom_control), then what it looked like
-	[[ "$stderr" == *"trial 1: OOM: the runtime was killed by its memory limit of 96 MiB (--memory; memory."*": oom_kill "*"); then: the server exited during the load"* ]]
+	oom_trial sut --memory 96M --out o.json "$HARNESS_FIXTURES/scenarios/oom-mid-load"
+	[ "${status:-0}" -eq 1 ]
+	# the slice's own counters: the kernel killed in it (v2 also counts the allocations that hit memory.max)
+	[ "$OOM_KILLS" -ge 1 ]
+	[ -z "$OOM_EVENTS" ] || [ "$OOM_EVENTS" -ge 1 ]
+	# the cause first, with that evidence, then what it looked like
+	[[ "$stderr" == *"trial 1: OOM: the runtime was killed by its memory limit of 96 MiB (--memory; $OOM_FILE: oom_kill $OOM_KILLS); then: the server exited during the load"* ]]
 	[[ "$stderr" != *"reset"* ]]
 	[ "$(trial_field o.json status)" = failed ]
 	[[ "$(trial_field o.json error)" == "OOM: the runtime was killed"* ]]
-	[ "$(trial_field o.json slices.sut.oom_kill)" -ge 1 ]
+	[ "$(trial_field o.json slices.sut.oom_kill)" = "$OOM_KILLS" ]
 	[ "$(trial_field o.json slices.client.oom_kill)" = 0 ]
 	no_run_dir o.json
 	none_runs 'server.js'
@@ -308,13 +342,13 @@ print(d)' "$1" "$2" "${3:-0}"
 @test "fault: the load client OOM-killed (--client-memory): the client's failure, not the runtime's" {
 	need_root
 	# 10,000 connections need ~50 MiB of the client; its slice gets 8
-	run --separate-stderr timeout 120 "$HARNESS" run --runtimes node20 --repeat 1 --client-memory 8M \
-		--connections 10000 --requests 10000 --out c.json http-hello
-	echo "$stderr"
-	[ "$status" -eq 1 ]
-	[[ "$stderr" == *"trial 1: OOM: the load client was killed by its memory limit of 8 MiB (--client-memory; memory."*": oom_kill "*"); then: the load client exited with status 137 and no figures"* ]]
+	oom_trial client --client-memory 8M --connections 10000 --requests 10000 --out c.json http-hello
+	[ "${status:-0}" -eq 1 ]
+	[ "$OOM_KILLS" -ge 1 ]
+	[ -z "$OOM_EVENTS" ] || [ "$OOM_EVENTS" -ge 1 ]
+	[[ "$stderr" == *"trial 1: OOM: the load client was killed by its memory limit of 8 MiB (--client-memory; $OOM_FILE: oom_kill $OOM_KILLS); then: the load client exited with status 137 and no figures"* ]]
 	[ "$(trial_field c.json status)" = failed ]
-	[ "$(trial_field c.json slices.client.oom_kill)" -ge 1 ]
+	[ "$(trial_field c.json slices.client.oom_kill)" = "$OOM_KILLS" ]
 	[ "$(trial_field c.json slices.sut.oom_kill)" = 0 ]
 	python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["config"]["client_memory_max_bytes"] == 8 << 20' c.json
 	no_run_dir c.json
