@@ -67,7 +67,7 @@ docs = {arm: json.load(open("%s/%s.json" % (out, arm))) for arm in ("in", "out")
 def sys_share(arm, scenario, runtime):
     v = [t["slices"]["sut"]["cpu_system_usec"] / max(1, t["slices"]["sut"]["cpu_system_usec"] + t["slices"]["sut"]["cpu_user_usec"])
          for t in docs[arm]["trials"] if t["scenario"] == scenario and t["runtime"] == runtime and "slices" in t]
-    return 100 * statistics.median(v) if v else float("nan")
+    return "%.1f" % (100 * statistics.median(v)) if v else "–"
 
 print("\nin the sandbox (in) against out of it (out, run --no-sandbox): %d alternations, profile %s, one pinned CPU"
       % (alts, profile))
@@ -78,15 +78,22 @@ for r in cmp["rows"]:
     if r["metric"] not in ("rps", "startup_median_ms"):
         continue
     ratio, lo, hi = r["ratio"], r["ci_low"], r["ci_high"]
-    cost = (1 / ratio - 1) if r["higher_is_better"] else (ratio - 1)  # what the sandbox costs, as a share
-    if abs(cost) <= 0.02 and (hi - lo) <= 0.04:
+    # what the sandbox costs, as a share of the bare figure: its estimate and 95% CI
+    to_cost = (lambda x: 1 / x - 1) if r["higher_is_better"] else (lambda x: x - 1)
+    cost = to_cost(ratio)
+    c_lo, c_hi = sorted((to_cost(lo), to_cost(hi)))
+    if min(r["a"]["n"], r["b"]["n"]) < 6:
+        verdict = "%+.1f%%, too few to say (n=%d)" % (100 * cost, min(r["a"]["n"], r["b"]["n"]))
+    elif -0.02 <= c_lo and c_hi <= 0.02:
         verdict = "within 2%% (%+.1f%%)" % (100 * cost)
-    elif cost > 0.02 and r["p"] < 0.05:
+    elif c_lo > 0.02:
         verdict = "sandbox costs %.1f%%" % (100 * cost)
+    elif c_hi < -0.02:
+        verdict = "out costs %.1f%%" % (-100 * cost)
     else:
-        verdict = "%+.1f%%, not settled" % (100 * cost)
+        verdict = "%+.1f%%, CI %+.1f..%+.1f%%" % (100 * cost, 100 * c_lo, 100 * c_hi)
     fmt = "%10.0f %10.0f" if r["metric"] == "rps" else "%10.2f %10.2f"
-    print("%-11s %-7s %-11s %s %8.3f %15s %7.3f  %-26s %.1f/%.1f" % (
+    print("%-11s %-7s %-11s %s %8.3f %15s %7.3f  %-26s %s/%s" % (
         r["scenario"], r["runtime"], "req/s" if r["metric"] == "rps" else "startup ms",
         fmt % (r["a"]["median"], r["b"]["median"]), ratio, "%.3f–%.3f" % (lo, hi), r["p"], verdict,
         sys_share("out", r["scenario"], r["runtime"]), sys_share("in", r["scenario"], r["runtime"])))
