@@ -138,7 +138,7 @@ assert t["status"] == "ok" and t["script"]["refused_ssl"] == 50 and t["script"][
 	[[ "$output" == *"--no-sandbox"* ]]
 }
 
-@test "compare lists in against out of the sandbox and compares them; merge refuses to make them one experiment" {
+@test "compare lists in against out of the sandbox and compares them, report says which, merge refuses to make them one experiment" {
 	in=$FIXTURES/results/v1-four-workloads.json # written before config.sandbox: sandboxed
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["config"]["sandbox"] = False
 json.dump(d, open("out.json", "w"))' "$in"
@@ -149,6 +149,11 @@ json.dump(d, open("out.json", "w"))' "$in"
 	[[ "$output" == *"runtime"*"mode"* ]] # the rows are there
 	run --separate-stderr "$HARNESS" compare "$in" "$in"
 	[[ "$output" != *"config.sandbox"* ]]
+	# re-rendered, the out-of-sandbox file says so in its header, the sandboxed one does not
+	[[ "$("$HARNESS" report out.json --format table | head -1)" == *", out of the sandbox (--no-sandbox: for comparison only)" ]]
+	"$HARNESS" report out.json --format html | grep -q '>sandbox</th><td>none for the runtime (--no-sandbox'
+	refute grep -q "out of the sandbox" <("$HARNESS" report "$in" --format md)
+	refute grep -q "none for the runtime" <("$HARNESS" report "$in" --format html)
 	run --separate-stderr "$HARNESS" merge "$in" out.json -o all.json
 	echo "$stderr"
 	[ "$status" -eq 2 ]
