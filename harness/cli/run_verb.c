@@ -15,6 +15,8 @@
 #include "image/deps.h"
 #include "host/doctor.h"
 #include "base/opt.h"
+#include "load/load.h"
+#include "load/uring.h"
 #include "base/procfs.h"
 #include "report/report.h"
 #include "noise/noise.h"
@@ -40,7 +42,7 @@
 
 struct run_opts {
 	bool help, keep, isolate, no_sandbox;
-	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement, *shard;
+	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement, *shard, *engine;
 	unsigned cpus, client_cpus, repeat, connections, requests, max_repeat;
 	uint64_t memory, client_memory;
 	double cap, precision;
@@ -73,6 +75,9 @@ static const struct hx_opt run_tab[] = {
 	 .help = "http and ws-rpc scenarios: N measured requests per trial instead of the profile's share (warm-up in "
 		 "proportion)",
 	 .min = 1},
+	{"engine", 0, OPT_STR, offsetof(struct run_opts, engine), "ENGINE",
+	 .help = "http scenarios: the load client's engine, auto (io_uring where the kernel allows it, else epoll), "
+		 "epoll or io_uring; each trial records the one that ran (load.engine)"},
 	{"shard", 0, OPT_STR, offsetof(struct run_opts, shard), "I/N",
 	 .help = "run the I-th of N deterministic parts of the trial plan, balanced by expected time (harness merge)"},
 	{"precision", 0, OPT_PERCENT, offsetof(struct run_opts, precision), "P%",
@@ -293,6 +298,30 @@ static int plan_scenarios(char **names, int n, const struct run_opts *o, struct 
 	return 0;
 }
 
+/* --engine: the load client's, for every http trial; a forced io_uring must be able to run every one of them. */
+static int plan_engine(const struct run_opts *o, const struct run_plan *p, struct run_env *env, struct hx_err *err)
+{
+	int e = load_engine_parse(o->engine ? o->engine : "auto");
+	const char *why;
+
+	if (e < 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: --engine takes auto, epoll or io_uring, not '%s'",
+			       o->engine);
+	env->engine = (enum load_engine)e;
+	if (env->engine != LOAD_ENGINE_URING)
+		return 0;
+	for (size_t i = 0; i < p->nscn; i++)
+		if (p->scn[i].workload == SCN_HTTP && p->scn[i].tls)
+			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+				       "run: --engine io_uring: %s is https, which the load client runs on epoll only "
+				       "(use --engine auto)",
+				       p->scn[i].name);
+	if ((why = uring_unsupported()))
+		return hx_fail(err, HX_EXIT_HOST, ENOTSUP,
+			       "run: --engine io_uring cannot be used here: %s (use --engine auto or epoll)", why);
+	return 0;
+}
+
 /* --out, or results/harness-<time>.json: its folder must exist and take files before anything runs. */
 static int plan_out(const struct run_opts *o, struct run_plan *p, struct hx_err *err)
 {
@@ -359,7 +388,7 @@ static int run_plan(const struct run_opts *o, char **names, int n, struct run_pl
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: --format takes table, md or json, not '%s'",
 			       o->format);
 	if (plan_out(o, p, err) < 0 || plan_noise_kinds(o, p, err) < 0 || plan_scenarios(names, n, o, p, err) < 0 ||
-	    plan_images(o, p, err) < 0 || plan_modes(o, p, env, err) < 0)
+	    plan_engine(o, p, env, err) < 0 || plan_images(o, p, err) < 0 || plan_modes(o, p, env, err) < 0)
 		return -err->errnum;
 	env->cap_s = o->cap;
 	p->precision = o->precision;
@@ -639,6 +668,7 @@ static void run_config(const struct run_plan *p, const struct run_env *env, stru
 	struct sbx_userns_map map = {0};
 
 	c->profile = scn_profile_names[p->profile];
+	c->engine = load_engine_names[env->engine];
 	c->logs = env->dir;
 	c->cpus = first->cpus;
 	cg_cpus_format(&first->limits[CG_SLICE_CLIENT].cpus, c->client_cpus, sizeof(c->client_cpus));

@@ -263,6 +263,7 @@ static const struct {
 	{"config.client_cpus", true},
 	{"config.memory_max_bytes", true},
 	{"config.modes", true},
+	{"config.engine", false}, /* the load client's: the same figures are expected from either (docs/load.md) */
 };
 
 /* A value as one short line: strings bare, anything else as compact JSON, "(absent)" when missing. */

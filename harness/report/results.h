@@ -402,6 +402,7 @@ struct res_pg_config {
 
 struct res_config {
 	const char *profile, *logs;
+	const char *engine; /* --engine as asked: auto, epoll or io_uring (each trial's load.engine: what ran) */
 	unsigned cpus;
 	char client_cpus[RES_CPUS_LEN];
 	uint64_t memory_max_bytes;

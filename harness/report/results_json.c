@@ -1086,6 +1086,8 @@ static cJSON *config_json(const struct res_config *c)
 	cJSON *cfg = cJSON_CreateObject(), *modes, *nz, *kinds;
 
 	cJSON_AddStringToObject(cfg, "profile", c->profile);
+	if (c->engine)
+		cJSON_AddStringToObject(cfg, "engine", c->engine);
 	cJSON_AddNumberToObject(cfg, "cpus", c->cpus);
 	cJSON_AddStringToObject(cfg, "client_cpus", c->client_cpus);
 	cJSON_AddNumberToObject(cfg, "memory_max_bytes", (double)c->memory_max_bytes);

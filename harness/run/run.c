@@ -259,7 +259,7 @@ struct client_args {
 	char buf[16][320];
 };
 
-static void client_args_for(const struct scenario *s, uint64_t requests, struct client_args *a)
+static void client_args_for(const struct scenario *s, enum load_engine engine, uint64_t requests, struct client_args *a)
 {
 	size_t n = 0;
 
@@ -306,6 +306,8 @@ static void client_args_for(const struct scenario *s, uint64_t requests, struct 
 		a->argv[n++] = a->buf[3];
 		a->argv[n++] = (char *)"--pipeline";
 		a->argv[n++] = a->buf[4];
+		a->argv[n++] = (char *)"--engine";
+		a->argv[n++] = (char *)load_engine_names[engine];
 		if (s->tls)
 			a->argv[n++] = (char *)"-k"; /* the run's own throwaway certificate */
 		if (s->check_length) {
@@ -373,8 +375,8 @@ static int rpc_verdict(struct run_env *env, const struct scenario *s, const char
 }
 
 /* A matrix cell's command line: the route's request and expectations at conns connections for seconds. */
-static void cell_args_for(const struct scenario *s, const struct scn_route *r, unsigned conns, double seconds,
-			  struct client_args *a)
+static void cell_args_for(const struct scenario *s, enum load_engine engine, const struct scn_route *r, unsigned conns,
+			  double seconds, struct client_args *a)
 {
 	size_t n = 0, b = 0;
 
@@ -391,6 +393,8 @@ static void cell_args_for(const struct scenario *s, const struct scn_route *r, u
 	snprintf(a->buf[b], sizeof(a->buf[0]), "%u", s->timeout_ms);
 	a->argv[n++] = (char *)"--timeout";
 	a->argv[n++] = a->buf[b++];
+	a->argv[n++] = (char *)"--engine";
+	a->argv[n++] = (char *)load_engine_names[engine];
 	for (size_t i = 0; i < r->nheaders; i++) {
 		a->argv[n++] = (char *)"-H";
 		a->argv[n++] = (char *)r->headers[i];
@@ -517,11 +521,11 @@ static int run_cells(struct run_env *env, struct cg_tree *tree, const struct sce
 			int rc = 0;
 
 			if (s->warmup_s > 0) {
-				cell_args_for(s, r, s->sweep[k], s->warmup_s, &args);
+				cell_args_for(s, env->engine, r, s->sweep[k], s->warmup_s, &args);
 				rc = run_client(env, tree, s, &args, false, deadline - now_s(), server, t, err);
 			}
 			if (rc == 0) {
-				cell_args_for(s, r, s->sweep[k], s->duration_s, &args);
+				cell_args_for(s, env->engine, r, s->sweep[k], s->duration_s, &args);
 				rc = run_client(env, tree, s, &args, true, deadline - now_s(), server, t, err);
 			}
 			t->have &= ~(unsigned)RES_HAVE_LOAD; /* the cell's figures are the cell's, not the trial's */
@@ -727,7 +731,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 
 		if (s->workload == SCN_HTTP && s->warmup_requests) {
 			run_stage("warmup");
-			client_args_for(s, s->warmup_requests, &args);
+			client_args_for(s, env->engine, s->warmup_requests, &args);
 			rc = run_client(env, tree, s, &args, false, deadline - now_s(), &x, t, err);
 		}
 		t->have &= ~(unsigned)RES_HAVE_LOAD; /* the warm-up's figures are not the trial's */
@@ -737,7 +741,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 			 * the trial */
 			cg_slice_peak_reset(tree, CG_SLICE_SUT, &(struct hx_err){0});
 			run_stage("load");
-			client_args_for(s, s->requests, &args);
+			client_args_for(s, env->engine, s->requests, &args);
 			rc = run_client(env, tree, s, &args, true, deadline - now_s(), &x, t, err);
 		}
 	}

@@ -9,6 +9,7 @@
 #include "base/err.h"
 #include "run/fixture.h"
 #include "image/images.h"
+#include "load/load.h"
 #include "report/results.h"
 #include "run/scenario.h"
 #include "noise/noise_ext.h"
@@ -25,6 +26,7 @@ struct run_env {
 	struct fx_pg_template *pg;   /* the Postgres fixture, when a scenario wants it */
 	char noise_io_dir[PATH_MAX]; /* where an io neighbour writes: on the run folder's disk */
 	bool isolate;		     /* pinned trials: the runtime's CPUs made its own (cg_slice_isolate) */
+	enum load_engine engine;     /* --engine: the load client's on http trials (auto: it picks) */
 	char prepared[PATH_MAX];     /* the current trial's prepared state (a bind's source must outlive it) */
 	bool bare;		     /* --no-sandbox: the runtime out of the sandbox, for comparison only */
 };

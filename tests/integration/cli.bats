@@ -89,6 +89,9 @@ load helpers
 	check "load: --body: cannot read '/nonexistent'" load --body /nonexistent http://127.0.0.1:9/
 	check "report: --format takes table, md, json, csv, html, gab, hyperfine, not 'xml'" report --format xml r.json
 	check "run: --format takes table, md or json, not 'csv'" run --format csv
+	check "run: --engine takes auto, epoll or io_uring, not 'kqueue'" run --engine kqueue
+	check "run: --engine io_uring: express-https is https, which the load client runs on epoll only" run \
+		--engine io_uring express-https
 	check "report: open /nonexistent/r.json: No such file or directory" report /nonexistent/r.json
 	# help shows the range
 	run "$HARNESS" run --help
