@@ -110,6 +110,7 @@ static void test_host_diffs(void **state)
 {
 	cJSON *a = head("AMD EPYC", "6.1.0", "sha512-aa"), *b = head("AMD EPYC", "6.1.0", "sha512-aa");
 	cJSON *k = head("AMD EPYC", "6.2.0", "sha512-aa"), *c = head("Intel Xeon", "6.1.0", "sha512-bb");
+	cJSON *e = head("AMD EPYC", "6.1.0", "sha512-aa");
 	struct cmp_result r;
 
 	(void)state;
@@ -122,6 +123,15 @@ static void test_host_diffs(void **state)
 	assert_string_equal(r.diffs[0].field, "host.kernel.release");
 	assert_false(r.diffs[0].refuse);
 	memset(&r, 0, sizeof(r));
+	/* the load client's engine is said, not refused: either engine must give the same figures */
+	cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(e, "config"), "engine", "io_uring");
+	cmp_host_diffs(a, e, &r);
+	assert_int_equal(r.ndiffs, 1);
+	assert_string_equal(r.diffs[0].field, "config.engine");
+	assert_string_equal(r.diffs[0].a, "(absent)");
+	assert_string_equal(r.diffs[0].b, "io_uring");
+	assert_false(r.diffs[0].refuse);
+	memset(&r, 0, sizeof(r));
 	cmp_host_diffs(a, c, &r);
 	assert_int_equal(r.ndiffs, 2);
 	assert_string_equal(r.diffs[0].field, "host.cpus.model");
@@ -129,7 +139,7 @@ static void test_host_diffs(void **state)
 	assert_string_equal(r.diffs[1].field, "images.bun.digest");
 	assert_true(r.diffs[1].refuse);
 	assert_string_equal(r.diffs[1].b, "sha512-bb");
-	cJSON_Delete(a), cJSON_Delete(b), cJSON_Delete(k), cJSON_Delete(c);
+	cJSON_Delete(a), cJSON_Delete(b), cJSON_Delete(k), cJSON_Delete(c), cJSON_Delete(e);
 }
 
 /* In and out of the sandbox (run --no-sandbox; a file without the field was in): listed as another arm of the
