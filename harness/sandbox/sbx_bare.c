@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/util.h"
 #include "sandbox/sbx_userns.h"
 
 /* The first len bytes of path are dst or a path below it: the length of dst, else 0. */
