@@ -7,9 +7,9 @@
 #   startup: `harness run startup --repeat 1 --cpus 1` against `hyperfine -N` (the scenario's warm-up and runs) on
 #            the same script, pinned to the runtime's CPU, in an environment from scratch like the sandbox's.
 # One unmeasured round first (both sides: caches, and the CPU sets to pin the bare side to), then the order of the
-# two sides swaps every round. Prints each side's median, the CV of the per-round values (the run-to-run spread),
-# the ratio of the CVs (target: harness's ≤ 1.1 × the bare tool's), and the figures that explain a gap: the order
-# effect and the trend over the rounds.
+# two sides swaps every round. Prints each side's median, the CV of the per-round values (the run-to-run spread)
+# and a robust one (from the MAD), the ratio of the CVs (target: harness's ≤ 1.1 × the bare tool's), and the
+# figures that explain a gap: the order effect, the trend over the rounds, how closely the sides' rounds correlate.
 #   bench/instrument.sh [ROUNDS] [PROFILE] [RUNTIME]     (default 10 standard bun; needs root)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -120,6 +120,18 @@ def cv(v):
     return statistics.stdev(v) / statistics.mean(v) if len(v) > 1 and statistics.mean(v) else float("nan")
 
 
+def robust_cv(v):
+    # 1.4826 MAD / median: the spread of the bulk of the rounds, which one disturbed round does not decide
+    m = statistics.median(v)
+    return 1.4826 * statistics.median(abs(x - m) for x in v) / m
+
+
+def pearson(a, b):
+    ma, mb = statistics.mean(a), statistics.mean(b)
+    d = (sum((x - ma) ** 2 for x in a) * sum((y - mb) ** 2 for y in b)) ** 0.5
+    return sum((x - ma) * (y - mb) for x, y in zip(a, b)) / d if d else float("nan")
+
+
 def spearman(v):
     # rank correlation of the values with the round: a trend over the run (ties are rare in real figures)
     n = len(v)
@@ -130,6 +142,7 @@ def spearman(v):
 
 def case(name, unit, sides):
     got = {s: [] for s, _ in sides}
+    by_round = {s: {} for s, _ in sides}
     first = {s: [] for s, _ in sides}
     noisy = {s: 0 for s, _ in sides}
     for i in range(rounds + 1):
@@ -145,6 +158,7 @@ def case(name, unit, sides):
                 print("%s round 0 %-9s %10.2f %s (not counted: caches, CPU sets)" % (name, side, v, unit), flush=True)
                 continue
             got[side].append(v)
+            by_round[side][i] = v
             first[side].append(pos == 0)
             noisy[side] += bool(flags)
             print("%s round %d %-9s %10.2f %s%s%s" % (name, i, side, v, unit, "  (first)" if pos == 0 else "",
@@ -157,15 +171,19 @@ def case(name, unit, sides):
             return
         a = [x for x, f in zip(v, first[side]) if f]
         b = [x for x, f in zip(v, first[side]) if not f]
-        print("  %-9s median %10.2f %s  CV %5.1f%%  min %.2f max %.2f  first/second in the round: %.2f / %.2f  "
-              "trend (Spearman rho over rounds) %+.2f%s" % (side, statistics.median(v), unit, 100 * cv(v), min(v),
-                                                           max(v), statistics.median(a), statistics.median(b),
-                                                           spearman(v), "  %d noisy trials" % noisy[side]
-                                                           if noisy[side] else ""))
+        print("  %-9s median %10.2f %s  CV %5.1f%% (robust, from the MAD: %4.1f%%)  min %.2f max %.2f  first/second "
+              "in the round: %.2f / %.2f  trend (Spearman rho over rounds) %+.2f%s"
+              % (side, statistics.median(v), unit, 100 * cv(v), 100 * robust_cv(v), min(v), max(v),
+                 statistics.median(a), statistics.median(b), spearman(v),
+                 "  %d noisy trials" % noisy[side] if noisy[side] else ""))
     h, w = got[sides[0][0]], got[sides[1][0]]
+    both = sorted(set(by_round[sides[0][0]]) & set(by_round[sides[1][0]]))
     r = cv(h) / cv(w)
-    print("  ratio of medians harness/%s %.3f; ratio of CVs %.2f (target ≤ 1.10: %s)\n" %
-          (sides[1][0], statistics.median(h) / statistics.median(w), r, "met" if r <= 1.10 else "NOT met"), flush=True)
+    print("  ratio of medians harness/%s %.3f; ratio of CVs %.2f (target ≤ 1.10: %s), of the robust CVs %.2f; "
+          "the two sides' rounds correlate r = %.2f (near 1: the host moved both)\n"
+          % (sides[1][0], statistics.median(h) / statistics.median(w), r, "met" if r <= 1.10 else "NOT met",
+             robust_cv(h) / robust_cv(w), pearson([by_round[sides[0][0]][i] for i in both],
+                                                  [by_round[sides[1][0]][i] for i in both])), flush=True)
 
 
 case("http-hello req/s", "req/s", [("harness", lambda: harness_trial("http-hello")), ("wrk", bare_http)])
