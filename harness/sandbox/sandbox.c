@@ -22,7 +22,7 @@
 
 #include "base/cleanup.h"
 #include "base/proc.h"
-#include "sandbox/sbx_bare.h"
+#include "sandbox/sandbox_internal.h"
 #include "sandbox/sbx_caps.h"
 #include "sandbox/sbx_fds.h"
 #include "sandbox/sbx_out.h"

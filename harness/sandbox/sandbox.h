@@ -1,6 +1,6 @@
 /* The sandbox: new mount, PID, IPC, UTS and cgroup namespaces in a slice, the run's network
  * namespace, a tmpfs root, no privileges, a seccomp filter, and an init as PID 1. Or, for comparison only,
- * the same start without the namespaces, the root and the filter (bare; sbx_bare.h). */
+ * the same start without the namespaces, the root and the filter (bare; sandbox_internal.h). */
 #ifndef HX_SANDBOX_H
 #define HX_SANDBOX_H
 
@@ -31,7 +31,7 @@ struct sbx_config {
 	uint64_t out_max; /* bytes of each stream's head kept in those files; 0: SBX_OUT_MAX */
 	/* Out of the sandbox, for comparison only (run --no-sandbox): the same slice, network namespace,
 	 * environment, limits, user and init, but no namespace of its own, no root of its own and no seccomp
-	 * filter; the paths inside become host paths (sbx_bare.h). */
+	 * filter; the paths inside become host paths (sandbox_internal.h). */
 	bool bare;
 	const char *bare_dir; /* bare: where each start's scratch folder is made; NULL: /tmp */
 };

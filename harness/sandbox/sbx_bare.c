@@ -1,7 +1,7 @@
 /* Out of the sandbox: the sandbox's paths as host paths, and the scratch folder that stands for a fresh /tmp
  * and HOME (a shared /tmp would hand one start's caches, a runtime's DENO_DIR or transpiler cache, to the
  * next: another experiment). */
-#include "sandbox/sbx_bare.h"
+#include "sandbox/sandbox_internal.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -7,7 +7,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "sandbox/sbx_bare.h"
+#include "sandbox/sandbox_internal.h"
 
 static struct sbx_rootfs *rootfs(void)
 {
