@@ -128,6 +128,7 @@ int cmp_cells_from(const struct res_doc *d, struct cmp_cell **ret, size_t *ret_n
 				cmp_cells_free(cells, n);
 				return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 			}
+			c->noisy += res_trial_noisy(t) != 0;
 		}
 	}
 	*ret = cells;
@@ -402,17 +403,18 @@ static void render_row(const struct cmp_row *r, enum cmp_format f, FILE *out)
 {
 	const struct cmp_metric *m = metric_of(r->a->metric);
 	const char *sep = f == CMP_MD ? " | " : "  ";
-	char va[32], vb[32], ratio[16], ci[32], p[16], v[96];
+	char va[32], vb[32], ratio[16], ci[32], p[16], noisy[48], v[96];
 
 	fmt_value(va, sizeof(va), m, r->a_median);
 	fmt_value(vb, sizeof(vb), m, r->b_median);
 	snprintf(ratio, sizeof(ratio), "%.3fx", r->ratio.estimate);
 	snprintf(ci, sizeof(ci), "%.3f–%.3f", r->ratio.low, r->ratio.high);
 	fmt_p(p, sizeof(p), r->mwu.p);
+	snprintf(noisy, sizeof(noisy), "%zu / %zu", r->a->noisy, r->b->noisy);
 	fmt_verdict(v, sizeof(v), r);
-	fprintf(out, "%s%-8s%s%-7s%s%-16s%s%10s%s%10s%s%7s%s%13s%s%6s%s%s%s\n", f == CMP_MD ? "| " : "", r->a->runtime,
-		sep, r->a->mode, sep, m->label, sep, va, sep, vb, sep, ratio, sep, ci, sep, p, sep, v,
-		f == CMP_MD ? " |" : "");
+	fprintf(out, "%s%-8s%s%-7s%s%-16s%s%10s%s%10s%s%7s%s%13s%s%6s%s%9s%s%s%s\n", f == CMP_MD ? "| " : "",
+		r->a->runtime, sep, r->a->mode, sep, m->label, sep, va, sep, vb, sep, ratio, sep, ci, sep, p, sep,
+		noisy, sep, v, f == CMP_MD ? " |" : "");
 }
 
 static void render_rows(const struct cmp_result *r, enum cmp_format f, FILE *out)
@@ -424,11 +426,11 @@ static void render_rows(const struct cmp_result *r, enum cmp_format f, FILE *out
 		if (strcmp(last, r->rows[i].a->scenario) != 0) {
 			last = r->rows[i].a->scenario;
 			fprintf(out, "\n%s%s\n\n", f == CMP_MD ? "### " : "== ", last);
-			fprintf(out, "%s%-8s%s%-7s%s%-16s%s%10s%s%10s%s%7s%s%13s%s%6s%s%s%s\n", f == CMP_MD ? "| " : "",
-				"runtime", sep, "mode", sep, "metric", sep, "A", sep, "B", sep, "B/A", sep, "CI", sep,
-				"p", sep, "verdict", f == CMP_MD ? " |" : "");
+			fprintf(out, "%s%-8s%s%-7s%s%-16s%s%10s%s%10s%s%7s%s%13s%s%6s%s%9s%s%s%s\n",
+				f == CMP_MD ? "| " : "", "runtime", sep, "mode", sep, "metric", sep, "A", sep, "B", sep,
+				"B/A", sep, "CI", sep, "p", sep, "noisy A/B", sep, "verdict", f == CMP_MD ? " |" : "");
 			if (f == CMP_MD)
-				fprintf(out, "|---|---|---|---:|---:|---:|---:|---:|---|\n");
+				fprintf(out, "|---|---|---|---:|---:|---:|---:|---:|---:|---|\n");
 		}
 		render_row(&r->rows[i], f, out);
 	}
@@ -436,10 +438,12 @@ static void render_rows(const struct cmp_result *r, enum cmp_format f, FILE *out
 
 static void render_tail(const struct cmp_opts *o, const struct cmp_result *r, FILE *out)
 {
-	size_t count[4] = {0};
+	size_t count[4] = {0}, noisy_regressions = 0;
 
-	for (size_t i = 0; i < r->nrows; i++)
+	for (size_t i = 0; i < r->nrows; i++) {
 		count[r->rows[i].verdict]++;
+		noisy_regressions += r->rows[i].regression && (r->rows[i].a->noisy || r->rows[i].b->noisy);
+	}
 	fprintf(out, "\n%zu rows: %zu better, %zu worse, %zu no significant change, %zu inconclusive.\n", r->nrows,
 		count[CMP_BETTER], count[CMP_WORSE], count[CMP_SAME], count[CMP_INCONCLUSIVE]);
 	if (!o->fail_on_regression)
@@ -447,14 +451,19 @@ static void render_tail(const struct cmp_opts *o, const struct cmp_result *r, FI
 	else if (r->regressions)
 		fprintf(out, "Gate: FAILED: %zu significant regression(s) beyond %g%%.\n", r->regressions,
 			o->threshold * 100);
+	if (o->fail_on_regression && noisy_regressions)
+		fprintf(out,
+			"%zu of them with noisy trials on a side: the host may have moved them (each trial's "
+			"noisy_reasons in its results file says why; docs/statistics.md).\n",
+			noisy_regressions);
 	else
 		fprintf(out, "Gate: passed: no significant regression beyond %g%%.\n", o->threshold * 100);
 	fprintf(out,
 		"\nA and B: medians over the trials that passed. B/A: the ratio of medians; CI: its %g%% "
 		"percentile bootstrap (%d resamples, seed %#llx); p: Mann-Whitney U, two-sided. A verdict other "
 		"than no change needs p < %g, a CI that excludes 1 and a change of at least %g%%; inconclusive: "
-		"the CI reaches past ±%g%%, and the trials shown would detect %g%% with 80%% power. "
-		"docs/statistics.md says more.\n",
+		"the CI reaches past ±%g%%, and the trials shown would detect %g%% with 80%% power. noisy A/B: "
+		"each side's trials flagged noisy, kept in every figure. docs/statistics.md says more.\n",
 		(1 - o->alpha) * 100, SIG_BOOTSTRAP, (unsigned long long)SIG_SEED, o->alpha, o->threshold * 100,
 		o->threshold * 100, o->threshold * 100);
 }
@@ -466,6 +475,7 @@ static cJSON *side_json(const struct cmp_cell *c, double median_v)
 	cJSON_AddNumberToObject(o, "n", (double)c->n);
 	cJSON_AddNumberToObject(o, "median", median_v);
 	cJSON_AddNumberToObject(o, "cv", cv_of(c->v, c->n));
+	cJSON_AddNumberToObject(o, "noisy", (double)c->noisy);
 	return o;
 }
 

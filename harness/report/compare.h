@@ -21,6 +21,7 @@ struct cmp_cell {
 	const char *metric; /* one of res_metric_names */
 	double *v;
 	size_t n;
+	size_t noisy; /* of the n trials, those flagged noisy (docs/statistics.md): counted, never dropped */
 };
 
 /* One file as compare reads it: what describes the run (host, config, images), and its cells. */

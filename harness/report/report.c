@@ -392,7 +392,8 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 		"1; docs/statistics.md). noisy trials: the runtime's slice was throttled in pinned mode, under CPU "
 		"pressure "
 		"for more than half the trial, the load client saturated, a request stalled (waited at least 1 s "
-		"and a quarter of the load), steal above 5%%, other tasks on the runtime's CPUs, or a startup "
-		"trial's runs spread beyond the scenario's expected CV; counted, never dropped.\n");
+		"and a quarter of the load), steal above 5%%, other tasks on the runtime's CPUs, a startup "
+		"trial's runs spread beyond the scenario's expected CV, or the runtime held off its CPUs by "
+		"something else for over 3%% of the trial (contended); counted, never dropped.\n");
 	return 0;
 }

@@ -96,8 +96,8 @@ double res_script_value(const struct res_script *s, const char *name)
 	return NAN;
 }
 
-const char *const res_noisy_names[RES_NR_NOISY] = {"throttled", "cpu_pressure", "client_saturated", "stall", "steal",
-						   "foreign",	"spread"};
+const char *const res_noisy_names[RES_NR_NOISY] = {"throttled", "cpu_pressure", "client_saturated", "stall",
+						   "steal",	"foreign",	"spread",	    "contended"};
 
 static bool stalled(double max_s, double duration_s)
 {
@@ -127,6 +127,11 @@ unsigned res_trial_noisy(const struct trial_result *t)
 	if ((t->have & RES_HAVE_EXTERNAL) && t->external.samples >= RES_EXT_MIN_SAMPLES &&
 	    t->external.foreign_runnable_mean >= RES_FOREIGN_MEAN)
 		why |= 1u << RES_NOISY_FOREIGN;
+	/* a throttled slice stalls whole by its own budget: that is quota mode's point, not another's doing */
+	if (have_sut && sut->psi[CG_PSI_CPU].have && t->wall_s > 0 &&
+	    !(sut->have[CG_STAT_NR_THROTTLED] && sut->v[CG_STAT_NR_THROTTLED]) &&
+	    (double)sut->psi[CG_PSI_CPU].full_total_usec / 1e6 > RES_CONTENDED * t->wall_s)
+		why |= 1u << RES_NOISY_CONTENDED;
 	if ((t->have & RES_HAVE_STARTUP) && t->startup.expected_cv > 0 && t->startup.wall_ms.n > 1 &&
 	    t->startup.wall_ms.cv > t->startup.expected_cv)
 		why |= 1u << RES_NOISY_SPREAD;
@@ -177,6 +182,12 @@ void res_noisy_reason(const struct trial_result *t, enum res_noisy r, char *buf,
 	case RES_NOISY_SPREAD:
 		snprintf(buf, len, "spread: the runs' CV was %.1f%%, above the scenario's expected %.1f%%",
 			 t->startup.wall_ms.cv * 100, t->startup.expected_cv * 100);
+		return;
+	case RES_NOISY_CONTENDED:
+		snprintf(buf, len,
+			 "contended: none of the runtime's tasks could run while one waited for a CPU %.2f s of the "
+			 "trial's %.1f s (above %.0f%%: something else held its CPUs)",
+			 (double)sut->psi[CG_PSI_CPU].full_total_usec / 1e6, t->wall_s, RES_CONTENDED * 100);
 		return;
 	case RES_NR_NOISY:
 		break;

@@ -227,6 +227,7 @@ enum res_noisy {
 	RES_NOISY_STEAL,
 	RES_NOISY_FOREIGN,
 	RES_NOISY_SPREAD,
+	RES_NOISY_CONTENDED,
 	RES_NR_NOISY
 };
 #define RES_NOISY_PRESSURE 0.5
@@ -243,6 +244,12 @@ enum res_noisy {
 #define RES_EXPECTED_CV	    0.2
 #define RES_EXT_MIN_S	    1.0
 #define RES_EXT_MIN_SAMPLES 5
+/* Contended: none of the runtime's tasks could run while one of them waited for a CPU (its slice's PSI cpu
+ * `full`) for more than this share of the trial: something outside the slice held its CPUs. The runtime's
+ * own threads competing for its CPUs are `some`, not `full`. http-hello trials of bun and node24 on one
+ * pinned CPU, 10 each: 0-1% on a quiet host, 4-17% in six runs beside builds and tests (of which the foreign
+ * sampler flagged 7 of 120). */
+#define RES_CONTENDED 0.03
 extern const char *const res_noisy_names[RES_NR_NOISY];
 /* The reasons, a bit per enum res_noisy; 0: nothing suggests noise. */
 unsigned res_trial_noisy(const struct trial_result *t);

@@ -204,12 +204,47 @@ static void test_reproducible(void **state)
 	free(a.v), free(b.v);
 }
 
+/* Noisy trials are counted per side and shown in their column, and the gate's line says how many
+ * regressions had them; the gate itself still fails: a flag is evidence for the reader, not a pass. */
+static void test_noisy_shown(void **state)
+{
+	struct cmp_cell a = cell("rps", 50000, 0.02, 10), b = cell("rps", 40000, 0.02, 10);
+	cJSON *h = head("AMD EPYC", "6.1.0", "sha512-aa");
+	struct cmp_side sa = {.path = "a.json", .head = h, .cells = &a, .ncells = 1};
+	struct cmp_side sb = {.path = "b.json", .head = h, .cells = &b, .ncells = 1};
+	struct cmp_result r;
+	struct hx_err err = {0};
+	size_t len;
+	char *text;
+
+	(void)state;
+	b.noisy = 3;
+	assert_int_equal(cmp_run(&sa, &sb, &opts, &r, &err), 0);
+	assert_int_equal(r.regressions, 1);
+	cmp_result_free(&r);
+	text = render(&sa, &sb, CMP_TABLE, &len);
+	assert_non_null(strstr(text, "    0 / 3  slower\n"));
+	assert_non_null(strstr(text, "Gate: FAILED: 1 significant regression(s) beyond 5%.\n1 of them with noisy "
+				     "trials on a side"));
+	free(text);
+	text = render(&sa, &sb, CMP_JSON, &len);
+	assert_non_null(strstr(text, "\"noisy\":\t3"));
+	free(text);
+	b.noisy = 0;
+	text = render(&sa, &sb, CMP_TABLE, &len);
+	assert_non_null(strstr(text, "    0 / 0  slower\n"));
+	assert_null(strstr(text, "of them with noisy"));
+	free(text);
+	cJSON_Delete(h);
+	free(a.v), free(b.v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_directions),   cmocka_unit_test(test_same_small_and_inconclusive),
 		cmocka_unit_test(test_host_diffs),   cmocka_unit_test(test_sandbox_diff),
-		cmocka_unit_test(test_reproducible),
+		cmocka_unit_test(test_reproducible), cmocka_unit_test(test_noisy_shown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -113,6 +113,35 @@ static void test_noisy_rule(void **state)
 	assert_string_equal(res_noisy_names[RES_NOISY_CPU_PRESSURE], "cpu_pressure");
 }
 
+/* Contended: PSI cpu full on the runtime's slice above 3% of the trial (measured: 0-1% quiet, 4-17% beside
+ * other work); a slice its own quota throttled is not contended by someone else. */
+static void test_contended_rule(void **state)
+{
+	struct trial_result t;
+	struct cg_stats *sut = &t.slices[CG_SLICE_SUT];
+	char why[256];
+
+	(void)state;
+	res_trial_init(&t, "http-hello", "bun", "pinned", 1, 1);
+	t.wall_s = 2;
+	t.slices_have = 1u << CG_SLICE_SUT;
+	sut->have[CG_STAT_NR_THROTTLED] = true;
+	sut->psi[CG_PSI_CPU].have = true;
+	sut->psi[CG_PSI_CPU].some_total_usec = 600000; /* its own threads queueing for its one CPU: no flag */
+	sut->psi[CG_PSI_CPU].full_total_usec = 20000;  /* 1%: a quiet host */
+	assert_int_equal(res_trial_noisy(&t), 0);
+	sut->psi[CG_PSI_CPU].full_total_usec = 250000; /* 12.5%: another process held its CPU */
+	assert_int_equal(res_trial_noisy(&t), 1u << RES_NOISY_CONTENDED);
+	assert_string_equal(res_noisy_names[RES_NOISY_CONTENDED], "contended");
+	res_noisy_reason(&t, RES_NOISY_CONTENDED, why, sizeof(why));
+	assert_string_equal(why,
+			    "contended: none of the runtime's tasks could run while one waited for a CPU 0.25 s of "
+			    "the trial's 2.0 s (above 3%: something else held its CPUs)");
+	snprintf(t.mode, sizeof(t.mode), "quota");
+	sut->v[CG_STAT_NR_THROTTLED] = 40; /* its budget stalled it, not a neighbour */
+	assert_int_equal(res_trial_noisy(&t), 0);
+}
+
 /* The workerd trial of issue 20: p99 1.7 s and a max of 9.0 s in a 9.1 s load is a stall; 2 s in 9.1 s is
  * not (under a quarter); a chat round trip is judged the same way. */
 static void test_stall_rule(void **state)
@@ -197,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_paired_finds_what_unpaired_cannot),
 		cmocka_unit_test(test_no_difference_and_a_failed_twin),
 		cmocka_unit_test(test_noisy_rule),
+		cmocka_unit_test(test_contended_rule),
 		cmocka_unit_test(test_stall_rule),
 		cmocka_unit_test(test_outside_rules),
 	};
