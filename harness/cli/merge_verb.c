@@ -26,7 +26,7 @@ static const struct hx_opt merge_tab[] = {
 	 .help = "table, md or json on stdout (default table)"},
 	{"allow-different", 0, OPT_FLAG, offsetof(struct merge_opts, allow_different), NULL,
 	 .help = "merge files from different host classes, budgets, images or plans (the differences are still "
-		 "printed)"},
+		 "printed; in and out of the sandbox never)"},
 	{"help", 'h', OPT_FLAG, offsetof(struct merge_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
@@ -55,16 +55,24 @@ static const char *shard_plan(const struct res_doc *d)
 static int check_same(const struct res_doc *d, char **paths, size_t k, bool allow, struct hx_err *err)
 {
 	struct cmp_result r = {0};
-	const char *why = NULL;
+	const char *why = NULL, *arm = NULL;
 	char a[32], b[32];
 
 	cmp_host_diffs(d[0].head, d[k].head, &r);
 	for (size_t i = 0; i < r.ndiffs; i++) {
 		fprintf(stderr, "harness: merge: %s and %s differ in %s: %s → %s\n", paths[0], paths[k],
 			r.diffs[i].field, r.diffs[i].a, r.diffs[i].b);
-		if ((r.diffs[i].refuse || r.diffs[i].arm) && !why)
+		if (r.diffs[i].refuse && !why)
 			why = r.diffs[i].field;
+		if (r.diffs[i].arm)
+			arm = r.diffs[i].field;
 	}
+	/* in and out of the sandbox are two arms: one merged file would keep one side's config.sandbox for both */
+	if (arm)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "merge: %s differs between %s and %s: the runtime in and out of the sandbox are two "
+			       "experiments (compare them: harness compare)",
+			       arm, paths[0], paths[k]);
 	snprintf(a, sizeof(a), "%g", shard_num(&d[0], "count"));
 	snprintf(b, sizeof(b), "%g", shard_num(&d[k], "count"));
 	if (strcmp(shard_plan(&d[0]), shard_plan(&d[k])) != 0 || strcmp(a, b) != 0) {

@@ -249,31 +249,35 @@ const char *cmp_verdict_word(const struct cmp_row *r)
 static const struct {
 	const char *path;
 	bool refuse;
+	const char *absent; /* a file without the field: what it meant */
 } head_fields[] = {
-	{"host.cpus.model", true},
-	{"host.cpus.usable_count", true},
-	{"host.cpus.threads_per_core", true},
-	{"host.cgroup.mode", true},
-	{"host.kernel.machine", true},
-	{"host.kernel.release", false},
-	{"host.cpus.governor", false},
-	{"host.cpus.boost", false},
-	{"host.memory.total_bytes", false},
-	{"config.profile", true},
-	{"config.cpus", true},
-	{"config.client_cpus", true},
-	{"config.memory_max_bytes", true},
-	{"config.modes", true},
-	{"config.engine", false}, /* the load client's: the same figures are expected from either (docs/load.md) */
+	{"host.cpus.model", true, NULL},
+	{"host.cpus.usable_count", true, NULL},
+	{"host.cpus.threads_per_core", true, NULL},
+	{"host.cgroup.mode", true, NULL},
+	{"host.kernel.machine", true, NULL},
+	{"host.kernel.release", false, NULL},
+	{"host.cpus.governor", false, NULL},
+	{"host.cpus.boost", false, NULL},
+	{"host.memory.total_bytes", false, NULL},
+	{"config.profile", true, NULL},
+	{"config.cpus", true, NULL},
+	{"config.client_cpus", true, NULL},
+	{"config.memory_max_bytes", true, NULL},
+	{"config.modes", true, NULL},
+	/* the load client's: the same figures are expected from either (docs/load.md) */
+	{"config.engine", false, "auto"},
 };
 
-/* A value as one short line: strings bare, anything else as compact JSON, "(absent)" when missing. */
-static void text_of(const cJSON *v, char *buf, size_t len)
+/* A value as one short line: strings bare, anything else as compact JSON; when missing, what a file without
+ * the field meant (dflt: the load client's engine was chosen as `auto` does before run --engine), else
+ * "(absent)". */
+static void text_of(const cJSON *v, const char *dflt, char *buf, size_t len)
 {
 	char *s;
 
 	if (!v) {
-		snprintf(buf, len, "(absent)");
+		snprintf(buf, len, "%s", dflt ? dflt : "(absent)");
 		return;
 	}
 	if (cJSON_IsString(v)) {
@@ -334,8 +338,8 @@ void cmp_host_diffs(const cJSON *a, const cJSON *b, struct cmp_result *res)
 	for (size_t i = 0; i < sizeof(head_fields) / sizeof(head_fields[0]); i++) {
 		char va[160], vb[160];
 
-		text_of(res_json_at(a, head_fields[i].path), va, sizeof(va));
-		text_of(res_json_at(b, head_fields[i].path), vb, sizeof(vb));
+		text_of(res_json_at(a, head_fields[i].path), head_fields[i].absent, va, sizeof(va));
+		text_of(res_json_at(b, head_fields[i].path), head_fields[i].absent, vb, sizeof(vb));
 		add_diff(res, head_fields[i].path, va, vb, head_fields[i].refuse);
 	}
 	sandbox_diff(a, b, res);

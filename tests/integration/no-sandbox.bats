@@ -159,4 +159,9 @@ json.dump(d, open("out.json", "w"))' "$in"
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"merge: config.sandbox differs between"* ]]
 	[ ! -e all.json ]
+	# not even when told to merge what differs: one file would give both arms one config.sandbox
+	run --separate-stderr "$HARNESS" merge --allow-different "$in" out.json -o all.json
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"the runtime in and out of the sandbox are two experiments"* ]]
+	[ ! -e all.json ]
 }

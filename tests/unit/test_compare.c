@@ -128,9 +128,13 @@ static void test_host_diffs(void **state)
 	cmp_host_diffs(a, e, &r);
 	assert_int_equal(r.ndiffs, 1);
 	assert_string_equal(r.diffs[0].field, "config.engine");
-	assert_string_equal(r.diffs[0].a, "(absent)");
+	assert_string_equal(r.diffs[0].a, "auto"); /* a file from before run --engine: auto chose */
 	assert_string_equal(r.diffs[0].b, "io_uring");
 	assert_false(r.diffs[0].refuse);
+	memset(&r, 0, sizeof(r));
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItemCaseSensitive(e, "config"), "engine", cJSON_CreateString("auto"));
+	cmp_host_diffs(a, e, &r); /* and so is no difference from a new file's auto */
+	assert_int_equal(r.ndiffs, 0);
 	memset(&r, 0, sizeof(r));
 	cmp_host_diffs(a, c, &r);
 	assert_int_equal(r.ndiffs, 2);
