@@ -355,6 +355,12 @@ static int plan_out(const struct run_opts *o, struct run_plan *p, struct hx_err 
 /* --no-sandbox: a scenario's npm dependencies are a bind over its node_modules, which only a sandbox shows. */
 static int plan_bare(const struct run_plan *p, const struct run_env *env, struct hx_err *err)
 {
+	/* rootless, the sandbox user is the caller: out of the sandbox the runtime would have the caller's files */
+	if (env->bare && geteuid() != 0)
+		return hx_fail(
+			err, HX_EXIT_USAGE, EPERM,
+			"run: --no-sandbox needs root: run rootless, the runtime would run as you, with your files "
+			"(drop --no-sandbox)");
 	for (size_t i = 0; env->bare && i < p->nscn; i++) {
 		char lock[PATH_MAX];
 
@@ -539,9 +545,9 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 	env->harness[n] = '\0';
 	if (rundir_create(env->dir, sizeof(env->dir), err) < 0)
 		return -err->errnum;
-	/* out of the sandbox, its user reaches the staged scenario, the certificate and its scratch folders by
-	 * their paths in here (none can be listed) */
-	if (env->bare && chmod(env->dir, 0711) < 0)
+	/* out of the sandbox, its user (and only it: the group is its own) reaches the staged scenario, the
+	 * certificate and its scratch folders by their paths in here (none can be listed) */
+	if (env->bare && (chown(env->dir, 0, SBX_BARE_GID) < 0 || chmod(env->dir, 0710) < 0))
 		return hx_syserr(err, "run: %s", env->dir);
 	/* an io neighbour writes on the disk under the run folder, as the sandbox user */
 	snprintf(env->noise_io_dir, sizeof(env->noise_io_dir), "%s/noise-io", env->dir);

@@ -156,7 +156,8 @@ static __attribute__((noreturn)) void payload(struct sbx_child *x)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
-	if ((r = sbx_caps_apply_in_child(sbx_uid(), sbx_gid(), &step)) < 0)
+	if ((r = sbx_caps_apply_in_child(x->bare ? SBX_BARE_UID : sbx_uid(), x->bare ? SBX_BARE_GID : sbx_gid(),
+					 &step)) < 0)
 		child_fail(x->report_fd, step, -r);
 	/* bare, no PID namespace ends it with init: it goes with init (set after the user change, which clears it) */
 	if (x->bare && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
@@ -359,7 +360,8 @@ static int sbx_child_main(void *arg)
 		child_fail(x->report_fd, "close inherited descriptors", -r);
 	}
 	/* init keeps nothing it does not need: the payload's user, no capabilities */
-	if ((r = sbx_caps_apply_in_child(sbx_uid(), sbx_gid(), &step)) < 0) {
+	if ((r = sbx_caps_apply_in_child(x->bare ? SBX_BARE_UID : sbx_uid(), x->bare ? SBX_BARE_GID : sbx_gid(),
+					 &step)) < 0) {
 		kill(child, SIGKILL);
 		child_fail(x->report_fd, step, -r);
 	}

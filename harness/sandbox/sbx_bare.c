@@ -105,7 +105,7 @@ static char **argv_translate(const struct sbx_view *v, char *const *argv)
 	return out;
 }
 
-/* The scratch folder: made by us (root), then handed to the sandbox user, who is the only one to get in. */
+/* The scratch folder: made by us (root), then handed to the bare start's user, who is the only one to get in. */
 static int scratch_make(const char *parent, struct sbx_bare *b, struct hx_err *err)
 {
 	if ((size_t)snprintf(b->scratch, sizeof(b->scratch), "%s/bare-XXXXXX", parent) >= sizeof(b->scratch))
@@ -116,8 +116,8 @@ static int scratch_make(const char *parent, struct sbx_bare *b, struct hx_err *e
 	}
 	snprintf(b->tmp, sizeof(b->tmp), "%s/tmp", b->scratch);
 	snprintf(b->home, sizeof(b->home), "%s/home", b->scratch);
-	if (mkdir(b->tmp, 0700) < 0 || mkdir(b->home, 0700) < 0 || chown(b->tmp, sbx_uid(), sbx_gid()) < 0 ||
-	    chown(b->home, sbx_uid(), sbx_gid()) < 0 || chmod(b->scratch, 0711) < 0)
+	if (mkdir(b->tmp, 0700) < 0 || mkdir(b->home, 0700) < 0 || chown(b->tmp, SBX_BARE_UID, SBX_BARE_GID) < 0 ||
+	    chown(b->home, SBX_BARE_UID, SBX_BARE_GID) < 0 || chmod(b->scratch, 0711) < 0)
 		return hx_syserr(err, "out of the sandbox: %s", b->scratch);
 	return 0;
 }

@@ -14,6 +14,11 @@
  * says why root's sandboxes use no user namespace). */
 #define SBX_UID 2147479552 /* 0x7ffff000 */
 #define SBX_GID 2147479552
+/* A runtime started out of the sandbox (run --no-sandbox) shares the host's PID namespace and file system with
+ * the sandboxed load client and fixture: as their user it could signal them or write into what they write. It
+ * is a user of its own, the next id. */
+#define SBX_BARE_UID (SBX_UID + 1)
+#define SBX_BARE_GID (SBX_GID + 1)
 
 /* The mapping harness entered, as written to uid_map and gid_map ("0 1000 1"). */
 struct sbx_userns_map {

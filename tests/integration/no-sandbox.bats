@@ -77,8 +77,9 @@ config_sandbox() {
 	grep -q "/harness-$HARNESS_RUN_TAG-[^/]*/sut\$" "/proc/$SERVER/cgroup"
 	cpus=$(status_field Cpus_allowed_list)
 	[ "$cpus" = "$(slice_cpus)" ]
-	# the sandbox's user, no capabilities, no_new_privs, and no filter
-	[ "$(status_field Uid | awk '{print $1, $2, $3, $4}')" = "2147479552 2147479552 2147479552 2147479552" ]
+	# a user of its own (not the sandboxed client's and fixture's), no capabilities, no_new_privs, and no filter
+	[ "$(status_field Uid | awk '{print $1, $2, $3, $4}')" = "2147479553 2147479553 2147479553 2147479553" ]
+	[ "$(status_field Gid | awk '{print $1, $2, $3, $4}')" = "2147479553 2147479553 2147479553 2147479553" ]
 	[ "$(status_field CapEff)" = 0000000000000000 ]
 	[ "$(status_field NoNewPrivs)" = 1 ]
 	[ "$(status_field Seccomp)" = 0 ]
@@ -88,7 +89,9 @@ config_sandbox() {
 	[ "$(readlink "/proc/$SERVER/cwd")" = "$(dirname "$script")" ]
 	home=$(tr '\0' '\n' <"/proc/$SERVER/environ" | sed -n 's/^HOME=//p')
 	[[ "$home" == /tmp/harness-run-*/bare-*/home ]] && [ -d "$home" ]
-	[ "$(stat -c %u "$home")" = 2147479552 ]
+	[ "$(stat -c %u "$home")" = 2147479553 ]
+	# the run folder: root's, traversed by that user's group only
+	[ "$(stat -c '%u %g %a' "${home%/bare-*}")" = "0 2147479553 710" ]
 	finish_run
 	[ "$(config_sandbox r.json)" = False ]
 	python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["trials"][0]

@@ -136,6 +136,17 @@ PY
 	[ ! -e "$W/results" ]
 }
 
+@test "run --no-sandbox as uid 1000: refused with exit 2 before anything is made (out of the sandbox the runtime would be the caller)" {
+	userdir
+	run sh -c 'cd "$1" && exec setpriv --reuid=1000 --regid=1000 --clear-groups env HOME="$1" "$2" run \
+		--no-sandbox --runtimes node20 --profile quick startup' sh "$W" "$HARNESS"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"run: --no-sandbox needs root: run rootless, the runtime would run as you"* ]]
+	[ ! -e "$W/results" ]
+	rm -rf "$W"
+}
+
 @test "run and exec as uid 1000 on cgroup v1: refused with exit 3, naming cgroup v2, before anything is made" {
 	[ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ] || skip "this host has cgroup v2 (the tests above run)"
 	userdir
