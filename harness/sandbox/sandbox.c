@@ -147,6 +147,7 @@ static __attribute__((noreturn)) void payload(struct sbx_child *x)
 {
 	const char *step = NULL;
 	char *envp[SBX_MAX_ENV + 1];
+	pid_t init = getppid();
 	sigset_t none;
 	int r;
 
@@ -162,6 +163,8 @@ static __attribute__((noreturn)) void payload(struct sbx_child *x)
 	/* bare, no PID namespace ends it with init: it goes with init (set after the user change, which clears it) */
 	if (x->bare && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		child_fail(x->report_fd, "pdeathsig", errno);
+	if (x->bare && getppid() != init) /* init died before the signal was armed: it will not come */
+		_exit(137);
 	if (chdir(x->bare ? x->bare->cwd : x->c->cwd) < 0)
 		child_fail(x->report_fd, "chdir", errno);
 	if (sbx_child_out.n && (r = sbx_out_apply_in_payload(&sbx_child_out)) < 0)
@@ -420,8 +423,8 @@ int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, st
 		if (out.pid < 0)
 			hx_syserr(err, "clone");
 	}
-	if (t)
-		cg_spawn(t, s, flags, sbx_child_main, &x, &out.pid, err);
+	if (t && cg_spawn(t, s, flags, sbx_child_main, &x, &out.pid, err) < 0)
+		out.pid = -1;
 	sbx_bare_free(bare); /* the child has its copy */
 	if (out.pid < 0) {
 		close(report[0]);

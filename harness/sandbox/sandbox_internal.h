@@ -1,6 +1,6 @@
-/* The sandbox module's own part, implemented in sbx_bare.c. Out of the sandbox, for comparison only (harness run --no-sandbox; docs/sandbox.md): the paths a sandbox shows
- * (its binds, /tmp, HOME) named by the host paths they stand for, and a scratch folder per start that stands
- * for the sandbox's fresh /tmp and HOME. */
+/* The sandbox module's own part, implemented in sbx_bare.c. Out of the sandbox, for comparison only (harness run
+ * --no-sandbox; docs/sandbox.md): the paths a sandbox shows (its binds, /tmp, HOME) named by the host paths they
+ * stand for, and a scratch folder per start that stands for the sandbox's fresh /tmp and HOME. */
 #ifndef HX_SANDBOX_INTERNAL_H
 #define HX_SANDBOX_INTERNAL_H
 
