@@ -178,11 +178,12 @@ def case(name, unit, sides):
                  "  %d noisy trials" % noisy[side] if noisy[side] else ""))
     h, w = got[sides[0][0]], got[sides[1][0]]
     both = sorted(set(by_round[sides[0][0]]) & set(by_round[sides[1][0]]))
-    r = cv(h) / cv(w)
+    ratio = lambda x, y: x / y if y else float("inf") if x else 1.0  # a side with no spread at all
+    r = ratio(cv(h), cv(w))
     print("  ratio of medians harness/%s %.3f; ratio of CVs %.2f (target ≤ 1.10: %s), of the robust CVs %.2f; "
           "the two sides' rounds correlate r = %.2f (near 1: the host moved both)\n"
           % (sides[1][0], statistics.median(h) / statistics.median(w), r, "met" if r <= 1.10 else "NOT met",
-             robust_cv(h) / robust_cv(w), pearson([by_round[sides[0][0]][i] for i in both],
+             ratio(robust_cv(h), robust_cv(w)), pearson([by_round[sides[0][0]][i] for i in both],
                                                   [by_round[sides[1][0]][i] for i in both])), flush=True)
 
 

@@ -15,6 +15,8 @@ harness=${HARNESS:-$top/bin/harness}
 runtimes=${HARNESS_SANDBOX_EFFECT_RUNTIMES:-bun,node24}
 read -r -a scenarios <<<"${HARNESS_SANDBOX_EFFECT_SCENARIOS:-http-hello startup}"
 [ "$(id -u)" = 0 ] || { echo "bench-sandbox-effect: harness run needs root here" >&2; exit 3; }
+helper=${HARNESS_HELPERS:-$top/build/helpers}/syscall-cost
+[ -x "$helper" ] || { echo "bench-sandbox-effect: $helper is missing (make build/helpers/syscall-cost)" >&2; exit 3; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -103,7 +105,6 @@ PY
 
 # The filter's part: ns per call of a syscall it lets the kernel's cache answer (getppid) and of one whose
 # arguments it checks (ioctl), in a sandbox and bare (harness exec --no-sandbox), alternated, same pinned CPU.
-helper=${HARNESS_HELPERS:-$top/build/helpers}/syscall-cost
 for ((i = 0; i < alts; i++)); do
 	"$harness" exec --cpus 1 --bind "$helper:/opt/syscall-cost" -- /opt/syscall-cost | sed 's/^/in /'
 	"$harness" exec --cpus 1 --no-sandbox -- "$helper" | sed 's/^/out /'
