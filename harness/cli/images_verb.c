@@ -170,8 +170,10 @@ static int images_gc(struct img_cache *c, const struct images_opts *o, struct hx
 	_cleanup_free_ struct prep_keep *prepared = calloc(1, sizeof(*prepared));
 
 	(void)o;
-	if (!prepared)
-		return HX_EXIT_INTERNAL;
+	if (!prepared) {
+		hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "images gc: out of memory");
+		return hx_report(err);
+	}
 	/* every keep list first (fail closed: an unreadable manifest, folder or image removes nothing), then prune */
 	if (prep_gc_keep(c, scn_dir(), prepared, err) < 0)
 		return hx_report(err);

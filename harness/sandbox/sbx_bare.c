@@ -148,7 +148,8 @@ int sbx_bare_prepare(const struct sbx_config *c, struct sbx_bare **ret, struct h
 		}
 	}
 	if (!(b->argv = argv_translate(&v, c->argv))) {
-		hx_fail(err, HX_EXIT_USAGE, errno, "out of the sandbox: the command's host paths: %s", strerror(errno));
+		hx_fail(err, errno == ENOMEM ? HX_EXIT_INTERNAL : HX_EXIT_USAGE, errno,
+			"out of the sandbox: the command's host paths: %s", strerror(errno));
 		goto fail;
 	}
 	*ret = b;
