@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # harness run --no-sandbox, seen from the kernel's side: the runtime out of the sandbox (the host's PID, mount,
 # IPC, UTS and cgroup namespaces, no seccomp filter) yet in the run's network namespace, its slice and CPU set, as
-# the sandbox user; and a sandboxed trial still sandboxed. The results, the table, compare and merge say which.
+# a user of its own; and a sandboxed trial still sandboxed. The results, the table, compare and merge say which.
 # Each run is one trial of 2,000 requests, stopped (HARNESS_STOP_AT) to look at its server: ~10 s each.
 
 bats_require_minimum_version 1.5.0
