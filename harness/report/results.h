@@ -247,8 +247,8 @@ enum res_noisy {
 /* Contended: none of the runtime's tasks could run while one of them waited for a CPU (its slice's PSI cpu
  * `full`) for more than this share of the trial: something outside the slice held its CPUs. The runtime's
  * own threads competing for its CPUs are `some`, not `full`. http-hello trials of bun and node24 on one
- * pinned CPU, 10 each: 0-1% on a quiet host, 4-17% in six runs beside builds and tests (of which the foreign
- * sampler flagged 7 of 120). */
+ * pinned CPU, 10 each: 0-1% on a quiet host, 4-17% in 117 of 120 trials of six runs beside builds and tests
+ * (of which the foreign sampler flagged 5). */
 #define RES_CONTENDED 0.03
 extern const char *const res_noisy_names[RES_NR_NOISY];
 /* The reasons, a bit per enum res_noisy; 0: nothing suggests noise. */
