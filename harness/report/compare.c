@@ -455,13 +455,13 @@ static void render_tail(const struct cmp_opts *o, const struct cmp_result *r, FI
 	else if (r->regressions)
 		fprintf(out, "Gate: FAILED: %zu significant regression(s) beyond %g%%.\n", r->regressions,
 			o->threshold * 100);
+	else
+		fprintf(out, "Gate: passed: no significant regression beyond %g%%.\n", o->threshold * 100);
 	if (o->fail_on_regression && noisy_regressions)
 		fprintf(out,
 			"%zu of them with noisy trials on a side: the host may have moved them (each trial's "
 			"noisy_reasons in its results file says why; docs/statistics.md).\n",
 			noisy_regressions);
-	else
-		fprintf(out, "Gate: passed: no significant regression beyond %g%%.\n", o->threshold * 100);
 	fprintf(out,
 		"\nA and B: medians over the trials that passed. B/A: the ratio of medians; CI: its %g%% "
 		"percentile bootstrap (%d resamples, seed %#llx); p: Mann-Whitney U, two-sided. A verdict other "
