@@ -147,6 +147,52 @@ static void test_query_value(void **state)
 	assert_non_null(strstr(err.msg, "returned no row"));
 }
 
+/* Each message the client sends leaves in one send: a header and body sent apart wait, under Nagle's rule,
+ * for the server's delayed ACK of the header (40 ms a message on Linux; a login took 140 ms). Over a
+ * SOCK_SEQPACKET pair every send is one record, so a record must be a whole message. The backend's side is
+ * written as records the client reads whole: each message's 5-byte header, then its body. */
+static void test_one_send_per_message(void **state)
+{
+	static const unsigned char auth_ok[] = {0, 0, 0, 0};
+	static const unsigned char one[] = {0, 1, 0, 0, 0, 1, '7'};
+	const struct {
+		char type;
+		const void *body;
+		size_t len;
+	} backend[] = {{'R', auth_ok, 4}, {'Z', "I", 1}, {'D', one, 7}, {'C', "SELECT 1", 9}, {'Z', "I", 1}};
+	const struct pg_login l = {.user = "harness", .password = "secret", .db = "harness", .timeout_ms = 500};
+	unsigned char buf[512], rec[1024];
+	struct hx_err err = {0};
+	char v[8];
+	bool retry;
+	int sv[2];
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	for (size_t i = 0; i < sizeof(backend) / sizeof(backend[0]); i++) {
+		msg(buf, backend[i].type, backend[i].body, backend[i].len);
+		assert_int_equal(write(sv[1], buf, 5), 5);
+		assert_int_equal(write(sv[1], buf + 5, backend[i].len), (ssize_t)backend[i].len);
+	}
+	if (pg_query(sv[0], &l, "SELECT 7", v, sizeof(v), &retry, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(v, "7");
+	/* the startup message (no type byte), the query, the goodbye: each one record of its stated length */
+	for (int i = 0; i < 3; i++) {
+		ssize_t n = recv(sv[1], rec, sizeof(rec), MSG_DONTWAIT);
+		size_t h = i == 0 ? 0 : 1;
+		uint32_t stated;
+
+		assert_true(n >= (ssize_t)h + 4);
+		memcpy(&stated, rec + h, 4);
+		assert_int_equal(ntohl(stated) + h, (size_t)n);
+		if (i > 0)
+			assert_int_equal(rec[0], i == 1 ? 'Q' : 'X');
+	}
+	close(sv[0]);
+	close(sv[1]);
+}
+
 static void test_protocol_refusals(void **state)
 {
 	static const unsigned char md5[] = {0, 0, 0, 5, 1, 2, 3, 4};
@@ -179,7 +225,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scram_rfc7677),	cmocka_unit_test(test_scram_bad_server_first),
 		cmocka_unit_test(test_error_responses), cmocka_unit_test(test_protocol_refusals),
-		cmocka_unit_test(test_query_value),
+		cmocka_unit_test(test_query_value),	cmocka_unit_test(test_one_send_per_message),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
