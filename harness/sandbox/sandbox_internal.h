@@ -35,6 +35,9 @@ int sbx_view_make(const struct sbx_rootfs *r, const char *tmp, const char *home,
 /* value with every ':'-separated part that names a path inside (an entry's dst or below it; the longest dst
  * wins) made the host path, into out. Returns -E2BIG when it does not fit len. */
 int sbx_view_translate(const struct sbx_view *v, const char *value, char *out, size_t len);
+/* One argument of a command: as sbx_view_translate, and an option's value given with '=' ("--config=/scenario/x",
+ * "--allow-read=/tmp:/scenario") likewise, the option's name kept. */
+int sbx_view_translate_arg(const struct sbx_view *v, const char *arg, char *out, size_t len);
 /* In the parent: the start's scratch folder (in c->bare_dir, else /tmp; tmp/ and home/ in it, the sandbox
  * user's, 0700) and c's argv, environment and working folder translated. */
 int sbx_bare_prepare(const struct sbx_config *c, struct sbx_bare **ret, struct hx_err *err);

@@ -81,6 +81,18 @@ int sbx_view_translate(const struct sbx_view *v, const char *value, char *out, s
 	}
 }
 
+int sbx_view_translate_arg(const struct sbx_view *v, const char *arg, char *out, size_t len)
+{
+	size_t name = arg[0] == '-' ? strcspn(arg, "=/") : 0;
+
+	if (name <= strspn(arg, "-") || arg[name] != '=' || arg[name + 1] != '/')
+		return sbx_view_translate(v, arg, out, len);
+	if (name + 1 >= len)
+		return -E2BIG;
+	memcpy(out, arg, name + 1);
+	return sbx_view_translate(v, arg + name + 1, out + name + 1, len - name - 1);
+}
+
 /* argv translated, in one allocation: the pointers, then the strings. */
 static char **argv_translate(const struct sbx_view *v, char *const *argv)
 {
@@ -95,7 +107,7 @@ static char **argv_translate(const struct sbx_view *v, char *const *argv)
 		return NULL;
 	s = (char *)(out + n + 1);
 	for (size_t i = 0; i < n; i++, s += PATH_MAX) {
-		if (sbx_view_translate(v, argv[i], s, PATH_MAX) < 0) {
+		if (sbx_view_translate_arg(v, argv[i], s, PATH_MAX) < 0) {
 			free(out);
 			errno = E2BIG;
 			return NULL;

@@ -52,6 +52,36 @@ static void test_translate(void **state)
 	expect(&v, "--allow-all", "--allow-all");
 }
 
+static void expect_arg(const struct sbx_view *v, const char *in, const char *want)
+{
+	char out[256];
+
+	assert_int_equal(sbx_view_translate_arg(v, in, out, sizeof(out)), 0);
+	assert_string_equal(out, want);
+}
+
+/* An argument may be an option whose value is a path: only the value is translated. */
+static void test_translate_arg(void **state)
+{
+	struct sbx_view v;
+	struct hx_err err = {0};
+	char out[14];
+
+	(void)state;
+	assert_int_equal(sbx_view_make(rootfs(), "/run/s/tmp", "/run/s/home", &v, &err), 0);
+	expect_arg(&v, "/scenario/server.js", "/srv/scn/server.js");
+	expect_arg(&v, "--config=/scenario/deno.json", "--config=/srv/scn/deno.json");
+	expect_arg(&v, "--allow-read=/tmp:/scenario", "--allow-read=/run/s/tmp:/srv/scn");
+	expect_arg(&v, "-c=/opt/runtime/x", "-c=/cache/trees/node/x");
+	/* no option, no path value, or a '=' past a '/': left as it is */
+	expect_arg(&v, "--port=8080", "--port=8080");
+	expect_arg(&v, "--allow-all", "--allow-all");
+	expect_arg(&v, "a=/scenario", "a=/scenario");
+	expect_arg(&v, "--dir/x=/scenario", "--dir/x=/scenario");
+	expect_arg(&v, "-=/tmp", "-=/tmp");
+	assert_int_equal(sbx_view_translate_arg(&v, "--config=/scenario/a.js", out, sizeof(out)), -E2BIG);
+}
+
 static void test_too_long(void **state)
 {
 	struct sbx_view v;
@@ -117,6 +147,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_translate),
+		cmocka_unit_test(test_translate_arg),
 		cmocka_unit_test(test_too_long),
 		cmocka_unit_test(test_refused_views),
 		cmocka_unit_test(test_remove_never_follows),
