@@ -453,6 +453,21 @@ static int prepare_images(struct run_plan *p, struct hx_err *err)
 	return rc;
 }
 
+/* Out of the sandbox, the runtime's own user runs the image's entry from where it is on the host. */
+static int prepare_bare_images(const struct run_plan *p, const struct run_env *env, struct hx_err *err)
+{
+	char blocker[PATH_MAX];
+
+	for (size_t i = 0; env->bare && i < p->nimg; i++)
+		if (!sbx_bare_can_reach(p->st[i].entry, blocker, sizeof(blocker)))
+			return hx_fail(err, HX_EXIT_USAGE, EACCES,
+				       "run: --no-sandbox: the runtime's own user cannot reach %s's %s (others may not "
+				       "search %s): keep the image cache where others can (HARNESS_CACHE_DIR), or drop "
+				       "--no-sandbox",
+				       p->img[i].name, p->st[i].entry, blocker);
+	return 0;
+}
+
 /* The fixture image: present or pulled (from npm, or the host's server in a user's manifest); else the
  * scenarios that need it are skipped with the reason, and the modes planned again without a fixture slice. */
 static int prepare_fixture(const struct run_opts *o, struct run_plan *p, struct run_env *env, struct hx_err *err)
@@ -560,8 +575,10 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 		char staged[PATH_MAX];
 
 		/* A copy with a node_modules folder to mount the installed dependencies on, or one the sandbox
-		 * user can read when the user's own folder is private (mktemp -d makes it 0700). */
-		if (s->node_modules[0] || s->bundle.for_runtime[0] || !dep_readable_by_all(s->dir)) {
+		 * user can read when the user's own folder is private (mktemp -d makes it 0700); out of the
+		 * sandbox, also when a folder above it is (a home folder). */
+		if (s->node_modules[0] || s->bundle.for_runtime[0] || !dep_readable_by_all(s->dir) ||
+		    (env->bare && !sbx_bare_can_reach(s->dir, staged, sizeof(staged)))) {
 			if (dep_stage(&(struct dep_src){s->name, s->dir}, env->dir, staged, sizeof(staged), err) < 0)
 				return -err->errnum;
 			snprintf(s->dir, sizeof(s->dir), "%s", staged);
@@ -618,7 +635,8 @@ static int run_prepare(const struct run_opts *o, struct run_plan *p, struct run_
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL); /* a closed terminal or ssh session: clean up as for Ctrl-C */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	if (prepare_images(p, err) < 0 || prepare_deps(p, err) < 0 || prepare_fixture(o, p, env, err) < 0)
+	if (prepare_images(p, err) < 0 || prepare_bare_images(p, env, err) < 0 || prepare_deps(p, err) < 0 ||
+	    prepare_fixture(o, p, env, err) < 0)
 		return -err->errnum;
 	if (p->nscn == 0)
 		return hx_fail(err, HX_EXIT_HOST, ENOENT, "run: no scenario can run here (see the messages above)");

@@ -117,6 +117,42 @@ static char **argv_translate(const struct sbx_view *v, char *const *argv)
 	return out;
 }
 
+/* "/", each folder below it, then path itself (absolute): others may search each folder of them (a link is
+ * passed over: where it leads is the caller's other walk). */
+static bool searchable_down(char *path, char *blocker, size_t len)
+{
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i <= n; i++) {
+		char c = path[i];
+		const char *at = i ? path : "/";
+		struct stat st;
+
+		if (i < n && c != '/')
+			continue;
+		path[i] = '\0';
+		if (lstat(at, &st) < 0 || (S_ISDIR(st.st_mode) && !(st.st_mode & S_IXOTH))) {
+			snprintf(blocker, len, "%s", at);
+			return false;
+		}
+		path[i] = c;
+	}
+	return true;
+}
+
+bool sbx_bare_can_reach(const char *path, char *blocker, size_t len)
+{
+	char lexical[PATH_MAX], real[PATH_MAX];
+
+	/* the way the path is written (a link is read from its own folder), then where its links lead */
+	if ((size_t)snprintf(lexical, sizeof(lexical), "%s", path) >= sizeof(lexical) || path[0] != '/' ||
+	    !realpath(path, real)) {
+		snprintf(blocker, len, "%s", path);
+		return false;
+	}
+	return searchable_down(lexical, blocker, len) && searchable_down(real, blocker, len);
+}
+
 /* The scratch folder: made by us (root), then handed to the bare start's user, who is the only one to get in. */
 static int scratch_make(const char *parent, struct sbx_bare *b, struct hx_err *err)
 {

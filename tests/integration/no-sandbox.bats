@@ -132,6 +132,35 @@ assert t["status"] == "ok" and t["script"]["refused_ssl"] == 50 and t["script"][
 	assert_no_postgres
 }
 
+@test "--no-sandbox: a scenario in a private folder runs from a staged copy; an image cache its user cannot reach is refused in one line, exit 2, before any trial" {
+	need_root
+	mkdir -m 0700 private
+	cp -r "$HARNESS_TOP/scenarios/http-hello" private/
+	run --separate-stderr "$HARNESS" run --no-sandbox --runtimes node20 --repeat 1 --requests 2000 --out r.json \
+		"$PWD/private/http-hello"
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	[ "$(config_sandbox r.json)" = False ]
+	# the image's tree seen through a cache in the private folder (its trees links to the real ones)
+	local real=${HARNESS_IMAGE_CACHE:-/var/cache/harness} t
+	export HARNESS_CACHE_DIR=$PWD/private/cache
+	mkdir -p "$HARNESS_CACHE_DIR/trees"
+	for t in "$real"/trees/sha*; do
+		[ -d "$t" ] && ln -sfn "$t" "$HARNESS_CACHE_DIR/trees/$(basename "$t")"
+	done
+	run --separate-stderr "$HARNESS" run --no-sandbox --runtimes node20 --repeat 1 --out r2.json http-hello
+	echo "$stderr"
+	[ "$status" -eq 2 ]
+	[ "$(echo "$stderr" | wc -l)" -eq 1 ]
+	[[ "$stderr" == "harness: run: --no-sandbox: the runtime's own user cannot reach node20's $HARNESS_CACHE_DIR/trees/"* ]]
+	[[ "$stderr" == *"or drop --no-sandbox" ]]
+	# the folder named is one on the way that others may not search
+	blocker=$(echo "$stderr" | sed -n 's/.*(others may not search \(.*\)): keep.*/\1/p')
+	[[ "$HARNESS_CACHE_DIR" == "$blocker"/* ]]
+	[ $((0$(stat -c %a "$blocker") & 1)) -eq 0 ]
+	[ ! -e r2.json ]
+}
+
 @test "--no-sandbox refuses a scenario with npm dependencies in one line, exit 2, before anything runs" {
 	run --separate-stderr "$HARNESS" run --runtimes node20 --no-sandbox --out r.json http-hello express
 	[ "$status" -eq 2 ]

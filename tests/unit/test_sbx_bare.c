@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "base/util.h"
 #include "sandbox/sandbox_internal.h"
 
 static struct sbx_rootfs *rootfs(void)
@@ -82,6 +83,49 @@ static void test_translate_arg(void **state)
 	assert_int_equal(sbx_view_translate_arg(&v, "--config=/scenario/a.js", out, sizeof(out)), -E2BIG);
 }
 
+/* What the start's own user reaches: through folders others may search, links resolved first. */
+static void test_can_reach(void **state)
+{
+	char top[] = "/tmp/test-sbx-reach-XXXXXX", path[PATH_MAX], link[PATH_MAX], blocker[PATH_MAX];
+
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	snprintf(path, sizeof(path), "%s/a/b", top);
+	assert_int_equal(util_mkdir_p(path, 0755), 0);
+	assert_int_equal(chmod(top, 0711), 0);
+	assert_true(sbx_bare_can_reach(path, blocker, sizeof(blocker)));
+	assert_true(sbx_bare_can_reach("/", blocker, sizeof(blocker)));
+	/* a private folder above, as a home folder is: named */
+	snprintf(link, sizeof(link), "%s/a", top);
+	assert_int_equal(chmod(link, 0700), 0);
+	assert_false(sbx_bare_can_reach(path, blocker, sizeof(blocker)));
+	assert_string_equal(blocker, link);
+	/* the folder itself, private */
+	assert_int_equal(chmod(link, 0755), 0);
+	assert_int_equal(chmod(path, 0700), 0);
+	assert_false(sbx_bare_can_reach(path, blocker, sizeof(blocker)));
+	assert_string_equal(blocker, path);
+	/* a link into the private folder is judged where it leads */
+	snprintf(link, sizeof(link), "%s/to-b", top);
+	assert_int_equal(symlink(path, link), 0);
+	assert_false(sbx_bare_can_reach(link, blocker, sizeof(blocker)));
+	assert_string_equal(blocker, path);
+	assert_int_equal(chmod(path, 0755), 0);
+	assert_true(sbx_bare_can_reach(link, blocker, sizeof(blocker)));
+	/* a link read from a private folder, however open the place it leads to */
+	assert_int_equal(chmod(top, 0700), 0);
+	assert_false(sbx_bare_can_reach(link, blocker, sizeof(blocker)));
+	assert_string_equal(blocker, top);
+	assert_true(sbx_bare_can_reach("/tmp", blocker, sizeof(blocker)));
+	assert_false(sbx_bare_can_reach("tmp", blocker, sizeof(blocker))); /* relative: refused */
+	/* what is not there cannot be reached */
+	snprintf(link, sizeof(link), "%s/none", top);
+	assert_false(sbx_bare_can_reach(link, blocker, sizeof(blocker)));
+	assert_string_equal(blocker, link);
+	sbx_bare_remove(top);
+	assert_false(util_exists(top));
+}
+
 static void test_too_long(void **state)
 {
 	struct sbx_view v;
@@ -146,11 +190,9 @@ static void test_remove_never_follows(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_translate),
-		cmocka_unit_test(test_translate_arg),
-		cmocka_unit_test(test_too_long),
-		cmocka_unit_test(test_refused_views),
-		cmocka_unit_test(test_remove_never_follows),
+		cmocka_unit_test(test_translate),     cmocka_unit_test(test_translate_arg),
+		cmocka_unit_test(test_too_long),      cmocka_unit_test(test_can_reach),
+		cmocka_unit_test(test_refused_views), cmocka_unit_test(test_remove_never_follows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
