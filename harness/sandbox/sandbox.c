@@ -143,6 +143,13 @@ static struct sbx_out sbx_child_out;
 
 /* The payload: PID 2 of the sandbox. A session of its own, privileges go, only fds 0-2 pass execve, seccomp
  * comes last. */
+/* The payload's user, taken by the payload and by its init: the sandbox user, or out of the sandbox its own. */
+static int payload_user(const struct sbx_child *x, const char **step)
+{
+	return x->bare ? sbx_caps_apply_in_child(SBX_BARE_UID, SBX_BARE_GID, step)
+		       : sbx_caps_apply_in_child(sbx_uid(), sbx_gid(), step);
+}
+
 static __attribute__((noreturn)) void payload(struct sbx_child *x)
 {
 	const char *step = NULL;
@@ -157,8 +164,7 @@ static __attribute__((noreturn)) void payload(struct sbx_child *x)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
-	if ((r = sbx_caps_apply_in_child(x->bare ? SBX_BARE_UID : sbx_uid(), x->bare ? SBX_BARE_GID : sbx_gid(),
-					 &step)) < 0)
+	if ((r = payload_user(x, &step)) < 0)
 		child_fail(x->report_fd, step, -r);
 	/* bare, no PID namespace ends it with init: it goes with init (set after the user change, which clears it) */
 	if (x->bare && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
@@ -363,8 +369,7 @@ static int sbx_child_main(void *arg)
 		child_fail(x->report_fd, "close inherited descriptors", -r);
 	}
 	/* init keeps nothing it does not need: the payload's user, no capabilities */
-	if ((r = sbx_caps_apply_in_child(x->bare ? SBX_BARE_UID : sbx_uid(), x->bare ? SBX_BARE_GID : sbx_gid(),
-					 &step)) < 0) {
+	if ((r = payload_user(x, &step)) < 0) {
 		kill(child, SIGKILL);
 		child_fail(x->report_fd, step, -r);
 	}
