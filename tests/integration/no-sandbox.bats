@@ -161,6 +161,23 @@ assert t["status"] == "ok" and t["script"]["refused_ssl"] == 50 and t["script"][
 	[ ! -e r2.json ]
 }
 
+@test "a server's detached child (a session of its own, never waited for) ends with the trial, in the sandbox and out of it" {
+	need_root
+	for how in --no-sandbox ""; do
+		# shellcheck disable=SC2086 # $how: one option or none
+		HARNESS_STOP_AT=load "$HARNESS" run $how --runtimes node20 --repeat 1 --out r.json \
+			"$FIXTURES/scenarios/leaves-a-child" >run.out 2>run.err &
+		RUN=$!
+		wait_until 180 grep -q "stopped at load (HARNESS_STOP_AT)" run.err
+		wait_until 30 stopped "$RUN"
+		# the child runs, in this test's tree, beside its server
+		[ -n "$(own_pgrep harness-test-left-child)" ]
+		finish_run
+		none_runs harness-test-left-child
+		[ "$(config_sandbox r.json)" = "$([ -n "$how" ] && echo False || echo True)" ]
+	done
+}
+
 @test "--no-sandbox refuses a scenario with npm dependencies in one line, exit 2, before anything runs" {
 	run --separate-stderr "$HARNESS" run --runtimes node20 --no-sandbox --out r.json http-hello express
 	[ "$status" -eq 2 ]
