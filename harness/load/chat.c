@@ -4,7 +4,6 @@
 #include "load/chat.h"
 
 #include <errno.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,91 +11,36 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
-#include "load/http.h"
 #include "load/load.h"
-#include "load/transport.h"
 #include "base/util.h"
 #include "load/ws.h"
-
-enum chat_state { CH_CONNECTING, CH_TLS, CH_UPGRADE, CH_OPEN, CH_DEAD };
+#include "load/wsconn.h"
 
 struct chat_client {
-	struct tp_conn tp;
-	enum chat_state state;
+	struct wsc w; /* first: the connection's events carry its address */
 	unsigned id, next_seq;
-	char key[25];
-	struct http_parser http;
-	struct ws_parser ws;
 	uint8_t *seen; /* a byte per (sender, seq): how often it arrived */
 	uint64_t received;
-	uint8_t out[65536]; /* frames not yet written */
-	size_t out_len;
 };
 
 struct chat {
-	const struct transport *tp;
+	struct wsc_group g;
 	struct load_url url;
 	struct chat_client *c;
 	unsigned n, m, joined;
-	int ep;
 	uint64_t start_ns, last_ns;
 	struct chat_result *r;
-	uint8_t buf[65536];
 };
 
-static void chat_want(struct chat *ch, struct chat_client *c, unsigned events)
+static struct chat_client *client_of(struct wsc *w)
 {
-	struct epoll_event ev = {.events = events, .data.ptr = c};
-
-	epoll_ctl(ch->ep, EPOLL_CTL_MOD, c->tp.fd, &ev);
-}
-
-static void chat_dead(struct chat *ch, struct chat_client *c, const char *why)
-{
-	if (c->state == CH_DEAD)
-		return;
-	ch->r->errors++;
-	if (!ch->r->why[0])
-		snprintf(ch->r->why, sizeof(ch->r->why), "client %u: %s", c->id, why);
-	epoll_ctl(ch->ep, EPOLL_CTL_DEL, c->tp.fd, NULL);
-	ch->tp->close(&c->tp);
-	c->state = CH_DEAD;
-}
-
-static void chat_flush(struct chat *ch, struct chat_client *c)
-{
-	size_t off = 0;
-
-	while (off < c->out_len) {
-		ssize_t n = ch->tp->write(&c->tp, c->out + off, c->out_len - off);
-
-		if (n == TP_WANT_WRITE || n == TP_WANT_READ)
-			break;
-		if (n < 0) {
-			chat_dead(ch, c, "write failed");
-			return;
-		}
-		off += (size_t)n;
-	}
-	memmove(c->out, c->out + off, c->out_len - off);
-	c->out_len -= off;
-	chat_want(ch, c, EPOLLIN | (c->out_len ? EPOLLOUT : 0));
+	return (struct chat_client *)w;
 }
 
 static void chat_send_frame(struct chat *ch, struct chat_client *c, int opcode, const void *data, size_t len)
 {
-	uint8_t mask[4];
-	size_t n;
-
-	for (int i = 0; i < 4; i++)
-		mask[i] = (uint8_t)(rand() >> 7);
-	n = ws_encode(c->out + c->out_len, sizeof(c->out) - c->out_len, opcode, true, data, len, mask);
-	if (!n) {
-		chat_dead(ch, c, "output buffer full");
-		return;
-	}
-	c->out_len += n;
-	chat_flush(ch, c);
+	if (wsc_queue(&ch->g, &c->w, opcode, data, len))
+		wsc_flush(&ch->g, &c->w);
 }
 
 static void chat_send_next(struct chat *ch, struct chat_client *c)
@@ -117,13 +61,13 @@ static void chat_message(struct chat *ch, struct chat_client *c, const uint8_t *
 	unsigned long long sent;
 
 	if (len >= sizeof(text)) {
-		chat_dead(ch, c, "unexpected message");
+		wsc_dead(&ch->g, &c->w, "unexpected message");
 		return;
 	}
 	memcpy(text, data, len);
 	text[len] = '\0';
 	if (sscanf(text, "%u %u %llu", &from, &seq, &sent) != 3 || from >= ch->n || seq >= ch->m) {
-		chat_dead(ch, c, "unexpected message");
+		wsc_dead(&ch->g, &c->w, "unexpected message");
 		return;
 	}
 	if (c->seen[(size_t)from * ch->m + seq]++)
@@ -141,151 +85,46 @@ static void chat_start(struct chat *ch)
 {
 	ch->start_ns = ch->last_ns = util_now_ns();
 	for (unsigned i = 0; i < ch->n; i++)
-		if (ch->c[i].state == CH_OPEN)
+		if (ch->c[i].w.state == WSC_OPEN)
 			chat_send_next(ch, &ch->c[i]);
 }
 
-static void chat_upgrade_sent(struct chat *ch, struct chat_client *c)
+static void chat_on_open(void *owner, struct wsc *w)
 {
-	char req[1024];
-	int n;
+	struct chat *ch = owner;
 
-	c->state = CH_UPGRADE;
-	ws_make_key(c->key);
-	n = snprintf(req, sizeof(req),
-		     "GET %s HTTP/1.1\r\nHost: %s:%s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-		     "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n",
-		     ch->url.path, ch->url.host, ch->url.port, c->key);
-	memcpy(c->out, req, (size_t)n);
-	c->out_len = (size_t)n;
-	http_parser_reset(&c->http, false);
-	chat_flush(ch, c);
-}
-
-static void chat_ws_bytes(struct chat *ch, struct chat_client *c, const uint8_t *p, size_t len, uint64_t now)
-{
-	while (len && c->state == CH_OPEN) {
-		struct ws_event_out ev;
-		ssize_t used = ws_parse(&c->ws, p, len, &ev);
-
-		if (used < 0) {
-			chat_dead(ch, c, c->ws.error);
-			return;
-		}
-		p += used;
-		len -= (size_t)used;
-		if (ev.type == WS_EV_MESSAGE)
-			chat_message(ch, c, ev.data, ev.len, now);
-		else if (ev.type == WS_EV_PING)
-			chat_send_frame(ch, c, WS_PONG, ev.data, ev.len);
-		else if (ev.type == WS_EV_CLOSE)
-			chat_dead(ch, c, "the server closed the connection");
-	}
-}
-
-static void chat_upgrade_bytes(struct chat *ch, struct chat_client *c, const uint8_t *p, size_t len, uint64_t now)
-{
-	char want[29];
-	ssize_t used = http_parse(&c->http, (const char *)p, len);
-
-	if (used < 0) {
-		chat_dead(ch, c, "bad upgrade response");
-		return;
-	}
-	if (c->http.state != HP_DONE)
-		return;
-	ws_accept_for(c->key, want);
-	if (!c->http.upgrade || strcmp(c->http.ws_accept, want) != 0) {
-		chat_dead(ch, c, c->http.upgrade ? "wrong Sec-WebSocket-Accept" : "the server did not upgrade");
-		return;
-	}
-	c->state = CH_OPEN;
+	(void)w;
 	if (++ch->joined == ch->n)
 		chat_start(ch);
-	chat_ws_bytes(ch, c, p + used, len - (size_t)used, now);
 }
 
-static void chat_readable(struct chat *ch, struct chat_client *c)
+static void chat_on_message(void *owner, struct wsc *w, const uint8_t *data, size_t len, uint64_t now)
 {
-	for (;;) {
-		ssize_t n = ch->tp->read(&c->tp, ch->buf, sizeof(ch->buf));
-		uint64_t now = util_now_ns();
-
-		if (n == TP_WANT_READ || n == TP_WANT_WRITE)
-			return;
-		if (n < 0) {
-			chat_dead(ch, c, "the connection closed");
-			return;
-		}
-		if (c->state == CH_UPGRADE)
-			chat_upgrade_bytes(ch, c, ch->buf, (size_t)n, now);
-		else
-			chat_ws_bytes(ch, c, ch->buf, (size_t)n, now);
-		if (c->state == CH_DEAD)
-			return;
-	}
+	chat_message(owner, client_of(w), data, len, now);
 }
 
-static void chat_event(struct chat *ch, struct chat_client *c, unsigned events)
+static void chat_on_dead(void *owner, struct wsc *w, const char *why)
 {
-	int e = 0, r;
-	socklen_t elen = sizeof(e);
+	struct chat *ch = owner;
 
-	switch (c->state) {
-	case CH_CONNECTING:
-		if (getsockopt(c->tp.fd, SOL_SOCKET, SO_ERROR, &e, &elen) < 0 || e) {
-			chat_dead(ch, c, "connect failed");
-			return;
-		}
-		if (!ch->url.tls) {
-			chat_upgrade_sent(ch, c);
-			return;
-		}
-		if (tp_tls_attach(&c->tp) < 0) {
-			chat_dead(ch, c, "TLS setup failed");
-			return;
-		}
-		c->state = CH_TLS;
-		/* fall through */
-	case CH_TLS:
-		r = ch->tp->handshake(&c->tp);
-		if (r == TP_OK)
-			chat_upgrade_sent(ch, c);
-		else if (r == TP_WANT_READ || r == TP_WANT_WRITE)
-			chat_want(ch, c, r == TP_WANT_READ ? EPOLLIN : EPOLLOUT);
-		else
-			chat_dead(ch, c, "TLS handshake failed");
-		return;
-	case CH_UPGRADE:
-	case CH_OPEN:
-		if ((events & EPOLLOUT) && c->out_len)
-			chat_flush(ch, c);
-		if (c->state != CH_DEAD && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
-			chat_readable(ch, c);
-		return;
-	case CH_DEAD:
-		return;
-	}
+	ch->r->errors++;
+	if (!ch->r->why[0])
+		snprintf(ch->r->why, sizeof(ch->r->why), "client %u: %s", client_of(w)->id, why);
 }
+
+static const struct wsc_hooks chat_hooks = {chat_on_open, chat_on_message, chat_on_dead};
 
 static int chat_connect_all(struct chat *ch, struct hx_err *err)
 {
 	for (unsigned i = 0; i < ch->n; i++) {
 		struct chat_client *c = &ch->c[i];
-		struct epoll_event ev = {.events = EPOLLOUT, .data.ptr = c};
-		int one = 1;
 
 		c->id = i;
 		c->seen = calloc((size_t)ch->n * ch->m, 1);
-		ws_parser_init(&c->ws, 1 << 20);
-		c->tp.fd = socket(ch->url.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (!c->seen || c->tp.fd < 0)
-			return hx_syserr(err, "chat: client %u", i);
-		setsockopt(c->tp.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (connect(c->tp.fd, (const struct sockaddr *)&ch->url.addr, ch->url.addrlen) < 0 &&
-		    errno != EINPROGRESS)
-			return hx_syserr(err, "chat: connect to %s:%s", ch->url.host, ch->url.port);
-		epoll_ctl(ch->ep, EPOLL_CTL_ADD, c->tp.fd, &ev);
+		if (!c->seen)
+			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "chat: out of memory");
+		if (wsc_connect(&ch->g, &c->w, 1 << 20, err) < 0)
+			return hx_wrap(err, "chat: client %u", i);
 	}
 	return 0;
 }
@@ -293,7 +132,7 @@ static int chat_connect_all(struct chat *ch, struct hx_err *err)
 static bool chat_finished(const struct chat *ch)
 {
 	for (unsigned i = 0; i < ch->n; i++)
-		if (ch->c[i].state != CH_DEAD && ch->c[i].received < (uint64_t)ch->n * ch->m)
+		if (ch->c[i].w.state != WSC_DEAD && ch->c[i].received < (uint64_t)ch->n * ch->m)
 			return false;
 	return true;
 }
@@ -304,11 +143,11 @@ static void chat_loop(struct chat *ch, unsigned timeout_ms)
 	uint64_t idle = (uint64_t)timeout_ms * 1000000u, joined_by = util_now_ns() + idle;
 
 	while (!chat_finished(ch)) {
-		int n = epoll_wait(ch->ep, evs, 128, 50);
+		int n = epoll_wait(ch->g.ep, evs, 128, 50);
 		uint64_t now;
 
 		for (int i = 0; i < n; i++)
-			chat_event(ch, evs[i].data.ptr, evs[i].events);
+			wsc_event(&ch->g, evs[i].data.ptr, evs[i].events);
 		now = util_now_ns(); /* after the events: they may have moved last_ns forward */
 		if (ch->joined < ch->n && now > joined_by) {
 			snprintf(ch->r->why, sizeof(ch->r->why), "only %u of %u clients joined within %u ms",
@@ -338,13 +177,16 @@ int chat_run(const char *url, unsigned clients, unsigned messages, unsigned time
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: --chat takes a ws:// or wss:// URL, not '%s'", url);
 	if (ch->url.tls && tp_tls_init(ch->url.host, true, err) < 0)
 		return -err->errnum;
-	ch->tp = ch->url.tls ? &tp_tls : &tp_tcp;
+	ch->g.tp = ch->url.tls ? &tp_tls : &tp_tcp;
+	ch->g.url = &ch->url;
+	ch->g.hooks = &chat_hooks;
+	ch->g.owner = ch;
 	ch->n = clients;
 	ch->m = messages;
 	ch->r = r;
 	ch->c = calloc(clients, sizeof(*ch->c));
-	ch->ep = epoll_create1(EPOLL_CLOEXEC);
-	if (!ch->c || ch->ep < 0)
+	ch->g.ep = epoll_create1(EPOLL_CLOEXEC);
+	if (!ch->c || ch->g.ep < 0)
 		rc = hx_syserr(err, "chat: setup");
 	else if (chat_connect_all(ch, err) < 0)
 		rc = -err->errnum;
@@ -359,9 +201,7 @@ int chat_run(const char *url, unsigned clients, unsigned messages, unsigned time
 
 		for (size_t k = 0; c->seen && k < (size_t)clients * messages; k++)
 			r->lost += c->seen[k] == 0;
-		if (c->state != CH_DEAD && c->tp.fd >= 0)
-			ch->tp->close(&c->tp);
-		ws_parser_free(&c->ws);
+		wsc_free(&ch->g, &c->w);
 		free(c->seen);
 	}
 	r->ok = rc == 0 && r->lost == 0 && r->duplicated == 0 && r->errors == 0;
@@ -372,8 +212,8 @@ int chat_run(const char *url, unsigned clients, unsigned messages, unsigned time
 			 (unsigned long long)r->lost, (unsigned long long)r->duplicated);
 	}
 	free(ch->c);
-	if (ch->ep >= 0)
-		close(ch->ep);
+	if (ch->g.ep >= 0)
+		close(ch->g.ep);
 	tp_tls_free();
 	return rc;
 }

@@ -3,10 +3,9 @@
  * whether it was sent, answered, or answered twice. */
 #include "load/rpc.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
-#include <netinet/tcp.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,42 +14,37 @@
 
 #include "base/cleanup.h"
 #include "base/util.h"
-#include "load/http.h"
 #include "load/load.h"
-#include "load/transport.h"
 #include "load/ws.h"
+#include "load/wsconn.h"
 
-enum rpc_state { RPC_CONNECTING, RPC_TLS, RPC_UPGRADE, RPC_OPEN, RPC_DEAD };
 enum rpc_id { ID_UNSENT, ID_IN_FLIGHT, ID_ANSWERED };
 /* the run's phases: the counter's first read, the load, its last read */
 enum rpc_phase { PH_JOINING, PH_BEFORE, PH_LOAD, PH_AFTER, PH_DONE };
 
 struct rpc_client {
-	struct tp_conn tp;
-	enum rpc_state state;
+	struct wsc w; /* first: the connection's events carry its address */
 	unsigned index;
-	char key[25];
-	struct http_parser http;
-	struct ws_parser ws;
 	uint64_t share, next, answered;
 	uint8_t *ids;	   /* enum rpc_id per id */
 	uint64_t *sent_ns; /* per id */
-	uint8_t out[65536];
-	size_t out_len;
 };
 
 struct rpc {
-	const struct transport *tp;
+	struct wsc_group g;
 	const struct rpc_config *cfg;
 	struct load_url url;
 	struct rpc_client *c;
 	unsigned joined;
 	enum rpc_phase phase;
-	int ep;
 	uint64_t start_ns, end_ns, last_ns;
 	struct rpc_result *r;
-	uint8_t buf[65536];
 };
+
+static struct rpc_client *client_of(struct wsc *w)
+{
+	return (struct rpc_client *)w;
+}
 
 static void rpc_fail(struct rpc *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void rpc_fail(struct rpc *p, const char *fmt, ...)
@@ -64,61 +58,6 @@ static void rpc_fail(struct rpc *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void rpc_want(struct rpc *p, struct rpc_client *c, unsigned events)
-{
-	struct epoll_event ev = {.events = events, .data.ptr = c};
-
-	epoll_ctl(p->ep, EPOLL_CTL_MOD, c->tp.fd, &ev);
-}
-
-static void rpc_dead(struct rpc *p, struct rpc_client *c, const char *why)
-{
-	if (c->state == RPC_DEAD)
-		return;
-	p->r->errors++;
-	rpc_fail(p, "client %u: %s", c->index, why);
-	epoll_ctl(p->ep, EPOLL_CTL_DEL, c->tp.fd, NULL);
-	p->tp->close(&c->tp);
-	c->state = RPC_DEAD;
-}
-
-static void rpc_flush(struct rpc *p, struct rpc_client *c)
-{
-	size_t off = 0;
-
-	while (off < c->out_len) {
-		ssize_t n = p->tp->write(&c->tp, c->out + off, c->out_len - off);
-
-		if (n == TP_WANT_WRITE || n == TP_WANT_READ)
-			break;
-		if (n < 0) {
-			rpc_dead(p, c, "write failed");
-			return;
-		}
-		off += (size_t)n;
-	}
-	memmove(c->out, c->out + off, c->out_len - off);
-	c->out_len -= off;
-	rpc_want(p, c, EPOLLIN | (c->out_len ? EPOLLOUT : 0));
-}
-
-/* Queue one frame; the caller flushes. */
-static bool rpc_queue(struct rpc *p, struct rpc_client *c, int opcode, const void *data, size_t len)
-{
-	uint8_t mask[4];
-	size_t n;
-
-	for (int i = 0; i < 4; i++)
-		mask[i] = (uint8_t)(rand() >> 7);
-	n = ws_encode(c->out + c->out_len, sizeof(c->out) - c->out_len, opcode, true, data, len, mask);
-	if (!n) {
-		rpc_dead(p, c, "output buffer full");
-		return false;
-	}
-	c->out_len += n;
-	return true;
-}
-
 static void rpc_send_next(struct rpc *p, struct rpc_client *c)
 {
 	char msg[48];
@@ -127,7 +66,7 @@ static void rpc_send_next(struct rpc *p, struct rpc_client *c)
 	c->ids[c->next] = ID_IN_FLIGHT;
 	c->sent_ns[c->next++] = util_now_ns();
 	p->r->sent++;
-	rpc_queue(p, c, WS_TEXT, msg, (size_t)len);
+	wsc_queue(&p->g, &c->w, WS_TEXT, msg, (size_t)len);
 }
 
 /* The counter's read, on the first client: "g get", answered "g <value>". */
@@ -135,8 +74,8 @@ static void rpc_send_get(struct rpc *p)
 {
 	struct rpc_client *c = &p->c[0];
 
-	if (c->state == RPC_OPEN && rpc_queue(p, c, WS_TEXT, "g get", 5))
-		rpc_flush(p, c);
+	if (c->w.state == WSC_OPEN && wsc_queue(&p->g, &c->w, WS_TEXT, "g get", 5))
+		wsc_flush(&p->g, &c->w);
 }
 
 static void rpc_start_load(struct rpc *p)
@@ -146,17 +85,17 @@ static void rpc_start_load(struct rpc *p)
 	for (unsigned i = 0; i < p->cfg->clients; i++) {
 		struct rpc_client *c = &p->c[i];
 
-		for (unsigned k = 0; k < p->cfg->window && c->next < c->share && c->state == RPC_OPEN; k++)
+		for (unsigned k = 0; k < p->cfg->window && c->next < c->share && c->w.state == WSC_OPEN; k++)
 			rpc_send_next(p, c);
-		if (c->state == RPC_OPEN)
-			rpc_flush(p, c);
+		if (c->w.state == WSC_OPEN)
+			wsc_flush(&p->g, &c->w);
 	}
 }
 
 static bool rpc_load_done(const struct rpc *p)
 {
 	for (unsigned i = 0; i < p->cfg->clients; i++)
-		if (p->c[i].state != RPC_DEAD && p->c[i].answered < p->c[i].share)
+		if (p->c[i].w.state != WSC_DEAD && p->c[i].answered < p->c[i].share)
 			return false;
 	return true;
 }
@@ -178,7 +117,7 @@ static void rpc_got_counter(struct rpc *p, struct rpc_client *c, const char *val
 	long long v = strtoll(value, &end, 10);
 
 	if (c->index != 0 || *end || end == value || v < 0 || (p->phase != PH_BEFORE && p->phase != PH_AFTER)) {
-		rpc_dead(p, c, "a counter value nobody asked for, or not a number");
+		wsc_dead(&p->g, &c->w, "a counter value nobody asked for, or not a number");
 		return;
 	}
 	if (p->phase == PH_BEFORE) {
@@ -196,7 +135,7 @@ static void rpc_answer(struct rpc *p, struct rpc_client *c, const uint8_t *data,
 	uint64_t id;
 
 	if (len >= sizeof(text) || !memchr(data, ' ', len)) {
-		rpc_dead(p, c, "an answer that is not \"<id> <value>\"");
+		wsc_dead(&p->g, &c->w, "an answer that is not \"<id> <value>\"");
 		return;
 	}
 	memcpy(text, data, len);
@@ -225,49 +164,9 @@ static void rpc_answer(struct rpc *p, struct rpc_client *c, const uint8_t *data,
 	hist_record(&p->r->latency, now - c->sent_ns[id]);
 	if (c->next < c->share) {
 		rpc_send_next(p, c);
-		rpc_flush(p, c);
+		wsc_flush(&p->g, &c->w);
 	}
 	rpc_advance(p);
-}
-
-static void rpc_upgrade_sent(struct rpc *p, struct rpc_client *c)
-{
-	char req[1024];
-	int n;
-
-	c->state = RPC_UPGRADE;
-	ws_make_key(c->key);
-	n = snprintf(req, sizeof(req),
-		     "GET %s HTTP/1.1\r\nHost: %s:%s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-		     "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n",
-		     p->url.path, p->url.host, p->url.port, c->key);
-	memcpy(c->out, req, (size_t)n);
-	c->out_len = (size_t)n;
-	http_parser_reset(&c->http, false);
-	rpc_flush(p, c);
-}
-
-static void rpc_ws_bytes(struct rpc *p, struct rpc_client *c, const uint8_t *b, size_t len, uint64_t now)
-{
-	while (len && c->state == RPC_OPEN) {
-		struct ws_event_out ev;
-		ssize_t used = ws_parse(&c->ws, b, len, &ev);
-
-		if (used < 0) {
-			rpc_dead(p, c, c->ws.error);
-			return;
-		}
-		b += used;
-		len -= (size_t)used;
-		if (ev.type == WS_EV_MESSAGE) {
-			rpc_answer(p, c, ev.data, ev.len, now);
-		} else if (ev.type == WS_EV_PING) {
-			if (rpc_queue(p, c, WS_PONG, ev.data, ev.len))
-				rpc_flush(p, c);
-		} else if (ev.type == WS_EV_CLOSE) {
-			rpc_dead(p, c, "the server closed the connection");
-		}
-	}
 }
 
 static void rpc_joined(struct rpc *p)
@@ -282,89 +181,26 @@ static void rpc_joined(struct rpc *p)
 	}
 }
 
-static void rpc_upgrade_bytes(struct rpc *p, struct rpc_client *c, const uint8_t *b, size_t len, uint64_t now)
+static void rpc_on_open(void *owner, struct wsc *w)
 {
-	char want[29];
-	ssize_t used = http_parse(&c->http, (const char *)b, len);
-
-	if (used < 0) {
-		rpc_dead(p, c, "bad upgrade response");
-		return;
-	}
-	if (c->http.state != HP_DONE)
-		return;
-	ws_accept_for(c->key, want);
-	if (!c->http.upgrade || strcmp(c->http.ws_accept, want) != 0) {
-		rpc_dead(p, c, c->http.upgrade ? "wrong Sec-WebSocket-Accept" : "the server did not upgrade");
-		return;
-	}
-	c->state = RPC_OPEN;
-	rpc_joined(p);
-	rpc_ws_bytes(p, c, b + used, len - (size_t)used, now);
+	(void)w;
+	rpc_joined(owner);
 }
 
-static void rpc_readable(struct rpc *p, struct rpc_client *c)
+static void rpc_on_message(void *owner, struct wsc *w, const uint8_t *data, size_t len, uint64_t now)
 {
-	for (;;) {
-		ssize_t n = p->tp->read(&c->tp, p->buf, sizeof(p->buf));
-		uint64_t now = util_now_ns();
-
-		if (n == TP_WANT_READ || n == TP_WANT_WRITE)
-			return;
-		if (n < 0) {
-			rpc_dead(p, c, "the connection closed");
-			return;
-		}
-		if (c->state == RPC_UPGRADE)
-			rpc_upgrade_bytes(p, c, p->buf, (size_t)n, now);
-		else
-			rpc_ws_bytes(p, c, p->buf, (size_t)n, now);
-		if (c->state == RPC_DEAD)
-			return;
-	}
+	rpc_answer(owner, client_of(w), data, len, now);
 }
 
-static void rpc_event(struct rpc *p, struct rpc_client *c, unsigned events)
+static void rpc_on_dead(void *owner, struct wsc *w, const char *why)
 {
-	int e = 0, r;
-	socklen_t elen = sizeof(e);
+	struct rpc *p = owner;
 
-	switch (c->state) {
-	case RPC_CONNECTING:
-		if (getsockopt(c->tp.fd, SOL_SOCKET, SO_ERROR, &e, &elen) < 0 || e) {
-			rpc_dead(p, c, "connect failed");
-			return;
-		}
-		if (!p->url.tls) {
-			rpc_upgrade_sent(p, c);
-			return;
-		}
-		if (tp_tls_attach(&c->tp) < 0) {
-			rpc_dead(p, c, "TLS setup failed");
-			return;
-		}
-		c->state = RPC_TLS;
-		/* fall through */
-	case RPC_TLS:
-		r = p->tp->handshake(&c->tp);
-		if (r == TP_OK)
-			rpc_upgrade_sent(p, c);
-		else if (r == TP_WANT_READ || r == TP_WANT_WRITE)
-			rpc_want(p, c, r == TP_WANT_READ ? EPOLLIN : EPOLLOUT);
-		else
-			rpc_dead(p, c, "TLS handshake failed");
-		return;
-	case RPC_UPGRADE:
-	case RPC_OPEN:
-		if ((events & EPOLLOUT) && c->out_len)
-			rpc_flush(p, c);
-		if (c->state != RPC_DEAD && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
-			rpc_readable(p, c);
-		return;
-	case RPC_DEAD:
-		return;
-	}
+	p->r->errors++;
+	rpc_fail(p, "client %u: %s", client_of(w)->index, why);
 }
+
+static const struct wsc_hooks rpc_hooks = {rpc_on_open, rpc_on_message, rpc_on_dead};
 
 static int rpc_connect_all(struct rpc *p, struct hx_err *err)
 {
@@ -372,22 +208,15 @@ static int rpc_connect_all(struct rpc *p, struct hx_err *err)
 
 	for (unsigned i = 0; i < n; i++) {
 		struct rpc_client *c = &p->c[i];
-		struct epoll_event ev = {.events = EPOLLOUT, .data.ptr = c};
-		int one = 1;
 
 		c->index = i;
 		c->share = p->cfg->requests / n + (i < p->cfg->requests % n);
 		c->ids = calloc(c->share + 1, 1);
 		c->sent_ns = calloc(c->share + 1, sizeof(*c->sent_ns));
-		ws_parser_init(&c->ws, 1 << 16);
-		c->tp.fd = socket(p->url.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (!c->ids || !c->sent_ns || c->tp.fd < 0)
-			return hx_syserr(err, "rpc: client %u", i);
-		setsockopt(c->tp.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (connect(c->tp.fd, (const struct sockaddr *)&p->url.addr, p->url.addrlen) < 0 &&
-		    errno != EINPROGRESS)
-			return hx_syserr(err, "rpc: connect to %s:%s", p->url.host, p->url.port);
-		epoll_ctl(p->ep, EPOLL_CTL_ADD, c->tp.fd, &ev);
+		if (!c->ids || !c->sent_ns)
+			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "rpc: out of memory");
+		if (wsc_connect(&p->g, &c->w, 1 << 16, err) < 0)
+			return hx_wrap(err, "rpc: client %u", i);
 	}
 	return 0;
 }
@@ -395,7 +224,7 @@ static int rpc_connect_all(struct rpc *p, struct hx_err *err)
 static bool rpc_all_dead(const struct rpc *p)
 {
 	for (unsigned i = 0; i < p->cfg->clients; i++)
-		if (p->c[i].state != RPC_DEAD)
+		if (p->c[i].w.state != WSC_DEAD)
 			return false;
 	return true;
 }
@@ -407,11 +236,11 @@ static void rpc_loop(struct rpc *p)
 
 	p->last_ns = util_now_ns();
 	while (p->phase != PH_DONE && !rpc_all_dead(p)) {
-		int n = epoll_wait(p->ep, evs, 128, 50);
+		int n = epoll_wait(p->g.ep, evs, 128, 50);
 		uint64_t now;
 
 		for (int i = 0; i < n; i++)
-			rpc_event(p, evs[i].data.ptr, evs[i].events);
+			wsc_event(&p->g, evs[i].data.ptr, evs[i].events);
 		now = util_now_ns();
 		if (p->phase == PH_JOINING && now > joined_by) {
 			rpc_fail(p, "only %u of %u clients joined within %u ms", p->joined, p->cfg->clients,
@@ -463,15 +292,13 @@ static void rpc_free(struct rpc *p)
 	for (unsigned i = 0; p->c && i < p->cfg->clients; i++) {
 		struct rpc_client *c = &p->c[i];
 
-		if (c->state != RPC_DEAD && c->tp.fd > 0)
-			p->tp->close(&c->tp);
-		ws_parser_free(&c->ws);
+		wsc_free(&p->g, &c->w);
 		free(c->ids);
 		free(c->sent_ns);
 	}
 	free(p->c);
-	if (p->ep >= 0)
-		close(p->ep);
+	if (p->g.ep >= 0)
+		close(p->g.ep);
 	tp_tls_free();
 }
 
@@ -485,7 +312,7 @@ int rpc_run(const char *url, const struct rpc_config *cfg, struct rpc_result *r,
 	memset(r, 0, sizeof(*r));
 	hist_init(&r->latency);
 	r->counter_before = r->counter_after = -1;
-	p->ep = -1;
+	p->g.ep = -1;
 	if (load_parse_url(url, &p->url, err) < 0)
 		return -err->errnum;
 	if (!p->url.ws)
@@ -495,12 +322,15 @@ int rpc_run(const char *url, const struct rpc_config *cfg, struct rpc_result *r,
 			       cfg->clients);
 	if (p->url.tls && tp_tls_init(p->url.host, true, err) < 0)
 		return -err->errnum;
-	p->tp = p->url.tls ? &tp_tls : &tp_tcp;
+	p->g.tp = p->url.tls ? &tp_tls : &tp_tcp;
+	p->g.url = &p->url;
+	p->g.hooks = &rpc_hooks;
+	p->g.owner = p;
 	p->cfg = cfg;
 	p->r = r;
 	p->c = calloc(cfg->clients, sizeof(*p->c));
-	p->ep = epoll_create1(EPOLL_CLOEXEC);
-	if (!p->c || p->ep < 0)
+	p->g.ep = epoll_create1(EPOLL_CLOEXEC);
+	if (!p->c || p->g.ep < 0)
 		rc = hx_syserr(err, "rpc: setup");
 	else if (rpc_connect_all(p, err) < 0)
 		rc = -err->errnum;
