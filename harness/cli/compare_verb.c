@@ -23,7 +23,8 @@ static const struct hx_opt compare_tab[] = {
 	{"format", 0, OPT_STR, offsetof(struct compare_opts, format), "FMT",
 	 .help = "table, md or json (default table)"},
 	{"fail-on", 0, OPT_STR, offsetof(struct compare_opts, fail_on), "WHAT",
-	 .help = "regression: exit 1 on a significant regression beyond the threshold (default); none: never"},
+	 .help = "regression: exit 1 on a significant regression beyond the threshold (default); quiet-regression: "
+		 "only on one with no noisy trial on either side; none: never"},
 	{"allow-different-host", 0, OPT_FLAG, offsetof(struct compare_opts, allow_different_host), NULL,
 	 .help = "compare files from different hosts, CPU plans or runtime images (the differences are still printed)"},
 	{"help", 'h', OPT_FLAG, offsetof(struct compare_opts, help), NULL, .help = "show this help"},
@@ -57,7 +58,7 @@ static int parse_opts(const struct compare_opts *co, struct cmp_opts *o, enum cm
 	static const char *const formats[] = {"table", "md", "json"};
 	const char *fmt = co->format ? co->format : "table";
 
-	*o = (struct cmp_opts){.threshold = 0.05, .alpha = 0.05, .fail_on_regression = true};
+	*o = (struct cmp_opts){.threshold = 0.05, .alpha = 0.05, .fail_on = CMP_FAIL_REGRESSION};
 	if (co->threshold)
 		o->threshold = co->threshold;
 	if (co->alpha) {
@@ -67,10 +68,13 @@ static int parse_opts(const struct compare_opts *co, struct cmp_opts *o, enum cm
 				       co->alpha);
 		o->alpha = co->alpha;
 	}
-	if (co->fail_on && strcmp(co->fail_on, "regression") != 0 && strcmp(co->fail_on, "none") != 0)
-		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "compare: --fail-on: expected regression or none, not '%s'",
+	for (int i = 0; co->fail_on && i < 3; i++)
+		if (!strcmp(co->fail_on, cmp_fail_on_names[i]))
+			o->fail_on = (enum cmp_fail_on)i;
+	if (co->fail_on && strcmp(co->fail_on, cmp_fail_on_names[o->fail_on]) != 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "compare: --fail-on: expected regression, quiet-regression or none, not '%s'",
 			       co->fail_on);
-	o->fail_on_regression = !co->fail_on || !strcmp(co->fail_on, "regression");
 	o->allow_different_host = co->allow_different_host;
 	for (int i = 0; i < 3; i++)
 		if (!strcmp(fmt, formats[i])) {
@@ -114,7 +118,7 @@ static int compare(const char *pa, const char *pb, const struct cmp_opts *o, enu
 			     "compare: no scenario x runtime x mode x metric with passed trials in both files");
 	else {
 		cmp_render(&a.side, &b.side, o, &r, f, stdout);
-		rc = o->fail_on_regression && r.regressions ? HX_EXIT_VERDICT : HX_EXIT_OK;
+		rc = r.failing ? HX_EXIT_VERDICT : HX_EXIT_OK;
 	}
 	cmp_result_free(&r);
 	unload(&a);
@@ -136,7 +140,7 @@ int verb_compare(int argc, char **argv)
 		opt_print_help(
 			stdout,
 			"harness compare A.json B.json [--threshold 5%] [--alpha 0.05] [--format table|md|json]\n"
-			"                [--fail-on regression|none] [--allow-different-host]",
+			"                [--fail-on regression|quiet-regression|none] [--allow-different-host]",
 			"Compare two results files: per scenario, runtime, mode and metric in both, the medians,\n"
 			"their ratio B/A with a bootstrap CI, a Mann-Whitney p and a verdict (better, worse, no\n"
 			"significant change, or inconclusive with the trials that would settle it).\n"

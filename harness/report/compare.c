@@ -216,7 +216,9 @@ int cmp_run(const struct cmp_side *a, const struct cmp_side *b, const struct cmp
 			continue;
 		if (row_of(ca, cb, o, r) < 0)
 			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+		r->excused = r->regression && o->fail_on == CMP_FAIL_QUIET_REGRESSION && (ca->noisy || cb->noisy);
 		ret->regressions += r->regression;
+		ret->failing += r->regression && !r->excused && o->fail_on != CMP_FAIL_NONE;
 		ret->nrows++;
 	}
 	return 0;
@@ -228,6 +230,8 @@ void cmp_result_free(struct cmp_result *r)
 	r->rows = NULL;
 	r->nrows = 0;
 }
+
+const char *const cmp_fail_on_names[] = {"regression", "quiet-regression", "none"};
 
 const char *cmp_verdict_word(const struct cmp_row *r)
 {
@@ -371,6 +375,9 @@ static void fmt_verdict(char *buf, size_t len, const struct cmp_row *r)
 {
 	if (r->verdict == CMP_WORSE && !metric_of(r->a->metric)->gated)
 		snprintf(buf, len, "%s (not gated)", cmp_verdict_word(r));
+	else if (r->excused)
+		snprintf(buf, len, "%s (noisy trials on a side: not gated, --fail-on quiet-regression)",
+			 cmp_verdict_word(r));
 	else if (r->verdict == CMP_WORSE && !r->regression)
 		snprintf(buf, len, "%s (the CI reaches within the threshold: not gated)", cmp_verdict_word(r));
 	else if (r->verdict != CMP_INCONCLUSIVE)
@@ -442,22 +449,29 @@ static void render_rows(const struct cmp_result *r, enum cmp_format f, FILE *out
 
 static void render_tail(const struct cmp_opts *o, const struct cmp_result *r, FILE *out)
 {
-	size_t count[4] = {0}, noisy_regressions = 0;
+	size_t count[4] = {0}, noisy_regressions = 0, excused = 0;
 
 	for (size_t i = 0; i < r->nrows; i++) {
 		count[r->rows[i].verdict]++;
-		noisy_regressions += r->rows[i].regression && (r->rows[i].a->noisy || r->rows[i].b->noisy);
+		noisy_regressions +=
+			r->rows[i].regression && !r->rows[i].excused && (r->rows[i].a->noisy || r->rows[i].b->noisy);
+		excused += r->rows[i].excused;
 	}
 	fprintf(out, "\n%zu rows: %zu better, %zu worse, %zu no significant change, %zu inconclusive.\n", r->nrows,
 		count[CMP_BETTER], count[CMP_WORSE], count[CMP_SAME], count[CMP_INCONCLUSIVE]);
-	if (!o->fail_on_regression)
+	if (o->fail_on == CMP_FAIL_NONE)
 		fprintf(out, "Gate: off (--fail-on none).\n");
-	else if (r->regressions)
-		fprintf(out, "Gate: FAILED: %zu significant regression(s) beyond %g%%.\n", r->regressions,
+	else if (r->failing)
+		fprintf(out, "Gate: FAILED: %zu significant regression(s) beyond %g%%.\n", r->failing,
 			o->threshold * 100);
 	else
 		fprintf(out, "Gate: passed: no significant regression beyond %g%%.\n", o->threshold * 100);
-	if (o->fail_on_regression && noisy_regressions)
+	if (excused)
+		fprintf(out,
+			"%zu significant regression(s) not gated: noisy trials on a side (--fail-on "
+			"quiet-regression); run them again on a quieter host to know.\n",
+			excused);
+	if (o->fail_on != CMP_FAIL_NONE && noisy_regressions)
 		fprintf(out,
 			"%zu of them with noisy trials on a side: the host may have moved them (each trial's "
 			"noisy_reasons in its results file says why; docs/statistics.md).\n",
@@ -508,6 +522,8 @@ static cJSON *row_json(const struct cmp_row *r)
 	cJSON_AddNumberToObject(o, "hodges_lehmann", r->shift);
 	cJSON_AddStringToObject(o, "verdict", r->verdict == CMP_SAME ? "no significant change" : cmp_verdict_word(r));
 	cJSON_AddBoolToObject(o, "regression", r->regression);
+	if (r->excused)
+		cJSON_AddBoolToObject(o, "excused", true);
 	if (r->verdict == CMP_INCONCLUSIVE)
 		cJSON_AddNumberToObject(o, "trials_needed", (double)r->trials_needed);
 	return o;
@@ -538,7 +554,7 @@ static cJSON *result_json(const struct cmp_side *a, const struct cmp_side *b, co
 	cJSON_AddStringToObject(opts, "test", "mann-whitney-u");
 	cJSON_AddNumberToObject(opts, "bootstrap_resamples", SIG_BOOTSTRAP);
 	cJSON_AddNumberToObject(opts, "seed", (double)SIG_SEED);
-	cJSON_AddStringToObject(opts, "fail_on", o->fail_on_regression ? "regression" : "none");
+	cJSON_AddStringToObject(opts, "fail_on", cmp_fail_on_names[o->fail_on]);
 	arr = cJSON_AddArrayToObject(doc, "differences");
 	for (size_t i = 0; i < r->ndiffs; i++) {
 		cJSON *d = cJSON_CreateObject();
@@ -553,7 +569,8 @@ static cJSON *result_json(const struct cmp_side *a, const struct cmp_side *b, co
 	for (size_t i = 0; i < r->nrows; i++)
 		cJSON_AddItemToArray(arr, row_json(&r->rows[i]));
 	cJSON_AddNumberToObject(doc, "regressions", (double)r->regressions);
-	cJSON_AddStringToObject(doc, "gate", !o->fail_on_regression ? "off" : r->regressions ? "failed" : "passed");
+	cJSON_AddNumberToObject(doc, "failing", (double)r->failing);
+	cJSON_AddStringToObject(doc, "gate", o->fail_on == CMP_FAIL_NONE ? "off" : r->failing ? "failed" : "passed");
 	return doc;
 }
 

@@ -42,7 +42,9 @@ struct cmp_row {
 	struct sig_test mwu, welch;
 	double shift; /* Hodges-Lehmann: B - A */
 	enum cmp_verdict verdict;
-	bool regression;      /* fails the gate: worse, gated, and the whole CI beyond the threshold */
+	bool regression;      /* worse, gated, and the whole CI beyond the threshold */
+	bool excused;	      /* a regression that does not fail the gate: noisy trials on a side, and
+			       * --fail-on quiet-regression */
 	size_t trials_needed; /* inconclusive: trials per side to detect the threshold; 0: more than 10,000 */
 };
 
@@ -53,10 +55,13 @@ struct cmp_diff {
 	bool arm; /* another arm of one experiment (in and out of the sandbox): compared, never merged */
 };
 
+/* What fails the gate: any regression, a regression with no noisy trial on either side, or nothing. */
+enum cmp_fail_on { CMP_FAIL_REGRESSION, CMP_FAIL_QUIET_REGRESSION, CMP_FAIL_NONE };
+
 struct cmp_opts {
 	double threshold; /* relative, e.g. 0.05 */
 	double alpha;
-	bool fail_on_regression;
+	enum cmp_fail_on fail_on;
 	bool allow_different_host;
 };
 
@@ -65,7 +70,8 @@ struct cmp_result {
 	size_t nrows;
 	struct cmp_diff diffs[64];
 	size_t ndiffs;
-	size_t regressions; /* rows that fail the gate */
+	size_t regressions; /* rows with a regression */
+	size_t failing;	    /* of them, those that fail the gate: not excused, and a gate (not --fail-on none) */
 };
 
 /* Whether bigger is better for this metric (throughput), or smaller (time, latency, memory); -1: not compared. */
@@ -80,6 +86,8 @@ int cmp_run(const struct cmp_side *a, const struct cmp_side *b, const struct cmp
 	    struct hx_err *err);
 void cmp_result_free(struct cmp_result *r);
 const char *cmp_verdict_word(const struct cmp_row *r);
+/* --fail-on's words, by enum cmp_fail_on. */
+extern const char *const cmp_fail_on_names[3];
 
 enum cmp_format { CMP_TABLE, CMP_MD, CMP_JSON };
 void cmp_render(const struct cmp_side *a, const struct cmp_side *b, const struct cmp_opts *o,

@@ -75,6 +75,15 @@ print(rows[0]["verdict"], rows[0]["regression"], rows[0]["ratio"] < 1)'
 	run "$HARNESS" compare --fail-on none a.json b.json
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"Gate: off"* ]]
+	# quiet-regression: the same regression fails unless a side had noisy trials (this host decides which)
+	run "$HARNESS" compare --fail-on quiet-regression a.json b.json
+	if grep -qE '^node20 +pinned +req/s .* slower \(noisy trials on a side: not gated, --fail-on quiet-regression\)$' <<<"$output"; then
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"significant regression(s) not gated: noisy trials on a side"* ]]
+	else
+		grep -E '^node20 +pinned +req/s .* +0 / 0 +slower$' <<<"$output"
+		[ "$status" -eq 1 ]
+	fi
 	# the other way round, B is faster: no regression in req/s (its latency improved too)
 	run "$HARNESS" compare --format json b.json a.json
 	[ "$(rps_verdict <<<"$output")" = "faster False False" ]
@@ -114,4 +123,7 @@ print(rows[0]["verdict"], rows[0]["regression"], rows[0]["ratio"] < 1)'
 	[[ "$stderr" == *"--threshold takes a percentage"* ]]
 	run --separate-stderr "$HARNESS" compare --format csv a.json aa.json
 	[ "$status" -eq 2 ]
+	run --separate-stderr "$HARNESS" compare --fail-on always a.json b.json
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "harness: compare: --fail-on: expected regression, quiet-regression or none, not 'always'" ]
 }

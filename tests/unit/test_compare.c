@@ -6,7 +6,7 @@
 
 #include "report/compare.h"
 
-static const struct cmp_opts opts = {.threshold = 0.05, .alpha = 0.05, .fail_on_regression = true};
+static const struct cmp_opts opts = {.threshold = 0.05, .alpha = 0.05, .fail_on = CMP_FAIL_REGRESSION};
 
 /* A cell of n values around mid, spread by ±spread (relative), deterministic. */
 static struct cmp_cell cell(const char *metric, double mid, double spread, size_t n)
@@ -172,18 +172,31 @@ static void test_sandbox_diff(void **state)
 }
 
 /* Render into a memory stream. */
-static char *render(const struct cmp_side *a, const struct cmp_side *b, enum cmp_format f, size_t *len)
+/* compare's output with options o; the count of rows that fail the gate in *failing. */
+static char *render_with(const struct cmp_side *a, const struct cmp_side *b, const struct cmp_opts *o,
+			 enum cmp_format f, size_t *failing)
 {
 	struct cmp_result r;
 	struct hx_err err = {0};
 	char *buf = NULL;
-	FILE *m = open_memstream(&buf, len);
+	size_t len;
+	FILE *m = open_memstream(&buf, &len);
 
-	assert_int_equal(cmp_run(a, b, &opts, &r, &err), 0);
-	cmp_render(a, b, &opts, &r, f, m);
+	assert_int_equal(cmp_run(a, b, o, &r, &err), 0);
+	cmp_render(a, b, o, &r, f, m);
 	fclose(m);
+	if (failing)
+		*failing = r.failing;
 	cmp_result_free(&r);
 	return buf;
+}
+
+static char *render(const struct cmp_side *a, const struct cmp_side *b, enum cmp_format f, size_t *len)
+{
+	char *text = render_with(a, b, &opts, f, NULL);
+
+	*len = strlen(text);
+	return text;
 }
 
 static void test_reproducible(void **state)
@@ -244,12 +257,58 @@ static void test_noisy_shown(void **state)
 	free(a.v), free(b.v);
 }
 
+/* --fail-on quiet-regression: a regression with noisy trials on a side is shown, said and counted apart, and
+ * does not fail the gate; one with none on either side still does; --fail-on none fails on nothing. */
+static void test_quiet_gate(void **state)
+{
+	struct cmp_cell a = cell("rps", 50000, 0.02, 10), b = cell("rps", 40000, 0.02, 10);
+	cJSON *h = head("AMD EPYC", "6.1.0", "sha512-aa");
+	struct cmp_side sa = {.path = "a.json", .head = h, .cells = &a, .ncells = 1};
+	struct cmp_side sb = {.path = "b.json", .head = h, .cells = &b, .ncells = 1};
+	struct cmp_opts quiet = opts, none = opts;
+	size_t failing;
+	char *text;
+
+	(void)state;
+	quiet.fail_on = CMP_FAIL_QUIET_REGRESSION;
+	none.fail_on = CMP_FAIL_NONE;
+	b.noisy = 3;
+	text = render_with(&sa, &sb, &quiet, CMP_TABLE, &failing);
+	assert_int_equal(failing, 0);
+	assert_non_null(
+		strstr(text, "0 / 3  slower (noisy trials on a side: not gated, --fail-on quiet-regression)\n"));
+	assert_non_null(strstr(text, "Gate: passed: no significant regression beyond 5%.\n1 significant regression(s) "
+				     "not gated: noisy trials on a side"));
+	assert_null(strstr(text, "of them with noisy"));
+	free(text);
+	text = render_with(&sa, &sb, &quiet, CMP_JSON, NULL);
+	assert_non_null(strstr(text, "\"excused\":\ttrue"));
+	assert_non_null(strstr(text, "\"fail_on\":\t\"quiet-regression\""));
+	assert_non_null(strstr(text, "\"gate\":\t\"passed\""));
+	assert_non_null(strstr(text, "\"regressions\":\t1")); /* counted all the same */
+	free(text);
+	/* quiet on both sides: the gate fails as with --fail-on regression */
+	b.noisy = 0;
+	text = render_with(&sa, &sb, &quiet, CMP_TABLE, &failing);
+	assert_int_equal(failing, 1);
+	assert_non_null(strstr(text, "Gate: FAILED: 1 significant regression(s) beyond 5%.\n"));
+	free(text);
+	text = render_with(&sa, &sb, &none, CMP_TABLE, &failing);
+	assert_int_equal(failing, 0);
+	assert_non_null(strstr(text, "    0 / 0  slower\n"));
+	assert_non_null(strstr(text, "Gate: off (--fail-on none).\n"));
+	free(text);
+	cJSON_Delete(h);
+	free(a.v), free(b.v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_directions),   cmocka_unit_test(test_same_small_and_inconclusive),
 		cmocka_unit_test(test_host_diffs),   cmocka_unit_test(test_sandbox_diff),
 		cmocka_unit_test(test_reproducible), cmocka_unit_test(test_noisy_shown),
+		cmocka_unit_test(test_quiet_gate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
