@@ -8,6 +8,7 @@
 #   inputs (environment): HARNESS_SCENARIOS HARNESS_RUNTIMES HARNESS_CPUS HARNESS_MODE HARNESS_PROFILE
 #                         HARNESS_SHARD (I/N) HARNESS_BASELINE (a results file) HARNESS_CONNECTIONS
 #                         HARNESS_REQUESTS HARNESS_REPEAT HARNESS_CACHE_DIR
+#                         HARNESS_FAIL_ON (compare's --fail-on: regression, quiet-regression or none)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 harness=$top/bin/harness
@@ -70,7 +71,8 @@ cat "$table"
 compared=""
 if [ -n "${HARNESS_BASELINE:-}" ] && [ -f "$HARNESS_BASELINE" ] && [ -f "$out" ]; then
 	cstatus=0
-	"$harness" compare "$HARNESS_BASELINE" "$out" --format md >"$compare" || cstatus=$?
+	"$harness" compare "$HARNESS_BASELINE" "$out" --format md --fail-on "${HARNESS_FAIL_ON:-regression}" \
+		>"$compare" || cstatus=$?
 	cat "$compare"
 	compared=1
 	[ "$status" -ne 0 ] || status=$cstatus
