@@ -156,11 +156,11 @@ static int pg_wait(struct pg_conn *c, short events, struct hx_err *err)
 	return 0;
 }
 
-static int pg_io(struct pg_conn *c, void *data, size_t len, bool wr, struct hx_err *err)
+/* Exactly len bytes from the server, waiting for them up to the deadline. */
+static int pg_read(struct pg_conn *c, void *data, size_t len, struct hx_err *err)
 {
 	for (size_t done = 0; done < len;) {
-		ssize_t n = wr ? send(c->fd, (char *)data + done, len - done, MSG_NOSIGNAL)
-			       : read(c->fd, (char *)data + done, len - done);
+		ssize_t n = read(c->fd, (char *)data + done, len - done);
 
 		if (n > 0) {
 			done += (size_t)n;
@@ -169,8 +169,8 @@ static int pg_io(struct pg_conn *c, void *data, size_t len, bool wr, struct hx_e
 		if (n == 0)
 			return hx_fail(err, HX_EXIT_VERDICT, ECONNRESET, "postgres: the server closed the connection");
 		if (errno != EAGAIN && errno != EINTR)
-			return hx_syserr(err, "postgres: %s", wr ? "write" : "read");
-		if (pg_wait(c, wr ? POLLOUT : POLLIN, err) < 0)
+			return hx_syserr(err, "postgres: read");
+		if (pg_wait(c, POLLIN, err) < 0)
 			return -err->errnum;
 	}
 	return 0;
@@ -182,26 +182,36 @@ static int pg_send(struct pg_conn *c, char type, const void *body, size_t len, s
 {
 	unsigned char hdr[5];
 	uint32_t n = htonl((uint32_t)len + 4);
-	size_t h = 0, done;
+	size_t h = 0;
 	struct iovec iov[2] = {{.iov_base = hdr}, {.iov_base = (void *)body, .iov_len = len}};
-	ssize_t sent;
+	struct msghdr m = {.msg_iov = iov, .msg_iovlen = 2};
 
 	if (type)
 		hdr[h++] = (unsigned char)type;
 	memcpy(hdr + h, &n, 4);
-	iov[0].iov_len = h += 4;
-	do
-		sent = sendmsg(c->fd, &(struct msghdr){.msg_iov = iov, .msg_iovlen = 2}, MSG_NOSIGNAL | MSG_DONTWAIT);
-	while (sent < 0 && errno == EINTR);
-	if (sent < 0 && errno != EAGAIN)
-		return hx_syserr(err, "postgres: write");
-	/* what a full socket buffer left over goes as pg_io sends anything */
-	done = sent < 0 ? 0 : (size_t)sent;
-	if (done < h && pg_io(c, hdr + done, h - done, true, err) < 0)
-		return -err->errnum;
-	done = done > h ? done - h : 0;
-	if (pg_io(c, (char *)body + done, len - done, true, err) < 0)
-		return -err->errnum;
+	iov[0].iov_len = h + 4;
+	/* a full socket buffer may take a part: the rest follows, in one send again once there is room */
+	while (m.msg_iovlen) {
+		ssize_t sent = sendmsg(c->fd, &m, MSG_NOSIGNAL);
+		size_t k;
+
+		if (sent < 0 && errno == EINTR)
+			continue;
+		if (sent < 0 && errno != EAGAIN)
+			return hx_syserr(err, "postgres: write");
+		if (sent < 0) {
+			if (pg_wait(c, POLLOUT, err) < 0)
+				return -err->errnum;
+			continue;
+		}
+		/* what went: whole iovecs, then the front of the next one */
+		for (k = (size_t)sent; m.msg_iovlen && k >= m.msg_iov->iov_len; m.msg_iovlen--, m.msg_iov++)
+			k -= m.msg_iov->iov_len;
+		if (m.msg_iovlen) {
+			m.msg_iov->iov_base = (char *)m.msg_iov->iov_base + k;
+			m.msg_iov->iov_len -= k;
+		}
+	}
 	return 0;
 }
 
@@ -210,7 +220,7 @@ static int pg_recv(struct pg_conn *c, struct hx_err *err)
 	unsigned char hdr[5];
 	uint32_t n;
 
-	if (pg_io(c, hdr, 5, false, err) < 0)
+	if (pg_read(c, hdr, 5, err) < 0)
 		return -err->errnum;
 	memcpy(&n, hdr + 1, 4);
 	n = ntohl(n);
@@ -218,7 +228,7 @@ static int pg_recv(struct pg_conn *c, struct hx_err *err)
 		return hx_fail(err, HX_EXIT_VERDICT, EPROTO, "postgres: a message of %u bytes (not PostgreSQL?)", n);
 	c->type = (char)hdr[0];
 	c->len = n - 4;
-	if (pg_io(c, c->buf, c->len, false, err) < 0)
+	if (pg_read(c, c->buf, c->len, err) < 0)
 		return -err->errnum;
 	c->buf[c->len] = '\0';
 	return 0;

@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "run/pgwire.h"
@@ -193,6 +194,71 @@ static void test_one_send_per_message(void **state)
 	close(sv[1]);
 }
 
+/* In a child: the bytes the client sent, read until it hangs up; exit 0 when they are its startup message, then
+ * the query sql (NUL-terminated) as one 'Q' message, then its goodbye. */
+static _Noreturn void check_sent(int fd, const char *sql)
+{
+	size_t cap = strlen(sql) + 4096, got = 0, sq = strlen(sql) + 1;
+	unsigned char *b = malloc(cap);
+	uint32_t n;
+	ssize_t r;
+
+	while (b && got < cap && (r = read(fd, b + got, cap - got)) > 0)
+		got += (size_t)r;
+	if (!b || got < 4)
+		_exit(2);
+	memcpy(&n, b, 4); /* the startup message: its length first */
+	n = ntohl(n);
+	if (got != n + 1 + 4 + sq + 1 + 4 || b[n] != 'Q' || memcmp(b + n + 5, sql, sq) != 0 || b[n + 5 + sq] != 'X')
+		_exit(1);
+	memcpy(&n, b + n + 1, 4);
+	_exit(ntohl(n) == 4 + sq ? 0 : 1);
+}
+
+/* A query larger than the socket's buffer leaves in parts, whole and in order. */
+static void test_large_message(void **state)
+{
+	static const unsigned char auth_ok[] = {0, 0, 0, 0};
+	static const unsigned char one[] = {0, 1, 0, 0, 0, 1, '7'};
+	const struct pg_login l = {.user = "harness", .password = "secret", .db = "harness", .timeout_ms = 5000};
+	size_t big = 300000, n = 0;
+	char *sql = malloc(big + 16), v[8];
+	unsigned char buf[256];
+	struct hx_err err = {0};
+	int sv[2], small = 4096, status;
+	bool retry;
+	pid_t pid;
+
+	(void)state;
+	assert_non_null(sql);
+	n = (size_t)snprintf(sql, big + 16, "SELECT '");
+	memset(sql + n, 'a', big);
+	snprintf(sql + n + big, 16, "'");
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)), 0);
+	n = msg(buf, 'R', auth_ok, sizeof(auth_ok));
+	n += msg(buf + n, 'Z', "I", 1);
+	n += msg(buf + n, 'D', one, sizeof(one));
+	n += msg(buf + n, 'C', "SELECT 1", 9);
+	n += msg(buf + n, 'Z', "I", 1);
+	assert_int_equal(write(sv[1], buf, n), (ssize_t)n);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(sv[0]);
+		check_sent(sv[1], sql);
+	}
+	close(sv[1]);
+	if (pg_query(sv[0], &l, sql, v, sizeof(v), &retry, &err) < 0)
+		fail_msg("%s", err.msg);
+	close(sv[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_string_equal(v, "7");
+	free(sql);
+}
+
 static void test_protocol_refusals(void **state)
 {
 	static const unsigned char md5[] = {0, 0, 0, 5, 1, 2, 3, 4};
@@ -226,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_scram_rfc7677),	cmocka_unit_test(test_scram_bad_server_first),
 		cmocka_unit_test(test_error_responses), cmocka_unit_test(test_protocol_refusals),
 		cmocka_unit_test(test_query_value),	cmocka_unit_test(test_one_send_per_message),
+		cmocka_unit_test(test_large_message),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
