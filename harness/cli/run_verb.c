@@ -458,13 +458,21 @@ static int prepare_bare_images(const struct run_plan *p, const struct run_env *e
 {
 	char blocker[PATH_MAX];
 
-	for (size_t i = 0; env->bare && i < p->nimg; i++)
-		if (!sbx_bare_can_reach(p->st[i].entry, blocker, sizeof(blocker)))
+	for (size_t i = 0; env->bare && i < p->nimg; i++) {
+		const struct img_status *st = &p->st[i];
+		int r = sbx_bare_can_reach(st->entry, blocker, sizeof(blocker));
+
+		if (r == -EACCES)
 			return hx_fail(err, HX_EXIT_USAGE, EACCES,
 				       "run: --no-sandbox: the runtime's own user cannot reach %s's %s (others may not "
-				       "search %s): keep the image cache where others can (HARNESS_CACHE_DIR), or drop "
-				       "--no-sandbox",
-				       p->img[i].name, p->st[i].entry, blocker);
+				       "search %s): %s, or drop --no-sandbox",
+				       p->img[i].name, st->entry, blocker,
+				       st->tree[0] ? "keep the image cache where others can (HARNESS_CACHE_DIR)"
+						   : "name a binary in the manifest that others can reach");
+		if (r < 0)
+			return hx_fail(err, HX_EXIT_HOST, -r, "run: --no-sandbox: %s's %s: %s", p->img[i].name,
+				       st->entry, strerror(-r));
+	}
 	return 0;
 }
 
@@ -572,13 +580,13 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 		return -err->errnum;
 	for (size_t i = 0; i < p->nscn; i++) {
 		struct scenario *s = &p->scn[i];
-		char staged[PATH_MAX];
+		char staged[PATH_MAX], blocker[PATH_MAX];
 
 		/* A copy with a node_modules folder to mount the installed dependencies on, or one the sandbox
 		 * user can read when the user's own folder is private (mktemp -d makes it 0700); out of the
 		 * sandbox, also when a folder above it is (a home folder). */
 		if (s->node_modules[0] || s->bundle.for_runtime[0] || !dep_readable_by_all(s->dir) ||
-		    (env->bare && !sbx_bare_can_reach(s->dir, staged, sizeof(staged)))) {
+		    (env->bare && sbx_bare_can_reach(s->dir, blocker, sizeof(blocker)) < 0)) {
 			if (dep_stage(&(struct dep_src){s->name, s->dir}, env->dir, staged, sizeof(staged), err) < 0)
 				return -err->errnum;
 			snprintf(s->dir, sizeof(s->dir), "%s", staged);

@@ -76,9 +76,11 @@ void sbx_release(struct sbx *x);
  * x->pid is -1 afterwards: it has been reaped. With x->pid already -1, only the slice is emptied. */
 bool sbx_stop(struct cg_tree *t, enum cg_slice s, struct sbx *x, int sig, int wait_ms, int *ret_code);
 /* Out of the sandbox, the start's own user (in no group that owns a folder of the host) reaches path only
- * through folders that others may search: true when every folder on the way to path (an absolute path) is,
- * both as written and where its links lead; else false with the first folder that is not in blocker ("/root"). */
-bool sbx_bare_can_reach(const char *path, char *blocker, size_t len);
+ * through folders that others may search. 0 when every folder on the way to path (absolute) is, both as written
+ * and where its links finally lead; -EACCES with the first folder that is not in blocker ("/root"); -errno when
+ * path cannot be resolved (blocker: path). A link met inside another link's target is not walked on its own:
+ * this is a check before the start, and the kernel still has the last word at exec. */
+int sbx_bare_can_reach(const char *path, char *blocker, size_t len);
 /* The payload (PID 2 inside) as the host sees it: the only child of the sandbox's init; -1 when gone. */
 pid_t sbx_payload_pid(pid_t init);
 

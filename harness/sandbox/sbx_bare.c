@@ -140,17 +140,19 @@ static bool searchable_down(char *path, char *blocker, size_t len)
 	return true;
 }
 
-bool sbx_bare_can_reach(const char *path, char *blocker, size_t len)
+int sbx_bare_can_reach(const char *path, char *blocker, size_t len)
 {
 	char lexical[PATH_MAX], real[PATH_MAX];
 
+	snprintf(blocker, len, "%s", path);
+	if (path[0] != '/')
+		return -EINVAL;
+	if ((size_t)snprintf(lexical, sizeof(lexical), "%s", path) >= sizeof(lexical))
+		return -ENAMETOOLONG;
+	if (!realpath(path, real))
+		return -errno;
 	/* the way the path is written (a link is read from its own folder), then where its links lead */
-	if ((size_t)snprintf(lexical, sizeof(lexical), "%s", path) >= sizeof(lexical) || path[0] != '/' ||
-	    !realpath(path, real)) {
-		snprintf(blocker, len, "%s", path);
-		return false;
-	}
-	return searchable_down(lexical, blocker, len) && searchable_down(real, blocker, len);
+	return searchable_down(lexical, blocker, len) && searchable_down(real, blocker, len) ? 0 : -EACCES;
 }
 
 /* The scratch folder: made by us (root), then handed to the bare start's user, who is the only one to get in. */
