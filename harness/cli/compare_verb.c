@@ -6,6 +6,7 @@
 
 #include "base/err.h"
 #include "base/opt.h"
+#include "base/util.h"
 #include "cli/verbs.h"
 #include "report/compare.h"
 
@@ -68,7 +69,7 @@ static int parse_opts(const struct compare_opts *co, struct cmp_opts *o, enum cm
 				       co->alpha);
 		o->alpha = co->alpha;
 	}
-	for (int i = 0; co->fail_on && i < 3; i++)
+	for (size_t i = 0; co->fail_on && i < HX_ARRAY_SIZE(cmp_fail_on_names); i++)
 		if (!strcmp(co->fail_on, cmp_fail_on_names[i]))
 			o->fail_on = (enum cmp_fail_on)i;
 	if (co->fail_on && strcmp(co->fail_on, cmp_fail_on_names[o->fail_on]) != 0)

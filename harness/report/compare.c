@@ -450,6 +450,7 @@ static void render_rows(const struct cmp_result *r, enum cmp_format f, FILE *out
 static void render_tail(const struct cmp_opts *o, const struct cmp_result *r, FILE *out)
 {
 	size_t count[4] = {0}, noisy_regressions = 0, excused = 0;
+	bool quiet = o->fail_on == CMP_FAIL_QUIET_REGRESSION;
 
 	for (size_t i = 0; i < r->nrows; i++) {
 		count[r->rows[i].verdict]++;
@@ -462,10 +463,11 @@ static void render_tail(const struct cmp_opts *o, const struct cmp_result *r, FI
 	if (o->fail_on == CMP_FAIL_NONE)
 		fprintf(out, "Gate: off (--fail-on none).\n");
 	else if (r->failing)
-		fprintf(out, "Gate: FAILED: %zu significant regression(s) beyond %g%%.\n", r->failing,
-			o->threshold * 100);
+		fprintf(out, "Gate: FAILED: %zu significant regression(s) beyond %g%%%s.\n", r->failing,
+			o->threshold * 100, quiet ? " with no noisy trial on either side" : "");
 	else
-		fprintf(out, "Gate: passed: no significant regression beyond %g%%.\n", o->threshold * 100);
+		fprintf(out, "Gate: passed: no significant regression beyond %g%%%s.\n", o->threshold * 100,
+			quiet ? " with no noisy trial on either side" : "");
 	if (excused)
 		fprintf(out,
 			"%zu significant regression(s) not gated: noisy trials on a side (--fail-on "
