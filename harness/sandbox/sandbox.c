@@ -141,14 +141,15 @@ static __attribute__((noreturn)) void child_fail(int fd, const char *step, int e
 /* The child's output pipes (each sandbox child has its own copy of this memory; the parent never uses it). */
 static struct sbx_out sbx_child_out;
 
-/* The payload: PID 2 of the sandbox. A session of its own, privileges go, only fds 0-2 pass execve, seccomp
- * comes last. */
 /* The payload's user, taken by the payload and by its init: the sandbox user, or out of the sandbox its own. */
 static int payload_user(const struct sbx_child *x, const char **step)
 {
 	return x->bare ? sbx_caps_apply_in_child(SBX_BARE_UID, SBX_BARE_GID, step)
 		       : sbx_caps_apply_in_child(sbx_uid(), sbx_gid(), step);
 }
+
+/* The payload: PID 2 of the sandbox. A session of its own, privileges go, only fds 0-2 pass execve, seccomp
+ * comes last. */
 
 static __attribute__((noreturn)) void payload(struct sbx_child *x)
 {
