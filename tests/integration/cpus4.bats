@@ -28,25 +28,34 @@ teardown() {
 # and how many processes each holds (limits are applied before anything enters a slice). Every trial makes
 # its tree under the same name: a state is kept only when two readings in a row agree, so that no line mixes
 # the end of one trial with the start of the next. One process (no pipeline), its output in a file and not on
-# bats' own descriptors, so that killing it by its PID ends it all.
+# bats' own descriptors, so that killing it by its PID ends it all. Shell builtins only: under the guest's
+# emulation every fork and exec costs tens of milliseconds, and a slow sample misses a client that runs for a
+# fraction of a second.
+# slice_state SUT-DIR: sets state.
 slice_state() {
-	local d=$1 c
-	c=$(dirname "$d")/client
-	echo "sut=$(cat "$d/cpuset.cpus.effective") max=$(cat "$d/cpu.max")" \
-		"mem=$(cat "$d/memory.max") client=$(cat "$c/cpuset.cpus.effective")" \
-		"procs=$(wc -l <"$d/cgroup.procs")/$(wc -l <"$c/cgroup.procs")"
+	local d=$1 c=${1%/*}/client sut max mem cl sp cp
+	read -r sut <"$d/cpuset.cpus.effective"
+	read -r max <"$d/cpu.max"
+	read -r mem <"$d/memory.max"
+	read -r cl <"$c/cpuset.cpus.effective"
+	mapfile -t sp <"$d/cgroup.procs"
+	mapfile -t cp <"$c/cgroup.procs"
+	state="sut=$sut max=$max mem=$mem client=$cl procs=${#sp[@]}/${#cp[@]}"
 }
 
 watch_slices() {
-	local a b
+	local a state tick
+	set +e # a slice removed between two reads is an empty reading, not the watcher's end (bats sets -e)
+	exec {tick}<> <(:) # a pipe nobody writes: read -t on it is a sleep without a process
 	while :; do
 		for d in /sys/fs/cgroup/harness-"$HARNESS_RUN_TAG"-*/sut; do
 			[ -d "$d" ] || continue
-			a=$(slice_state "$d")
-			b=$(slice_state "$d")
-			[ "$a" != "$b" ] || echo "$a"
+			slice_state "$d"
+			a=$state
+			slice_state "$d"
+			[ "$a" != "$state" ] || echo "$a"
 		done
-		sleep 0.1
+		read -rt 0.1 -u "$tick" || true
 	done >slices.raw 2>/dev/null </dev/null
 }
 
@@ -86,6 +95,12 @@ for t in ts:
     if t["mode"] == "quota":
         assert sut["nr_periods"] > 0 and "nr_throttled" in sut and "throttled_usec" in sut, sut
     assert t["load"]["errors"]["total"] == 0 and t["load"]["config"]["connections"] == 20, t["load"]
+    # the client's and the server's CPUs as the kernel gave them to the running processes: apart, each in its
+    # own slice's set
+    plan = d["config"]["modes"][t["mode"]]
+    client, server = cpus(t["load"]["client"]["cpus"]), cpus(t["server"]["cpus"])
+    assert client and server and not client & server, t
+    assert client <= cpus(plan["client"]) and server <= cpus(plan["sut"]), (t, plan)
     # a kernel that can reset memory.peak (6.12+) measures after the warm-up; older ones say they cannot
     kernel = tuple(int(x) for x in os.uname().release.split("-")[0].split(".")[:2])
     assert sut["memory_peak_since"] == ("measurement" if kernel >= (6, 12) else "slice start"), sut
@@ -108,8 +123,8 @@ for line in open("slices.log"):
     if m.group(6) != "0":                  # the client running beside it: never inside the runtime's set
         assert not sut & cpus(m.group(4)), line
         seen += 1
-# the client runs for a fraction of a second per trial under TCG: one sample of it beside the runtime is what
-# the 10 Hz watcher can promise (the results check the quota plan's sets above)
-assert seen >= 1, seen
+# a client sampled beside the runtime is checked, but none may be: under TCG a trial's client runs a fraction
+# of a second and the watcher can miss it (the results above hold the CPUs the kernel gave the running client)
+print("client samples beside the runtime:", seen)
 PY
 }
