@@ -61,4 +61,13 @@ output_of() { # the value of KEY in GITHUB_OUTPUT (the last one)
 	[ -s "$RUNNER_TEMP/harness.html" ]
 	grep -q '<svg' "$RUNNER_TEMP/harness.html"
 	[ "$(output_of name)" = harness ]
+
+	# a baseline from other hardware: not compared, said in the summary, and the step does not fail for it
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["host"]["cpus"]["model"] = "Imaginary CPU 9000"; json.dump(d, open(sys.argv[2], "w"))' \
+		"$BATS_TEST_TMPDIR/baseline.json" "$BATS_TEST_TMPDIR/other.json"
+	: >"$GITHUB_STEP_SUMMARY"
+	run --separate-stderr env npm_config_registry=http://127.0.0.1:9/ HARNESS_BASELINE="$BATS_TEST_TMPDIR/other.json" \
+		"$HARNESS_TOP/ci/run.sh"
+	[ "$status" -eq 0 ]
+	grep -q '^Not compared: harness: compare: host.cpus.model differs .*--allow-different-host' "$GITHUB_STEP_SUMMARY"
 }
