@@ -4,6 +4,7 @@
 #include "load/chat.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,8 @@ struct chat {
 	uint64_t start_ns, last_ns;
 	struct chat_result *r;
 };
+
+_Static_assert(offsetof(struct chat_client, w) == 0, "a client is found from its connection's address");
 
 static struct chat_client *client_of(struct wsc *w)
 {

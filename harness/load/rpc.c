@@ -3,9 +3,10 @@
  * whether it was sent, answered, or answered twice. */
 #include "load/rpc.h"
 
-#include <stdarg.h>
-#include <inttypes.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,8 @@ struct rpc {
 	uint64_t start_ns, end_ns, last_ns;
 	struct rpc_result *r;
 };
+
+_Static_assert(offsetof(struct rpc_client, w) == 0, "a client is found from its connection's address");
 
 static struct rpc_client *client_of(struct wsc *w)
 {
