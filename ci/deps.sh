@@ -13,7 +13,7 @@ set_name=${1:-run}
 # iproute2 and procps for the network namespace and process reads
 RUN="build-essential pkg-config git ca-certificates
 libseccomp-dev libcap-dev libcurl4-openssl-dev libcjson-dev libarchive-dev libssl-dev
-iproute2 util-linux procps openssl nodejs npm"
+iproute2 util-linux procps openssl nodejs"
 TEST="libcmocka-dev bats clang clang-format shellcheck
 qemu-system-x86 busybox-static cpio xz-utils zstd python3 python3-numpy python3-scipy
 hyperfine wrk nghttp2-client bubblewrap"
@@ -55,6 +55,8 @@ for p in $PACKAGES; do
 	*) missing="$missing $p" ;;
 	esac
 done
+# Debian's npm is a package of its own; a nodejs from elsewhere brings npm and conflicts with it
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
 
 # A package whose install would start a service is installed with service starts refused (policy-rc.d, the
 # Debian way), unless the machine already has a policy of its own; then the service is disabled.
