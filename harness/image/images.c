@@ -95,7 +95,13 @@ int img_cache_open(struct img_cache *c, struct hx_err *err)
 	c->lock_fd = c->readonly ? open(sub, O_RDONLY | O_CLOEXEC) /* flock needs no write access */
 				 : open(sub, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (c->lock_fd < 0 && !(c->readonly && errno == ENOENT))
-		return hx_syserr(err, "image cache: %s", sub);
+		return errno == EACCES || errno == EPERM || errno == EROFS
+			       ? hx_fail(err, HX_EXIT_HOST, errno,
+					 "image cache: uid %u cannot open %s %s: %s (set HARNESS_CACHE_DIR to a folder "
+					 "it may write)",
+					 (unsigned)geteuid(), sub, c->readonly ? "for reading" : "for writing",
+					 strerror(errno))
+			       : hx_syserr(err, "image cache: %s", sub);
 	return 0;
 }
 
