@@ -43,10 +43,10 @@ output_of() { # the value of KEY in GITHUB_OUTPUT (the last one)
 	grep -qE '^\*\*Host\*\*: [0-9]+ CPUs .* kernel .* commit 0123456789abcdef.* \(harness [0-9a-f]{12}\)' "$GITHUB_STEP_SUMMARY"
 	grep -q '^\*\*CPU budget\*\*: 1 CPU(s) for the runtime (the `cpus` input)' "$GITHUB_STEP_SUMMARY"
 	# harness's own commit, and the calling repository's beside it
-	python3 - "$first" "$(git -C "$HARNESS_TOP" rev-parse --short=12 HEAD)" <<'PY'
+	python3 - "$first" "$("$HARNESS_TOP/bin/harness" --version | sed -n 's/.*commit \([0-9a-f]*\)).*/\1/p')" <<'PY'
 import json, sys
 h = json.load(open(sys.argv[1]))["harness"]
-assert h["commit"] == sys.argv[2], h
+assert len(sys.argv[2]) == 12 and h["commit"] == sys.argv[2], h
 assert h["ci"]["repository"] == "someone/some-runtime" and h["ci"]["commit"].startswith("0123456789abcdef"), h
 PY
 	grep -qE '^\| *runtime *\|' "$GITHUB_STEP_SUMMARY" # the Markdown table
