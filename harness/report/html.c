@@ -946,7 +946,8 @@ static void compare_chart(FILE *out, unsigned id, const char *scn, const struct 
 		double x = (double)i + 0.5;
 		char tip[200], lab[64];
 
-		svg_whisker(&p, x, r->ratio.low, r->ratio.high);
+		if (r->verdict != CMP_TOO_FEW) /* too few trials: no CI worth drawing */
+			svg_whisker(&p, x, r->ratio.low, r->ratio.high);
 		snprintf(tip, sizeof(tip), "%s %s %s: B/A %.3f, %s", r->a->runtime, r->a->mode, r->a->metric,
 			 r->ratio.estimate, cmp_verdict_word(r));
 		svg_dot(&p, x, r->ratio.estimate, verdict_colour(r), "ratio", tip);
@@ -957,7 +958,8 @@ static void compare_chart(FILE *out, unsigned id, const char *scn, const struct 
 	}
 	svg_end(&p);
 	fputs("<figcaption>Dots: median(B) / median(A); whiskers: bootstrap 95% CI; green: better, vermillion: worse, "
-	      "grey: no significant change or inconclusive (harness compare's verdicts).</figcaption></figure>\n",
+	      "grey: below threshold, equivalent, inconclusive or too few trials (no whisker) (harness compare's "
+	      "verdicts).</figcaption></figure>\n",
 	      out);
 }
 
@@ -980,13 +982,16 @@ static void compare_table(FILE *out, const struct cmp_row *const *rows, size_t n
 		tdn(&pg, r->b_median);
 		tdn(&pg, r->ratio.estimate);
 		snprintf(txt, sizeof(txt), "–");
-		if (!isnan(r->ratio.low))
+		if (!isnan(r->ratio.low) && r->verdict != CMP_TOO_FEW)
 			snprintf(txt, sizeof(txt), "%.3f – %.3f", r->ratio.low, r->ratio.high);
 		td(&pg, txt);
 		tdn(&pg, r->mwu.p);
 		snprintf(txt, sizeof(txt), "%s%s", cmp_verdict_word(r), r->regression ? " (regression)" : "");
 		if (r->verdict == CMP_INCONCLUSIVE && r->trials_needed)
 			snprintf(txt, sizeof(txt), "inconclusive: %zu trials a side would tell", r->trials_needed);
+		if (r->verdict == CMP_TOO_FEW)
+			snprintf(txt, sizeof(txt), "too few trials: %zu per side needed for any verdict",
+				 r->trials_needed);
 		fprintf(out, "<td class=\"v-%s\">", verdict_class(r));
 		svg_escape(out, txt);
 		fputs("</td></tr>\n", out);

@@ -233,6 +233,56 @@ static void test_distributions(void **state)
 	assert_close(sig_norm_cdf(NORM_PPF_975), 0.975, 1e-14);
 }
 
+/* The floor of the exact rank test: its smallest two-sided p (scipy's mannwhitneyu of samples wholly apart:
+ * 0.1, 0.02857142857142857, 0.007936507936507936 and 0.016666666666666666 for 7 against 3), and the trials a
+ * level needs. */
+static void test_mwu_floor(void **state)
+{
+	(void)state;
+	assert_close(sig_mwu_min_p(3, 3), 0.1, 1e-14);
+	assert_close(sig_mwu_min_p(4, 4), 0.02857142857142857, 1e-14);
+	assert_close(sig_mwu_min_p(5, 5), 0.007936507936507936, 1e-14);
+	assert_close(sig_mwu_min_p(7, 3), 0.016666666666666666, 1e-14);
+	assert_close(sig_mwu_min_p(1, 1), 1.0, 0.0);
+	assert_int_equal(sig_mwu_trials_for(0.05, 100), 4);
+	assert_int_equal(sig_mwu_trials_for(0.05 / 12, 100), 6);
+	assert_int_equal(sig_mwu_trials_for(1e-300, 100), 0);
+}
+
+/* Holm's step-down: sorted p times m, m-1, ...; never below an earlier one; capped at 1; NAN outside. */
+static void test_holm(void **state)
+{
+	double p[] = {0.01, 0.04, NAN, 0.03, 0.5}, adj[5];
+
+	(void)state;
+	sig_holm(p, 5, adj);
+	assert_close(adj[0], 0.04, 1e-15); /* 4 x 0.01 */
+	assert_close(adj[3], 0.09, 1e-15); /* 3 x 0.03 */
+	assert_close(adj[1], 0.09, 1e-15); /* 2 x 0.04 = 0.08, but not below 0.09 */
+	assert_close(adj[4], 0.5, 1e-15);
+	assert_true(isnan(adj[2]));
+}
+
+/* Trials that would settle a row, from the rule itself: never fewer than the floor, more for more noise, and at
+ * the advised n the simulated chance is at least the power asked. At CV 10% an A/A row needs the CI inside
+ * +-5%: about a hundred and more trials, not the ~76 of the t formula (at which it stays inconclusive). */
+static void test_trials_to_settle(void **state)
+{
+	size_t lo, hi, big;
+
+	(void)state;
+	lo = sig_trials_to_settle(0.03, 1.3, 0.05, 0.05, 0.95, 0.8, 4, 1000);
+	assert_int_equal(lo, 4); /* 30% at CV 3%: the floor decides */
+	hi = sig_trials_to_settle(0.10, 1.3, 0.05, 0.05, 0.95, 0.8, 4, 1000);
+	assert_true(hi >= lo && hi < 10);
+	big = sig_trials_to_settle(0.10, 1.0, 0.05, 0.05, 0.95, 0.8, 4, 1000);
+	assert_true(big > 100 && big <= 250);
+	assert_true(sig_settle_power(0.10, 1.0, 0.05, 0.05, 0.95, big) >= 0.8);
+	assert_true(sig_settle_power(0.10, 1.0, 0.05, 0.05, 0.95, 76) < 0.5);
+	assert_int_equal(sig_trials_to_settle(0.40, 1.0, 0.05, 0.05, 0.95, 0.8, 4, 1000), 0);	/* beyond the cap */
+	assert_int_equal(sig_trials_to_settle(0.10, 1.3, 0.05, 0.05, 0.95, 0.8, 20, 1000), 20); /* at least nmin */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +295,9 @@ int main(void)
 		cmocka_unit_test(test_ratio_ci),
 		cmocka_unit_test(test_mde),
 		cmocka_unit_test(test_distributions),
+		cmocka_unit_test(test_mwu_floor),
+		cmocka_unit_test(test_holm),
+		cmocka_unit_test(test_trials_to_settle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
