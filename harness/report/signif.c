@@ -509,53 +509,6 @@ static double uniform01(uint64_t *s)
 	return ((double)(stats_splitmix(s) >> 11) + 0.5) * 0x1p-53;
 }
 
-/* n standard normal draws (Box-Muller, both of each pair). */
-static void gauss_fill(double *v, size_t n, uint64_t *s)
-{
-	for (size_t i = 0; i < n; i += 2) {
-		double r = sqrt(-2 * log(uniform01(s))), t = 2 * M_PI * uniform01(s);
-
-		v[i] = r * cos(t);
-		if (i + 1 < n)
-			v[i + 1] = r * sin(t);
-	}
-}
-
-/* In place, ascending: a quicksort without qsort's call per comparison (the simulation sorts millions). */
-static void sort_doubles(double *v, size_t n)
-{
-	while (n > 16) {
-		double pivot = v[n / 2], t;
-		size_t i = 0, j = n - 1;
-
-		for (;; i++, j--) { /* Hoare's partition: [0, j] <= pivot <= [j + 1, n) */
-			while (v[i] < pivot)
-				i++;
-			while (v[j] > pivot)
-				j--;
-			if (i >= j)
-				break;
-			t = v[i];
-			v[i] = v[j];
-			v[j] = t;
-		}
-		if (j + 1 < n - j - 1) { /* the smaller side by recursion, the larger by the loop */
-			sort_doubles(v, j + 1);
-			v += j + 1;
-			n -= j + 1;
-		} else {
-			sort_doubles(v + j + 1, n - j - 1);
-			n = j + 1;
-		}
-	}
-	for (size_t i = 1; i < n; i++)
-		for (size_t k = i; k > 0 && v[k - 1] > v[k]; k--) {
-			double t = v[k];
-			v[k] = v[k - 1];
-			v[k - 1] = t;
-		}
-}
-
 /* The smallest U (of the larger side) whose exact two-sided p is below level for n trials a side; past
  * SIG_EXACT_MAX, the normal approximation's. */
 static double mwu_critical(size_t n, double level)
@@ -596,16 +549,58 @@ static size_t grid_k(size_t n)
 	return k;
 }
 
+/* The standard normal quantile to about 1e-9 (Acklam's rational approximation): the simulation's, where
+ * sig_norm_ppf's bisection would be dear. */
+static double fast_ppf(double p)
+{
+	static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
+				   1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
+	static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+				   6.680131188771972e+01, -1.328068155288572e+01};
+	static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+				   -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
+	static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+				   3.754408661907416e+00};
+	double q, r;
+
+	if (p < 0.02425 || p > 1 - 0.02425) {
+		q = sqrt(-2 * log(p < 0.5 ? p : 1 - p));
+		r = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+		return p < 0.5 ? r : -r;
+	}
+	q = p - 0.5;
+	r = q * q;
+	return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+	       (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+/* n standard normal draws, in ascending order without a sort: uniform order statistics from the partial sums of
+ * n + 1 exponential spacings, through the normal quantile. */
+static void sorted_normals(double *v, size_t n, uint64_t *seed)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		sum += -log(uniform01(seed));
+		v[i] = sum;
+	}
+	sum += -log(uniform01(seed));
+	for (size_t i = 0; i < n; i++)
+		v[i] = fast_ppf(v[i] / sum);
+}
+
 /* The simulation's standard normal samples for n trials a side: SIG_SETTLE_SIMS pairs, each side sorted, seeded by
  * n alone (the same bits whatever was asked before), kept for the process: the rows of a comparison look at the
  * same few n, and a shift and a scale keep a sorted sample sorted. */
 struct settle_draws {
 	size_t n;
 	double *a, *b;
+	double level, ucrit; /* the rank test's critical U at the last level asked */
 };
 static struct settle_draws settle_cache[SIG_SETTLE_GRID];
 
-static const struct settle_draws *draws_for(size_t n)
+static struct settle_draws *draws_for(size_t n)
 {
 	struct settle_draws *d = &settle_cache[grid_k(n)];
 	uint64_t seed = SIG_SETTLE_SEED ^ (uint64_t)n;
@@ -615,15 +610,14 @@ static const struct settle_draws *draws_for(size_t n)
 	free(d->a);
 	free(d->b);
 	d->n = 0;
+	d->level = NAN;
 	d->a = malloc(SIG_SETTLE_SIMS * n * sizeof(double));
 	d->b = malloc(SIG_SETTLE_SIMS * n * sizeof(double));
 	if (!d->a || !d->b)
 		return NULL;
-	gauss_fill(d->a, SIG_SETTLE_SIMS * n, &seed);
-	gauss_fill(d->b, SIG_SETTLE_SIMS * n, &seed);
 	for (size_t k = 0; k < SIG_SETTLE_SIMS; k++) {
-		sort_doubles(d->a + k * n, n);
-		sort_doubles(d->b + k * n, n);
+		sorted_normals(d->a + k * n, n, &seed);
+		sorted_normals(d->b + k * n, n, &seed);
 	}
 	d->n = n;
 	return d;
@@ -644,15 +638,20 @@ static double u_shifted(const double *za, const double *zb, size_t n, double shi
 
 double sig_settle_power(double cv, double ratio, double threshold, double level, double ci_level, size_t n)
 {
-	const struct settle_draws *d = n >= 1 ? draws_for(n) : NULL;
+	struct settle_draws *d = n >= 1 ? draws_for(n) : NULL;
 	double lr[SIG_SETTLE_SIMS];
 	bool sig[SIG_SETTLE_SIMS];
-	double sigma = sqrt(log1p(cv * cv)), shift = log(ratio), ucrit = mwu_critical(n, level);
+	double sigma = sqrt(log1p(cv * cv)), shift = log(ratio), ucrit;
 	double z = sig_norm_ppf(1 - (1 - ci_level) / 2), sd = 0, lo = log1p(-threshold), hi = log1p(threshold);
 	double settled = 0;
 
 	if (!d || !(ratio > 0) || !(cv >= 0))
 		return NAN;
+	if (d->level != level) { /* the exact distribution's counts are the dear part: once per n and level */
+		d->level = level;
+		d->ucrit = mwu_critical(n, level);
+	}
+	ucrit = d->ucrit;
 	/* in logs: the rank test and the median do not change under the log of lognormal trials */
 	for (size_t k = 0; k < SIG_SETTLE_SIMS; k++) {
 		const double *za = d->a + k * n, *zb = d->b + k * n;
