@@ -178,6 +178,31 @@ for n, kinds in ((5, ("power6",)), (10, ("aa", "power")), (20, ("aa", "power")))
 ok(not any("ci_low" in x[4] for x in results if x[4]["verdict"] == "too_few_trials"),
    "no CI on a row with too few trials")
 
+# significant rows are never said to show no change (before: "no significant change" at p = 1e-11 and +3%)
+mislabelled = [x for x in results if x[4].get("p_adjusted", x[4]["p"]) < ALPHA and "ci_low" in x[4]
+               and (x[4]["ci_low"] > 1 or x[4]["ci_high"] < 1)
+               and x[4]["verdict"] not in ("faster", "slower", "below_threshold")]
+ok(not mislabelled, "no significant row is called equivalent or no change (%d were)" % len(mislabelled))
+
+# few trials and a large change: never a pass (before: 3 a side, 3x slower, "inconclusive", gate passed)
+status, got = compare([(3, 0.03, 3.0)] * 4 + [(1, 0.03, 3.0)] * 4)
+ok(status == 5 and all(r["verdict"] == "too_few_trials" for r, _, _, _ in got),
+   "1 and 3 trials a side, 3x slower: too few trials for any verdict, gate not judged (exit %d)" % status)
+
+# the trials that would settle it, from the rule itself: at the advised n an A/A row at CV 10% settles (is
+# called equivalent) about 80% of the time (before: the t formula's ~76, where it stays inconclusive)
+advised = sorted(x[4]["trials_needed"] for x in rows_of("aa", 10, 0.10) if x[4]["verdict"] == "inconclusive")
+n_adv = advised[len(advised) // 2]
+settled = []
+for _ in range(2):
+    status, got = compare([(n_adv, 0.10, 1.0)] * ROWS)
+    settled += [r["verdict"] != "inconclusive" for r, _, _, _ in got]
+print("#")
+print("# A/A at CV 10%%: advised %d trials a side (median over the rows of 10); at %d, %s of %d rows settled" % (
+    n_adv, n_adv, pct(sum(settled) / len(settled)), len(settled)))
+ok(sum(settled) / len(settled) >= 0.65, "at the advised %d trials, %s of A/A rows at CV 10%% settle (80%% asked)" % (
+    n_adv, pct(sum(settled) / len(settled))))
+
 # the oracle: scipy's Mann-Whitney on every 50th row, exact as harness is without ties up to 50 a side
 worst = 0
 for x in results[::50]:
