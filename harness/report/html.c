@@ -121,7 +121,11 @@ static struct stats_summary gm(const struct res_summary *g, enum res_metric m)
 						  .ci95_low = NAN,
 						  .ci95_high = NAN};
 
-	return g->have & (1u << m) ? g->metric[m] : none;
+	struct stats_summary s = g->have & (1u << m) ? g->metric[m] : none;
+
+	if (!stats_has_ci(&s)) /* too few trials for a CI: no whisker, no figures */
+		s.ci95_low = s.ci95_high = NAN;
+	return s;
 }
 
 /* ---- tables ---- */
@@ -357,7 +361,9 @@ static void chart_bars(struct page *pg, const char *scn, const struct res_summar
 	category_labels(&p, g, n);
 	nl = legend_runtimes(pg, g, n, names, colours);
 	svg_legend(&p, names, colours, nl);
-	figure_close(pg, &p, "Bars: median over trials; whiskers: bootstrap 95% CI of the median; dots: each trial.");
+	figure_close(pg, &p,
+		     "Bars: median over trials; whiskers: bootstrap 95% CI of the median (from 6 trials); dots: each "
+		     "trial.");
 
 	snprintf(title, sizeof(title), "%s, %s", pm->label, pm->unit);
 	table_open(pg, title, heads, 10);

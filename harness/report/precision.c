@@ -102,7 +102,7 @@ static void judge(const struct res_doc *d, const struct res_summary *g, double p
 	c->n = values(d, g, c->metric, v);
 	c->look = prec_judge(v, c->n, &c->median, &c->low, &c->high, &c->halfwidth);
 	c->converged = c->halfwidth <= precision;
-	c->bimodality = sig_bimodality(v, c->n);
+	c->bimodality = c->n >= SIG_BIMODAL_MIN_N ? sig_bimodality(v, c->n) : NAN;
 	c->have_trend = sig_trend(v, c->n, &c->trend) == 0;
 }
 

@@ -21,7 +21,7 @@ struct prec_cell {
 	double median, halfwidth; /* halfwidth: of the median's CI at the last look, the larger side, relative */
 	double low, high;	  /* that CI */
 	bool converged;
-	double bimodality; /* Sarle's coefficient; NAN with fewer than 4 trials */
+	double bimodality; /* Sarle's coefficient; NAN below SIG_BIMODAL_MIN_N trials, where it cannot see two modes */
 	bool have_trend;
 	struct sig_test trend; /* Spearman's rho against trial order */
 	unsigned noisy;	       /* trials with a noisy reason */

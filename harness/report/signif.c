@@ -421,6 +421,11 @@ double sig_bimodality(const double *v, size_t n)
 	return (g1 * g1 + 1) / (g2 + 3 * (dn - 1) * (dn - 1) / ((dn - 2) * (dn - 3)));
 }
 
+bool sig_bimodal(const double *v, size_t n)
+{
+	return n >= SIG_BIMODAL_MIN_N && sig_bimodality(v, n) > SIG_BIMODAL;
+}
+
 double sig_mde(double cv, size_t n, double alpha, double power)
 {
 	double df = 2 * (double)n - 2;
