@@ -4,12 +4,13 @@
 # jobs), runs harness as root in a delegated systemd scope where systemd runs the machine (on GitHub's
 # runners harness would otherwise start in the runner's shared service cgroup and refuse), writes the host
 # facts, the Markdown table and a comparison with a baseline to the job summary, and the paths to
-# GITHUB_OUTPUT. Exit: harness run's status, else compare's (1: a significant regression; a baseline that
-# compare refuses, from other hardware or images, is said in the summary and fails nothing).
+# GITHUB_OUTPUT. Exit: harness run's status, else compare's (1: a significant regression; 5: no row had the
+# trials for a verdict, not a pass; a baseline that compare refuses, from other hardware or images, is said in
+# the summary and fails nothing).
 #   inputs (environment): HARNESS_SCENARIOS HARNESS_RUNTIMES HARNESS_CPUS (empty: the most the runner allows)
 #                         HARNESS_MODE HARNESS_PROFILE
 #                         HARNESS_SHARD (I/N) HARNESS_BASELINE (a results file) HARNESS_CONNECTIONS
-#                         HARNESS_REQUESTS HARNESS_REPEAT HARNESS_CACHE_DIR
+#                         HARNESS_REQUESTS HARNESS_REPEAT HARNESS_PRECISION (run's --precision) HARNESS_CACHE_DIR
 #                         HARNESS_FAIL_ON (compare's --fail-on: regression, quiet-regression or none)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,6 +68,7 @@ args=(--cpus "$cpus" --mode "${HARNESS_MODE:-pinned}" --profile "${HARNESS_PROFI
 	--out "$out" --format md)
 [ -n "${HARNESS_RUNTIMES:-}" ] && args+=(--runtimes "$HARNESS_RUNTIMES")
 [ -n "${HARNESS_REPEAT:-}" ] && args+=(--repeat "$HARNESS_REPEAT")
+[ -n "${HARNESS_PRECISION:-}" ] && args+=(--precision "$HARNESS_PRECISION")
 [ -n "${HARNESS_SHARD:-}" ] && args+=(--shard "$HARNESS_SHARD")
 [ -n "${HARNESS_CONNECTIONS:-}" ] && args+=(--connections "$HARNESS_CONNECTIONS")
 [ -n "${HARNESS_REQUESTS:-}" ] && args+=(--requests "$HARNESS_REQUESTS")
