@@ -101,6 +101,20 @@ struct res_server {
 	char cpus[RES_CPUS_LEN];
 };
 
+/* One response of the server captured at readiness, before the load (run/wire.c; docs/scenario.md, "The
+ * wire"): what every runtime of a scenario must answer alike. */
+struct res_wire {
+	char path[256];
+	unsigned status;
+	char framing[16];	/* content-length, chunked or close */
+	uint64_t header_bytes;	/* the head: status line to the empty line */
+	uint64_t body_bytes;	/* the body as the application sent it (chunks undone) */
+	char headers[512];	/* the header names, lowercase, in the order sent, comma-separated */
+	char content_type[128]; /* "": none */
+	char body_sha256[65];
+	char differs[512]; /* a difference from the run's first runtime that the scenario declares inherent */
+};
+
 /* The process of a script trial. */
 struct res_process {
 	int exit;
@@ -143,6 +157,7 @@ enum {
 	RES_HAVE_FIXTURE = 1u << 6,
 	RES_HAVE_NEIGHBOUR = 1u << 7,
 	RES_HAVE_EXTERNAL = 1u << 8,
+	RES_HAVE_WIRE = 1u << 9,
 };
 
 /* What a trial cost beyond its workload, ms by phase (docs/results.md: overhead_ms): the trial's cgroup tree;
@@ -190,6 +205,7 @@ struct trial_result {
 	char cpus[CG_NR_SLICES][RES_CPUS_LEN]; /* the CPU set each slice was planned */
 	struct cg_stats slices[CG_NR_SLICES];
 	struct res_server server;
+	struct res_wire wire;
 	struct res_load load;
 	struct res_chat chat;
 	struct res_startup startup;

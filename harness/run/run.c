@@ -25,6 +25,7 @@
 #include "sandbox/sandbox.h"
 #include "run/prepare.h"
 #include "run/script.h"
+#include "run/wire.h"
 #include "load/startup.h"
 #include "report/stats.h"
 #include "base/util.h"
@@ -165,7 +166,7 @@ static void expand_argv(char *const *tmpl, const char *entry, const char *script
 	out[i] = NULL;
 }
 
-/* The sut sandbox: the image, the scenario read-only at /scenario, PORT; with --no-sandbox the same start out
+/* The sut sandbox: the image, the scenario read-only at /scenario, PORT, NODE_ENV; with --no-sandbox the same start out
  * of it, its scratch folders in the run folder. */
 static int sut_config(struct run_env *env, const struct scenario *s, const struct manifest *m,
 		      const struct img_status *st, struct sbx_config *c, char **argv, char store[][PATH_MAX],
@@ -187,6 +188,10 @@ static int sut_config(struct run_env *env, const struct scenario *s, const struc
 		return -err->errnum;
 	snprintf(kv, sizeof(kv), "PORT=%u", s->port);
 	sbx_env_set(c, kv);
+	if (env->node_env[0]) { /* one mode for every runtime: the environment is built from scratch */
+		snprintf(kv, sizeof(kv), "NODE_ENV=%s", env->node_env);
+		sbx_env_set(c, kv);
+	}
 	if (s->workload == SCN_SCRIPT) {
 		snprintf(kv, sizeof(kv), "ITERATIONS=%llu", (unsigned long long)s->iterations);
 		sbx_env_set(c, kv);
@@ -666,6 +671,21 @@ static int server_start(struct run_env *env, const struct scenario *s, const str
 		       tail[0] ? tail : "(nothing)");
 }
 
+/* One answer of the server before the load, compared with the run's first runtime's (run/wire.c); it is
+ * recorded even when it differs, so that the results show both sides. */
+static int wire_at_readiness(struct run_env *env, const struct scenario *s, const struct manifest *m,
+			     struct trial_result *t, struct hx_err *err)
+{
+	int rc;
+
+	if (!wire_wanted(s))
+		return 0;
+	rc = wire_check(&env->wire, env->netns_fd, s, m->name, &t->wire, err);
+	if (t->wire.framing[0])
+		t->have |= RES_HAVE_WIRE;
+	return rc;
+}
+
 /* The memory run (the document store's bench), after the trial's figures: the RSS after an idle period
  * that follows the load, the runtime's low-memory hint first when the server takes one (SIGUSR2: it runs
  * its GC), then the RSS of the same server restarted, once ready. */
@@ -717,7 +737,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	payload = sbx_payload_pid(x.pid);
 	t->server.idle_rss_kb = (double)proc_status_kb(payload, "VmRSS:");
 	proc_cpus(payload, t->server.cpus, sizeof(t->server.cpus));
-	if (noise_begin(env, tree, nz, payload, t, err) < 0) {
+	if (wire_at_readiness(env, s, m, t, err) < 0 || noise_begin(env, tree, nz, payload, t, err) < 0) {
 		stop_server(tree, &x, t);
 		rc = -err->errnum;
 		goto out;

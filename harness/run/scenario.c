@@ -376,7 +376,7 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 		"name",	      "description", "workload",   "runtimes", "script",    "scripts",	   "port",
 		"tls",	      "ready",	     "load",	   "chat",     "runs",	    "warmup",	   "repeat",
 		"max_errors", "fixtures",    "iterations", "metrics",  "timeout_s", "expected_cv", "rpc",
-		"memory",     "bundle",	     "routes",	   "skip",     "prepare",   NULL};
+		"memory",     "bundle",	     "routes",	   "skip",     "prepare",   "wire",	   NULL};
 	char workload[16] = "";
 	double maxerr = 0;
 
@@ -396,7 +396,7 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 		return -err->errnum;
 	s->max_errors = (uint64_t)maxerr;
 	if (parse_fixtures(file, root, s, err) < 0 || parse_bundle(file, root, s, err) < 0 ||
-	    routes_parse_skips(file, root, s, err) < 0)
+	    routes_parse_skips(file, root, s, err) < 0 || scn_wire_parse(file, root, s, err) < 0)
 		return -err->errnum;
 	if (strcmp(workload, "script") != 0 &&
 	    (cJSON_GetObjectItemCaseSensitive(root, "iterations") ||

@@ -42,6 +42,15 @@ struct scn_route {
 	char range[128];   /* the Content-Range it must come with; "": not checked */
 };
 
+#define SCN_MAX_INHERENT 8
+
+/* A difference of the wire at readiness that is the runtime's own (run/wire.c): a header name (lowercase)
+ * or "body"; the runs flag it with why instead of failing. */
+struct scn_inherent {
+	char what[32];
+	char why[160];
+};
+
 /* A runtime the scenario does not run on, and why (printed when the run skips it). */
 struct scn_skip {
 	char runtime[64];
@@ -88,6 +97,8 @@ struct scenario {
 	double duration_s, warmup_s;
 	struct scn_skip skips[SCN_MAX_RUNTIMES];
 	size_t nskips;
+	struct scn_inherent inherent[SCN_MAX_INHERENT]; /* "wire": {"inherent": {...}} */
+	size_t ninherent;
 	/* ws-chat; ws-rpc: clients, each with window requests in flight (of requests in all) */
 	unsigned clients, messages, window;
 	bool counter; /* ws-rpc: increments of a counter that must move by the increments acknowledged */
@@ -125,6 +136,8 @@ const char *scn_script_for(const struct scenario *s, const char *runtime);
 bool scn_supports(const struct scenario *s, const char *runtime);
 /* The memory run sends runtime the low-memory hint. */
 bool scn_memory_hint_for(const struct scenario *s, const char *runtime);
+/* Why a difference of the wire (a header name or "body") is the runtimes' own, or NULL when it is not. */
+const char *scn_inherent_why(const struct scenario *s, const char *what);
 /* Why the scenario skips runtime, or NULL when it does not. */
 const char *scn_skip_reason(const struct scenario *s, const char *runtime);
 /* The profile's share of the scenario's counts: requests, runs, iterations (at least 1). */
