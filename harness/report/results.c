@@ -157,9 +157,10 @@ void res_noisy_reason(const struct trial_result *t, enum res_noisy r, char *buf,
 		return;
 	case RES_NOISY_CLIENT_SATURATED:
 		snprintf(buf, len,
-			 "client_saturated: a load client thread was %.0f%% busy: the figure may measure the "
-			 "client",
-			 t->load.client.max_thread_busy * 100);
+			 "client_saturated: a load client thread was %.0f%% busy (the rule: %.0f%%): the figure may "
+			 "measure the client; give it more CPUs (run --client-cpus N) and the scenario more "
+			 "load.threads",
+			 t->load.client.max_thread_busy * 100, RES_SATURATED * 100);
 		return;
 	case RES_NOISY_STALL:
 		snprintf(buf, len,
