@@ -258,7 +258,12 @@ static int plan_images(const struct run_opts *o, struct run_plan *p, struct hx_e
 static void scn_override_load(struct scenario *s, const struct run_opts *o)
 {
 	if (s->workload == SCN_WS_RPC && o->requests) {
-		s->requests = o->requests < s->clients ? s->clients : o->requests; /* one request per client at least */
+		uint64_t n = o->requests < s->clients ? s->clients : o->requests; /* one request per client at least */
+
+		s->warmup_requests = s->warmup_requests ? s->warmup_requests * n / s->requests : 0;
+		if (s->warmup_requests && s->warmup_requests < s->clients)
+			s->warmup_requests = s->clients;
+		s->requests = n;
 		return;
 	}
 	if (s->workload != SCN_HTTP)

@@ -202,6 +202,11 @@ struct trial_result {
 	 * evidence that trials leak neither */
 	double harness_fds, harness_rss_kb;
 	double measuring_s; /* of wall_s, the measured phase: the load (no warm-up), the script, the startup runs */
+	/* the unmeasured warm-up before it: requests (ws-chat: messages each client sent; a script: WARMUP
+	 * iterations), 0 when none; and the scenario's minimum of the measured phase (0: none), below which
+	 * the trial is flagged short */
+	uint64_t warmup;
+	double min_duration_s;
 	struct res_overhead overhead;
 	unsigned have;			       /* RES_HAVE_*: the sub-results present */
 	unsigned cpus_have, slices_have;       /* bit per enum cg_slice */
@@ -247,6 +252,7 @@ enum res_noisy {
 	RES_NOISY_FOREIGN,
 	RES_NOISY_SPREAD,
 	RES_NOISY_CONTENDED,
+	RES_NOISY_SHORT,
 	RES_NR_NOISY
 };
 #define RES_NOISY_PRESSURE 0.5
@@ -269,6 +275,9 @@ enum res_noisy {
  * pinned CPU, 10 each: 0-1% on a quiet host, 4-17% in 117 of 120 trials of six runs beside builds and tests
  * (of which the foreign sampler flagged 5). */
 #define RES_CONTENDED 0.03
+/* Short: the measured phase (the load, the chat, a script's own seconds; a matrix's shortest cell) lasted
+ * less than the scenario's min_duration_s: ws-chat's 16 x 80 messages took 0.15-0.23 s here, where one GC
+ * pause or a JIT tier-up is the figure. */
 extern const char *const res_noisy_names[RES_NR_NOISY];
 /* The reasons, a bit per enum res_noisy; 0: nothing suggests noise. */
 unsigned res_trial_noisy(const struct trial_result *t);

@@ -900,6 +900,10 @@ cJSON *res_trial_json(const struct trial_result *t)
 	add_num(o, "harness_rss_kb", t->harness_rss_kb);
 	if (t->measuring_s > 0)
 		cJSON_AddNumberToObject(o, "measuring_s", t->measuring_s);
+	if (t->warmup)
+		cJSON_AddNumberToObject(o, "warmup", (double)t->warmup);
+	if (t->min_duration_s > 0)
+		cJSON_AddNumberToObject(o, "min_duration_s", t->min_duration_s);
 	if (t->overhead.have)
 		cJSON_AddItemToObject(o, "overhead_ms", overhead_json(&t->overhead));
 	if (res_trial_noisy(t)) { /* recomputed from the evidence above whenever the file is written */
@@ -963,6 +967,8 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 	ret->harness_fds = num(o, "harness_fds");
 	ret->harness_rss_kb = num(o, "harness_rss_kb");
 	ret->measuring_s = num0(o, "measuring_s");
+	ret->warmup = u64(o, "warmup");
+	ret->min_duration_s = num0(o, "min_duration_s");
 	overhead_parse(get(o, "overhead_ms"), &ret->overhead);
 	per_slice_parse(get(o, "cpus"), get(o, "slices"), ret);
 	if (cJSON_IsObject(get(o, "fixture")))

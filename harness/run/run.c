@@ -195,6 +195,8 @@ static int sut_config(struct run_env *env, const struct scenario *s, const struc
 	if (s->workload == SCN_SCRIPT) {
 		snprintf(kv, sizeof(kv), "ITERATIONS=%llu", (unsigned long long)s->iterations);
 		sbx_env_set(c, kv);
+		snprintf(kv, sizeof(kv), "WARMUP=%llu", (unsigned long long)s->warmup_requests);
+		sbx_env_set(c, kv);
 	}
 	if (s->prepare) { /* made by prep_ensure before the first trial; the trial sees it read-only */
 		char key[65];
@@ -258,7 +260,8 @@ static enum wait_end wait_or_cut(struct cg_tree *tree, enum cg_slice sl, pid_t p
 	return i == 1 ? WAIT_SERVER_GONE : WAIT_CUT;
 }
 
-/* The client's `harness load` command line for an http, ws-chat or ws-rpc trial, in store. */
+/* The client's `harness load` command line for an http, ws-chat or ws-rpc trial, in store: requests are the
+ * requests in all, or for ws-chat the messages each client sends. */
 struct client_args {
 	char *argv[48];
 	char buf[16][320];
@@ -274,7 +277,7 @@ static void client_args_for(const struct scenario *s, enum load_engine engine, u
 		a->argv[n++] = (char *)"--chat";
 		snprintf(a->buf[0], sizeof(a->buf[0]), "ws://127.0.0.1:%u%s", s->port, s->ready_path);
 		snprintf(a->buf[1], sizeof(a->buf[1]), "%u", s->clients);
-		snprintf(a->buf[2], sizeof(a->buf[2]), "%u", s->messages);
+		snprintf(a->buf[2], sizeof(a->buf[2]), "%llu", (unsigned long long)requests); /* messages each */
 		a->argv[n++] = a->buf[0];
 		a->argv[n++] = (char *)"--clients";
 		a->argv[n++] = a->buf[1];
@@ -749,19 +752,22 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	} else {
 		struct client_args args;
 
-		if (s->workload == SCN_HTTP && s->warmup_requests) {
+		if (s->warmup_requests) { /* every workload's, the same count on every runtime */
 			run_stage("warmup");
 			client_args_for(s, env->engine, s->warmup_requests, &args);
 			rc = run_client(env, tree, s, &args, false, deadline - now_s(), &x, t, err);
+			if (rc == 0 && (t->have & RES_HAVE_CHAT) && !t->chat.invariant_ok)
+				rc = hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "chat invariant broken in the warm-up: %s",
+					     t->chat.why);
 		}
-		t->have &= ~(unsigned)RES_HAVE_LOAD; /* the warm-up's figures are not the trial's */
+		t->have &= ~(unsigned)(RES_HAVE_LOAD | RES_HAVE_CHAT); /* the warm-up's figures are not the trial's */
 		if (rc == 0 && x.pid > 0) {
 			reset_hwm(payload);
 			/* the slice's peak from here too where the kernel allows (v2: 6.12+); else it says it spans
 			 * the trial */
 			cg_slice_peak_reset(tree, CG_SLICE_SUT, &(struct hx_err){0});
 			run_stage("load");
-			client_args_for(s, env->engine, s->requests, &args);
+			client_args_for(s, env->engine, s->workload == SCN_WS_CHAT ? s->messages : s->requests, &args);
 			rc = run_client(env, tree, s, &args, true, deadline - now_s(), &x, t, err);
 		}
 	}
@@ -1030,6 +1036,8 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 			  ~(noise->kind != NOISE_NONE ? 0u : 1u << CG_SLICE_NOISE);
 	int rc;
 
+	trial->min_duration_s = s->min_duration_s;
+	trial->warmup = s->workload == SCN_STARTUP || s->nroutes ? 0 : s->warmup_requests;
 	for (int sl = 0; sl < CG_NR_SLICES; sl++)
 		if (slices & (1u << sl)) {
 			cg_cpus_format(&env->plan[mode].limits[sl].cpus, trial->cpus[sl], sizeof(trial->cpus[sl]));

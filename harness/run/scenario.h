@@ -11,6 +11,8 @@
 #include "base/err.h"
 
 #define SCN_MAX_RUNTIMES 16
+/* The default minimum of a measured phase: below a second, a start-up hiccup or one GC is the figure. */
+#define SCN_MIN_DURATION_S 1.0
 
 enum scn_workload { SCN_STARTUP, SCN_HTTP, SCN_WS_CHAT, SCN_SCRIPT, SCN_WS_RPC };
 /* Fixtures a scenario may ask for: one bit each. */
@@ -82,8 +84,8 @@ struct scenario {
 	/* the memory run after the load: idle this long (0: none), the low-memory hint first, then a restart */
 	double memory_idle_s;
 	bool memory_hint, memory_restart;
-	unsigned memory_no_hint; /* a bit per runtimes[] entry: no hint for it (it has none) */
-	uint64_t requests, warmup_requests;
+	unsigned memory_no_hint;	    /* a bit per runtimes[] entry: no hint for it (it has none) */
+	uint64_t requests, warmup_requests; /* ws-chat: warmup_requests is the messages each client sends first */
 	/* every response's body: this many bytes, this SHA-256 (64 hex digits); "" and checked false: not checked */
 	bool check_length;
 	uint64_t body_length;
@@ -112,6 +114,8 @@ struct scenario {
 	size_t nmetrics;
 	unsigned fixtures; /* enum scn_fixture bits */
 	bool prepare;	   /* script: run once per runtime with PREPARE=1 and the network first (run/prepare.h) */
+	/* every workload but startup: a measured phase shorter than this is flagged short (results.h) */
+	double min_duration_s;
 	/* both */
 	unsigned repeat;
 	uint64_t max_errors;

@@ -435,6 +435,30 @@ static void test_saturated_rule(void **state)
 	res_trial_free(&t);
 }
 
+/* A measured phase under the scenario's minimum is flagged short, by the workload's own clock. */
+static void test_short(void **state)
+{
+	struct trial_result t;
+	char why[256];
+
+	(void)state;
+	res_trial_init(&t, "ws-chat", "node24", "pinned", 1, 1);
+	t.have |= RES_HAVE_CHAT;
+	t.chat.duration_s = 0.21;
+	assert_false(res_trial_noisy(&t) & (1u << RES_NOISY_SHORT)); /* no minimum: a file from before it */
+	t.min_duration_s = 1;
+	assert_true(res_trial_noisy(&t) & (1u << RES_NOISY_SHORT));
+	res_noisy_reason(&t, RES_NOISY_SHORT, why, sizeof(why));
+	assert_string_equal(why,
+			    "short: the measured phase lasted 0.21 s, under the scenario's min_duration_s of 1.0 s "
+			    "(give it more requests or messages)");
+	t.chat.duration_s = 2.5;
+	assert_false(res_trial_noisy(&t) & (1u << RES_NOISY_SHORT));
+	t.have = RES_HAVE_PROCESS; /* a failed trial measured nothing: nothing to call short */
+	assert_false(res_trial_noisy(&t) & (1u << RES_NOISY_SHORT));
+	res_trial_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -442,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_saturated_rule),
+		cmocka_unit_test(test_short),
 		cmocka_unit_test(test_reads_an_old_file),
 		cmocka_unit_test(test_noise_shift),
 		cmocka_unit_test(test_soak_evidence),
