@@ -103,8 +103,17 @@ function median(a) {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
+// The package manager's version, for the trial's log: npm is the host's, not an image of harness.
+function toolVersion() {
+  if (kind === 'bun') return `bun ${Bun.version}`;
+  if (kind === 'deno') return `deno ${Deno.version.deno}`;
+  const r = spawnSync(process.execPath, [npmCli(), '--version'], { encoding: 'utf8' });
+  return `npm ${(r.stdout || '').trim() || '(unknown)'} (${npmCli()})`;
+}
+
 function measure() {
   const n = Math.max(1, Number(process.env.ITERATIONS ?? 10));
+  console.error(`warm-install: ${toolVersion()}`);
   // WARMUP pairs of installs first (harness sets the same count for every runtime), unmeasured: the first
   // reads the package manager and the cache from a cold page cache, which the later ones find warm
   const w = Number(process.env.WARMUP ?? 0);
