@@ -207,6 +207,7 @@ struct trial_result {
 	 * the trial is flagged short */
 	uint64_t warmup;
 	double min_duration_s;
+	char adapter[160]; /* the code between the runtime and the scenario's app (scenario "adapter"); "": none */
 	struct res_overhead overhead;
 	unsigned have;			       /* RES_HAVE_*: the sub-results present */
 	unsigned cpus_have, slices_have;       /* bit per enum cg_slice */

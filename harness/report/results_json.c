@@ -904,6 +904,7 @@ cJSON *res_trial_json(const struct trial_result *t)
 		cJSON_AddNumberToObject(o, "warmup", (double)t->warmup);
 	if (t->min_duration_s > 0)
 		cJSON_AddNumberToObject(o, "min_duration_s", t->min_duration_s);
+	add_str(o, "adapter", t->adapter);
 	if (t->overhead.have)
 		cJSON_AddItemToObject(o, "overhead_ms", overhead_json(&t->overhead));
 	if (res_trial_noisy(t)) { /* recomputed from the evidence above whenever the file is written */
@@ -969,6 +970,7 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 	ret->measuring_s = num0(o, "measuring_s");
 	ret->warmup = u64(o, "warmup");
 	ret->min_duration_s = num0(o, "min_duration_s");
+	str(o, "adapter", ret->adapter, sizeof(ret->adapter));
 	overhead_parse(get(o, "overhead_ms"), &ret->overhead);
 	per_slice_parse(get(o, "cpus"), get(o, "slices"), ret);
 	if (cJSON_IsObject(get(o, "fixture")))

@@ -1037,6 +1037,8 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 	int rc;
 
 	trial->min_duration_s = s->min_duration_s;
+	if (scn_adapter_for(s, m->name))
+		snprintf(trial->adapter, sizeof(trial->adapter), "%s", scn_adapter_for(s, m->name));
 	trial->warmup = s->workload == SCN_STARTUP || s->nroutes ? 0 : s->warmup_requests;
 	for (int sl = 0; sl < CG_NR_SLICES; sl++)
 		if (slices & (1u << sl)) {

@@ -416,6 +416,7 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 					   "wire",
 					   "warmup_iterations",
 					   "min_duration_s",
+					   "adapter",
 					   NULL};
 	char workload[16] = "";
 	double maxerr = 0;

@@ -101,6 +101,8 @@ struct scenario {
 	size_t nskips;
 	struct scn_inherent inherent[SCN_MAX_INHERENT]; /* "wire": {"inherent": {...}} */
 	size_t ninherent;
+	struct scn_skip adapters[SCN_MAX_RUNTIMES]; /* "adapter": runtime -> the code between it and the app */
+	size_t nadapters;
 	/* ws-chat; ws-rpc: clients, each with window requests in flight (of requests in all) */
 	unsigned clients, messages, window;
 	bool counter; /* ws-rpc: increments of a counter that must move by the increments acknowledged */
@@ -142,6 +144,8 @@ bool scn_supports(const struct scenario *s, const char *runtime);
 bool scn_memory_hint_for(const struct scenario *s, const char *runtime);
 /* Why a difference of the wire (a header name or "body") is the runtimes' own, or NULL when it is not. */
 const char *scn_inherent_why(const struct scenario *s, const char *what);
+/* The adapter runtime runs the scenario's app through ("adapter" in scenario.json), or NULL when none. */
+const char *scn_adapter_for(const struct scenario *s, const char *runtime);
 /* Why the scenario skips runtime, or NULL when it does not. */
 const char *scn_skip_reason(const struct scenario *s, const char *runtime);
 /* The profile's share of the scenario's counts: requests, runs, iterations (at least 1). */

@@ -1,5 +1,7 @@
-/* The scenario's "wire" key: the differences of the readiness capture (run/wire.c) that are the runtimes'
- * own, each with why, parsed strictly like the rest of scenario.json (docs/scenario.md, "The wire"). */
+/* What a scenario declares of the work that is not the same on every runtime: "wire", the differences of
+ * the readiness capture (run/wire.c) that are the runtimes' own, each with why, and "adapter", the code some
+ * runtimes run the app through; parsed strictly like the rest of scenario.json (docs/scenario.md, "Same work
+ * on every runtime"). */
 #include <cjson/cJSON.h>
 #include <string.h>
 
@@ -14,11 +16,49 @@ static bool inherent_name(const char *s)
 	       strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-") == strlen(s);
 }
 
+/* "adapter": {"node24": "serve-node.mjs: node:http to the fetch handler, userland code", ...} */
+static int parse_adapters(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "adapter"), *it;
+
+	if (!a)
+		return 0;
+	if (!cJSON_IsObject(a) || cJSON_GetArraySize(a) > SCN_MAX_RUNTIMES)
+		return hx_fail_field(err, file, "adapter",
+				     "expected an object: runtime -> the adapter it runs the app through");
+	cJSON_ArrayForEach (it, a) {
+		struct scn_skip *d = &s->adapters[s->nadapters];
+
+		if (!scn_supports(s, it->string))
+			return hx_fail_field(err, file, "adapter", "%s is not one of the scenario's runtimes",
+					     it->string);
+		if (!cJSON_IsString(it) || !it->valuestring[0] || strlen(it->valuestring) >= sizeof(d->why) ||
+		    valid_argument(it->valuestring))
+			return hx_fail_field(err, file, "adapter",
+					     "the adapter of %s: a line of at most %zu characters", it->string,
+					     sizeof(d->why) - 1);
+		strcpy(d->runtime, it->string);
+		strcpy(d->why, it->valuestring);
+		s->nadapters++;
+	}
+	return 0;
+}
+
+const char *scn_adapter_for(const struct scenario *s, const char *runtime)
+{
+	for (size_t i = 0; i < s->nadapters; i++)
+		if (strcmp(s->adapters[i].runtime, runtime) == 0)
+			return s->adapters[i].why;
+	return NULL;
+}
+
 int scn_wire_parse(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
 	const cJSON *w = cJSON_GetObjectItemCaseSensitive(root, "wire");
 	const cJSON *inh = cJSON_GetObjectItemCaseSensitive(w, "inherent"), *it;
 
+	if (parse_adapters(file, root, s, err) < 0)
+		return -err->errnum;
 	if (!w)
 		return 0;
 	if (!cJSON_IsObject(w) || cJSON_GetArraySize(w) != (inh ? 1 : 0))

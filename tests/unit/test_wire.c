@@ -136,6 +136,15 @@ static void test_scenario_key(void **state)
 	assert_int_equal(s.ninherent, 1);
 	assert_string_equal(scn_inherent_why(&s, "body"), "each runtime's zlib");
 	assert_null(scn_inherent_why(&s, "date"));
+	/* the adapter a runtime runs the app through: one of the scenario's runtimes, with what it is */
+	scenario_with("\"adapter\":{\"node24\":\"serve-node.mjs: userland node:http to fetch\"}", &s);
+	assert_string_equal(scn_adapter_for(&s, "node24"), "serve-node.mjs: userland node:http to fetch");
+	assert_null(scn_adapter_for(&s, "bun"));
+	snprintf(text, sizeof(text),
+		 "{\"name\":\"w\",\"workload\":\"http\",\"runtimes\":[\"bun\"],\"script\":\"s.js\",\"load\":{},"
+		 "\"adapter\":{\"deno\":\"x\"}}");
+	assert_int_equal(scn_parse("w.json", text, &s, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "w.json: adapter: deno is not one of the scenario's runtimes"));
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(text, sizeof(text),
 			 "{\"name\":\"w\",\"workload\":\"http\",\"runtimes\":[\"bun\"],\"script\":\"s.js\",\"load\":{},"
