@@ -46,7 +46,9 @@ static void header_line(const char *line, size_t len, struct res_wire *ret, long
 		ret->headers[used] = '\0';
 	}
 	if (nlen == 14 && strncasecmp(line, "content-length", 14) == 0)
-		*length = strtoll(v, NULL, 10);
+		for (size_t i = (*length = 0, 0); i < vlen && isdigit((unsigned char)v[i]) && *length < (1ll << 50);
+		     i++)
+			*length = *length * 10 + (v[i] - '0');
 	else if (nlen == 17 && strncasecmp(line, "transfer-encoding", 17) == 0 && vlen >= 7 &&
 		 strncasecmp(v + vlen - 7, "chunked", 7) == 0)
 		*chunked = true;
@@ -66,8 +68,10 @@ static int dechunk(const char *p, const char *end, char *out, size_t *ret_len)
 
 		if (!eol)
 			return 0;
+		if (!isxdigit((unsigned char)*p)) /* strtoul would skip white space past the line */
+			return -1;
 		size = strtoul(p, &stop, 16);
-		if (stop == p || (stop < eol && *stop != ';' && *stop != ' '))
+		if (stop > eol || (stop < eol && *stop != ';' && *stop != ' ') || size > WIRE_MAX_RESPONSE)
 			return -1;
 		p = eol + 2;
 		if (size == 0) { /* trailers, then the empty line */
@@ -81,6 +85,16 @@ static int dechunk(const char *p, const char *end, char *out, size_t *ret_len)
 		n += size;
 		p += size + 2;
 	}
+}
+
+/* The length of buf's first line, at most n. */
+static size_t strcspn_n(const char *buf, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && buf[i] != '\r' && buf[i] != '\n')
+		i++;
+	return i;
 }
 
 int wire_parse(const char *buf, size_t len, bool eof, struct res_wire *ret, struct hx_err *err)
@@ -97,8 +111,12 @@ int wire_parse(const char *buf, size_t len, bool eof, struct res_wire *ret, stru
 		       : eof		   ? hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "the answer ended in its head")
 					   : 0;
 	ret->headers[0] = ret->content_type[0] = '\0';
-	if (len < 12 || strncmp(buf, "HTTP/1.", 7) != 0 || sscanf(buf + 9, "%3u", &ret->status) != 1)
-		return hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "not an HTTP/1.x status line: '%.40s'", buf);
+	/* buf is not NUL-terminated: every read of it is bounded by len */
+	if (len < 12 || strncmp(buf, "HTTP/1.", 7) != 0 || !isdigit((unsigned char)buf[9]) ||
+	    !isdigit((unsigned char)buf[10]) || !isdigit((unsigned char)buf[11]))
+		return hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "not an HTTP/1.x status line: '%.*s'",
+			       (int)strcspn_n(buf, len < 40 ? len : 40), buf);
+	ret->status = (unsigned)((buf[9] - '0') * 100 + (buf[10] - '0') * 10 + (buf[11] - '0'));
 	ret->header_bytes = (uint64_t)(head_end + 4 - buf);
 	for (p = (const char *)memmem(buf, len, "\r\n", 2) + 2; p < head_end;) {
 		const char *eol = memmem(p, (size_t)(head_end + 2 - p), "\r\n", 2);
