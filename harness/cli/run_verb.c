@@ -42,7 +42,7 @@
 
 struct run_opts {
 	bool help, keep, isolate, no_sandbox;
-	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement, *shard, *engine;
+	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement, *shard, *engine, *node_env;
 	unsigned cpus, client_cpus, repeat, connections, requests, max_repeat;
 	uint64_t memory, client_memory;
 	double cap, precision;
@@ -78,6 +78,9 @@ static const struct hx_opt run_tab[] = {
 	{"engine", 0, OPT_STR, offsetof(struct run_opts, engine), "ENGINE",
 	 .help = "http scenarios: the load client's engine, auto (io_uring where the kernel allows it, else epoll), "
 		 "epoll or io_uring; each trial records the one that ran (load.engine)"},
+	{"node-env", 0, OPT_STR, offsetof(struct run_opts, node_env), "VALUE",
+	 .help = "NODE_ENV in every runtime's sandbox (default production, the mode a bundle has; '' leaves it "
+		 "unset); recorded as config.node_env"},
 	{"shard", 0, OPT_STR, offsetof(struct run_opts, shard), "I/N",
 	 .help = "run the I-th of N deterministic parts of the trial plan, balanced by expected time (harness merge)"},
 	{"precision", 0, OPT_PERCENT, offsetof(struct run_opts, precision), "P%",
@@ -256,7 +259,12 @@ static int plan_images(const struct run_opts *o, struct run_plan *p, struct hx_e
 static void scn_override_load(struct scenario *s, const struct run_opts *o)
 {
 	if (s->workload == SCN_WS_RPC && o->requests) {
-		s->requests = o->requests < s->clients ? s->clients : o->requests; /* one request per client at least */
+		uint64_t n = o->requests < s->clients ? s->clients : o->requests; /* one request per client at least */
+
+		s->warmup_requests = s->warmup_requests ? s->warmup_requests * n / s->requests : 0;
+		if (s->warmup_requests && s->warmup_requests < s->clients)
+			s->warmup_requests = s->clients;
+		s->requests = n;
 		return;
 	}
 	if (s->workload != SCN_HTTP)
@@ -375,6 +383,36 @@ static int plan_bare(const struct run_plan *p, const struct run_env *env, struct
 	return 0;
 }
 
+static bool plan_has_image(const struct run_plan *p, const char *name);
+
+/* --node-env: one mode for every runtime; a bundle defines NODE_ENV in itself, so a run whose mode is not
+ * the bundle's would compare two builds of the same libraries. */
+static int plan_node_env(const struct run_opts *o, const struct run_plan *p, struct run_env *env, struct hx_err *err)
+{
+	const char *v = o->node_env ? o->node_env : RUN_NODE_ENV;
+
+	if (strlen(v) >= sizeof(env->node_env) ||
+	    (v[0] && strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(v)))
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "run: --node-env takes [a-z0-9._-], at most %zu characters (production, development, "
+			       "or '' for none), not '%s'",
+			       sizeof(env->node_env) - 1, v);
+	snprintf(env->node_env, sizeof(env->node_env), "%s", v);
+	for (size_t i = 0; i < p->nscn; i++) {
+		const struct scn_bundle *b = &p->scn[i].bundle;
+
+		if (plan_has_image(p, b->for_runtime) && scn_supports(&p->scn[i], b->for_runtime) &&
+		    strcmp(bundle_node_env(b), v) != 0)
+			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+				       "run: --node-env '%s': scenario %s runs %s from a bundle built with "
+				       "NODE_ENV=%s; the other runtimes would run another build (use --node-env %s, "
+				       "or leave %s out of --runtimes)",
+				       v, p->scn[i].name, b->for_runtime, bundle_node_env(b), bundle_node_env(b),
+				       b->for_runtime);
+	}
+	return 0;
+}
+
 /* Everything the run will do, validated, with no side effect: options, scenarios, modes and their CPU
  * plans, runtime manifests, the results file's folder. */
 static int run_plan(const struct run_opts *o, char **names, int n, struct run_plan *p, struct run_env *env,
@@ -395,7 +433,8 @@ static int run_plan(const struct run_opts *o, char **names, int n, struct run_pl
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: --format takes table, md or json, not '%s'",
 			       o->format);
 	if (plan_out(o, p, err) < 0 || plan_noise_kinds(o, p, err) < 0 || plan_scenarios(names, n, o, p, err) < 0 ||
-	    plan_engine(o, p, env, err) < 0 || plan_images(o, p, err) < 0 || plan_modes(o, p, env, err) < 0)
+	    plan_engine(o, p, env, err) < 0 || plan_images(o, p, err) < 0 || plan_modes(o, p, env, err) < 0 ||
+	    plan_node_env(o, p, env, err) < 0)
 		return -err->errnum;
 	env->cap_s = o->cap;
 	p->precision = o->precision;
@@ -809,6 +848,7 @@ static int results_head(const struct run_plan *p, const struct run_env *env, str
 		return -err->errnum;
 	bundles_record(p, d);
 	prepared_record(p, d);
+	cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(d->head, "config"), "node_env", env->node_env);
 	return 0;
 }
 

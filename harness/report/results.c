@@ -96,12 +96,31 @@ double res_script_value(const struct res_script *s, const char *name)
 	return NAN;
 }
 
-const char *const res_noisy_names[RES_NR_NOISY] = {"throttled", "cpu_pressure", "client_saturated", "stall",
-						   "steal",	"foreign",	"spread",	    "contended"};
+const char *const res_noisy_names[RES_NR_NOISY] = {"throttled", "cpu_pressure", "client_saturated", "stall", "steal",
+						   "foreign",	"spread",	"contended",	    "short"};
 
 static bool stalled(double max_s, double duration_s)
 {
 	return duration_s > 0 && max_s >= RES_STALL_MIN_S && max_s >= RES_STALL_FRACTION * duration_s;
+}
+
+/* How long the measured phase lasted by the workload's own clock; NAN when the trial measured nothing. */
+static double measured_s(const struct trial_result *t)
+{
+	double least = NAN;
+
+	for (unsigned i = 0; i < t->ncells; i++)
+		if (isnan(least) || t->cells[i].load.duration_s < least)
+			least = t->cells[i].load.duration_s;
+	if (t->ncells)
+		return least;
+	if (t->have & RES_HAVE_LOAD)
+		return t->load.duration_s;
+	if (t->have & RES_HAVE_CHAT)
+		return t->chat.duration_s;
+	if (t->have & RES_HAVE_SCRIPT)
+		return res_script_value(&t->script, "seconds");
+	return NAN;
 }
 
 unsigned res_trial_noisy(const struct trial_result *t)
@@ -132,6 +151,8 @@ unsigned res_trial_noisy(const struct trial_result *t)
 	    !(sut->have[CG_STAT_NR_THROTTLED] && sut->v[CG_STAT_NR_THROTTLED]) &&
 	    (double)sut->psi[CG_PSI_CPU].full_total_usec / 1e6 > RES_CONTENDED * t->wall_s)
 		why |= 1u << RES_NOISY_CONTENDED;
+	if (t->min_duration_s > 0 && measured_s(t) < t->min_duration_s) /* NAN: nothing measured, nothing flagged */
+		why |= 1u << RES_NOISY_SHORT;
 	if ((t->have & RES_HAVE_STARTUP) && t->startup.expected_cv > 0 && t->startup.wall_ms.n > 1 &&
 	    t->startup.wall_ms.cv > t->startup.expected_cv)
 		why |= 1u << RES_NOISY_SPREAD;
@@ -157,9 +178,10 @@ void res_noisy_reason(const struct trial_result *t, enum res_noisy r, char *buf,
 		return;
 	case RES_NOISY_CLIENT_SATURATED:
 		snprintf(buf, len,
-			 "client_saturated: a load client thread was %.0f%% busy: the figure may measure the "
-			 "client",
-			 t->load.client.max_thread_busy * 100);
+			 "client_saturated: a load client thread was %.0f%% busy (the rule: %.0f%%): the figure may "
+			 "measure the client; give it more CPUs (run --client-cpus N) and the scenario more "
+			 "load.threads",
+			 t->load.client.max_thread_busy * 100, RES_SATURATED * 100);
 		return;
 	case RES_NOISY_STALL:
 		snprintf(buf, len,
@@ -188,6 +210,12 @@ void res_noisy_reason(const struct trial_result *t, enum res_noisy r, char *buf,
 			 "contended: none of the runtime's tasks could run while one waited for a CPU %.2f s of the "
 			 "trial's %.1f s (above %.0f%%: something else held its CPUs)",
 			 (double)sut->psi[CG_PSI_CPU].full_total_usec / 1e6, t->wall_s, RES_CONTENDED * 100);
+		return;
+	case RES_NOISY_SHORT:
+		snprintf(buf, len,
+			 "short: the measured phase lasted %.2f s, under the scenario's min_duration_s of %.1f s (give "
+			 "it more requests or messages)",
+			 measured_s(t), t->min_duration_s);
 		return;
 	case RES_NR_NOISY:
 		break;

@@ -24,7 +24,10 @@
 #define RES_SCHEMA	"harness-results/1"
 #define RES_CPUS_LEN	1024 /* a CPU list as the kernel or cg_cpus_format writes it */
 #define RES_MAX_METRICS 64
-#define RES_SATURATED	0.9 /* a client thread busier than this measures itself, not the server */
+/* A client thread at least this busy may measure itself, not the server: against bun and deno on
+ * http-hello it was 0.80-0.90 busy while the server still had headroom (a 0.9 rule let their lead pass as
+ * measured); run --client-cpus and a scenario's load.threads add client capacity. */
+#define RES_SATURATED 0.8
 
 enum trial_status { TRIAL_OK, TRIAL_FAILED, TRIAL_CUT, TRIAL_INTERRUPTED, TRIAL_SKIPPED, TRIAL_NR_STATUS };
 extern const char *const res_status_names[TRIAL_NR_STATUS];
@@ -101,6 +104,20 @@ struct res_server {
 	char cpus[RES_CPUS_LEN];
 };
 
+/* One response of the server captured at readiness, before the load (run/wire.c; docs/scenario.md, "The
+ * wire"): what every runtime of a scenario must answer alike. */
+struct res_wire {
+	char path[256];
+	unsigned status;
+	char framing[16];	/* content-length, chunked or close */
+	uint64_t header_bytes;	/* the head: status line to the empty line */
+	uint64_t body_bytes;	/* the body as the application sent it (chunks undone) */
+	char headers[512];	/* the header names, lowercase, in the order sent, comma-separated */
+	char content_type[128]; /* "": none */
+	char body_sha256[65];
+	char differs[512]; /* a difference from the run's first runtime that the scenario declares inherent */
+};
+
 /* The process of a script trial. */
 struct res_process {
 	int exit;
@@ -143,6 +160,7 @@ enum {
 	RES_HAVE_FIXTURE = 1u << 6,
 	RES_HAVE_NEIGHBOUR = 1u << 7,
 	RES_HAVE_EXTERNAL = 1u << 8,
+	RES_HAVE_WIRE = 1u << 9,
 };
 
 /* What a trial cost beyond its workload, ms by phase (docs/results.md: overhead_ms): the trial's cgroup tree;
@@ -184,12 +202,19 @@ struct trial_result {
 	 * evidence that trials leak neither */
 	double harness_fds, harness_rss_kb;
 	double measuring_s; /* of wall_s, the measured phase: the load (no warm-up), the script, the startup runs */
+	/* the unmeasured warm-up before it: requests (ws-chat: messages each client sent; a script: WARMUP
+	 * iterations), 0 when none; and the scenario's minimum of the measured phase (0: none), below which
+	 * the trial is flagged short */
+	uint64_t warmup;
+	double min_duration_s;
+	char adapter[160]; /* the code between the runtime and the scenario's app (scenario "adapter"); "": none */
 	struct res_overhead overhead;
 	unsigned have;			       /* RES_HAVE_*: the sub-results present */
 	unsigned cpus_have, slices_have;       /* bit per enum cg_slice */
 	char cpus[CG_NR_SLICES][RES_CPUS_LEN]; /* the CPU set each slice was planned */
 	struct cg_stats slices[CG_NR_SLICES];
 	struct res_server server;
+	struct res_wire wire;
 	struct res_load load;
 	struct res_chat chat;
 	struct res_startup startup;
@@ -228,6 +253,7 @@ enum res_noisy {
 	RES_NOISY_FOREIGN,
 	RES_NOISY_SPREAD,
 	RES_NOISY_CONTENDED,
+	RES_NOISY_SHORT,
 	RES_NR_NOISY
 };
 #define RES_NOISY_PRESSURE 0.5
@@ -250,6 +276,9 @@ enum res_noisy {
  * pinned CPU, 10 each: 0-1% on a quiet host, 4-17% in 117 of 120 trials of six runs beside builds and tests
  * (of which the foreign sampler flagged 5). */
 #define RES_CONTENDED 0.03
+/* Short: the measured phase (the load, the chat, a script's own seconds; a matrix's shortest cell) lasted
+ * less than the scenario's min_duration_s: ws-chat's 16 x 80 messages took 0.15-0.23 s here, where one GC
+ * pause or a JIT tier-up is the figure. */
 extern const char *const res_noisy_names[RES_NR_NOISY];
 /* The reasons, a bit per enum res_noisy; 0: nothing suggests noise. */
 unsigned res_trial_noisy(const struct trial_result *t);

@@ -553,6 +553,14 @@ static const struct field server_fields[] = {
 	F(struct res_server, low_memory_hint, FK_STR),
 };
 
+static const struct field wire_fields[] = {
+	F(struct res_wire, path, FK_STR),	  F(struct res_wire, status, FK_UINT),
+	F(struct res_wire, framing, FK_STR),	  F(struct res_wire, header_bytes, FK_U64),
+	F(struct res_wire, body_bytes, FK_U64),	  F(struct res_wire, headers, FK_STR),
+	F(struct res_wire, content_type, FK_STR), F(struct res_wire, body_sha256, FK_STR),
+	F(struct res_wire, differs, FK_STR),
+};
+
 static const struct field process_fields[] = {
 	F(struct res_process, cpus, FK_STR),
 	F(struct res_process, exit, FK_INT),
@@ -873,6 +881,8 @@ cJSON *res_trial_json(const struct trial_result *t)
 		cJSON_AddItemToObject(o, "server", server_json(&t->server));
 	if (t->have & RES_HAVE_PROCESS)
 		cJSON_AddItemToObject(o, "process", process_json(&t->process));
+	if (t->have & RES_HAVE_WIRE)
+		FIELDS_JSON(cJSON_AddObjectToObject(o, "wire"), &t->wire, wire_fields);
 	if (t->have & RES_HAVE_STARTUP)
 		cJSON_AddItemToObject(o, "startup", startup_json(&t->startup));
 	if (t->have & RES_HAVE_LOAD)
@@ -890,6 +900,11 @@ cJSON *res_trial_json(const struct trial_result *t)
 	add_num(o, "harness_rss_kb", t->harness_rss_kb);
 	if (t->measuring_s > 0)
 		cJSON_AddNumberToObject(o, "measuring_s", t->measuring_s);
+	if (t->warmup)
+		cJSON_AddNumberToObject(o, "warmup", (double)t->warmup);
+	if (t->min_duration_s > 0)
+		cJSON_AddNumberToObject(o, "min_duration_s", t->min_duration_s);
+	add_str(o, "adapter", t->adapter);
 	if (t->overhead.have)
 		cJSON_AddItemToObject(o, "overhead_ms", overhead_json(&t->overhead));
 	if (res_trial_noisy(t)) { /* recomputed from the evidence above whenever the file is written */
@@ -953,6 +968,9 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 	ret->harness_fds = num(o, "harness_fds");
 	ret->harness_rss_kb = num(o, "harness_rss_kb");
 	ret->measuring_s = num0(o, "measuring_s");
+	ret->warmup = u64(o, "warmup");
+	ret->min_duration_s = num0(o, "min_duration_s");
+	str(o, "adapter", ret->adapter, sizeof(ret->adapter));
 	overhead_parse(get(o, "overhead_ms"), &ret->overhead);
 	per_slice_parse(get(o, "cpus"), get(o, "slices"), ret);
 	if (cJSON_IsObject(get(o, "fixture")))
@@ -966,6 +984,8 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 		ret->have |= RES_HAVE_SERVER, FIELDS_PARSE(get(o, "server"), &ret->server, server_fields);
 	if (cJSON_IsObject(get(o, "process")))
 		ret->have |= RES_HAVE_PROCESS, process_parse(get(o, "process"), &ret->process);
+	if (cJSON_IsObject(get(o, "wire")))
+		ret->have |= RES_HAVE_WIRE, FIELDS_PARSE(get(o, "wire"), &ret->wire, wire_fields);
 	if (cJSON_IsObject(get(o, "startup")))
 		ret->have |= RES_HAVE_STARTUP, startup_parse(get(o, "startup"), &ret->startup);
 	if (cJSON_IsObject(get(o, "script")))

@@ -58,8 +58,13 @@ static void fill(struct res_doc *d)
 	t->cpus_have = 1u << CG_SLICE_SUT | 1u << CG_SLICE_CLIENT;
 	snprintf(t->cpus[CG_SLICE_SUT], sizeof(t->cpus[0]), "2-3");
 	snprintf(t->cpus[CG_SLICE_CLIENT], sizeof(t->cpus[0]), "1");
-	t->have = RES_HAVE_SERVER | RES_HAVE_LOAD;
+	t->have = RES_HAVE_SERVER | RES_HAVE_LOAD | RES_HAVE_WIRE;
 	snprintf(t->server.log, sizeof(t->server.log), "/tmp/x/server.log");
+	snprintf(t->wire.framing, sizeof(t->wire.framing), "chunked");
+	snprintf(t->wire.headers, sizeof(t->wire.headers), "content-type,transfer-encoding");
+	snprintf(t->wire.differs, sizeof(t->wire.differs), "keep-alive (node24 sends it, bun does not): node's");
+	t->wire.status = 200;
+	t->wire.header_bytes = 149;
 	t->server.idle_rss_kb = 40000;
 	t->server.peak_rss_kb = 80000;
 	t->server.post_load_rss_kb = 70000;
@@ -152,6 +157,9 @@ static void test_round_trip(void **state)
 	assert_true(back.trials[0].load.client.saturated);
 	assert_int_equal(back.trials[0].load.errors[LE_TIMEOUT], 2);
 	assert_string_equal(back.trials[0].load.engine, "io_uring");
+	assert_string_equal(back.trials[0].wire.framing, "chunked");
+	assert_int_equal(back.trials[0].wire.header_bytes, 149);
+	assert_string_equal(back.trials[0].wire.differs, d.trials[0].wire.differs);
 	assert_true(back.trials[0].slices[CG_SLICE_SUT].psi[0].have);
 	assert_false(back.trials[0].slices[CG_SLICE_SUT].psi[0].have_full);
 	assert_false(back.trials[0].slices_have & (1u << CG_SLICE_CLIENT));
@@ -407,12 +415,63 @@ static void test_json_at(void **state)
 	cJSON_Delete(o);
 }
 
+/* The client is flagged from 0.8 of a thread busy (0.80-0.90 passed unflagged against bun and deno). */
+static void test_saturated_rule(void **state)
+{
+	struct load_config c = {0};
+	struct load_result r = {.requests = 100, .max_thread_busy = 0.82};
+	struct res_load l;
+	struct trial_result t;
+	char why[256];
+
+	(void)state;
+	res_load_from(&c, &r, "", &l);
+	assert_true(l.client.saturated);
+	res_trial_init(&t, "s", "bun", "pinned", 1, 1);
+	t.load = l;
+	t.have |= RES_HAVE_LOAD;
+	assert_true(res_trial_noisy(&t) & (1u << RES_NOISY_CLIENT_SATURATED));
+	res_noisy_reason(&t, RES_NOISY_CLIENT_SATURATED, why, sizeof(why));
+	assert_non_null(strstr(why, "82% busy (the rule: 80%)"));
+	assert_non_null(strstr(why, "--client-cpus"));
+	r.max_thread_busy = 0.79;
+	res_load_from(&c, &r, "", &l);
+	assert_false(l.client.saturated);
+	res_trial_free(&t);
+}
+
+/* A measured phase under the scenario's minimum is flagged short, by the workload's own clock. */
+static void test_short(void **state)
+{
+	struct trial_result t;
+	char why[256];
+
+	(void)state;
+	res_trial_init(&t, "ws-chat", "node24", "pinned", 1, 1);
+	t.have |= RES_HAVE_CHAT;
+	t.chat.duration_s = 0.21;
+	assert_false(res_trial_noisy(&t) & (1u << RES_NOISY_SHORT)); /* no minimum: a file from before it */
+	t.min_duration_s = 1;
+	assert_true(res_trial_noisy(&t) & (1u << RES_NOISY_SHORT));
+	res_noisy_reason(&t, RES_NOISY_SHORT, why, sizeof(why));
+	assert_string_equal(why,
+			    "short: the measured phase lasted 0.21 s, under the scenario's min_duration_s of 1.0 s "
+			    "(give it more requests or messages)");
+	t.chat.duration_s = 2.5;
+	assert_false(res_trial_noisy(&t) & (1u << RES_NOISY_SHORT));
+	t.have = RES_HAVE_PROCESS; /* a failed trial measured nothing: nothing to call short */
+	assert_false(res_trial_noisy(&t) & (1u << RES_NOISY_SHORT));
+	res_trial_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_saturated_rule),
+		cmocka_unit_test(test_short),
 		cmocka_unit_test(test_reads_an_old_file),
 		cmocka_unit_test(test_noise_shift),
 		cmocka_unit_test(test_soak_evidence),
