@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/esc.h"
 
 int util_read_file(const char *path, char **ret, size_t *ret_len, struct hx_err *err)
 {
@@ -466,22 +467,40 @@ int util_sha256_hex(const void *data, size_t len, char *hex, size_t hexlen)
 	return 0;
 }
 
-/* The last lines of a log, for a trial that failed. */
+/* The last lines of a log, for a trial that failed. The log is the payload's: only its end is read (a
+ * flooded log costs no more than a quiet one), its control characters are shown escaped, and every line
+ * after the first is indented, so nothing in it can pass for a line of harness's own. */
 void util_log_tail(const char *path, char *buf, size_t len)
 {
-	_cleanup_free_ char *text = NULL;
-	struct hx_err err = {0};
-	size_t n;
+	char text[16384], esc[sizeof(text)];
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+	ssize_t n = 0;
+	size_t o = 0;
 	const char *p;
 	int lines = 0;
 
 	buf[0] = '\0';
-	if (util_read_file(path, &text, &n, &err) < 0 || n == 0)
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return;
+	do
+		n = pread(fd, text, sizeof(text) - 1,
+			  st.st_size > (off_t)sizeof(text) - 1 ? st.st_size - (off_t)sizeof(text) + 1 : 0);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return;
+	text[n] = '\0';
 	util_rstrip(text);
-	n = strlen(text);
-	for (p = text + n; p > text && lines < 8; p--)
+	esc_term_lines(text, esc, sizeof(esc));
+	for (p = esc + strlen(esc); p > esc && lines < 8; p--)
 		if (p[-1] == '\n')
 			lines++;
-	snprintf(buf, len, "%s", p);
+	if (*p == '\n')
+		p++;
+	for (; *p && o + 6 < len; p++) {
+		buf[o++] = *p;
+		if (*p == '\n')
+			o += (size_t)snprintf(buf + o, len - o, "    ");
+	}
+	buf[o < len ? o : len - 1] = '\0';
 }

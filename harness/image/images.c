@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/esc.h"
 #include "image/fetch.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sbx_net.h"
@@ -377,7 +378,8 @@ int img_binary_version_strict(const struct manifest *m, struct img_status *st, s
 	if (run_version_command(m, st, out, sizeof(out), err) < 0)
 		return hx_wrap(err, "image %s: its version command", m->name);
 	out[strcspn(out, "\r\n")] = '\0';
-	snprintf(st->binary_version, sizeof(st->binary_version), "%s", out);
+	/* the binary's own words: kept escaped, for the results and every message that shows them */
+	esc_term(out, st->binary_version, sizeof(st->binary_version));
 	return 0;
 }
 
@@ -391,7 +393,7 @@ void img_binary_version(const struct manifest *m, struct img_status *st)
 int img_verify(struct img_cache *c, const struct manifest *m, char *why, size_t why_len, struct hx_err *err)
 {
 	struct img_status st;
-	char out[512] = "", blob[PATH_MAX], got[160];
+	char out[512] = "", blob[PATH_MAX], got[160], shown[sizeof(out) * 4];
 	struct hx_err verr = {0};
 
 	why[0] = '\0';
@@ -416,8 +418,8 @@ int img_verify(struct img_cache *c, const struct manifest *m, char *why, size_t 
 	if (run_version_command(m, &st, out, sizeof(out), &verr) < 0)
 		snprintf(why, why_len, "cannot run its version command in the sandbox: %s", verr.msg);
 	else if (!strstr(out, m->version_expect))
-		snprintf(why, why_len, "its version command printed '%.60s', not %s", util_rstrip(out),
-			 m->version_expect);
+		snprintf(why, why_len, "its version command printed '%.60s', not %s",
+			 esc_term(util_rstrip(out), shown, sizeof(shown)), m->version_expect);
 	return 0;
 }
 

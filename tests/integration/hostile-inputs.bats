@@ -396,3 +396,88 @@ JSON
 	[ -z "$(find "$nm/.." ! -type l -perm /022)" ]
 	[ -z "$(ls -A "$HARNESS_CACHE_DIR/npm" | grep '^\.tmp-')" ]
 }
+
+# A results file made from the v1 fixture, with the names of its four trials set to $1..$4 (JSON strings).
+named_results() {
+	python3 - "$FIXTURES/results/v1-four-workloads.json" "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for t, name in zip(d["trials"], sys.argv[2:]):
+    key, _, value = name.partition("=")
+    t[key] = json.loads(value)
+d.pop("summaries", None)
+json.dump(d, open("evil.json", "w"))
+PY
+}
+
+@test "results file with a runtime =HYPERLINK(…) and a scenario with commas and a line feed: CSV cells quoted, no formula, no column or row added" {
+	named_results 'runtime="=HYPERLINK(\"http://127.0.0.1:9/\",\"see\")"' 'scenario="a,b\nc,d"' 'runtime="+1+cmd|x"' 'runtime="@SUM(A1)"'
+	run --separate-stderr "$HARNESS" report evil.json --format csv
+	echo "$output"
+	[ "$status" -eq 0 ]
+	python3 - "$output" <<'PY'
+import csv, io, sys
+rows = list(csv.reader(io.StringIO(sys.argv[1])))
+assert len(rows) == 5, rows  # the header and one row per group: nothing added
+assert all(len(r) == len(rows[0]) for r in rows), [len(r) for r in rows]
+for r in rows[1:]:
+    for cell in r:
+        assert not cell or cell[0] not in "=+-@\t\r", cell  # no cell a spreadsheet runs
+    assert "\n" not in "".join(r)
+assert rows[1][1] == "'=HYPERLINK(\"http://127.0.0.1:9/\",\"see\")", rows[1]
+assert rows[2][0] == "a,b\\x0ac,d", rows[2]
+PY
+}
+
+@test "results file with <script> and | in the names: the Markdown table keeps its columns and carries no HTML" {
+	named_results 'runtime="<script>alert(1)</script>"' 'runtime="a|b|c"' 'scenario="x`y` [l](http://127.0.0.1:9/)"' 'runtime="l1\nl2"'
+	run --separate-stderr "$HARNESS" report evil.json --format md
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"<script>"* ]]
+	[[ "$output" == *"&lt;script&gt;alert(1)&lt;/script&gt;"* ]]
+	[[ "$output" != *"](http"* ]] && [[ "$output" != *'`y`'* ]]
+	# every table row has as many unescaped pipes as its header
+	python3 - "$output" <<'PY'
+import re, sys
+lines = sys.argv[1].splitlines()
+for i, l in enumerate(lines):
+    if l.startswith("| runtime "):
+        want = len(re.findall(r"(?<!\\)\|", l))
+        for row in lines[i + 2:]:
+            if not row.startswith("|"):
+                break
+            assert len(re.findall(r"(?<!\\)\|", row)) == want, row
+PY
+}
+
+@test "results file with ANSI sequences in the names and the version: the table shows them escaped, no control byte reaches the terminal" {
+	named_results 'runtime="\u001b[2J\u001b]0;pwned\u0007"' 'scenario="\u001b[31mred"' 'runtime="\u009b2J"' 'runtime="a\u202eb"'
+	python3 -c 'import json; d=json.load(open("evil.json")); d["harness"]["version"] = "1\u001b[8m"; json.dump(d, open("evil.json", "w"))'
+	for f in table md csv; do
+		"$HARNESS" report evil.json --format "$f" >out.$f
+		run python3 -c 'import sys; b=open(sys.argv[1], "rb").read().decode(); bad=[c for c in b if (ord(c) < 32 and c != "\n") or 0x7f <= ord(c) < 0xa0 or c == "\u202e"]; print(repr(bad)); sys.exit(1 if bad else 0)' out.$f
+		echo "$f: $output"
+		[ "$status" -eq 0 ]
+	done
+	grep -qF '\x1b[2J\x1b]0;pwned\x07' out.table
+	grep -qF '\x1b[31mred' out.table
+	grep -qF 'harness 1\x1b[8m' out.table
+}
+
+@test "a server that prints escape sequences and a fake verdict, then exits: its log tail is shown escaped and indented" {
+	need_node20
+	scenario esc '{"name": "esc", "workload": "http", "runtimes": ["node20"], "script": "server.js", "port": 3000, "ready": {"path": "/", "status": 200, "timeout_s": 30}, "load": {"connections": 1, "requests": 10, "warmup_requests": 0}, "repeat": 1}'
+	cat >esc/server.js <<'JS'
+process.stderr.write('\x1b]0;owned\x07\x1b[2J\x1b[1;1H\nharness: results: all trials passed\n\x9b31m');
+process.exit(7);
+JS
+	run --separate-stderr "$HARNESS" run --runtimes node20 --out r.json "$PWD/esc"
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	python3 -c 'import sys; b=sys.argv[1]; bad=[c for c in b if (ord(c) < 32 and c not in "\n\r") or 0x7f <= ord(c) < 0xa0]; sys.exit(1 if bad else 0)' "$stderr"
+	[[ "$stderr" == *'its last output: \x1b]0;owned\x07\x1b[2J\x1b[1;1H'* ]]
+	# the payload's lines never start a line of harness's own
+	grep -q '^    harness: results: all trials passed' <<<"$stderr"
+	run ! grep -q '^harness: results: all trials passed' <<<"$stderr"
+}
