@@ -481,3 +481,13 @@ JS
 	grep -q '^    harness: results: all trials passed' <<<"$stderr"
 	run ! grep -q '^harness: results: all trials passed' <<<"$stderr"
 }
+
+@test "exec on a terminal: 'stty -echo raw rows 3 cols 7' changes the command's own pty, the caller's terminal is as it was" {
+	need_root
+	run timeout 150 /usr/bin/python3 "$HARNESS_TOP/tests/lib/on_tty.py" "$HARNESS" exec -- sh -c 'stty -echo raw rows 3 cols 7 <&1; stty size; echo done'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"terminal unchanged"* ]]
+	[[ "$output" == *"3 7"* ]] # the command did change its terminal: a pty of its own
+	[[ "$output" == *"done"* ]] && [[ "$output" == *"exit 0"* ]]
+}
