@@ -57,6 +57,105 @@ int util_read_file(const char *path, char **ret, size_t *ret_len, struct hx_err 
 	return 0;
 }
 
+const char *util_file_kind(unsigned mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		return "a regular file";
+	case S_IFDIR:
+		return "a directory";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFSOCK:
+		return "a socket";
+	case S_IFLNK:
+		return "a symbolic link";
+	default:
+		return "not a file";
+	}
+}
+
+static void size_words(uint64_t n, char *buf, size_t len)
+{
+	if (n >= 1 << 20)
+		snprintf(buf, len, "%.1f MiB", (double)n / (1 << 20));
+	else
+		snprintf(buf, len, "%" PRIu64 " bytes", n);
+}
+
+/* The regular file behind an O_PATH descriptor, opened for reading through /proc/self/fd (the same inode). */
+static int reopen_regular(const char *path, int pfd, struct stat *st, struct hx_err *err)
+{
+	char self[64];
+	struct stat again;
+	int fd;
+
+	if (fstat(pfd, st) < 0)
+		return hx_syserr(err, "%s", path);
+	if (!S_ISREG(st->st_mode))
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s is %s, not a regular file: name the file itself", path,
+			       util_file_kind(st->st_mode));
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return hx_syserr(err, "open %s", path);
+	if (fstat(fd, &again) < 0 || again.st_ino != st->st_ino || again.st_dev != st->st_dev) {
+		close(fd);
+		return hx_fail(err, HX_EXIT_USAGE, EAGAIN, "%s changed while it was opened", path);
+	}
+	return fd;
+}
+
+int util_read_input(const char *path, size_t max, char **ret, size_t *ret_len, struct hx_err *err)
+{
+	_cleanup_close_ int pfd = open(path, O_PATH | O_CLOEXEC), fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	char have[32], cap[32];
+	struct stat st;
+	size_t len = 0;
+
+	if (pfd < 0) {
+		hx_syserr(err, "%s", path);
+		err->exit = HX_EXIT_USAGE; /* a file the user named: missing or unreadable is bad input */
+		return -err->errnum;
+	}
+	if ((fd = reopen_regular(path, pfd, &st, err)) < 0)
+		return fd;
+	size_words(max, cap, sizeof(cap));
+	if ((uint64_t)st.st_size > max) {
+		size_words((uint64_t)st.st_size, have, sizeof(have));
+		return hx_fail(err, HX_EXIT_USAGE, EFBIG, "%s is %s, more than the %s such a file may be", path, have,
+			       cap);
+	}
+	/* the size it has now, plus one byte: a file that grows past max is refused, not read on */
+	buf = malloc((size_t)st.st_size + 2);
+	if (!buf)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "read %s: out of memory", path);
+	for (;;) {
+		ssize_t n = read(fd, buf + len, (size_t)st.st_size + 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return hx_syserr(err, "read %s", path);
+		len += (size_t)n;
+		if (n == 0 || len > (size_t)st.st_size)
+			break;
+	}
+	if (len > (size_t)st.st_size)
+		return hx_fail(err, HX_EXIT_USAGE, EFBIG, "%s grew while it was read: give a file nothing writes to",
+			       path);
+	buf[len] = '\0';
+	if (ret_len)
+		*ret_len = len;
+	*ret = steal_pointer(&buf);
+	return 0;
+}
+
 char *util_rstrip(char *s)
 {
 	size_t n = strlen(s);

@@ -30,7 +30,7 @@ static int copy_file(const char *from, const char *to)
 	struct hx_err err = {0};
 	size_t len;
 
-	if (util_read_file(from, &data, &len, &err) < 0)
+	if (util_read_input(from, UTIL_MAX_LOCK, &data, &len, &err) < 0)
 		return -err.errnum;
 	return util_write_atomic(to, data, len, &err) < 0 ? -err.errnum : 0;
 }
@@ -231,7 +231,8 @@ int dep_ensure(const struct dep_src *s, char *ret, size_t len, struct hx_err *er
 	snprintf(pkg, sizeof(pkg), "%s/package.json", s->dir);
 	if (!util_exists(lock))
 		return 0;
-	if (util_read_file(lock, &text, &tlen, err) < 0 || util_sha256_hex(text, tlen, hex, sizeof(hex)) < 0 ||
+	if (util_read_input(lock, UTIL_MAX_LOCK, &text, &tlen, err) < 0 ||
+	    util_sha256_hex(text, tlen, hex, sizeof(hex)) < 0 ||
 	    img_npm_registry("", registry, sizeof(registry), err) < 0 ||
 	    dep_check_lock(lock, text, registry, err) < 0 || img_cache_open(&c, err) < 0)
 		return -err->errnum;
@@ -404,7 +405,7 @@ int dep_gc(struct img_cache *c, const char *scenarios, bool prune, struct img_gc
 		snprintf(path, sizeof(path), "%s/%s/package-lock.json", scenarios, de->d_name);
 		if (de->d_name[0] == '.' || (!util_exists(path) && (errno == ENOENT || errno == ENOTDIR)))
 			continue;
-		if (n == HX_ARRAY_SIZE(keep) || util_read_file(path, &text, &len, err) < 0 ||
+		if (n == HX_ARRAY_SIZE(keep) || util_read_input(path, UTIL_MAX_LOCK, &text, &len, err) < 0 ||
 		    util_sha256_hex(text, len, hex, sizeof(hex)) < 0) {
 			if (n == HX_ARRAY_SIZE(keep))
 				hx_fail(err, HX_EXIT_HOST, E2BIG, "more than 64 lock files");

@@ -259,7 +259,7 @@ int man_load(const char *images_dir, const char *name, struct manifest *m, struc
 		return -err->errnum;
 	else
 		snprintf(path, sizeof(path), "%s/%s.json", images_dir, name);
-	if (util_read_file(path, &text, NULL, err) < 0) {
+	if (util_read_input(path, UTIL_MAX_JSON, &text, NULL, err) < 0) {
 		if (err->errnum == ENOENT)
 			return hx_fail(err, HX_EXIT_USAGE, ENOENT,
 				       "no image '%s' (%s does not exist; 'harness images ls' lists them)", name, path);

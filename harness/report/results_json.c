@@ -1290,10 +1290,8 @@ int res_read(const char *path, struct res_doc *ret, struct hx_err *err)
 	cJSON *root;
 	const cJSON *schema;
 
-	if (util_read_file(path, &text, NULL, err) < 0) {
-		err->exit = HX_EXIT_USAGE; /* the file the user named: missing or unreadable is bad input */
+	if (util_read_input(path, UTIL_MAX_RESULTS, &text, NULL, err) < 0)
 		return -err->errnum;
-	}
 	root = cJSON_Parse(text);
 	schema = get(root, "schema");
 	if (!root || !cJSON_IsArray(get(root, "trials")) ||

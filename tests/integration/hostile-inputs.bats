@@ -491,3 +491,39 @@ JS
 	[[ "$output" == *"3 7"* ]] # the command did change its terminal: a pty of its own
 	[[ "$output" == *"done"* ]] && [[ "$output" == *"exit 0"* ]]
 }
+
+@test "scenario.json a link to /dev/zero, a FIFO, a folder; a results file and a manifest that are FIFOs: refused at once, one line, exit 2" {
+	tiny_startup zero zero
+	ln -sf /dev/zero zero/scenario.json
+	tiny_startup fifo fifo
+	rm fifo/scenario.json && mkfifo fifo/scenario.json
+	tiny_startup dir dir
+	rm dir/scenario.json && mkdir dir/scenario.json
+	for s in zero:"a character device" fifo:"a FIFO" dir:"a directory"; do
+		run --separate-stderr timeout 20 "$HARNESS" run --runtimes node20 --out r.json "$PWD/${s%%:*}"
+		echo "$stderr"
+		[ "$status" -eq 2 ]
+		[ "$stderr" = "harness: $PWD/${s%%:*}/scenario.json is ${s#*:}, not a regular file: name the file itself" ]
+	done
+	mkfifo r.json m.json
+	run --separate-stderr timeout 20 "$HARNESS" report r.json
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"r.json is a FIFO, not a regular file"* ]]
+	run --separate-stderr timeout 20 "$HARNESS" images pull "$PWD/m.json"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"m.json is a FIFO, not a regular file"* ]]
+}
+
+@test "a 9 MiB scenario.json (sparse) and a results file past its cap: refused by size before they are read" {
+	tiny_startup big big
+	truncate -s 9M big/scenario.json
+	run --separate-stderr timeout 20 "$HARNESS" run --runtimes node20 --out r.json "$PWD/big"
+	echo "$stderr"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "harness: $PWD/big/scenario.json is 9.0 MiB, more than the 8.0 MiB such a file may be" ]
+	truncate -s 600M r.json
+	run --separate-stderr timeout 20 "$HARNESS" report r.json
+	echo "$stderr"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"r.json is 600.0 MiB, more than the 512.0 MiB such a file may be" ]]
+}
