@@ -87,11 +87,60 @@ static void size_words(uint64_t n, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 " bytes", n);
 }
 
-/* The regular file behind an O_PATH descriptor, opened for reading through /proc/self/fd (the same inode). */
-static int reopen_regular(const char *path, int pfd, struct stat *st, struct hx_err *err)
+int util_reopen(int pfd, int flags)
 {
 	char self[64];
-	struct stat again;
+	struct stat a, b;
+	int fd;
+
+	if (fstat(pfd, &a) < 0)
+		return -errno;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, flags | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &b) < 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+int util_copy_sparse(int in, int out, uint64_t size)
+{
+	char buf[65536];
+	off_t pos = 0;
+
+	while ((uint64_t)pos < size) {
+		off_t data = lseek(in, pos, SEEK_DATA), hole;
+
+		if (data < 0 && errno == ENXIO)
+			break; /* a hole to the end */
+		if (data < 0)
+			return -errno;
+		hole = lseek(in, data, SEEK_HOLE);
+		if (hole < 0)
+			return -errno;
+		for (pos = data; pos < hole;) {
+			ssize_t n = pread(in, buf,
+					  (size_t)(hole - pos) < sizeof(buf) ? (size_t)(hole - pos) : sizeof(buf), pos);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return n < 0 ? -errno : 0; /* it shrank: what there was is copied */
+			for (ssize_t off = 0, w; off < n; off += w)
+				if ((w = pwrite(out, buf + off, (size_t)(n - off), pos + off)) < 0)
+					return -errno;
+			pos += n;
+		}
+	}
+	return ftruncate(out, (off_t)size) < 0 ? -errno : 0;
+}
+
+/* The regular file behind an O_PATH descriptor, opened for reading (the same inode). */
+static int reopen_regular(const char *path, int pfd, struct stat *st, struct hx_err *err)
+{
 	int fd;
 
 	if (fstat(pfd, st) < 0)
@@ -99,13 +148,12 @@ static int reopen_regular(const char *path, int pfd, struct stat *st, struct hx_
 	if (!S_ISREG(st->st_mode))
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s is %s, not a regular file: name the file itself", path,
 			       util_file_kind(st->st_mode));
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-	fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
+	fd = util_reopen(pfd, O_RDONLY | O_NONBLOCK);
+	if (fd == -ESTALE)
+		return hx_fail(err, HX_EXIT_USAGE, ESTALE, "%s changed while it was opened", path);
+	if (fd < 0) {
+		errno = -fd;
 		return hx_syserr(err, "open %s", path);
-	if (fstat(fd, &again) < 0 || again.st_ino != st->st_ino || again.st_dev != st->st_dev) {
-		close(fd);
-		return hx_fail(err, HX_EXIT_USAGE, EAGAIN, "%s changed while it was opened", path);
 	}
 	return fd;
 }
