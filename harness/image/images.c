@@ -237,7 +237,7 @@ static int pull_blob(struct img_cache *c, const struct manifest *m, const char *
 		snprintf(url, sizeof(url), "%s", m->url);
 	}
 	snprintf(partial, sizeof(partial), "%s/blobs/.partial-%s", c->root, digest);
-	if (fetch_file(url, partial, algo, got, sizeof(got), err) < 0)
+	if (fetch_file(url, partial, algo, m->size ? m->size : IMG_MAX_DOWNLOAD, got, sizeof(got), err) < 0)
 		return hx_wrap(err, "image %s", m->name);
 	if (strcmp(got, digest + prefix) != 0) {
 		unlink(partial); /* nothing unverified enters the cache */
@@ -288,7 +288,7 @@ int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 	rc = img_status(c, m, false, &st, err);
 	if (rc == 0 && !st.present) {
 		uint64_t t0 = util_now_ns();
-		struct stat bst;
+		struct stat bst = {0};
 
 		/* A line per image on stderr, TTY or not (a long pull in CI must not look hung); the progress
 		 * bar (fetch.c) only on a TTY. */
@@ -300,7 +300,9 @@ int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 		snprintf(tmp, sizeof(tmp), "%s/trees/.tmp-%s-%d", c->root, st.digest, (int)getpid());
 		unpack_remove_tree(st.tree); /* a tree without its entry is a leftover */
 		if (rc == 0)
-			rc = unpack_archive(blob, tmp, m->source == MAN_SRC_NPM ? 1 : m->strip_components, err);
+			rc = unpack_archive(
+				blob, tmp, m->source == MAN_SRC_NPM ? 1 : m->strip_components,
+				m->unpacked_size ? m->unpacked_size : unpack_default_cap((uint64_t)bst.st_size), err);
 		if (rc == 0) {
 			char entry[PATH_MAX];
 

@@ -565,3 +565,41 @@ JS
 	[ ! -e "$dir/scenario-s/null" ]
 	rm -rf "$dir"
 }
+
+@test "a zip bomb .tar.gz (256 KiB that unpacks to 256 MiB) pulled: refused at the unpack cap, nothing kept; a download past the manifest's source.size: refused" {
+	export CANARY=/nonexistent
+	serve_tarballs
+	python3 - www <<'PY'
+import io, os, sys, tarfile
+w = sys.argv[1]
+tool = b"#!/bin/sh\necho tool 1.0\n"
+class Zeros(io.RawIOBase):
+    def __init__(self, n): self.left = n
+    def readable(self): return True
+    def readinto(self, b):
+        n = min(len(b), self.left); b[:n] = bytes(n); self.left -= n; return n
+with tarfile.open(os.path.join(w, "bomb.tgz"), "w:gz", compresslevel=9) as t:
+    i = tarfile.TarInfo("package/bin/tool"); i.size = len(tool); i.mode = 0o755; t.addfile(i, io.BytesIO(tool))
+    i = tarfile.TarInfo("package/zeros"); i.size = 256 << 20; t.addfile(i, io.BufferedReader(Zeros(i.size)))
+PY
+	echo "bomb.tgz: $(stat -c %s www/bomb.tgz) bytes"
+	[ "$(stat -c %s www/bomb.tgz)" -lt $((1 << 20)) ]
+	run --separate-stderr "$HARNESS" images pull "$(tar_manifest bomb.tgz)"
+	echo "$stderr"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *": more than 64.0 MiB unpacked (at entry 'package/zeros'; the manifest's source.unpacked_size, or 20 times the archive's size): refused"* ]]
+	[ -z "$(ls -A "$HARNESS_CACHE_DIR/trees")" ] # nothing half-unpacked
+	# the manifest may say how big the download is: one byte more is not fetched
+	sed -i "s|\"strip_components\": 1|\"strip_components\": 1, \"size\": $(($(stat -c %s www/bomb.tgz) - 1))|" bomb.json
+	rm -rf "$HARNESS_CACHE_DIR/blobs"
+	run --separate-stderr "$HARNESS" images pull "$PWD/bomb.json"
+	echo "$stderr"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"bomb.tgz: more than 0.2 MiB (the manifest's source.size, or the default cap): refused"* ]]
+	[ -z "$(ls -A "$HARNESS_CACHE_DIR/blobs")" ] # no partial download kept to resume
+	# and one that declares a larger unpacked size is unpacked
+	sed -i "s|, \"size\": [0-9]*|, \"unpacked_size\": $((300 << 20))|" bomb.json
+	run --separate-stderr "$HARNESS" images pull "$PWD/bomb.json"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+}
