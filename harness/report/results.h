@@ -326,14 +326,14 @@ struct res_summary {
 /* The groups, in the order their first trial ran, each with its shift; *ret is malloc'd (caller frees). */
 int res_summarize(const struct trial_result *trials, size_t n, struct res_summary **ret, size_t *ret_n,
 		  struct hx_err *err);
-/* The shift of group g from its quiet twin, from the trials (results_shift.c); ret->have is false for a
- * quiet group, or when either side has no trial that passed. -ENOMEM when out of memory. */
-int res_shift_of(const struct trial_result *trials, size_t n, const struct res_summary *g, struct res_shift *ret);
+/* The shift of group g from its quiet twin, from the trials ts (its own and its twin's, at least; results_shift.c);
+ * ret->have is false for a quiet group, or when either side has no trial that passed. -ENOMEM when out of memory. */
+int res_shift_of(const struct trial_result *const *ts, size_t n, const struct res_summary *g, struct res_shift *ret);
 /* Group g against its pinned twin of the same run (same scenario and runtime, quiet), paired by trial index
  * (results_twin.c); ret->have is false for a pinned or noisy group, a group without a twin, or when either side
  * has no trial that passed. -ENOMEM when out of memory. */
 #define RES_TWIN_ALPHA 0.05
-int res_twin_of(const struct trial_result *trials, size_t n, const struct res_summary *g, struct res_twin *ret);
+int res_twin_of(const struct trial_result *const *ts, size_t n, const struct res_summary *g, struct res_twin *ret);
 /* A summary's median of metric m; NAN when absent. */
 double res_median(const struct res_summary *s, enum res_metric m);
 
