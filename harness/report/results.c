@@ -90,7 +90,7 @@ enum trial_status res_trial_status(int rc, bool interrupted, bool cut)
 
 double res_script_value(const struct res_script *s, const char *name)
 {
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; s && i < s->n; i++)
 		if (strcmp(s->name[i], name) == 0)
 			return s->value[i];
 	return NAN;
@@ -215,7 +215,7 @@ bool res_trial_passed(const struct trial_result *t, uint64_t max_errors)
 	else if (t->ncells) /* a route matrix: every cell's */
 		errors = cells_errors(t);
 	else if (t->have & RES_HAVE_SCRIPT) /* a script counts its own */
-		errors = res_script_value(&t->script, "errors");
+		errors = res_script_value(t->script, "errors");
 	return isnan(errors) || errors <= (double)max_errors;
 }
 
@@ -241,8 +241,26 @@ int res_startup_runs(struct res_startup *s, const double *ms, const int *exit, u
 	return 0;
 }
 
+struct res_script *res_trial_script(struct trial_result *t)
+{
+	if (!t->script)
+		t->script = calloc(1, sizeof(*t->script));
+	return t->script;
+}
+
+struct res_neighbour *res_trial_neighbour(struct trial_result *t)
+{
+	if (!t->neighbour)
+		t->neighbour = calloc(1, sizeof(*t->neighbour));
+	return t->neighbour;
+}
+
 void res_trial_free(struct trial_result *t)
 {
+	free(t->script);
+	free(t->neighbour);
+	t->script = NULL;
+	t->neighbour = NULL;
 	free(t->startup.runs_ms);
 	free(t->startup.runs_exit);
 	t->startup.runs_ms = NULL;
@@ -359,20 +377,21 @@ double res_metric(const struct trial_result *t, enum res_metric m)
 	case RES_M_LOST:
 		return chat ? (double)t->chat.lost : NAN;
 	case RES_M_OPS_PER_S:
-		return res_script_value(&t->script, "ops_per_s");
+		return res_script_value(t->script, "ops_per_s");
 	case RES_M_SCRIPT_P50_MS:
-		return res_script_value(&t->script, "p50_ms");
+		return res_script_value(t->script, "p50_ms");
 	case RES_M_SCRIPT_P99_MS:
-		return res_script_value(&t->script, "p99_ms");
+		return res_script_value(t->script, "p99_ms");
 	case RES_M_SCRIPT_ERRORS:
-		return res_script_value(&t->script, "errors");
+		return res_script_value(t->script, "errors");
 	case RES_M_SCRIPT_MAX_RSS_KB:
 		return t->have & RES_HAVE_PROCESS && t->process.have_times ? t->process.max_rss_kb : NAN;
 	case RES_M_FIXTURE_READY_MS:
 		return t->have & RES_HAVE_FIXTURE && t->fixture.started ? t->fixture.ready_ms : NAN;
 	case RES_M_NOISE_OPS_PER_S:
-		return t->have & RES_HAVE_NEIGHBOUR && t->neighbour.have_generator && t->neighbour.generator.seconds > 0
-			       ? (double)t->neighbour.generator.ops / t->neighbour.generator.seconds
+		return t->have & RES_HAVE_NEIGHBOUR && t->neighbour && t->neighbour->have_generator &&
+				       t->neighbour->generator.seconds > 0
+			       ? (double)t->neighbour->generator.ops / t->neighbour->generator.seconds
 			       : NAN;
 	case RES_NR_METRICS:
 		break;

@@ -863,8 +863,8 @@ cJSON *res_trial_json(const struct trial_result *t)
 	cJSON_AddItemToObject(o, "cpus", per_slice_json(t, false));
 	if (t->isolated)
 		cJSON_AddBoolToObject(o, "isolated", true);
-	if (t->have & RES_HAVE_NEIGHBOUR)
-		cJSON_AddItemToObject(o, "neighbour", neighbour_json(&t->neighbour));
+	if ((t->have & RES_HAVE_NEIGHBOUR) && t->neighbour)
+		cJSON_AddItemToObject(o, "neighbour", neighbour_json(t->neighbour));
 	if (t->have & RES_HAVE_EXTERNAL)
 		cJSON_AddItemToObject(o, "external", external_json(&t->external));
 	if (t->have & RES_HAVE_FIXTURE)
@@ -881,8 +881,8 @@ cJSON *res_trial_json(const struct trial_result *t)
 		cJSON_AddItemToObject(o, "chat", res_chat_json(&t->chat));
 	if (t->ncells)
 		cJSON_AddItemToObject(o, "cells", cells_json(t));
-	if (t->have & RES_HAVE_SCRIPT)
-		cJSON_AddItemToObject(o, "script", script_json(&t->script));
+	if ((t->have & RES_HAVE_SCRIPT) && t->script)
+		cJSON_AddItemToObject(o, "script", script_json(t->script));
 	if (t->slices_have)
 		cJSON_AddItemToObject(o, "slices", per_slice_json(t, true));
 	cJSON_AddNumberToObject(o, "wall_s", t->wall_s);
@@ -958,8 +958,10 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 	if (cJSON_IsObject(get(o, "fixture")))
 		ret->have |= RES_HAVE_FIXTURE, fixture_parse(get(o, "fixture"), &ret->fixture);
 	ret->isolated = cJSON_IsTrue(get(o, "isolated"));
+	if (cJSON_IsObject(get(o, "neighbour")) && !res_trial_neighbour(ret))
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	if (cJSON_IsObject(get(o, "neighbour")))
-		ret->have |= RES_HAVE_NEIGHBOUR, neighbour_parse(get(o, "neighbour"), &ret->neighbour);
+		ret->have |= RES_HAVE_NEIGHBOUR, neighbour_parse(get(o, "neighbour"), ret->neighbour);
 	if (cJSON_IsObject(get(o, "external")))
 		ret->have |= RES_HAVE_EXTERNAL, external_parse(get(o, "external"), &ret->external);
 	if (cJSON_IsObject(get(o, "server")))
@@ -968,8 +970,10 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 		ret->have |= RES_HAVE_PROCESS, process_parse(get(o, "process"), &ret->process);
 	if (cJSON_IsObject(get(o, "startup")))
 		ret->have |= RES_HAVE_STARTUP, startup_parse(get(o, "startup"), &ret->startup);
+	if (cJSON_IsObject(get(o, "script")) && !res_trial_script(ret))
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	if (cJSON_IsObject(get(o, "script")))
-		ret->have |= RES_HAVE_SCRIPT, script_parse(get(o, "script"), &ret->script);
+		ret->have |= RES_HAVE_SCRIPT, script_parse(get(o, "script"), ret->script);
 	if (res_load_parse(get(o, "load"), &ret->load) == 0)
 		ret->have |= RES_HAVE_LOAD;
 	if (res_chat_parse(get(o, "chat"), &ret->chat) == 0)

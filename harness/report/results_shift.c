@@ -52,10 +52,10 @@ static double iso_median(const double *v, size_t n)
 static void iso_where(const struct trial_result *const *ts, size_t n, const struct res_summary *g, struct res_shift *s)
 {
 	for (size_t i = 0; i < n; i++)
-		if (same_cell(ts[i], g, g->noise) && (ts[i]->have & RES_HAVE_NEIGHBOUR)) {
-			snprintf(s->placement, sizeof(s->placement), "%s", ts[i]->neighbour.placement);
-			snprintf(s->noise_cpus, sizeof(s->noise_cpus), "%s", ts[i]->neighbour.cpus);
-			s->shares = ts[i]->neighbour.shares;
+		if (same_cell(ts[i], g, g->noise) && (ts[i]->have & RES_HAVE_NEIGHBOUR) && ts[i]->neighbour) {
+			snprintf(s->placement, sizeof(s->placement), "%s", ts[i]->neighbour->placement);
+			snprintf(s->noise_cpus, sizeof(s->noise_cpus), "%s", ts[i]->neighbour->cpus);
+			s->shares = ts[i]->neighbour->shares;
 			return;
 		}
 }

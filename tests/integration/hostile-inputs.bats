@@ -603,3 +603,18 @@ PY
 	echo "$stderr"
 	[ "$status" -eq 0 ]
 }
+
+@test "a results file of 100,000 trials (from a real fixture, 150 MB): report in well under a minute and under 1 GiB; time and max RSS printed" {
+	python3 "$HARNESS_TOP/tests/report/make_many.py" "$FIXTURES/results/v1-four-workloads.json" 100000 many.json
+	ls -l many.json
+	for f in table csv; do
+		run python3 "$HARNESS_TOP/tests/report/measure.py" "$HARNESS" report many.json --format "$f"
+		echo "report --format $f of 100,000 trials: $output" >&3
+		read -r _ wall _ rss _ code <<<"$output"
+		[ "$code" -eq 0 ]
+		# 10 s and 1 GiB on an idle host (6.6 s, 820 MiB here); summaries that grew with trials x groups took 183 s
+		# and a tree of the whole file 4.6 GB: the time bound is loose for a busy host, the memory one is not
+		[ "$rss" -lt $((1 << 20)) ]
+		python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 40 else 1)" "$wall"
+	done
+}

@@ -38,11 +38,12 @@ static void test_verdict(void **state)
 
 	res_trial_init(t, "postgres", "bun", "pinned", 1, 2);
 	t->have |= RES_HAVE_SCRIPT;
-	t->script.n = 2;
-	snprintf(t->script.name[0], sizeof(t->script.name[0]), "ops_per_s");
-	t->script.value[0] = 100;
-	snprintf(t->script.name[1], sizeof(t->script.name[1]), "errors");
-	t->script.value[1] = 1;
+	assert_non_null(res_trial_script(t));
+	t->script->n = 2;
+	snprintf(t->script->name[0], sizeof(t->script->name[0]), "ops_per_s");
+	t->script->value[0] = 100;
+	snprintf(t->script->name[1], sizeof(t->script->name[1]), "errors");
+	t->script->value[1] = 1;
 	assert_false(res_trial_passed(t, 0)); /* a script counts its own errors */
 	assert_true(res_trial_passed(t, 1));
 	free(t);
@@ -202,7 +203,7 @@ static void test_reads_an_old_file(void **state)
 	assert_true(d.trials[2].have & RES_HAVE_CHAT);
 	assert_true(d.trials[2].chat.invariant_ok);
 	assert_true(d.trials[3].fixture.started && d.trials[3].fixture.stopped);
-	assert_true(res_script_value(&d.trials[3].script, "ops_per_s") > 0);
+	assert_true(res_script_value(d.trials[3].script, "ops_per_s") > 0);
 	assert_int_equal(util_read_file(fixture("results/v1-four-workloads.json"), &text, NULL, &err), 0);
 	orig = cJSON_Parse(text);
 	again = res_doc_json(&d, &err);
@@ -263,14 +264,15 @@ static void test_noise_shift(void **state)
 			continue;
 		snprintf(t->noise, sizeof(t->noise), "cpu:1");
 		t->have |= RES_HAVE_NEIGHBOUR;
-		snprintf(t->neighbour.placement, sizeof(t->neighbour.placement), "apart");
-		snprintf(t->neighbour.cpus, sizeof(t->neighbour.cpus), "0");
-		t->neighbour.shares = 1u << CG_SLICE_CLIENT;
-		t->neighbour.have_generator = true;
-		t->neighbour.generator =
+		assert_non_null(res_trial_neighbour(t));
+		snprintf(t->neighbour->placement, sizeof(t->neighbour->placement), "apart");
+		snprintf(t->neighbour->cpus, sizeof(t->neighbour->cpus), "0");
+		t->neighbour->shares = 1u << CG_SLICE_CLIENT;
+		t->neighbour->have_generator = true;
+		t->neighbour->generator =
 			(struct noise_result){.spec = {NOISE_CPU, 1}, .threads = 1, .seconds = 2, .ops = 1000};
-		snprintf(t->neighbour.generator.unit, sizeof(t->neighbour.generator.unit), "spins");
-		cg_cpus_parse("0", &t->neighbour.generator.ran_on);
+		snprintf(t->neighbour->generator.unit, sizeof(t->neighbour->generator.unit), "spins");
+		cg_cpus_parse("0", &t->neighbour->generator.ran_on);
 	}
 	assert_int_equal(res_summarize(d.trials, d.ntrials, &g, &ng, &err), 0);
 	assert_int_equal(ng, 2);
@@ -295,8 +297,8 @@ static void test_noise_shift(void **state)
 	cJSON_Delete(b);
 	assert_string_equal(back.trials[0].noise, "none");
 	assert_string_equal(back.trials[1].noise, "cpu:1");
-	assert_true(back.trials[1].neighbour.have_generator);
-	assert_int_equal(back.trials[1].neighbour.shares, 1u << CG_SLICE_CLIENT);
+	assert_true(back.trials[1].neighbour->have_generator);
+	assert_int_equal(back.trials[1].neighbour->shares, 1u << CG_SLICE_CLIENT);
 	res_doc_free(&d);
 	res_doc_free(&back);
 	unlink(path);
