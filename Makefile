@@ -182,7 +182,7 @@ fuzz-long: $(FUZZ_TARGETS)
 	tests/fuzz/campaign.sh $(FUZZ_LONG_SECONDS) $(BUILD) $(FUZZ_TARGETS)
 
 FUZZ_SRC := harness/load/http.c harness/load/ws.c harness/image/manifest.c harness/run/scenario.c harness/run/scenario_routes.c \
-	harness/base/err.c harness/base/util.c harness/base/valid.c harness/run/pgwire.c harness/run/script.c \
+	harness/base/err.c harness/base/esc.c harness/base/util.c harness/base/valid.c harness/run/pgwire.c harness/run/script.c \
 	harness/load/check.c
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRC)
 	@mkdir -p $(dir $@)

@@ -389,6 +389,57 @@ static void test_refuses_out_of_range(void **state)
 	rmdir(dir);
 }
 
+/* The results file is read one value and one trial at a time: every malformed shape is refused as not a results
+ * file, white space anywhere is fine, and what is read is what a whole-document parse would give. */
+static void test_streamed_read(void **state)
+{
+	static const char *const refused[] = {
+		"",
+		"[]",
+		"{",
+		"{\"trials\":[",
+		"{\"trials\":[{\"scenario\":\"x\",\"status\":\"ok\"}",
+		"{\"trials\":[{\"scenario\":\"x\",\"status\":\"ok\"},]}",
+		"{\"trials\":[] junk",
+		"{\"trials\":[]} {}",
+		"{\"trials\" []}",
+		"{1:[]}",
+		"{\"a\":1,}",
+		"{\"a\":1 \"trials\":[]}",
+		"{\"trials\":[{\"scenario\":\"x\",\"status\":\"ok\"} {\"scenario\":\"x\",\"status\":\"ok\"}]}",
+	};
+	const char *spaced =
+		" \n{ \"schema\" : \"harness-results/1\" , \"trials\" : [ { \"scenario\" : \"a\" , "
+		"\"status\" : \"ok\" } ,\n{\"scenario\":\"b\",\"status\":\"failed\"} ] , \"x\" : [1, {\"y\": []}] }\n";
+	char dir[] = "/tmp/test-results-XXXXXX", path[64];
+	struct res_doc d;
+	struct hx_err err = {0};
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		hx_clear(&err);
+		assert_int_equal(util_write_atomic(path, refused[i], strlen(refused[i]), &err), 0);
+		if (res_read(path, &d, &err) == 0)
+			fail_msg("'%s' was read", refused[i]);
+		assert_int_equal(err.exit, HX_EXIT_USAGE);
+		if (!strstr(err.msg, "not a harness results file"))
+			fail_msg("'%s': %s", refused[i], err.msg);
+	}
+	hx_clear(&err);
+	assert_int_equal(util_write_atomic(path, spaced, strlen(spaced), &err), 0);
+	assert_int_equal(res_read(path, &d, &err), 0);
+	assert_int_equal(d.ntrials, 2);
+	assert_string_equal(d.trials[1].scenario, "b");
+	assert_int_equal(d.trials[1].status, TRIAL_FAILED);
+	assert_non_null(cJSON_GetObjectItemCaseSensitive(d.head, "x"));
+	assert_null(cJSON_GetObjectItemCaseSensitive(d.head, "trials"));
+	res_doc_free(&d);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_json_at(void **state)
 {
 	cJSON *o = cJSON_Parse("{\"host\":{\"memory\":{\"total_bytes\":7}},\"a\":1}");
@@ -415,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_soak_evidence),
 		cmocka_unit_test(test_refuses_other_files),
 		cmocka_unit_test(test_refuses_out_of_range),
+		cmocka_unit_test(test_streamed_read),
 		cmocka_unit_test(test_json_at),
 	};
 
