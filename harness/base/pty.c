@@ -51,7 +51,8 @@ static bool pump_master(const struct pty_relay *r)
 static void *relay_main(void *arg)
 {
 	struct pty_relay *r = arg;
-	bool in_open = r->saved[0] >= 0;
+	/* a background harness reading its terminal would be stopped (SIGTTIN): input only from the foreground */
+	bool in_open = r->saved[0] >= 0 && tcgetpgrp(r->saved[0]) == getpgrp();
 
 	for (;;) {
 		struct pollfd p[3] = {{.fd = r->master, .events = POLLIN},
