@@ -492,6 +492,12 @@ JS
 	[[ "$output" == *"3 7"* ]] # the command did change its terminal: a pty of its own
 	[[ "$output" == *"done"* ]]
 	[[ "$output" == *"exit 0"* ]]
+	# what the caller types reaches the command through its pty, echoed once (by the pty, not twice)
+	run timeout 150 /usr/bin/python3 "$HARNESS_TOP/tests/lib/on_tty.py" --type hello --after ready "$HARNESS" exec -- sh -c 'echo ready; read x; echo "got:$x"'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"got:hello"* ]]
+	[ "$(grep -c hello <<<"$output")" -eq 2 ] # the echo and the command's line
 }
 
 @test "scenario.json a link to /dev/zero, a FIFO, a folder; a results file and a manifest that are FIFOs: refused at once, one line, exit 2" {

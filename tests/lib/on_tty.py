@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Run a command on a terminal of its own (a pty, as a person's shell would have it: the command's session and
 controlling terminal, 24x80), and say whether that terminal was as it was when the command exited.
-Usage: on_tty.py CMD [ARG...]. Prints the command's output, then 'exit N' and either 'terminal unchanged' or
-what changed; exit 0 only when the command exited and nothing changed. Everything waits with a deadline."""
+Usage: on_tty.py [--type TEXT --after WORD] CMD [ARG...]: with --type, TEXT and a carriage return are typed once
+WORD is in the output. Prints the command's output, then 'exit N' and either 'terminal unchanged' or what changed;
+exit 0 only when the command exited and nothing changed. Everything waits with a deadline."""
 import fcntl
 import os
 import select
@@ -19,6 +20,9 @@ def state(fd):
 
 
 def main():
+    args, typed, after = sys.argv[1:], None, None
+    if args[:1] == ["--type"]:
+        typed, after, args = args[1].encode(), args[3].encode(), args[4:]
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     before = state(slave)
@@ -29,7 +33,7 @@ def main():
         fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
         for fd in (0, 1, 2):
             os.dup2(slave, fd)
-        os.execvp(sys.argv[1], sys.argv[1:])
+        os.execvp(args[0], args)
     out = b""
     deadline = time.monotonic() + 120
     status = None
@@ -40,6 +44,9 @@ def main():
                 out += os.read(master, 65536)
             except OSError:
                 pass
+        if typed is not None and after in out:
+            os.write(master, typed + b"\r")
+            typed = None
         if status is None:
             done, st = os.waitpid(pid, os.WNOHANG)
             if done:
