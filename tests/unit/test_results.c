@@ -46,6 +46,7 @@ static void test_verdict(void **state)
 	t->script->value[1] = 1;
 	assert_false(res_trial_passed(t, 0)); /* a script counts its own errors */
 	assert_true(res_trial_passed(t, 1));
+	res_trial_free(t);
 	free(t);
 }
 
