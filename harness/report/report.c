@@ -204,9 +204,11 @@ static void render_csv(const struct res_summary *groups, size_t n, FILE *out)
 			esc_csv(g->runtime, c[1], sizeof(c[1])), esc_csv(g->mode, c[2], sizeof(c[2])),
 			esc_csv(g->noise, c[3], sizeof(c[3])), g->trials, g->failed, g->client_saturated);
 		for (int m = 0; m < RES_NR_METRICS; m++)
-			if (g->have & (1u << m))
+			if (g->have & (1u << m) && stats_has_ci(&g->metric[m]))
 				fprintf(out, ",%g,%g,%g", g->metric[m].median, g->metric[m].ci95_low,
 					g->metric[m].ci95_high);
+			else if (g->have & (1u << m)) /* too few trials for a CI: none */
+				fprintf(out, ",%g,,", g->metric[m].median);
 			else
 				fprintf(out, ",,,");
 		fprintf(out, "\n");
