@@ -640,8 +640,11 @@ static void note_skips(const struct run_plan *p)
 		for (size_t k = 0; k < p->nimg; k++) {
 			const char *why = scn_skip_reason(&p->scn[i], p->img[k].name);
 
-			if (why)
-				fprintf(stderr, "harness: run: %s skips %s: %s\n", p->scn[i].name, p->img[k].name, why);
+			char shown[ESC_LEN];
+
+			if (why) /* the scenario file's words */
+				fprintf(stderr, "harness: run: %s skips %s: %s\n", p->scn[i].name, p->img[k].name,
+					esc_term(why, shown, sizeof(shown)));
 		}
 }
 
