@@ -167,7 +167,7 @@ int util_read_input(const char *path, size_t max, char **ret, size_t *ret_len, s
 	size_t len = 0;
 
 	if (pfd < 0) {
-		hx_syserr(err, "%s", path);
+		hx_syserr(err, "open %s", path);
 		err->exit = HX_EXIT_USAGE; /* a file the user named: missing or unreadable is bad input */
 		return -err->errnum;
 	}
