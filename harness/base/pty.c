@@ -97,7 +97,10 @@ static int open_pair(struct pty_relay *r, int *ret_slave, struct hx_err *err)
 
 	r->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (r->master < 0)
-		return hx_syserr(err, "exec: a pseudo-terminal for the command (posix_openpt)");
+		return hx_fail(err, HX_EXIT_HOST, errno,
+			       "exec: no pseudo-terminal for the command (posix_openpt: %s): mount devpts at /dev/pts, "
+			       "or redirect exec's input and output away from the terminal",
+			       strerror(errno));
 	if (grantpt(r->master) < 0 || unlockpt(r->master) < 0 || ptsname_r(r->master, name, sizeof(name)) != 0)
 		return hx_syserr(err, "exec: a pseudo-terminal for the command");
 	*ret_slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
