@@ -189,7 +189,7 @@ fuzz-long: $(FUZZ_TARGETS)
 
 FUZZ_SRC := harness/load/http.c harness/load/ws.c harness/image/manifest.c harness/run/scenario.c harness/run/scenario_routes.c \
 	harness/run/scenario_wire.c harness/run/wire.c harness/base/proc.c \
-	harness/base/err.c harness/base/util.c harness/base/valid.c harness/run/pgwire.c harness/run/script.c \
+	harness/base/err.c harness/base/esc.c harness/base/util.c harness/base/valid.c harness/run/pgwire.c harness/run/script.c \
 	harness/load/check.c
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRC)
 	@mkdir -p $(dir $@)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/esc.h"
 #include "base/opt.h"
 #include "base/util.h"
 #include "cli/verbs.h"
@@ -91,8 +92,13 @@ static int refuse(const struct cmp_result *r, const char *a, const char *b, stru
 	for (size_t i = 0; i < r->ndiffs; i++)
 		if (r->diffs[i].refuse) {
 			fprintf(stderr, "harness: compare: %s and %s differ:\n", a, b);
-			for (size_t j = 0; j < r->ndiffs; j++)
-				fprintf(stderr, "  %s: %s → %s\n", r->diffs[j].field, r->diffs[j].a, r->diffs[j].b);
+			for (size_t j = 0; j < r->ndiffs; j++) {
+				char sa[ESC_LEN], sb[ESC_LEN];
+
+				fprintf(stderr, "  %s: %s → %s\n", r->diffs[j].field,
+					esc_term(r->diffs[j].a, sa, sizeof(sa)),
+					esc_term(r->diffs[j].b, sb, sizeof(sb)));
+			}
 			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 				       "compare: %s differs (%.60s vs %.60s): these runs measured different things; "
 				       "--allow-different-host compares them anyway",

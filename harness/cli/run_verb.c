@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/esc.h"
 #include "image/deps.h"
 #include "host/doctor.h"
 #include "base/opt.h"
@@ -477,7 +478,10 @@ static int prepare_images(struct run_plan *p, struct hx_err *err)
 				*err = pe;
 				rc = hx_wrap(err, "run: runtime %s", m->name);
 			} else {
-				fprintf(stderr, "harness: run: skipping %s: %s\n", m->name, pe.msg);
+				char shown[ESC_LEN * 4];
+
+				fprintf(stderr, "harness: run: skipping %s: %s\n", m->name,
+					esc_term_lines(pe.msg, shown, sizeof(shown)));
 			}
 			man_free(m);
 			continue;
@@ -522,6 +526,7 @@ static int prepare_fixture(const struct run_opts *o, struct run_plan *p, struct 
 {
 	struct img_cache cache = {.lock_fd = -1};
 	struct hx_err fe = {0};
+	char shown[ESC_LEN * 4];
 	size_t kept = 0;
 	int rc = 0;
 
@@ -544,7 +549,8 @@ static int prepare_fixture(const struct run_opts *o, struct run_plan *p, struct 
 		return 0;
 	for (size_t i = 0; i < p->nscn; i++)
 		if (p->scn[i].fixtures & SCN_FX_POSTGRES)
-			fprintf(stderr, "harness: run: skipping scenario %s: %s\n", p->scn[i].name, fe.msg);
+			fprintf(stderr, "harness: run: skipping scenario %s: %s\n", p->scn[i].name,
+				esc_term_lines(fe.msg, shown, sizeof(shown)));
 		else
 			p->scn[kept++] = p->scn[i];
 	p->nscn = kept;
@@ -563,7 +569,10 @@ static int prepare_deps(struct run_plan *p, struct hx_err *err)
 		if (dep_ensure(&(struct dep_src){s->name, s->dir}, s->node_modules, sizeof(s->node_modules), err) < 0) {
 			if (err->exit != HX_EXIT_HOST)
 				return -err->errnum;
-			fprintf(stderr, "harness: run: skipping scenario %s: %s\n", s->name, err->msg);
+			char shown[ESC_LEN * 4];
+
+			fprintf(stderr, "harness: run: skipping scenario %s: %s\n", s->name,
+				esc_term_lines(err->msg, shown, sizeof(shown)));
 			hx_clear(err);
 			continue;
 		}
@@ -670,8 +679,11 @@ static void note_skips(const struct run_plan *p)
 		for (size_t k = 0; k < p->nimg; k++) {
 			const char *why = scn_skip_reason(&p->scn[i], p->img[k].name);
 
-			if (why)
-				fprintf(stderr, "harness: run: %s skips %s: %s\n", p->scn[i].name, p->img[k].name, why);
+			char shown[ESC_LEN];
+
+			if (why) /* the scenario file's words */
+				fprintf(stderr, "harness: run: %s skips %s: %s\n", p->scn[i].name, p->img[k].name,
+					esc_term(why, shown, sizeof(shown)));
 		}
 }
 
@@ -974,7 +986,7 @@ static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, st
 	struct scenario *sc = &p->scn[q->s];
 	struct trial_result *tr = res_doc_add(d);
 	struct hx_err terr = {0};
-	char label[64], why[256];
+	char label[64], why[256], shown[sizeof(terr.msg) * 4];
 	int r;
 
 	if (!tr)
@@ -989,7 +1001,9 @@ static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, st
 		*bad = true;
 		if (!q->tty || r < 0)
 			fprintf(stderr, "%sharness: run: %s %s %s trial %u: %s\n", q->tty ? "\n" : "", sc->name,
-				p->img[q->i].name, label, q->t, r < 0 ? terr.msg : load_errors(tr, why, sizeof(why)));
+				p->img[q->i].name, label, q->t,
+				r < 0 ? esc_term_lines(terr.msg, shown, sizeof(shown))
+				      : load_errors(tr, why, sizeof(why)));
 	}
 	q->done++;
 	save_partial(d, p);

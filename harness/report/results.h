@@ -21,8 +21,13 @@
 #include "report/stats.h"
 #include "sandbox/sbx_seccomp.h"
 
-#define RES_SCHEMA	"harness-results/1"
-#define RES_CPUS_LEN	1024 /* a CPU list as the kernel or cg_cpus_format writes it */
+#define RES_SCHEMA "harness-results/1"
+/* A CPU list as the kernel or cg_cpus_format writes it: the sets harness plans are ranges of whole cores, some
+ * 40 ranges fit. Every trial holds eight of them: their size is most of a trial's memory (docs/results.md). */
+#define RES_CPUS_LEN 256
+/* A log's path: in the run folder, /tmp/harness-run-XXXXXX/<kind>-<scenario>-<runtime>[-<mode>-<n>].log, with
+ * names of at most 63 characters (valid_name), under 200 characters. */
+#define RES_LOG_LEN	256
 #define RES_MAX_METRICS 64
 /* A client thread at least this busy may measure itself, not the server: against bun and deno on
  * http-hello it was 0.80-0.90 busy while the server still had headroom (a 0.9 rule let their lead pass as
@@ -96,7 +101,7 @@ struct res_script {
 
 /* The server of an http or ws-chat trial; NAN: not measured. */
 struct res_server {
-	char log[PATH_MAX];
+	char log[RES_LOG_LEN];
 	double idle_rss_kb, peak_rss_kb, post_load_rss_kb;
 	/* the memory run (scenario "memory"): after the idle period, after a restart; the hint sent, "" none */
 	double after_idle_rss_kb, after_restart_rss_kb;
@@ -124,13 +129,13 @@ struct res_process {
 	bool have_times;
 	double wall_ms, user_ms, system_ms, max_rss_kb;
 	char cpus[RES_CPUS_LEN];
-	char log[PATH_MAX];
+	char log[RES_LOG_LEN];
 };
 
 struct res_fixture {
 	char name[32], shares_cpus_with[16];
 	bool started; /* slice, cpus, ready_ms, log */
-	char slice[16], cpus[RES_CPUS_LEN], log[PATH_MAX];
+	char slice[16], cpus[RES_CPUS_LEN], log[RES_LOG_LEN];
 	double ready_ms;
 	bool stopped; /* stop_ms, clean_shutdown */
 	double stop_ms;
@@ -146,7 +151,7 @@ struct res_neighbour {
 	unsigned shares; /* bit per enum cg_slice */
 	bool have_generator;
 	struct noise_result generator;
-	char log[PATH_MAX];
+	char log[RES_LOG_LEN];
 	char error[512]; /* "": none */
 };
 
@@ -218,11 +223,11 @@ struct trial_result {
 	struct res_load load;
 	struct res_chat chat;
 	struct res_startup startup;
-	struct res_script script;
+	struct res_script *script; /* a script trial's metrics; NULL for the others (res_trial_script) */
 	struct res_process process;
 	struct res_fixture fixture;
-	struct res_neighbour neighbour;
-	struct noise_ext external; /* interference harness did not make, over the measured phase */
+	struct res_neighbour *neighbour; /* a noisy trial's; NULL for a quiet one (res_trial_neighbour) */
+	struct noise_ext external;	 /* interference harness did not make, over the measured phase */
 	/* a route matrix (docs/scenario.md): malloc'd, owned by the trial (res_trial_free) */
 	struct res_cell *cells;
 	unsigned ncells;
@@ -286,7 +291,7 @@ unsigned res_trial_noisy(const struct trial_result *t);
  * 9.1 s load (the rule: at least 1 s and a quarter of the load)"). */
 void res_noisy_reason(const struct trial_result *t, enum res_noisy r, char *buf, size_t len);
 /* The number a script printed under name; NAN when it did not. */
-double res_script_value(const struct res_script *s, const char *name);
+double res_script_value(const struct res_script *s, const char *name); /* NAN when s is NULL or lacks it */
 
 void res_latency_from(const struct hist *h, struct res_latency *ret);
 void res_load_from(const struct load_config *c, const struct load_result *r, const char *cpus, struct res_load *ret);
@@ -357,14 +362,14 @@ struct res_summary {
 /* The groups, in the order their first trial ran, each with its shift; *ret is malloc'd (caller frees). */
 int res_summarize(const struct trial_result *trials, size_t n, struct res_summary **ret, size_t *ret_n,
 		  struct hx_err *err);
-/* The shift of group g from its quiet twin, from the trials (results_shift.c); ret->have is false for a
- * quiet group, or when either side has no trial that passed. -ENOMEM when out of memory. */
-int res_shift_of(const struct trial_result *trials, size_t n, const struct res_summary *g, struct res_shift *ret);
+/* The shift of group g from its quiet twin, from the trials ts (its own and its twin's, at least; results_shift.c);
+ * ret->have is false for a quiet group, or when either side has no trial that passed. -ENOMEM when out of memory. */
+int res_shift_of(const struct trial_result *const *ts, size_t n, const struct res_summary *g, struct res_shift *ret);
 /* Group g against its pinned twin of the same run (same scenario and runtime, quiet), paired by trial index
  * (results_twin.c); ret->have is false for a pinned or noisy group, a group without a twin, or when either side
  * has no trial that passed. -ENOMEM when out of memory. */
 #define RES_TWIN_ALPHA 0.05
-int res_twin_of(const struct trial_result *trials, size_t n, const struct res_summary *g, struct res_twin *ret);
+int res_twin_of(const struct trial_result *const *ts, size_t n, const struct res_summary *g, struct res_twin *ret);
 /* A summary's median of metric m; NAN when absent. */
 double res_median(const struct res_summary *s, enum res_metric m);
 
@@ -394,6 +399,10 @@ struct trial_result *res_doc_add(struct res_doc *d);
 void res_doc_free(struct res_doc *d);
 /* What a trial owns on the heap (res_doc_free does it for its trials). */
 void res_trial_free(struct trial_result *t);
+/* The trial's script metrics or neighbour, allocated (zeroed) the first time: the rare big parts of a trial are
+ * not in every trial of a 100,000-trial file. NULL when out of memory. */
+struct res_script *res_trial_script(struct trial_result *t);
+struct res_neighbour *res_trial_neighbour(struct trial_result *t);
 /* Room for one more matrix cell, zeroed; NULL when out of memory. */
 struct res_cell *res_cell_add(struct trial_result *t);
 /* Keep a copy of the n runs of a startup trial; -ENOMEM when out of memory. */

@@ -609,7 +609,7 @@ static int noise_begin(struct run_env *env, struct cg_tree *tree, struct run_noi
  * trial (its noise is not what the trial says). */
 static int noise_end(struct cg_tree *tree, struct run_noise *nz, struct trial_result *t, int rc, struct hx_err *err)
 {
-	struct res_neighbour *nb = &t->neighbour;
+	struct res_neighbour spare = {0}, *nb = t->neighbour ? t->neighbour : &spare; /* noise_record made it */
 	struct hx_err e = {0};
 	_cleanup_free_ char *text = NULL;
 
@@ -859,7 +859,9 @@ static int trial_script(struct run_env *env, const struct scenario *s, const str
 			       tail[0] ? tail : "(nothing)");
 	if (util_read_file(outpath, &out, NULL, err) < 0)
 		return -err->errnum;
-	if (script_parse_metrics(out, s->metrics, s->nmetrics, &t->script, err) < 0)
+	if (!res_trial_script(t))
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	if (script_parse_metrics(out, s->metrics, s->nmetrics, t->script, err) < 0)
 		return -err->errnum;
 	t->have |= RES_HAVE_SCRIPT;
 	return 0;
@@ -960,10 +962,10 @@ static void noise_record(const struct run_env *env, enum cg_cpu_mode mode, const
 			 struct trial_result *t)
 {
 	const struct cg_slice_plan *p = &env->plan[mode];
-	struct res_neighbour *nb = &t->neighbour;
+	struct res_neighbour *nb;
 
 	noise_spec_format(n, t->noise, sizeof(t->noise));
-	if (n->kind == NOISE_NONE)
+	if (n->kind == NOISE_NONE || !(nb = res_trial_neighbour(t)))
 		return;
 	t->have |= RES_HAVE_NEIGHBOUR;
 	snprintf(nb->placement, sizeof(nb->placement), "%s",

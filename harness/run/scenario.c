@@ -522,7 +522,7 @@ int scn_load(const char *dir, const char *name, struct scenario *s, struct hx_er
 	else
 		snprintf(folder, sizeof(folder), "%s/%s", dir, name);
 	snprintf(file, sizeof(file), "%s/scenario.json", folder);
-	if (util_read_file(file, &text, NULL, err) < 0) {
+	if (util_read_input(file, UTIL_MAX_JSON, &text, NULL, err) < 0) {
 		if (err->errnum == ENOENT)
 			return hx_fail(err, HX_EXIT_USAGE, ENOENT,
 				       "no scenario '%s' (%s does not exist; 'harness scenarios ls' lists them)", name,
