@@ -119,7 +119,7 @@ static double measured_s(const struct trial_result *t)
 	if (t->have & RES_HAVE_CHAT)
 		return t->chat.duration_s;
 	if (t->have & RES_HAVE_SCRIPT)
-		return res_script_value(&t->script, "seconds");
+		return res_script_value(t->script, "seconds");
 	return NAN;
 }
 
