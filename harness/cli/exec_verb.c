@@ -22,6 +22,7 @@
 #include "host/rootless.h"
 #include "image/images.h"
 #include "base/opt.h"
+#include "base/pty.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sbx_net.h"
 #include "report/results.h"
@@ -399,6 +400,7 @@ static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct
 	struct sbx_stamps stamps = {0};
 	cJSON *report = NULL;
 	uint64_t move_ns = 0;
+	struct pty_relay tty = {.master = -1, .saved = {-1, -1, -1}, .stop = {-1, -1}};
 	_cleanup_close_ int sfd = -1;
 	int netns = -1, code = -1;
 	sigset_t block;
@@ -413,6 +415,9 @@ static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (sfd < 0)
 		return hx_syserr(err, "exec: signalfd");
+	/* on a terminal, the command gets a pty of its own: nothing it does to its terminal outlives it */
+	if (pty_relay_start(&tty, err) < 0)
+		return hx_report(err);
 	tm->run_ns = util_now_ns();
 	/* alone, the command's sandbox makes its network namespace in its own clone; with --client both join one */
 	if (p->sandbox && p->client && sbx_net_prepare(&netns, err) < 0)
@@ -434,6 +439,7 @@ static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct
 	}
 	code = exec_supervise(p, sfd, procs, tree);
 	tm->exit_ns = util_now_ns();
+	pty_relay_stop(&tty);
 	if (o->stats || o->timing) {
 		report = exec_report(o, p, tree, procs, code);
 		move_ns = cg_last_move_ns(tree);
@@ -442,6 +448,7 @@ static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct
 	}
 	tm->stats_ns = util_now_ns();
 out:
+	pty_relay_stop(&tty);
 	if (cg_tree_destroy(tree, &derr) < 0)
 		hx_report(&derr);
 	for (int i = 0; i < 2; i++)

@@ -158,7 +158,7 @@ static void load_print(const char *url, const struct load_config *c, const struc
 	printf("Client CPU: %.2f us per request; busiest thread %.0f%% busy%s\n",
 	       r->requests ? r->cpu_s * 1e6 / (double)r->requests : 0, r->max_thread_busy * 100,
 	       r->max_thread_busy >= RES_SATURATED && r->requests > 0
-		       ? " (saturated: the client, not the server, may be the limit)"
+		       ? " (saturated: the client, not the server, may be the limit; give it more CPUs and threads: -t)"
 		       : "");
 }
 

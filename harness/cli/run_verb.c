@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/esc.h"
 #include "image/deps.h"
 #include "host/doctor.h"
 #include "base/opt.h"
@@ -42,7 +43,7 @@
 
 struct run_opts {
 	bool help, keep, isolate, no_sandbox;
-	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement, *shard, *engine;
+	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement, *shard, *engine, *node_env;
 	unsigned cpus, client_cpus, repeat, connections, requests, max_repeat;
 	uint64_t memory, client_memory;
 	double cap, precision;
@@ -78,11 +79,15 @@ static const struct hx_opt run_tab[] = {
 	{"engine", 0, OPT_STR, offsetof(struct run_opts, engine), "ENGINE",
 	 .help = "http scenarios: the load client's engine, auto (io_uring where the kernel allows it, else epoll), "
 		 "epoll or io_uring; each trial records the one that ran (load.engine)"},
+	{"node-env", 0, OPT_STR, offsetof(struct run_opts, node_env), "VALUE",
+	 .help = "NODE_ENV in every runtime's sandbox (default production, the mode a bundle has; '' leaves it "
+		 "unset); recorded as config.node_env"},
 	{"shard", 0, OPT_STR, offsetof(struct run_opts, shard), "I/N",
 	 .help = "run the I-th of N deterministic parts of the trial plan, balanced by expected time (harness merge)"},
 	{"precision", 0, OPT_PERCENT, offsetof(struct run_opts, precision), "P%",
 	 .help = "after the repeat, add rounds of interleaved trials until every cell's median is known to within P "
-		 "(95% CI half-width), or --max-repeat or --cap is reached (docs/statistics.md)",
+		 "(a CI of the median judged at 10, 15, 20, 30, 50 and 100 trials), or --max-repeat or --cap is "
+		 "reached (docs/statistics.md)",
 	 .min = 0.01, .max = 50},
 	{"max-repeat", 0, OPT_UINT, offsetof(struct run_opts, max_repeat), "N",
 	 .help = "with --precision: at most N trials per cell (default 30)", .min = 1, .max = 10000},
@@ -255,7 +260,12 @@ static int plan_images(const struct run_opts *o, struct run_plan *p, struct hx_e
 static void scn_override_load(struct scenario *s, const struct run_opts *o)
 {
 	if (s->workload == SCN_WS_RPC && o->requests) {
-		s->requests = o->requests < s->clients ? s->clients : o->requests; /* one request per client at least */
+		uint64_t n = o->requests < s->clients ? s->clients : o->requests; /* one request per client at least */
+
+		s->warmup_requests = s->warmup_requests ? s->warmup_requests * n / s->requests : 0;
+		if (s->warmup_requests && s->warmup_requests < s->clients)
+			s->warmup_requests = s->clients;
+		s->requests = n;
 		return;
 	}
 	if (s->workload != SCN_HTTP)
@@ -374,6 +384,36 @@ static int plan_bare(const struct run_plan *p, const struct run_env *env, struct
 	return 0;
 }
 
+static bool plan_has_image(const struct run_plan *p, const char *name);
+
+/* --node-env: one mode for every runtime; a bundle defines NODE_ENV in itself, so a run whose mode is not
+ * the bundle's would compare two builds of the same libraries. */
+static int plan_node_env(const struct run_opts *o, const struct run_plan *p, struct run_env *env, struct hx_err *err)
+{
+	const char *v = o->node_env ? o->node_env : RUN_NODE_ENV;
+
+	if (strlen(v) >= sizeof(env->node_env) ||
+	    (v[0] && strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(v)))
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "run: --node-env takes [a-z0-9._-], at most %zu characters (production, development, "
+			       "or '' for none), not '%s'",
+			       sizeof(env->node_env) - 1, v);
+	snprintf(env->node_env, sizeof(env->node_env), "%s", v);
+	for (size_t i = 0; i < p->nscn; i++) {
+		const struct scn_bundle *b = &p->scn[i].bundle;
+
+		if (plan_has_image(p, b->for_runtime) && scn_supports(&p->scn[i], b->for_runtime) &&
+		    strcmp(bundle_node_env(b), v) != 0)
+			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+				       "run: --node-env '%s': scenario %s runs %s from a bundle built with "
+				       "NODE_ENV=%s; the other runtimes would run another build (use --node-env %s, "
+				       "or leave %s out of --runtimes)",
+				       v, p->scn[i].name, b->for_runtime, bundle_node_env(b), bundle_node_env(b),
+				       b->for_runtime);
+	}
+	return 0;
+}
+
 /* Everything the run will do, validated, with no side effect: options, scenarios, modes and their CPU
  * plans, runtime manifests, the results file's folder. */
 static int run_plan(const struct run_opts *o, char **names, int n, struct run_plan *p, struct run_env *env,
@@ -394,7 +434,8 @@ static int run_plan(const struct run_opts *o, char **names, int n, struct run_pl
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: --format takes table, md or json, not '%s'",
 			       o->format);
 	if (plan_out(o, p, err) < 0 || plan_noise_kinds(o, p, err) < 0 || plan_scenarios(names, n, o, p, err) < 0 ||
-	    plan_engine(o, p, env, err) < 0 || plan_images(o, p, err) < 0 || plan_modes(o, p, env, err) < 0)
+	    plan_engine(o, p, env, err) < 0 || plan_images(o, p, err) < 0 || plan_modes(o, p, env, err) < 0 ||
+	    plan_node_env(o, p, env, err) < 0)
 		return -err->errnum;
 	env->cap_s = o->cap;
 	p->precision = o->precision;
@@ -437,7 +478,10 @@ static int prepare_images(struct run_plan *p, struct hx_err *err)
 				*err = pe;
 				rc = hx_wrap(err, "run: runtime %s", m->name);
 			} else {
-				fprintf(stderr, "harness: run: skipping %s: %s\n", m->name, pe.msg);
+				char shown[ESC_LEN * 4];
+
+				fprintf(stderr, "harness: run: skipping %s: %s\n", m->name,
+					esc_term_lines(pe.msg, shown, sizeof(shown)));
 			}
 			man_free(m);
 			continue;
@@ -482,6 +526,7 @@ static int prepare_fixture(const struct run_opts *o, struct run_plan *p, struct 
 {
 	struct img_cache cache = {.lock_fd = -1};
 	struct hx_err fe = {0};
+	char shown[ESC_LEN * 4];
 	size_t kept = 0;
 	int rc = 0;
 
@@ -504,7 +549,8 @@ static int prepare_fixture(const struct run_opts *o, struct run_plan *p, struct 
 		return 0;
 	for (size_t i = 0; i < p->nscn; i++)
 		if (p->scn[i].fixtures & SCN_FX_POSTGRES)
-			fprintf(stderr, "harness: run: skipping scenario %s: %s\n", p->scn[i].name, fe.msg);
+			fprintf(stderr, "harness: run: skipping scenario %s: %s\n", p->scn[i].name,
+				esc_term_lines(fe.msg, shown, sizeof(shown)));
 		else
 			p->scn[kept++] = p->scn[i];
 	p->nscn = kept;
@@ -523,7 +569,10 @@ static int prepare_deps(struct run_plan *p, struct hx_err *err)
 		if (dep_ensure(&(struct dep_src){s->name, s->dir}, s->node_modules, sizeof(s->node_modules), err) < 0) {
 			if (err->exit != HX_EXIT_HOST)
 				return -err->errnum;
-			fprintf(stderr, "harness: run: skipping scenario %s: %s\n", s->name, err->msg);
+			char shown[ESC_LEN * 4];
+
+			fprintf(stderr, "harness: run: skipping scenario %s: %s\n", s->name,
+				esc_term_lines(err->msg, shown, sizeof(shown)));
 			hx_clear(err);
 			continue;
 		}
@@ -630,8 +679,11 @@ static void note_skips(const struct run_plan *p)
 		for (size_t k = 0; k < p->nimg; k++) {
 			const char *why = scn_skip_reason(&p->scn[i], p->img[k].name);
 
-			if (why)
-				fprintf(stderr, "harness: run: %s skips %s: %s\n", p->scn[i].name, p->img[k].name, why);
+			char shown[ESC_LEN];
+
+			if (why) /* the scenario file's words */
+				fprintf(stderr, "harness: run: %s skips %s: %s\n", p->scn[i].name, p->img[k].name,
+					esc_term(why, shown, sizeof(shown)));
 		}
 }
 
@@ -808,6 +860,7 @@ static int results_head(const struct run_plan *p, const struct run_env *env, str
 		return -err->errnum;
 	bundles_record(p, d);
 	prepared_record(p, d);
+	cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(d->head, "config"), "node_env", env->node_env);
 	return 0;
 }
 
@@ -933,7 +986,7 @@ static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, st
 	struct scenario *sc = &p->scn[q->s];
 	struct trial_result *tr = res_doc_add(d);
 	struct hx_err terr = {0};
-	char label[64], why[256];
+	char label[64], why[256], shown[sizeof(terr.msg) * 4];
 	int r;
 
 	if (!tr)
@@ -948,7 +1001,9 @@ static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, st
 		*bad = true;
 		if (!q->tty || r < 0)
 			fprintf(stderr, "%sharness: run: %s %s %s trial %u: %s\n", q->tty ? "\n" : "", sc->name,
-				p->img[q->i].name, label, q->t, r < 0 ? terr.msg : load_errors(tr, why, sizeof(why)));
+				p->img[q->i].name, label, q->t,
+				r < 0 ? esc_term_lines(terr.msg, shown, sizeof(shown))
+				      : load_errors(tr, why, sizeof(why)));
 	}
 	q->done++;
 	save_partial(d, p);

@@ -19,6 +19,7 @@
 
 #include "base/cleanup.h"
 #include "base/dl_ossl.h"
+#include "base/esc.h"
 #include "image/fetch.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sbx_net.h"
@@ -52,24 +53,56 @@ static void cache_root(char *buf, size_t len)
 		snprintf(buf, len, "%s/.cache/harness", home ? home : "/tmp");
 }
 
+/* Root's cache is made by root on first use (0755 whatever the umask: users read it); to anyone else it is
+ * read-only when it exists and they cannot write it. A missing one is not read-only: a fresh machine has none. */
+static int system_cache_prepare(struct img_cache *c, struct hx_err *err)
+{
+	if (access(c->root, W_OK) == 0)
+		return 0;
+	c->ro_errno = errno;
+	if (errno != ENOENT || geteuid() != 0 || sbx_userns_active(NULL)) {
+		c->readonly = true;
+		return 0;
+	}
+	if (mkdir(c->root, 0755) < 0 && errno != EEXIST)
+		return hx_fail(err, HX_EXIT_HOST, errno,
+			       "image cache: root cannot create %s: %s (set HARNESS_CACHE_DIR)", c->root,
+			       strerror(errno));
+	if (chmod(c->root, 0755) < 0)
+		return hx_syserr(err, "image cache: chmod %s", c->root);
+	c->ro_errno = 0;
+	return 0;
+}
+
 int img_cache_open(struct img_cache *c, struct hx_err *err)
 {
 	char sub[PATH_MAX];
+	int rc;
 
 	cache_root(c->root, sizeof(c->root));
-	c->readonly = strcmp(c->root, IMG_SYSTEM_CACHE) == 0 && access(c->root, W_OK) < 0;
+	c->readonly = false;
+	c->ro_errno = 0;
+	if (strcmp(c->root, IMG_SYSTEM_CACHE) == 0 && system_cache_prepare(c, err) < 0)
+		return -err->errnum;
 	for (int i = 0; i < 2 && !c->readonly; i++) {
 		snprintf(sub, sizeof(sub), "%s/%s", c->root, i ? "trees" : "blobs");
-		if (util_mkdir_p(sub, 0755) < 0)
-			return hx_fail(err, HX_EXIT_HOST, errno,
-				       "image cache: cannot create %s: %s (set HARNESS_CACHE_DIR)", sub,
-				       strerror(errno));
+		if ((rc = util_mkdir_p(sub, 0755)) < 0)
+			return hx_fail(err, HX_EXIT_HOST, -rc,
+				       "image cache: uid %u cannot create %s: %s (set HARNESS_CACHE_DIR to a folder it "
+				       "may write)",
+				       (unsigned)geteuid(), sub, strerror(-rc));
 	}
 	snprintf(sub, sizeof(sub), "%s/lock", c->root);
 	c->lock_fd = c->readonly ? open(sub, O_RDONLY | O_CLOEXEC) /* flock needs no write access */
 				 : open(sub, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (c->lock_fd < 0 && !(c->readonly && errno == ENOENT))
-		return hx_syserr(err, "image cache: %s", sub);
+		return errno == EACCES || errno == EPERM || errno == EROFS
+			       ? hx_fail(err, HX_EXIT_HOST, errno,
+					 "image cache: uid %u cannot open %s %s: %s (set HARNESS_CACHE_DIR to a folder "
+					 "it may write)",
+					 (unsigned)geteuid(), sub, c->readonly ? "for reading" : "for writing",
+					 strerror(errno))
+			       : hx_syserr(err, "image cache: %s", sub);
 	return 0;
 }
 
@@ -236,7 +269,7 @@ static int pull_blob(struct img_cache *c, const struct manifest *m, const char *
 		snprintf(url, sizeof(url), "%s", m->url);
 	}
 	snprintf(partial, sizeof(partial), "%s/blobs/.partial-%s", c->root, digest);
-	if (fetch_file(url, partial, algo, got, sizeof(got), err) < 0)
+	if (fetch_file(url, partial, algo, m->size ? m->size : IMG_MAX_DOWNLOAD, got, sizeof(got), err) < 0)
 		return hx_wrap(err, "image %s", m->name);
 	if (strcmp(got, digest + prefix) != 0) {
 		unlink(partial); /* nothing unverified enters the cache */
@@ -278,16 +311,17 @@ int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 		return 0;
 	}
 	if (c->readonly)
-		return hx_fail(err, HX_EXIT_HOST, EACCES,
-			       "image %s is not in %s, which is root's: pull it as root (harness images pull %s), or "
-			       "set XDG_CACHE_HOME for a cache of your own",
-			       m->name, c->root, m->name);
+		return hx_fail(
+			err, HX_EXIT_HOST, EACCES,
+			"image %s is not in %s, and uid %u may not write there (%s): pull it as root (sudo harness "
+			"images pull %s), or set XDG_CACHE_HOME for a cache of your own",
+			m->name, c->root, (unsigned)geteuid(), strerror(c->ro_errno ? c->ro_errno : EACCES), m->name);
 	if (cache_lock(c, err) < 0)
 		return -err->errnum;
 	rc = img_status(c, m, false, &st, err);
 	if (rc == 0 && !st.present) {
 		uint64_t t0 = util_now_ns();
-		struct stat bst;
+		struct stat bst = {0};
 
 		/* A line per image on stderr, TTY or not (a long pull in CI must not look hung); the progress
 		 * bar (fetch.c) only on a TTY. */
@@ -299,7 +333,9 @@ int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 		snprintf(tmp, sizeof(tmp), "%s/trees/.tmp-%s-%d", c->root, st.digest, (int)getpid());
 		unpack_remove_tree(st.tree); /* a tree without its entry is a leftover */
 		if (rc == 0)
-			rc = unpack_archive(blob, tmp, m->source == MAN_SRC_NPM ? 1 : m->strip_components, err);
+			rc = unpack_archive(
+				blob, tmp, m->source == MAN_SRC_NPM ? 1 : m->strip_components,
+				m->unpacked_size ? m->unpacked_size : unpack_default_cap((uint64_t)bst.st_size), err);
 		if (rc == 0) {
 			char entry[PATH_MAX];
 
@@ -377,7 +413,8 @@ int img_binary_version_strict(const struct manifest *m, struct img_status *st, s
 	if (run_version_command(m, st, out, sizeof(out), err) < 0)
 		return hx_wrap(err, "image %s: its version command", m->name);
 	out[strcspn(out, "\r\n")] = '\0';
-	snprintf(st->binary_version, sizeof(st->binary_version), "%s", out);
+	/* the binary's own words: kept escaped, for the results and every message that shows them */
+	esc_term(out, st->binary_version, sizeof(st->binary_version));
 	return 0;
 }
 
@@ -391,7 +428,7 @@ void img_binary_version(const struct manifest *m, struct img_status *st)
 int img_verify(struct img_cache *c, const struct manifest *m, char *why, size_t why_len, struct hx_err *err)
 {
 	struct img_status st;
-	char out[512] = "", blob[PATH_MAX], got[160];
+	char out[512] = "", blob[PATH_MAX], got[160], shown[sizeof(out) * 4];
 	struct hx_err verr = {0};
 
 	why[0] = '\0';
@@ -416,8 +453,8 @@ int img_verify(struct img_cache *c, const struct manifest *m, char *why, size_t 
 	if (run_version_command(m, &st, out, sizeof(out), &verr) < 0)
 		snprintf(why, why_len, "cannot run its version command in the sandbox: %s", verr.msg);
 	else if (!strstr(out, m->version_expect))
-		snprintf(why, why_len, "its version command printed '%.60s', not %s", util_rstrip(out),
-			 m->version_expect);
+		snprintf(why, why_len, "its version command printed '%.60s', not %s",
+			 esc_term(util_rstrip(out), shown, sizeof(shown)), m->version_expect);
 	return 0;
 }
 

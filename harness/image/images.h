@@ -14,6 +14,7 @@ struct img_cache {
 	char root[PATH_MAX];
 	int lock_fd;
 	bool readonly; /* root's cache read by a user: present images only, no pulls */
+	int ro_errno;  /* why it is read-only (access(2)'s errno) */
 };
 
 struct img_status {
@@ -61,6 +62,8 @@ int img_gc(struct img_cache *c, bool prune, struct img_gc_tally *t, struct hx_er
 int img_binary_version_strict(const struct manifest *m, struct img_status *st, struct hx_err *err);
 struct sbx_config;
 #define IMG_MOUNT "/opt/runtime"
+/* The most a pull downloads when the manifest declares no source.size (the largest image here is ~60 MB). */
+#define IMG_MAX_DOWNLOAD (1ull << 30)
 /* Put a present image into a sandbox: its tree read-only at /opt/runtime (host images are already
  * under /usr), its environment, its entry's folder first on PATH and RUNTIME=<entry inside>. The bind
  * borrows st->tree: st must live as long as c (it was a copy per trial that nothing freed). */

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/esc.h"
+
 static void add_num(cJSON *o, const char *k, double v)
 {
 	if (!isnan(v))
@@ -25,6 +27,8 @@ cJSON *iso_shift_json(const struct res_shift *s)
 	add_num(o, "ratio_ci95_low", s->ci95_low);
 	add_num(o, "ratio_ci95_high", s->ci95_high);
 	add_num(o, "p", s->p);
+	cJSON_AddBoolToObject(o, "paired", s->paired);
+	cJSON_AddNumberToObject(o, "pairs", s->pairs);
 	cJSON_AddStringToObject(o, "placement", s->placement);
 	cJSON_AddStringToObject(o, "noise_cpus", s->noise_cpus);
 	with = cJSON_AddArrayToObject(o, "shares_cpus_with");
@@ -87,10 +91,13 @@ static void iso_row(const struct res_summary *g, bool md, FILE *out)
 		snprintf(ops, sizeof(ops), "–");
 	else
 		snprintf(ops, sizeof(ops), "%.3g", gen);
+	char rt[ESC_LEN], mode[ESC_LEN], noise[ESC_LEN], on_s[ESC_LEN];
+
 	iso_on(s, on, sizeof(on));
-	fprintf(out, "%s%-8s%s%-7s%s%-10s%s%10s%s%10s%s%8s%s%-18s%s%7s%s%10s%s%s%s\n", md ? "| " : "", g->runtime, sep,
-		g->mode, sep, g->noise, sep, quiet, sep, noisy, sep, shift, sep, ci, sep, p, sep, ops, sep, on,
-		md ? " |" : "");
+	fprintf(out, "%s%-8s%s%-7s%s%-10s%s%10s%s%10s%s%8s%s%-18s%s%7s%s%10s%s%s%s\n", md ? "| " : "",
+		esc_cell(md, g->runtime, rt, sizeof(rt)), sep, esc_cell(md, g->mode, mode, sizeof(mode)), sep,
+		esc_cell(md, g->noise, noise, sizeof(noise)), sep, quiet, sep, noisy, sep, shift, sep, ci, sep, p, sep,
+		ops, sep, esc_cell(md, on, on_s, sizeof(on_s)), md ? " |" : "");
 }
 
 void iso_render(const struct res_summary *groups, size_t n, bool md, FILE *out)
@@ -101,13 +108,15 @@ void iso_render(const struct res_summary *groups, size_t n, bool md, FILE *out)
 
 	for (size_t i = 0; i < n; i++) {
 		const struct res_summary *g = &groups[i];
+		char name[ESC_LEN];
 
 		if (!g->shift.have)
 			continue;
 		any = true;
 		if (strcmp(last, g->scenario) != 0) {
 			last = g->scenario;
-			fprintf(out, "\n%sisolation: %s (%s; shift = noisy / quiet - 1)\n\n", md ? "### " : "== ", last,
+			fprintf(out, "\n%sisolation: %s (%s; shift = noisy / quiet - 1)\n\n",
+				md ? "### " : "== ", esc_cell(md, last, name, sizeof(name)),
 				res_metric_names[g->shift.metric]);
 			fprintf(out, "%s%-8s%s%-7s%s%-10s%s%10s%s%10s%s%8s%s%-18s%s%7s%s%10s%s%s%s\n", md ? "| " : "",
 				"runtime", sep, "mode", sep, "noise", sep, "quiet", sep, "noisy", sep, "shift", sep,
@@ -120,7 +129,9 @@ void iso_render(const struct res_summary *groups, size_t n, bool md, FILE *out)
 	if (any)
 		fprintf(out,
 			"\nIsolation: medians of quiet and noisy trials of the same runtime and mode, interleaved; "
-			"95%% CI: paired bootstrap of the ratio; p: Mann-Whitney (* below 0.05); noise op/s: what "
+			"shift, 95%% CI and p from the pairs (quiet and noisy trial of one index, both passed): the "
+			"paired bootstrap of the ratio (from 6 pairs) and the Wilcoxon signed-rank p (* below 0.05); "
+			"without pairs, unpaired ones (Mann-Whitney); noise op/s: what "
 			"the neighbour did (docs/noise.md); noise on: the noise slice's CPUs and the slices it "
 			"shared a physical core with.\n");
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/cleanup.h"
+#include "base/esc.h"
 #include "base/util.h"
 #include "cgroups/cpus.h"
 #include "report/isolation.h"
@@ -108,6 +109,7 @@ static void render_placement(const struct res_doc *d, enum report_format f, FILE
 		const cJSON *client = cJSON_GetObjectItemCaseSensitive(m, "client");
 		struct cg_cpus a, b;
 		bool overlap = false;
+		char name[ESC_LEN], on[ESC_LEN], by[ESC_LEN];
 
 		if (!cJSON_IsString(sut) || !cJSON_IsString(client))
 			continue;
@@ -115,8 +117,10 @@ static void render_placement(const struct res_doc *d, enum report_format f, FILE
 			cg_cpus_and(&a, &b);
 			overlap = !cg_cpus_empty(&a);
 		}
-		fprintf(out, "%s%s: runtime on CPUs %s, client on CPUs %s%s\n", f == RPT_MD ? "- " : "  ", m->string,
-			sut->valuestring, client->valuestring,
+		fprintf(out, "%s%s: runtime on CPUs %s, client on CPUs %s%s\n", f == RPT_MD ? "- " : "  ",
+			esc_cell(f == RPT_MD, m->string, name, sizeof(name)),
+			esc_cell(f == RPT_MD, sut->valuestring, on, sizeof(on)),
+			esc_cell(f == RPT_MD, client->valuestring, by, sizeof(by)),
 			overlap ? " (OVERLAP: the client shares the runtime's CPUs; its load counts against the "
 				  "runtime)"
 				: "");
@@ -133,6 +137,8 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 	for (size_t i = 0; i < n; i++) {
 		const struct res_summary *g = &groups[i], *base = baseline(groups, n, g);
 		char a[32], b[32], c[32], d[48], e[32], r[80], noisy[32], notes[96], ci[48];
+		char name[ESC_LEN], rt[ESC_LEN], mode[ESC_LEN];
+		bool md = f == RPT_MD;
 		double rps = ops_per_s(g);
 		/* a chat's round trip or a script's batch p99 fill the p99 column */
 		double p99 = first_of(g, RES_M_P99_US, RES_M_RTT_P99_US, RES_M_SCRIPT_P99_MS, 1e3);
@@ -145,7 +151,7 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 
 		if (strcmp(last, g->scenario) != 0) {
 			last = g->scenario;
-			fprintf(out, "\n%s%s\n\n", f == RPT_MD ? "### " : "== ", last);
+			fprintf(out, "\n%s%s\n\n", md ? "### " : "== ", esc_cell(md, last, name, sizeof(name)));
 			fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%20s%s%9s%s%17s%s%6s%s%20s%s%s%s\n", lead, "runtime",
 				sep, "mode", sep, "startup ms", sep, "ops/s", sep, "95% CI of the median", sep,
 				"p99 ms", sep, "idle → peak MiB", sep, "errors", sep, "vs pinned (95% CI)", sep,
@@ -176,9 +182,9 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 		if (!notes[0] && f == RPT_MD)
 			snprintf(notes, sizeof(notes), " ");
 		spread(ci, sizeof(ci), g);
-		fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%20s%s%9s%s%17s%s%6s%s%20s%s%s%s\n", lead, g->runtime, sep,
-			g->mode, sep, a, sep, b, sep, ci, sep, c, sep, d, sep, e, sep, r, notes[0] ? sep : "", notes,
-			tail);
+		fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%20s%s%9s%s%17s%s%6s%s%20s%s%s%s\n", lead,
+			esc_cell(md, g->runtime, rt, sizeof(rt)), sep, esc_cell(md, g->mode, mode, sizeof(mode)), sep,
+			a, sep, b, sep, ci, sep, c, sep, d, sep, e, sep, r, notes[0] ? sep : "", notes, tail);
 	}
 }
 
@@ -191,13 +197,18 @@ static void render_csv(const struct res_summary *groups, size_t n, FILE *out)
 	fprintf(out, "\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct res_summary *g = &groups[i];
+		char c[4][ESC_LEN];
 
-		fprintf(out, "%s,%s,%s,%s,%u,%d,%d", g->scenario, g->runtime, g->mode, g->noise, g->trials, g->failed,
-			g->client_saturated);
+		/* the names are the results file's, which anyone may have written: quoted, never a formula */
+		fprintf(out, "%s,%s,%s,%s,%u,%d,%d", esc_csv(g->scenario, c[0], sizeof(c[0])),
+			esc_csv(g->runtime, c[1], sizeof(c[1])), esc_csv(g->mode, c[2], sizeof(c[2])),
+			esc_csv(g->noise, c[3], sizeof(c[3])), g->trials, g->failed, g->client_saturated);
 		for (int m = 0; m < RES_NR_METRICS; m++)
-			if (g->have & (1u << m))
+			if (g->have & (1u << m) && stats_has_ci(&g->metric[m]))
 				fprintf(out, ",%g,%g,%g", g->metric[m].median, g->metric[m].ci95_low,
 					g->metric[m].ci95_high);
+			else if (g->have & (1u << m)) /* too few trials for a CI: none */
+				fprintf(out, ",%g,,", g->metric[m].median);
 			else
 				fprintf(out, ",,,");
 		fprintf(out, "\n");
@@ -276,7 +287,8 @@ static void published_row(const struct trial_result **ts, size_t n, enum report_
 {
 	const struct trial_result *t;
 	const struct res_latency *l;
-	char mem[3][16];
+	char mem[3][16], rt[ESC_LEN], mode[ESC_LEN], hint[ESC_LEN];
+	bool md = f == RPT_MD;
 	const size_t offs[3] = {offsetof(struct res_server, post_load_rss_kb),
 				offsetof(struct res_server, after_idle_rss_kb),
 				offsetof(struct res_server, after_restart_rss_kb)};
@@ -290,9 +302,10 @@ static void published_row(const struct trial_result **ts, size_t n, enum report_
 		f == RPT_MD
 			? "| %s | %s | %llu | %llu | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %s | %s | %s | %s |\n"
 			: "%-8s %-7s %9llu %5llu %9.0f %8.0f %8.0f %8.0f %8.0f %8.0f %9s %9s %9s  %s\n",
-		t->runtime, t->mode, (unsigned long long)t->load.requests, (unsigned long long)t->load.errors_total,
-		t->load.rps, l->mean, l->p50, l->p95, l->p99, l->max, mem[0], mem[1], mem[2],
-		t->server.low_memory_hint[0] ? t->server.low_memory_hint : "none");
+		esc_cell(md, t->runtime, rt, sizeof(rt)), esc_cell(md, t->mode, mode, sizeof(mode)),
+		(unsigned long long)t->load.requests, (unsigned long long)t->load.errors_total, t->load.rps, l->mean,
+		l->p50, l->p95, l->p99, l->max, mem[0], mem[1], mem[2],
+		esc_cell(md, t->server.low_memory_hint[0] ? t->server.low_memory_hint : "none", hint, sizeof(hint)));
 }
 
 /* The document store's table for the ws-rpc scenarios (docs/load.md), in its columns, with the memory run:
@@ -305,6 +318,8 @@ static void render_published(const struct res_doc *d, enum report_format f, FILE
 
 	for (size_t i = 0; ts && done && i < d->ntrials; i++) {
 		const struct trial_result *a = &d->trials[i];
+		char name[ESC_LEN], rt[ESC_LEN], mode[ESC_LEN];
+		bool md = f == RPT_MD;
 		size_t n = 0;
 
 		if (done[i] || strcmp(a->workload, "ws-rpc") != 0 || strcmp(a->noise, "none") != 0)
@@ -323,7 +338,7 @@ static void render_published(const struct res_doc *d, enum report_format f, FILE
 			last = a->scenario;
 			fprintf(out,
 				"\n%s%s, in the published columns (the median trial by ops/s; RSS MiB: medians)\n\n",
-				f == RPT_MD ? "### " : "== ", last);
+				md ? "### " : "== ", esc_cell(md, last, name, sizeof(name)));
 			fprintf(out,
 				f == RPT_MD ? "| runtime | mode | ops | err | ops/s | avgµs | p50µs | p95µs | p99µs | "
 					      "maxµs | "
@@ -337,8 +352,8 @@ static void render_published(const struct res_doc *d, enum report_format f, FILE
 		if (n)
 			published_row(ts, n, f, out);
 		else
-			fprintf(out, f == RPT_MD ? "| %s | %s | failed |\n" : "%-8s %-7s failed\n", a->runtime,
-				a->mode);
+			fprintf(out, md ? "| %s | %s | failed |\n" : "%-8s %-7s failed\n",
+				esc_cell(md, a->runtime, rt, sizeof(rt)), esc_cell(md, a->mode, mode, sizeof(mode)));
 	}
 	free(ts);
 	free(done);
@@ -349,6 +364,7 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 	_cleanup_free_ struct res_summary *groups = NULL;
 	const cJSON *cpus =
 		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d->head, "config"), "cpus");
+	char version[ESC_LEN], profile[ESC_LEN];
 	size_t n = 0;
 
 	if (f == RPT_JSON) {
@@ -368,7 +384,8 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 		return 0;
 	}
 	fprintf(out, "%sharness %s: profile %s, %.0f CPU(s) for the runtime%s\n", f == RPT_MD ? "## " : "",
-		head_str(d, "harness", "version"), head_str(d, "config", "profile"),
+		esc_cell(f == RPT_MD, head_str(d, "harness", "version"), version, sizeof(version)),
+		esc_cell(f == RPT_MD, head_str(d, "config", "profile"), profile, sizeof(profile)),
 		cJSON_IsNumber(cpus) ? cpus->valuedouble : NAN,
 		cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d->head, "config"),
 							       "sandbox"))
