@@ -9,6 +9,7 @@
 #include "base/util.h"
 #include "cli/verbs.h"
 #include "report/compare.h"
+#include "report/results.h"
 
 struct compare_opts {
 	bool help, allow_different_host;
@@ -43,6 +44,7 @@ static int load(const char *path, struct loaded *l, struct hx_err *err)
 	memset(l, 0, sizeof(*l));
 	if (res_read(path, &l->doc, err) < 0)
 		return hx_wrap(err, "compare");
+	verb_warn_partial("compare", path, &l->doc);
 	l->side.path = path;
 	l->side.head = l->doc.head;
 	return cmp_cells_from(&l->doc, &l->side.cells, &l->side.ncells, err);

@@ -36,6 +36,15 @@ static const struct hx_opt report_tab[] = {
 	"harness report FILE [--format md|table|json|csv|html|gab|hyperfine] [-o FILE]\n" \
 	"       harness report A.json B.json --format html [-o FILE]"
 
+void verb_warn_partial(const char *verb, const char *path, const struct res_doc *d)
+{
+	char why[512];
+
+	if (report_partial(d, why, sizeof(why)))
+		fprintf(stderr, "harness: %s: warning: %s is partial: %s; its figures cover only those trials\n", verb,
+			path, why);
+}
+
 /* A JSON export, printed. */
 static int report_export(const struct res_doc *d, const struct report_opts *o, enum report_format f, FILE *out,
 			 struct hx_err *err)
@@ -99,6 +108,8 @@ static int report_two(const char *pa, const char *pb, const struct report_opts *
 		hx_syserr(&err, "report: open_memstream");
 		goto out;
 	}
+	verb_warn_partial("report", pa, &a);
+	verb_warn_partial("report", pb, &b);
 	rc = html_compare(&a, basename(pa), &b, basename(pb), m, &err);
 	fclose(m);
 	if (rc == 0 && o->out)
@@ -161,6 +172,7 @@ int verb_report(int argc, char **argv)
 		hx_wrap(&err, "report");
 		return hx_report(&err);
 	}
+	verb_warn_partial("report", argv[1], &d);
 	/* summaries from the trials, so that a file written by an older harness shows every metric this one
 	 * knows */
 	rc = report_emit(&d, &o, f, basename(argv[1]), &err);

@@ -642,6 +642,8 @@ static int run_prepare(const struct run_opts *o, struct run_plan *p, struct run_
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL); /* a closed terminal or ssh session: clean up as for Ctrl-C */
+	/* `run ... 2>&1 | head -1`: a reader gone is an end like Ctrl-C, not a death that leaves the run folder */
+	sigaction(SIGPIPE, &sa, NULL);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (prepare_images(p, err) < 0 || prepare_bare_images(p, env, err) < 0 || prepare_deps(p, err) < 0 ||
 	    prepare_fixture(o, p, env, err) < 0)
@@ -825,7 +827,10 @@ static int run_one(struct run_plan *p, struct run_env *env, struct scenario *sc,
 		r = run_trial(env, sc, &p->img[i], &p->st[i], p->modes[k], &p->noise[j], deadline, t, terr);
 	}
 	t->status = res_trial_status(r, run_interrupted, t->status == TRIAL_CUT);
-	if (r < 0)
+	/* what the signal caused (a server gone, a probe stopped) is not why the trial ended */
+	if (r < 0 && t->status == TRIAL_INTERRUPTED)
+		snprintf(t->error, sizeof(t->error), "interrupted by SIG%s", sigabbrev_np(run_interrupted));
+	else if (r < 0)
 		snprintf(t->error, sizeof(t->error), "%s", terr->msg);
 	return r;
 }
@@ -944,7 +949,10 @@ static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, st
 	progress(q->tty, q->done, q->total, sc, p->img[q->i].name, label, q->t, q->start);
 	r = run_one(p, env, sc, q->i, q->k, q->j, deadline, tr, &terr);
 	soak_evidence(tr);
-	if (!res_trial_passed(tr, sc->max_errors)) {
+	if (tr->status == TRIAL_INTERRUPTED) {
+		fprintf(stderr, "%sharness: run: %s %s %s trial %u: %s\n", q->tty ? "\n" : "", sc->name,
+			p->img[q->i].name, label, q->t, tr->error);
+	} else if (!res_trial_passed(tr, sc->max_errors)) {
 		*bad = true;
 		if (!q->tty || r < 0)
 			fprintf(stderr, "%sharness: run: %s %s %s trial %u: %s\n", q->tty ? "\n" : "", sc->name,
@@ -1123,6 +1131,8 @@ static int run_all(struct run_plan *p, struct run_env *env, struct res_doc *d, s
 		q.total += shard[k] == mine;
 	if (p->nshards && shard_record(p, d, q.total, n, err) < 0)
 		return -err->errnum;
+	/* what this file should hold: a reader can say how much of it an interrupted run left */
+	cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(d->head, "config"), "planned_trials", q.total);
 	RUN_PLAN_FOREACH(p, q)
 	{
 		if (run_interrupted || shard[q.order] != mine)

@@ -20,6 +20,10 @@ struct startup_opts;
 /* `load --startup`: argv[0..argc) is the command. */
 int verb_load_startup(const struct startup_opts *o, int argc, char **argv, struct hx_err *err);
 
+struct res_doc;
+/* The warning report, compare and merge print about a results file that holds less than a whole run. */
+void verb_warn_partial(const char *verb, const char *path, const struct res_doc *d);
+
 /* Set in main.c, where the build stamps them. */
 extern const char *const hx_version;
 extern const char *const hx_commit;

@@ -123,7 +123,53 @@ static void render_placement(const struct res_doc *d, enum report_format f, FILE
 	}
 }
 
-static void render_rows(const struct res_summary *groups, size_t n, enum report_format f, FILE *out)
+static bool in_group(const struct trial_result *t, const struct res_summary *g)
+{
+	return !strcmp(t->scenario, g->scenario) && !strcmp(t->runtime, g->runtime) && !strcmp(t->mode, g->mode) &&
+	       !strcmp(t->noise, g->noise);
+}
+
+/* How a group's trials ended, beyond its summary: interrupted ones apart from failed ones (a signal is not a
+ * verdict on the runtime). */
+struct group_ends {
+	unsigned interrupted, failed;
+};
+
+static struct group_ends group_ends(const struct res_doc *d, const struct res_summary *g)
+{
+	struct group_ends e = {0};
+
+	for (size_t i = 0; i < d->ntrials; i++) {
+		const struct trial_result *t = &d->trials[i];
+
+		if (!in_group(t, g))
+			continue;
+		e.interrupted += t->status == TRIAL_INTERRUPTED;
+		e.failed += t->status != TRIAL_OK && t->status != TRIAL_INTERRUPTED && t->status != TRIAL_SKIPPED;
+	}
+	return e;
+}
+
+/* The notes column: FAILED, interrupted, client saturated, noisy trials, "; "-separated. */
+static void row_notes(const struct res_doc *d, const struct res_summary *g, char *buf, size_t len)
+{
+	struct group_ends e = group_ends(d, g);
+	size_t at = 0;
+
+	buf[0] = '\0';
+	if (e.failed)
+		at += (size_t)snprintf(buf + at, len - at, "FAILED");
+	if (e.interrupted && at < len)
+		at += (size_t)snprintf(buf + at, len - at, "%sinterrupted", at ? "; " : "");
+	if (g->client_saturated && at < len)
+		at += (size_t)snprintf(buf + at, len - at, "%sclient saturated", at ? "; " : "");
+	if (g->noisy_trials && at < len)
+		snprintf(buf + at, len - at, "%s%u noisy trial%s", at ? "; " : "", g->noisy_trials,
+			 g->noisy_trials == 1 ? "" : "s");
+}
+
+static void render_rows(const struct res_doc *doc, const struct res_summary *groups, size_t n, enum report_format f,
+			FILE *out)
 {
 	const char *sep = f == RPT_MD ? " | " : "  ";
 	const char *lead = f == RPT_MD ? "| " : "";
@@ -132,7 +178,7 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 
 	for (size_t i = 0; i < n; i++) {
 		const struct res_summary *g = &groups[i], *base = baseline(groups, n, g);
-		char a[32], b[32], c[32], d[48], e[32], r[80], noisy[32], notes[96], ci[48];
+		char a[32], b[32], c[32], d[48], e[32], r[80], notes[128], ci[48];
 		double rps = ops_per_s(g);
 		/* a chat's round trip or a script's batch p99 fill the p99 column */
 		double p99 = first_of(g, RES_M_P99_US, RES_M_RTT_P99_US, RES_M_SCRIPT_P99_MS, 1e3);
@@ -164,15 +210,8 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 			snprintf(d, sizeof(d), "%.1f → %.1f", idle / 1024, res_median(g, RES_M_PEAK_RSS_KB) / 1024);
 		cell(e, sizeof(e), 0, "", errs);
 		vs_pinned(r, sizeof(r), base ? &g->vs_pinned : NULL);
-		if (g->noisy_trials)
-			snprintf(noisy, sizeof(noisy), "%u noisy trial%s", g->noisy_trials,
-				 g->noisy_trials == 1 ? "" : "s");
-		else
-			noisy[0] = '\0';
 		/* The flags are a column of the table (inside the last '|'), so a Markdown renderer keeps them. */
-		snprintf(notes, sizeof(notes), "%s%s%s%s%s", g->failed ? "FAILED" : "",
-			 g->failed && g->client_saturated ? "; " : "", g->client_saturated ? "client saturated" : "",
-			 (g->failed || g->client_saturated) && noisy[0] ? "; " : "", noisy);
+		row_notes(doc, g, notes, sizeof(notes));
 		if (!notes[0] && f == RPT_MD)
 			snprintf(notes, sizeof(notes), " ");
 		spread(ci, sizeof(ci), g);
@@ -344,6 +383,42 @@ static void render_published(const struct res_doc *d, enum report_format f, FILE
 	free(done);
 }
 
+static double config_num(const struct res_doc *d, const char *obj, const char *key)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(d->head, "config");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj ? cJSON_GetObjectItemCaseSensitive(c, obj) : c, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+bool report_partial(const struct res_doc *d, char *buf, size_t len)
+{
+	double planned = config_num(d, NULL, "planned_trials"), count = config_num(d, "shard", "count");
+	double plan = config_num(d, "merged", "plan_trials"), merged = config_num(d, "merged", "trials");
+	char of[64] = "";
+	size_t at = 0;
+
+	buf[0] = '\0';
+	if (!isnan(planned))
+		snprintf(of, sizeof(of), " of the %.0f planned", planned);
+	if (d->interrupted)
+		at += (size_t)snprintf(buf, len, "the run was interrupted after %zu trial%s%s", d->ntrials,
+				       d->ntrials == 1 ? "" : "s", of);
+	else if (!d->finished)
+		at += (size_t)snprintf(buf, len, "the run did not finish (killed, or still running): %zu trial%s%s",
+				       d->ntrials, d->ntrials == 1 ? "" : "s", of);
+	if (count > 1 && at < len)
+		at += (size_t)snprintf(buf + at, len - at,
+				       "%sit is shard %.0f of %.0f, %.0f of the plan's %.0f trials "
+				       "(harness merge joins the shards)",
+				       at ? "; " : "", config_num(d, "shard", "index"), count,
+				       config_num(d, "shard", "trials"), config_num(d, "shard", "plan_trials"));
+	if (!isnan(plan) && merged < plan && at < len)
+		snprintf(buf + at, len - at, "%sa merge of %.0f of the plan's %.0f trials: a shard is missing",
+			 at ? "; " : "", merged, plan);
+	return buf[0] != '\0';
+}
+
 int report_render(const struct res_doc *d, enum report_format f, FILE *out, struct hx_err *err)
 {
 	_cleanup_free_ struct res_summary *groups = NULL;
@@ -375,7 +450,7 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 			? ", out of the sandbox (--no-sandbox: for comparison only)"
 			: "");
 	render_placement(d, f, out);
-	render_rows(groups, n, f, out);
+	render_rows(d, groups, n, f, out);
 	render_published(d, f, out);
 	iso_render(groups, n, f == RPT_MD, out);
 	matrix_render(d, f == RPT_MD, out);

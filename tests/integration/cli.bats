@@ -131,3 +131,33 @@ load helpers
 	# nothing ran: no image cache opened (no pull), no npm, no results folder
 	[ ! -e "$BATS_TEST_TMPDIR/cache" ] && [ ! -e results ]
 }
+
+@test "report and compare warn about a partial file: interrupted, unfinished, a shard; a whole one gets no warning" {
+	cd "$BATS_TEST_TMPDIR"
+	python3 - "$FIXTURES/results/v1-four-workloads.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+json.dump(d, open("whole.json", "w"))
+d["config"]["planned_trials"] = 9
+d["interrupted"], d["verdict"] = True, "interrupted"
+json.dump(d, open("int.json", "w"))
+del d["interrupted"], d["verdict"]
+json.dump(d, open("unfinished.json", "w"))
+d["interrupted"], d["verdict"] = False, "ok"
+d["config"]["planned_trials"] = 4
+d["config"]["shard"] = {"index": 1, "count": 2, "trials": 4, "plan_trials": 8, "plan": "ab"}
+json.dump(d, open("shard.json", "w"))
+PY
+	run --separate-stderr "$HARNESS" report whole.json
+	[ "$status" -eq 0 ] && [ -z "$stderr" ]
+	run --separate-stderr "$HARNESS" report int.json
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == "harness: report: warning: int.json is partial: the run was interrupted after 4 trials of the 9 planned"* ]]
+	run --separate-stderr "$HARNESS" report unfinished.json
+	[[ "$stderr" == *"unfinished.json is partial: the run did not finish (killed, or still running): 4 trials of the 9 planned"* ]]
+	run --separate-stderr "$HARNESS" report shard.json
+	[[ "$stderr" == *"shard.json is partial: it is shard 1 of 2, 4 of the plan's 8 trials (harness merge joins the shards)"* ]]
+	run --separate-stderr "$HARNESS" compare whole.json int.json
+	[[ "$stderr" == *"harness: compare: warning: int.json is partial: the run was interrupted"* ]]
+	[[ "$stderr" != *"whole.json is partial"* ]]
+}
