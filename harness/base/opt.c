@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "base/cleanup.h"
@@ -104,10 +105,7 @@ static bool in_range(const struct hx_opt *o, double v)
 
 static int check_path(const char *verb, const struct hx_opt *o, const char *val, struct hx_err *err)
 {
-	_cleanup_free_ char *copy = NULL;
 	struct stat st;
-	const char *dir;
-	char *slash;
 
 	if (!*val)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s: --%s takes %s, not an empty string", verb, o->name,
@@ -118,27 +116,76 @@ static int check_path(const char *verb, const struct hx_opt *o, const char *val,
 				       "%s: --%s: '%s' is not an existing folder", verb, o->name, val);
 		return 0;
 	}
-	if (stat(val, &st) == 0 && S_ISDIR(st.st_mode))
-		return hx_fail(err, HX_EXIT_USAGE, EISDIR, "%s: --%s: '%s' is a folder; name a file", verb, o->name,
-			       val);
 	if (o->check == OPT_CHECK_IN_FILE) {
+		if (stat(val, &st) == 0 && S_ISDIR(st.st_mode))
+			return hx_fail(err, HX_EXIT_USAGE, EISDIR, "%s: --%s: '%s' is a folder; name a file", verb,
+				       o->name, val);
 		if (access(val, R_OK) < 0)
 			return hx_fail(err, HX_EXIT_USAGE, errno, "%s: --%s: cannot read '%s': %s", verb, o->name, val,
 				       strerror(errno));
 		return 0;
 	}
-	copy = strdup(val);
+	return opt_check_out_file(verb, o->name, val, err);
+}
+
+/* Filesystems whose files are the kernel's knobs and views, not a place for a file of ours. */
+static const char *kernel_fs(const char *dir)
+{
+	static const struct {
+		unsigned long magic;
+		const char *name;
+	} kinds[] = {
+		{0x9fa0, "/proc (procfs)"}, {0x62656572, "sysfs"},    {0x27e0eb, "a cgroup filesystem"},
+		{0x63677270, "cgroup2"},    {0x64626720, "debugfs"},  {0x74726163, "tracefs"},
+		{0x73636673, "securityfs"}, {0xcafe4a11, "bpffs"},    {0x62656570, "configfs"},
+		{0x6165676c, "pstore"},	    {0xde5e81e4, "efivarfs"}, {0x1cd1, "devpts"},
+	};
+	struct statfs sf;
+
+	if (statfs(dir, &sf) < 0)
+		return NULL;
+	for (size_t i = 0; i < HX_ARRAY_SIZE(kinds); i++)
+		if ((unsigned long)sf.f_type == kinds[i].magic)
+			return kinds[i].name;
+	return NULL;
+}
+
+int opt_check_out_file(const char *verb, const char *opt, const char *path, struct hx_err *err)
+{
+	_cleanup_free_ char *copy = strdup(path);
+	const char *dir, *fs;
+	struct stat st;
+	char *slash;
+
 	if (!copy)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return hx_fail(err, HX_EXIT_USAGE, EISDIR, "%s: --%s: '%s' is a folder; name a file in it", verb, opt,
+			       path);
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "%s: --%s: '%s' is not a regular file (a device, pipe or socket): name a file", verb,
+			       opt, path);
 	slash = strrchr(copy, '/');
 	dir = slash ? (slash == copy ? "/" : (*slash = '\0', copy)) : ".";
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+	if (stat(dir, &st) < 0)
 		return hx_fail(err, HX_EXIT_USAGE, ENOENT,
 			       "%s: --%s: the folder '%s' does not exist (create it first, or write elsewhere)", verb,
-			       o->name, dir);
-	if (access(dir, W_OK) < 0)
-		return hx_fail(err, HX_EXIT_USAGE, errno, "%s: --%s: cannot write in the folder '%s': %s", verb,
-			       o->name, dir, strerror(errno));
+			       opt, dir);
+	if (!S_ISDIR(st.st_mode))
+		return hx_fail(err, HX_EXIT_USAGE, ENOTDIR, "%s: --%s: '%s' is not a folder", verb, opt, dir);
+	if ((fs = kernel_fs(dir)))
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "%s: --%s: the folder '%s' is on %s, the kernel's files: write elsewhere", verb, opt,
+			       dir, fs);
+	if (access(dir, W_OK | X_OK) < 0 && errno == EROFS)
+		return hx_fail(err, HX_EXIT_USAGE, EROFS,
+			       "%s: --%s: the folder '%s' is on a read-only filesystem: write elsewhere", verb, opt,
+			       dir);
+	if (access(dir, W_OK | X_OK) < 0)
+		return hx_fail(err, HX_EXIT_USAGE, errno,
+			       "%s: --%s: cannot write in the folder '%s' (%s): write elsewhere, or make it writable",
+			       verb, opt, dir, strerror(errno));
 	return 0;
 }
 

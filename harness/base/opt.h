@@ -30,7 +30,7 @@ struct opt_list {
 /* What a path option must name before anything runs. */
 enum opt_check {
 	OPT_CHECK_NONE,
-	OPT_CHECK_OUT_FILE, /* a file to write: its folder exists and is writable, it is not a folder */
+	OPT_CHECK_OUT_FILE, /* a file to write: opt_check_out_file */
 	OPT_CHECK_IN_FILE,  /* a file to read: it exists, is readable and is not a folder */
 	OPT_CHECK_DIR,	    /* an existing folder */
 };
@@ -60,6 +60,10 @@ struct hx_opt {
  */
 int opt_parse(const char *verb, const struct hx_opt *tab, void *out, int argc, char **argv, bool stop_at_positional,
 	      int *ret_npos, struct hx_err *err);
+/* A results or report file to write (atomically, by rename) at path: a regular file or a new name, in a folder
+ * that exists, takes files (not /proc, /sys, cgroupfs, ...), and is writable (not a read-only mount); each
+ * refusal its own HX_EXIT_USAGE line naming opt. */
+int opt_check_out_file(const char *verb, const char *opt, const char *path, struct hx_err *err);
 void opt_print_help(FILE *f, const char *usage, const char *about, const struct hx_opt *tab);
 /* What an option accepts, for messages and help: "1 to 1024", "at least 4M", "at least 0.001s". */
 void opt_range_text(const struct hx_opt *o, char *buf, size_t len);

@@ -21,7 +21,8 @@ struct merge_opts {
 };
 
 static const struct hx_opt merge_tab[] = {
-	{"out", 'o', OPT_STR, offsetof(struct merge_opts, out), "FILE", .help = "the merged results file (required)"},
+	{"out", 'o', OPT_STR, offsetof(struct merge_opts, out), "FILE", .help = "the merged results file (required)",
+	 .check = OPT_CHECK_OUT_FILE},
 	{"format", 0, OPT_STR, offsetof(struct merge_opts, format), "FMT",
 	 .help = "table, md or json on stdout (default table)"},
 	{"allow-different", 0, OPT_FLAG, offsetof(struct merge_opts, allow_different), NULL,

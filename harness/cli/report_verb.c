@@ -25,7 +25,7 @@ static const struct hx_opt report_tab[] = {
 	{"format", 0, OPT_STR, offsetof(struct report_opts, format), "FMT",
 	 .help = "md (default), table, json, csv, html, gab (github-action-benchmark) or hyperfine"},
 	{"out", 'o', OPT_STR, offsetof(struct report_opts, out), "FILE",
-	 .help = "write FILE (atomically) instead of stdout"},
+	 .help = "write FILE (atomically) instead of stdout", .check = OPT_CHECK_OUT_FILE},
 	{"direction", 0, OPT_STR, offsetof(struct report_opts, direction), "DIR",
 	 .help = "gab: bigger (throughput, default) or smaller (startup and p99 latency)"},
 	{"help", 'h', OPT_FLAG, offsetof(struct report_opts, help), NULL, .help = "show this help"},

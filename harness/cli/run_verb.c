@@ -89,7 +89,7 @@ static const struct hx_opt run_tab[] = {
 	{"profile", 0, OPT_STR, offsetof(struct run_opts, profile), "NAME",
 	 .help = "quick (x0.25), standard or full (x3): scales requests and runs"},
 	{"out", 'o', OPT_STR, offsetof(struct run_opts, out), "FILE",
-	 .help = "results file (default results/harness-<time>.json)"},
+	 .help = "results file (default results/harness-<time>.json)", .check = OPT_CHECK_OUT_FILE},
 	{"format", 0, OPT_STR, offsetof(struct run_opts, format), "FMT",
 	 .help = "table, md or json on stdout (default table)"},
 	{"cap", 0, OPT_DURATION, offsetof(struct run_opts, cap), "SECONDS",
@@ -322,34 +322,20 @@ static int plan_engine(const struct run_opts *o, const struct run_plan *p, struc
 	return 0;
 }
 
-/* --out, or results/harness-<time>.json: its folder must exist and take files before anything runs. */
+/* --out (checked as it was parsed), or results/harness-<time>.json, whose folder prepare makes when absent: the
+ * folder it would be made in must take it before anything runs. */
 static int plan_out(const struct run_opts *o, struct run_plan *p, struct hx_err *err)
 {
-	char dir[PATH_MAX], *slash;
+	time_t t = time(NULL);
+	struct tm tm;
 
 	if (o->out) {
 		snprintf(p->out, sizeof(p->out), "%s", o->out);
-	} else {
-		time_t t = time(NULL);
-		struct tm tm;
-
-		gmtime_r(&t, &tm);
-		strftime(p->out, sizeof(p->out), "results/harness-%Y%m%d-%H%M%S.json", &tm);
+		return 0;
 	}
-	snprintf(dir, sizeof(dir), "%s", p->out);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	if (!o->out && strcmp(dir, "results") == 0 && !util_exists(dir))
-		snprintf(dir, sizeof(dir), "."); /* prepare makes results/ */
-	if (access(dir, W_OK | X_OK) < 0)
-		return hx_fail(err, HX_EXIT_USAGE, errno,
-			       "run: --out: cannot write in %s (%s): name a folder that exists", dir, strerror(errno));
-	return 0;
+	gmtime_r(&t, &tm);
+	strftime(p->out, sizeof(p->out), "results/harness-%Y%m%d-%H%M%S.json", &tm);
+	return opt_check_out_file("run", "out", util_exists("results") ? p->out : "results", err);
 }
 
 /* --no-sandbox: a scenario's npm dependencies are a bind over its node_modules, which only a sandbox shows. */

@@ -80,7 +80,7 @@ load helpers
 	check "run: --repeat takes a whole number from 1 to 10000, not '0'" run --repeat 0
 	check "exec: --pids-max takes a whole number from 1" exec --pids-max 0 -- true
 	check "exec: --tmp-size takes a size of at least 1M" exec --tmp-size 4K -- true
-	check "run: --out: cannot write in /nonexistent/dir (No such file or directory)" run --out /nonexistent/dir/r.json
+	check "run: --out: the folder '/nonexistent/dir' does not exist" run --out /nonexistent/dir/r.json
 	check "load: --export-hyperfine: the folder '/nonexistent/dir' does not exist" load --startup \
 		--export-hyperfine /nonexistent/dir/h.json -- true
 	check "load: --connections takes a whole number from 1" load -c 0 http://127.0.0.1:9/
@@ -127,7 +127,7 @@ load helpers
 	HARNESS_CACHE_DIR="$BATS_TEST_TMPDIR/cache" run --separate-stderr "$HARNESS" run --out "$BATS_TEST_TMPDIR/no/such/r.json" express
 	echo "$stderr"
 	[ "$status" -eq 2 ]
-	[[ "$stderr" == "harness: run: --out: cannot write in $BATS_TEST_TMPDIR/no/such (No such file or directory): name a folder that exists" ]]
+	[[ "$stderr" == "harness: run: --out: the folder '$BATS_TEST_TMPDIR/no/such' does not exist (create it first, or write elsewhere)" ]]
 	# nothing ran: no image cache opened (no pull), no npm, no results folder
 	[ ! -e "$BATS_TEST_TMPDIR/cache" ] && [ ! -e results ]
 }
@@ -160,4 +160,40 @@ PY
 	run --separate-stderr "$HARNESS" compare whole.json int.json
 	[[ "$stderr" == *"harness: compare: warning: int.json is partial: the run was interrupted"* ]]
 	[[ "$stderr" != *"whole.json is partial"* ]]
+}
+
+@test "run --out, report -o, merge -o: a folder, /proc, /sys, a device, a missing or read-only folder, each its own line, exit 2" {
+	cd "$BATS_TEST_TMPDIR"
+	cp "$FIXTURES/results/v1-four-workloads.json" r.json
+	mkdir out
+	refused() {
+		local want=$1
+		shift
+		HARNESS_CACHE_DIR="$BATS_TEST_TMPDIR/cache" run --separate-stderr "$@"
+		echo "$* -> $status: $stderr"
+		[ "$status" -eq 2 ] && [[ "$stderr" == *"$want"* ]] && [ "$(wc -l <<<"$stderr")" -eq 1 ]
+	}
+	for verb in "run --out" "report r.json -o" "merge r.json -o"; do
+		read -ra v <<<"$verb"
+		name=${v[0]}
+		refused "$name: --out: 'out' is a folder; name a file in it" "$HARNESS" "${v[@]}" out
+		refused "$name: --out: the folder '/proc' is on /proc (procfs), the kernel's files" "$HARNESS" "${v[@]}" /proc/r.json
+		refused "$name: --out: the folder '/sys/fs' is on sysfs, the kernel's files" "$HARNESS" "${v[@]}" /sys/fs/r.json
+		refused "$name: --out: '/dev/null' is not a regular file" "$HARNESS" "${v[@]}" /dev/null
+		refused "$name: --out: the folder 'missing' does not exist" "$HARNESS" "${v[@]}" missing/r.json
+	done
+	[ ! -e "$BATS_TEST_TMPDIR/cache" ] && [ ! -e results ] # run refused before the image cache or results/
+	# a read-only folder: a read-only tmpfs of this test's own, in a mount namespace of its own
+	[ "$(id -u)" = 0 ] || hx_skip "needs root to mount a read-only folder"
+	mkdir ro
+	for verb in "run --out" "report r.json -o" "merge r.json -o"; do
+		read -ra v <<<"$verb"
+		run --separate-stderr unshare -m sh -c 'mount -t tmpfs -o ro none ro && exec "$@"' sh "$HARNESS" "${v[@]}" ro/r.json
+		echo "$verb -> $status: $stderr"
+		[ "$status" -eq 2 ]
+		[[ "$stderr" == *"--out: the folder 'ro' is on a read-only filesystem: write elsewhere" ]]
+	done
+	# and a good name still works
+	run "$HARNESS" report r.json -o out/r.html --format html
+	[ "$status" -eq 0 ] && [ -s out/r.html ]
 }

@@ -278,6 +278,19 @@ static void test_paths(void **state)
 	assert_true(ranged("--out", dir, &r, &err) < 0);
 	assert_non_null(strstr(err.msg, "is a folder; name a file"));
 	assert_true(ranged("--out", "", &r, &err) < 0);
+	/* the kernel's files, a device, a file as a folder: each its own line */
+	assert_true(ranged("--out", "/proc/r.json", &r, &err) < 0);
+	assert_string_equal(err.msg,
+			    "t: --out: the folder '/proc' is on /proc (procfs), the kernel's files: write elsewhere");
+	assert_true(ranged("--out", "/proc/self/status", &r, &err) < 0);
+	assert_non_null(strstr(err.msg, "is on /proc (procfs)"));
+	assert_true(ranged("--out", "/sys/kernel/r.json", &r, &err) < 0);
+	assert_string_equal(err.msg,
+			    "t: --out: the folder '/sys/kernel' is on sysfs, the kernel's files: write elsewhere");
+	assert_true(ranged("--out", "/dev/null", &r, &err) < 0);
+	assert_string_equal(err.msg,
+			    "t: --out: '/dev/null' is not a regular file (a device, pipe or socket): name a file");
+	assert_int_equal(err.exit, HX_EXIT_USAGE);
 
 	assert_true(ranged("--in", file, &r, &err) < 0);
 	assert_non_null(strstr(err.msg, "cannot read"));
@@ -287,6 +300,9 @@ static void test_paths(void **state)
 	assert_int_equal(ranged("--dir", dir, &r, &err), 0);
 	assert_true(ranged("--dir", file, &r, &err) < 0);
 	assert_non_null(strstr(err.msg, "is not an existing folder"));
+	snprintf(sub, sizeof(sub), "%s/r.json", file);
+	assert_true(ranged("--out", sub, &r, &err) < 0);
+	assert_non_null(strstr(err.msg, "/f' is not a folder"));
 
 	unlink(file);
 	rmdir(dir);
