@@ -1,6 +1,7 @@
 /* Table-driven command-line option parsing shared by every verb. */
 #include "base/opt.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +19,83 @@ static const struct hx_opt *opt_find_long(const struct hx_opt *tab, const char *
 		if (strlen(tab->name) == len && strncmp(tab->name, name, len) == 0)
 			return tab;
 	return NULL;
+}
+
+/* Edits from a to b, a swap of two neighbours counting one (optimal string alignment); capped at 99. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[3][64];
+	size_t *prev2 = d[0], *prev = d[1], *cur = d[2];
+
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t *t;
+
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] != b[j - 1], v = prev[j - 1] + cost;
+
+			if (prev[j] + 1 < v)
+				v = prev[j] + 1;
+			if (cur[j - 1] + 1 < v)
+				v = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && prev2[j - 2] + 1 < v)
+				v = prev2[j - 2] + 1;
+			cur[j] = v;
+		}
+		t = prev2;
+		prev2 = prev;
+		prev = cur;
+		cur = t;
+	}
+	return prev[lb];
+}
+
+/* A typo is at most 2 edits and fewer than half the word's own letters: "bnu" is "bun", "x" is nothing. */
+static bool close_enough(const char *word, size_t dist)
+{
+	return dist <= 2 && dist * 2 < strlen(word);
+}
+
+const char *opt_suggest(const char *word, const char *const *names, size_t n)
+{
+	const char *best = NULL;
+	size_t best_d = 99;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t d = edit_distance(word, names[i]);
+
+		if (d < best_d) {
+			best_d = d;
+			best = names[i];
+		}
+	}
+	return best && close_enough(word, best_d) ? best : NULL;
+}
+
+bool opt_suggest_in_dir(const char *dir, const char *suffix, const char *word, char *ret, size_t len)
+{
+	_cleanup_closedir_ DIR *d = opendir(dir);
+	size_t best_d = 99, sl = strlen(suffix);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		size_t nl = strlen(de->d_name), dist;
+		char name[256];
+
+		if (de->d_name[0] == '.' || nl <= sl || strcmp(de->d_name + nl - sl, suffix) != 0)
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(nl - sl), de->d_name);
+		dist = edit_distance(word, name);
+		if (dist < best_d && close_enough(word, dist)) {
+			best_d = dist;
+			snprintf(ret, len, "%s", name);
+		}
+	}
+	return best_d < 99;
 }
 
 static const struct hx_opt *opt_find_short(const struct hx_opt *tab, char c)
@@ -251,6 +329,26 @@ static int opt_store(const char *verb, const struct hx_opt *o, void *out, const 
 	return bad_value(verb, o, val, err);
 }
 
+/* "run: unknown option '--profle'; did you mean '--profile'?" when one of the table's names is a typo away. */
+static int unknown_option(const char *verb, const struct hx_opt *tab, const char *a, struct hx_err *err)
+{
+	const char *names[128], *near = NULL;
+	size_t n = 0, len = strcspn(a, "=");
+	char word[64];
+
+	for (; tab->name && n < HX_ARRAY_SIZE(names); tab++)
+		names[n++] = tab->name;
+	snprintf(word, sizeof(word), "%.*s", (int)(len - 2), a + 2);
+	if (a[1] == '-' && len > 2)
+		near = opt_suggest(word, names, n);
+	if (near)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "%s: unknown option '%.*s'; did you mean '--%s'? (see 'harness "
+			       "%s --help')",
+			       verb, (int)len, a, near, verb);
+	return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s: unknown option '%s' (see 'harness %s --help')", verb, a, verb);
+}
+
 /* One option at argv[*i]; advances *i past a separate argument. */
 static int opt_one(const char *verb, const struct hx_opt *tab, void *out, int argc, char **argv, int *i,
 		   struct hx_err *err)
@@ -258,7 +356,6 @@ static int opt_one(const char *verb, const struct hx_opt *tab, void *out, int ar
 	const char *a = argv[*i];
 	const struct hx_opt *o;
 	const char *val = NULL;
-	const char *shown = a;
 
 	if (a[1] == '-') {
 		const char *eq = strchr(a + 2, '=');
@@ -271,8 +368,7 @@ static int opt_one(const char *verb, const struct hx_opt *tab, void *out, int ar
 		o = a[2] ? NULL : opt_find_short(tab, a[1]);
 	}
 	if (!o)
-		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s: unknown option '%s' (see 'harness %s --help')", verb,
-			       shown, verb);
+		return unknown_option(verb, tab, a, err);
 	if (o->kind == OPT_FLAG) {
 		if (val)
 			return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s: --%s takes no value", verb, o->name);

@@ -64,6 +64,11 @@ int opt_parse(const char *verb, const struct hx_opt *tab, void *out, int argc, c
  * that exists, takes files (not /proc, /sys, cgroupfs, ...), and is writable (not a read-only mount); each
  * refusal its own HX_EXIT_USAGE line naming opt. */
 int opt_check_out_file(const char *verb, const char *opt, const char *path, struct hx_err *err);
+/* For a mistyped name ("bnu", "http-helo", "profle"): the one of names[0..n) a typo away (at most 2 edits, a
+ * swap of neighbours counting one, and fewer than half the word's letters), or NULL. */
+const char *opt_suggest(const char *word, const char *const *names, size_t n);
+/* The same among the entries of dir named NAME<suffix> (suffix "" for every entry): true with NAME in ret. */
+bool opt_suggest_in_dir(const char *dir, const char *suffix, const char *word, char *ret, size_t len);
 void opt_print_help(FILE *f, const char *usage, const char *about, const struct hx_opt *tab);
 /* What an option accepts, for messages and help: "1 to 1024", "at least 4M", "at least 0.001s". */
 void opt_range_text(const struct hx_opt *o, char *buf, size_t len);

@@ -149,7 +149,7 @@ static int exec_sandbox_plan(const struct exec_opts *o, struct exec_plan *p, str
 		int r;
 
 		if (man_load(img_manifest_dir(), o->image, &m, err) < 0)
-			return -err->errnum;
+			return verb_suggest(err, img_manifest_dir(), ".json", o->image);
 		r = img_cache_open(&cache, err);
 		if (r == 0)
 			r = img_status(&cache, &m, false, &p->img, err);

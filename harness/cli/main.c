@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/opt.h"
 #include "base/util.h"
 #include "cli/verbs.h"
 
@@ -65,6 +66,24 @@ static void usage(FILE *f)
 		   "harness exec exits with its command's status instead (128+N when killed by signal N).\n");
 }
 
+/* One line, with the verb a typo away when there is one ("rnu": run). */
+static int unknown_verb(const char *name)
+{
+	const char *names[HX_ARRAY_SIZE(verbs)], *near;
+
+	for (size_t i = 0; i < HX_ARRAY_SIZE(verbs); i++)
+		names[i] = verbs[i].name;
+	near = opt_suggest(name, names, HX_ARRAY_SIZE(verbs));
+	if (name[0] == '-')
+		fprintf(stderr, "harness: unknown option '%s' (see 'harness --help')\n", name);
+	else if (near)
+		fprintf(stderr, "harness: unknown verb '%s'; did you mean '%s'? (see 'harness --help' for the verbs)\n",
+			name, near);
+	else
+		fprintf(stderr, "harness: unknown verb '%s' (see 'harness --help' for the verbs)\n", name);
+	return HX_EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : NULL;
@@ -95,9 +114,5 @@ int main(int argc, char **argv)
 		}
 		return verbs[i].fn(argc - 1, argv + 1);
 	}
-	if (name[0] == '-')
-		fprintf(stderr, "harness: unknown option '%s' (see 'harness --help')\n", name);
-	else
-		fprintf(stderr, "harness: unknown verb '%s' (see 'harness --help' for the verbs)\n", name);
-	return HX_EXIT_USAGE;
+	return unknown_verb(name);
 }

@@ -36,15 +36,6 @@ static const struct hx_opt report_tab[] = {
 	"harness report FILE [--format md|table|json|csv|html|gab|hyperfine] [-o FILE]\n" \
 	"       harness report A.json B.json --format html [-o FILE]"
 
-void verb_warn_partial(const char *verb, const char *path, const struct res_doc *d)
-{
-	char why[512];
-
-	if (report_partial(d, why, sizeof(why)))
-		fprintf(stderr, "harness: %s: warning: %s is partial: %s; its figures cover only those trials\n", verb,
-			path, why);
-}
-
 /* A JSON export, printed. */
 static int report_export(const struct res_doc *d, const struct report_opts *o, enum report_format f, FILE *out,
 			 struct hx_err *err)

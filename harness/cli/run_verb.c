@@ -243,7 +243,7 @@ static int plan_images(const struct run_opts *o, struct run_plan *p, struct hx_e
 		if (p->nimg == RUN_MAX_RT)
 			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "run: at most %d runtimes", RUN_MAX_RT);
 		if (man_load(img_manifest_dir(), name, m, err) < 0)
-			return -err->errnum;
+			return verb_suggest(err, img_manifest_dir(), ".json", name);
 		p->nimg++;
 		if (m->kind != MAN_RUNTIME)
 			return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: %s is a fixture, not a runtime", name);
@@ -284,7 +284,7 @@ static int plan_scenarios(char **names, int n, const struct run_opts *o, struct 
 		if (p->nscn == RUN_MAX_SCN)
 			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "run: at most %d scenarios", RUN_MAX_SCN);
 		if (scn_load(scn_dir(), n ? names[i] : defaults[i], s, err) < 0)
-			return -err->errnum;
+			return verb_suggest(err, scn_dir(), "", n ? names[i] : defaults[i]);
 		scn_scale(s, p->profile);
 		if (o->repeat)
 			s->repeat = o->repeat;

@@ -23,6 +23,9 @@ int verb_load_startup(const struct startup_opts *o, int argc, char **argv, struc
 struct res_doc;
 /* The warning report, compare and merge print about a results file that holds less than a whole run. */
 void verb_warn_partial(const char *verb, const char *path, const struct res_doc *d);
+/* A name that was not found (err: ENOENT) gets "; did you mean 'http-hello'?" when an entry NAME<suffix> of dir
+ * is a typo away; returns -err->errnum. */
+int verb_suggest(struct hx_err *err, const char *dir, const char *suffix, const char *word);
 
 /* Set in main.c, where the build stamps them. */
 extern const char *const hx_version;

@@ -197,3 +197,24 @@ PY
 	run "$HARNESS" report r.json -o out/r.html --format html
 	[ "$status" -eq 0 ] && [ -s out/r.html ]
 }
+
+@test "a typo gets one line with the name it was near: verbs, options, scenarios, runtimes" {
+	typo() {
+		local want=$1
+		shift
+		run "$HARNESS" "$@"
+		echo "$* -> $status: $output"
+		[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ "$output" == *"$want"* ]]
+	}
+	typo "unknown verb 'rnu'; did you mean 'run'?" rnu
+	typo "run: unknown option '--profle'; did you mean '--profile'?" run --profle quick
+	typo "compare: unknown option '--treshold'; did you mean '--threshold'?" compare --treshold=5 a b
+	typo "no scenario 'http-helo'" run http-helo
+	typo "did you mean 'http-hello'?" run http-helo
+	typo "no image 'bnu'" run --runtimes bnu startup
+	typo "did you mean 'bun'?" run --runtimes bnu startup
+	typo "did you mean 'node22'?" exec --image nod22 -- true
+	# far from every name: no guess
+	run "$HARNESS" run xyzzy
+	[ "$status" -eq 2 ] && [[ "$output" != *"did you mean"* ]]
+}

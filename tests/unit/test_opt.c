@@ -204,12 +204,13 @@ static const struct hx_opt ranged_tab[] = {
 static int ranged(const char *opt, const char *val, struct ranged *r, struct hx_err *err)
 {
 	const char *const src[] = {"t", opt, val};
-	char **argv = dupv(src, 3);
+	int argc = val ? 3 : 2;
+	char **argv = dupv(src, argc);
 	int npos, rc;
 
 	memset(r, 0, sizeof(*r));
 	memset(err, 0, sizeof(*err));
-	rc = opt_parse("t", ranged_tab, r, 3, argv, false, &npos, err);
+	rc = opt_parse("t", ranged_tab, r, argc, argv, false, &npos, err);
 	freevp(&argv);
 	return rc;
 }
@@ -308,6 +309,32 @@ static void test_paths(void **state)
 	rmdir(dir);
 }
 
+static void test_suggest(void **state)
+{
+	static const char *const verbs[] = {"run", "exec", "load", "report", "compare", "merge"};
+	static const char *const rts[] = {"node20", "node22", "node24", "bun", "deno", "workerd"};
+	static const char *const opts[] = {"profile", "precision", "repeat", "runtimes"};
+	struct ranged r;
+	struct hx_err err;
+
+	(void)state;
+	assert_string_equal(opt_suggest("bnu", rts, 6), "bun"); /* a swap is one edit */
+	assert_string_equal(opt_suggest("nod22", rts, 6), "node22");
+	assert_string_equal(opt_suggest("profle", opts, 4), "profile");
+	assert_string_equal(opt_suggest("reprot", verbs, 6), "report");
+	assert_string_equal(opt_suggest("rnu", verbs, 6), "run");
+	assert_null(opt_suggest("x", verbs, 6));	  /* one letter is no word to correct */
+	assert_null(opt_suggest("frobnicate", verbs, 6)); /* nothing near */
+	assert_null(opt_suggest("bunx", rts, 0));
+	/* an unknown option of a table says the one a typo away, with --name=value too */
+	assert_true(ranged("--dru", "1s", &r, &err) < 0);
+	assert_string_equal(err.msg, "t: unknown option '--dru'; did you mean '--dur'? (see 'harness t --help')");
+	assert_true(ranged("--cpuss=1", NULL, &r, &err) < 0);
+	assert_string_equal(err.msg, "t: unknown option '--cpuss'; did you mean '--cpus'? (see 'harness t --help')");
+	assert_true(ranged("--zzzzzz", "1", &r, &err) < 0);
+	assert_string_equal(err.msg, "t: unknown option '--zzzzzz' (see 'harness t --help')");
+}
+
 static void test_keyed(void **state)
 {
 	const char text[] = "usage_usec 100\nuser_usec 60\nsystem_usec 40\nnr_throttled 7\n";
@@ -369,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_keyed),	     cmocka_unit_test(test_error_model),
 		cmocka_unit_test(test_write_atomic), cmocka_unit_test(test_number),
 		cmocka_unit_test(test_ranges),	     cmocka_unit_test(test_paths),
+		cmocka_unit_test(test_suggest),	     cmocka_unit_test(test_suggest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
