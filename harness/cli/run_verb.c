@@ -773,6 +773,20 @@ static void prepared_record(const struct run_plan *p, struct res_doc *d)
 	}
 }
 
+/* config.modes.<quota|none>.client_as_pinned: whether the client (and fixture) have pinned mode's CPUs at this
+ * budget, so that the modes differ in the runtime's CPU limit alone; false where pinned mode does not fit. */
+static void placement_record(const struct run_plan *p, const struct run_env *env, struct res_doc *d)
+{
+	cJSON *modes = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d->head, "config"), "modes");
+
+	for (size_t k = 0; k < p->nmodes; k++) {
+		cJSON *m = cJSON_GetObjectItemCaseSensitive(modes, cg_cpu_mode_names[p->modes[k]]);
+
+		if (m && p->modes[k] != CG_CPU_PINNED)
+			cJSON_AddBoolToObject(m, "client_as_pinned", env->plan[p->modes[k]].client_as_pinned);
+	}
+}
+
 /* What describes the run, ahead of the trials: host, config, seccomp, images. */
 static int results_head(const struct run_plan *p, const struct run_env *env, struct res_doc *d, struct hx_err *err)
 {
@@ -796,6 +810,7 @@ static int results_head(const struct run_plan *p, const struct run_env *env, str
 		return -err->errnum;
 	bundles_record(p, d);
 	prepared_record(p, d);
+	placement_record(p, env, d);
 	return 0;
 }
 

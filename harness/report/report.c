@@ -95,6 +95,24 @@ static void vs_pinned(char *buf, size_t len, const struct res_twin *t)
 			 t->ci95_high, t->significant ? "*" : " ");
 }
 
+/* Where a mode's client is not where pinned mode put it (or would have: a host too small for pinned mode at this
+ * budget), the modes differ in placement as well as in the runtime's CPU limit: said after the mode's line. */
+static const char *placement_note(const cJSON *modes, const cJSON *m)
+{
+	const cJSON *pinned = cJSON_GetObjectItemCaseSensitive(modes, "pinned");
+	const cJSON *pc = cJSON_GetObjectItemCaseSensitive(pinned, "client");
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "client");
+
+	if (m == pinned)
+		return "";
+	if (cJSON_IsString(pc) && cJSON_IsString(c) && strcmp(pc->valuestring, c->valuestring) != 0)
+		return " (NOT the client's CPUs in pinned mode: the modes differ in placement too)";
+	if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(m, "client_as_pinned")))
+		return " (the client is not where pinned mode would put it: this host is too small for pinned mode at "
+		       "this budget)";
+	return "";
+}
+
 /* Where each slice ran, per mode, from the results' CPU plan, and where the client shares the runtime's
  * CPUs (quota mode on a small host): the runtime's numbers then include the client's interference. */
 static void render_placement(const struct res_doc *d, enum report_format f, FILE *out)
@@ -115,11 +133,12 @@ static void render_placement(const struct res_doc *d, enum report_format f, FILE
 			cg_cpus_and(&a, &b);
 			overlap = !cg_cpus_empty(&a);
 		}
-		fprintf(out, "%s%s: runtime on CPUs %s, client on CPUs %s%s\n", f == RPT_MD ? "- " : "  ", m->string,
+		fprintf(out, "%s%s: runtime on CPUs %s, client on CPUs %s%s%s\n", f == RPT_MD ? "- " : "  ", m->string,
 			sut->valuestring, client->valuestring,
 			overlap ? " (OVERLAP: the client shares the runtime's CPUs; its load counts against the "
 				  "runtime)"
-				: "");
+				: "",
+			placement_note(modes, m));
 	}
 }
 
