@@ -9,6 +9,7 @@
 
 #include "base/cleanup.h"
 #include "report/compare.h"
+#include "report/report.h"
 #include "report/signif.h"
 #include "report/stats.h"
 #include "report/svg.h"
@@ -309,6 +310,23 @@ static size_t legend_runtimes(const struct page *pg, const struct res_summary *c
 }
 
 /* Median per runtime × mode as a bar, its 95% CI as a whisker, each trial as a dot. */
+/* "3 of 6: contended 3, foreign 1", the dominant reason first; empty when no trial was flagged. */
+static void noisy_cell(const struct page *pg, const struct res_summary *g)
+{
+	unsigned counts[RES_NR_NOISY], n = report_noisy_count(pg->d->trials, pg->d->ntrials, g, counts);
+	char why[256], b[300];
+
+	if (!n) {
+		td(pg, "");
+		return;
+	}
+	report_noisy_reasons(counts, why, sizeof(why));
+	snprintf(b, sizeof(b), "%u of %u: %s", n, g->trials, why);
+	fputs("<td class=\"v-warn\">", pg->out);
+	esc(pg, b);
+	fputs("</td>", pg->out);
+}
+
 static void chart_bars(struct page *pg, const char *scn, const struct res_summary *const *g, size_t n,
 		       const struct primary *pm)
 {
@@ -319,8 +337,17 @@ static void chart_bars(struct page *pg, const char *scn, const struct res_summar
 	double lo = 0, hi = 0, v[1024];
 	size_t nt, nl;
 	char title[256], b[64];
-	static const char *const heads[] = {"runtime",	   "mode", "trials", "median", "95% CI low",
-					    "95% CI high", "min",  "max",    "CV %",   "flags"};
+	static const char *const heads[] = {"runtime",
+					    "mode",
+					    "trials",
+					    "median",
+					    "95% CI low",
+					    "95% CI high",
+					    "min",
+					    "max",
+					    "CV %",
+					    "flags",
+					    "noisy trials (by reason)"};
 
 	for (size_t i = 0; i < n; i++) {
 		size_t nv = trial_values(pg, g[i], pm->m, v, 1024);
@@ -360,7 +387,7 @@ static void chart_bars(struct page *pg, const char *scn, const struct res_summar
 	figure_close(pg, &p, "Bars: median over trials; whiskers: bootstrap 95% CI of the median; dots: each trial.");
 
 	snprintf(title, sizeof(title), "%s, %s", pm->label, pm->unit);
-	table_open(pg, title, heads, 10);
+	table_open(pg, title, heads, 11);
 	for (size_t i = 0; i < n; i++) {
 		fputs("<tr>", pg->out);
 		td(pg, g[i]->runtime);
@@ -375,6 +402,7 @@ static void chart_bars(struct page *pg, const char *scn, const struct res_summar
 		snprintf(b, sizeof(b), "%s%s", g[i]->failed ? "FAILED " : "",
 			 g[i]->client_saturated ? "client saturated" : "");
 		td(pg, b);
+		noisy_cell(pg, g[i]);
 		fputs("</tr>\n", pg->out);
 	}
 	table_close(pg);
@@ -714,6 +742,22 @@ static double stat(const struct trial_result *t, enum cg_slice sl, enum cg_stat 
 	return t->slices_have & (1u << sl) && t->slices[sl].have[k] ? (double)t->slices[sl].v[k] : NAN;
 }
 
+/* Each reason a trial was flagged noisy, with its evidence ("contended: ..."), one per line. */
+static void noisy_reasons_cell(const struct page *pg, const struct trial_result *t)
+{
+	unsigned why = res_trial_noisy(t);
+	char b[256];
+
+	fputs(why ? "<td class=\"v-warn\">" : "<td>", pg->out);
+	for (int r = 0; r < RES_NR_NOISY; r++)
+		if (why & (1u << r)) {
+			res_noisy_reason(t, (enum res_noisy)r, b, sizeof(b));
+			esc(pg, b);
+			fputs("<br>", pg->out);
+		}
+	fputs("</td>", pg->out);
+}
+
 static void evidence_row(const struct page *pg, const struct trial_result *t)
 {
 	const struct cg_psi *psi = &t->slices[CG_SLICE_SUT].psi[CG_PSI_CPU];
@@ -743,6 +787,7 @@ static void evidence_row(const struct page *pg, const struct trial_result *t)
 	snprintf(b, sizeof(b), "%s%s", sat ? "client saturated " : "",
 		 stat(t, CG_SLICE_SUT, CG_STAT_OOM_KILL) > 0 ? "OOM " : "");
 	td(pg, b);
+	noisy_reasons_cell(pg, t);
 	td(pg, t->error);
 	fputs("</tr>\n", pg->out);
 }
@@ -764,6 +809,7 @@ static void evidence(const struct page *pg, const char *scn)
 					    "CPU pressure ms (some)",
 					    "client busiest thread %",
 					    "flags",
+					    "noisy: why",
 					    "error"};
 	fputs("<details><summary>cgroup evidence of each trial</summary>", pg->out);
 	table_open(pg, NULL, heads, sizeof(heads) / sizeof(heads[0]));
@@ -812,7 +858,7 @@ static const char style[] =
 	"th,td{border:1px solid #ddd;padding:.25em .55em;text-align:left;vertical-align:top}"
 	"thead th{background:#f3f3f3;cursor:pointer}td.n{text-align:right;font-variant-numeric:tabular-nums}"
 	"td.digest{font-family:monospace;font-size:11px;word-break:break-all;max-width:28em}"
-	".v-good{color:#006d4f}.v-bad{color:#a33a00;font-weight:600}.v-none{color:#555}"
+	".v-good{color:#006d4f}.v-bad{color:#a33a00;font-weight:600}.v-none{color:#555}.v-warn{color:#8a5a00}"
 	"figure{margin:1em 0}figcaption{color:#444;font-size:12px}"
 	"svg.chart{max-width:100%;height:auto;background:#fff}"
 	"svg .grid{stroke:#e3e3e3}svg .axis{stroke:#333}svg text{font:11px system-ui,sans-serif;fill:#222}"

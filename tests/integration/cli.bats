@@ -218,3 +218,50 @@ PY
 	run "$HARNESS" run xyzzy
 	[ "$status" -eq 2 ] && [[ "$output" != *"did you mean"* ]]
 }
+
+# A real run of bun and node24 (startup and http-hello, pinned and quota, 6 trials each) on a host busy with
+# other work: most of its trials were flagged noisy.
+NOISY=$FIXTURES/results/noisy-bun-node24.json
+
+@test "report: each flagged cell's reasons, counted, the dominant first (a legend in the table, in the cell in md); a mostly noisy run says so" {
+	run --separate-stderr "$HARNESS" report "$NOISY" --format table
+	[ "$status" -eq 0 ]
+	grep -E '^node24 +pinned .* 6 noisy trials \[5\]$' <<<"$output"
+	grep -Fx '  [5] node24 pinned: contended 6, foreign 5, cpu_pressure 4' <<<"$output"
+	grep -Fx '  [1] bun pinned: spread 1' <<<"$output"
+	[ "$(tail -1 <<<"$output")" = "MOST TRIALS WERE NOISY: 26 of 48 (contended in 24): something outside the trial held the runtime's CPUs: run on a quiet host, or with --isolate (harness doctor says whether it can)." ]
+	run --separate-stderr "$HARNESS" report "$NOISY" --format md
+	grep -F '| 6 noisy trials (contended 6, foreign 5, cpu_pressure 4) |' <<<"$output"
+	[[ "$(tail -1 <<<"$output")" == "**MOST TRIALS WERE NOISY: 26 of 48"* ]]
+	# half the trials noisy is not most: the legend, no closing line
+	run "$HARNESS" report "$FIXTURES/results/v1-four-workloads.json" --format table
+	grep -Fx '  [2] node22 pinned: contended 1' <<<"$output"
+	[[ "$output" != *"MOST TRIALS"* ]]
+}
+
+@test "report: one scenario on several runtimes ends with hyperfine's summary: fastest first, each ratio with its CI and significance" {
+	run --separate-stderr "$HARNESS" report "$NOISY" --format table
+	grep -Fx '  http-hello pinned: bun ran 2.30x (95% CI 1.57–3.20, significant) faster than node24, by ops/s' <<<"$output"
+	grep -Fx '  startup pinned: bun ran 4.58x (95% CI 2.79–6.51, significant) faster than node24, by startup time' <<<"$output"
+	run --separate-stderr "$HARNESS" report "$NOISY" --format md
+	grep -Fx -- '- http-hello quota: bun ran 2.40x (95% CI 1.23–3.61, significant) faster than node24, by ops/s' <<<"$output"
+	# fewer than 6 trials a side: the ratio, no CI
+	cd "$BATS_TEST_TMPDIR"
+	python3 - "$NOISY" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["trials"] = [t for t in d["trials"] if t["trial"] <= 3]
+json.dump(d, open("three.json", "w"))
+PY
+	run "$HARNESS" report three.json --format table
+	grep -E '^  http-hello pinned: bun ran [0-9.]+x \(n=3 and 3, no CI\) faster than node24, by ops/s$' <<<"$output"
+}
+
+@test "report --format html: a noisy column with the reasons counted, and each trial's reasons with their evidence" {
+	run --separate-stderr "$HARNESS" report "$NOISY" --format html
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"<th>noisy trials (by reason)</th>"* ]]
+	[[ "$output" == *'<td class="v-warn">6 of 6: contended 6, foreign 5, cpu_pressure 4</td>'* ]]
+	[[ "$output" == *"<th>noisy: why</th>"* ]]
+	[[ "$output" == *'<td class="v-warn">contended: '* ]]
+}
