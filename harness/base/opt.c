@@ -157,8 +157,8 @@ static bool has_range(const struct hx_opt *o)
 static int bad_value(const char *verb, const struct hx_opt *o, const char *val, struct hx_err *err)
 {
 	static const char *const kinds[] = {
-		[OPT_UINT] = "a whole number", [OPT_SIZE] = "a size",	       [OPT_DURATION] = "a duration",
-		[OPT_NUMBER] = "a number",     [OPT_PERCENT] = "a percentage",
+		[OPT_UINT] = "a whole number", [OPT_COUNT] = "a whole number", [OPT_SIZE] = "a size",
+		[OPT_DURATION] = "a duration", [OPT_NUMBER] = "a number",      [OPT_PERCENT] = "a percentage",
 	};
 	static const char *const examples[] = {
 		[OPT_SIZE] = " (e.g. 512M, 2G)",
@@ -286,6 +286,11 @@ static int opt_store(const char *verb, const struct hx_opt *o, void *out, const 
 		if (util_parse_u64(val, &u) < 0 || u > UINT32_MAX || !in_range(o, (double)u))
 			break;
 		*(unsigned *)field = (unsigned)u;
+		return 0;
+	case OPT_COUNT:
+		if (util_parse_u64(val, &u) < 0 || !in_range(o, (double)u))
+			break;
+		*(uint64_t *)field = u;
 		return 0;
 	case OPT_SIZE:
 		if (util_parse_size(val, &u) < 0 || !in_range(o, (double)u))

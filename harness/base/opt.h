@@ -12,6 +12,7 @@ enum opt_kind {
 	OPT_FLAG,     /* bool, no argument */
 	OPT_STR,      /* const char *, the argv string itself */
 	OPT_UINT,     /* unsigned, decimal */
+	OPT_COUNT,    /* uint64_t, decimal: a count too big for unsigned (requests) */
 	OPT_SIZE,     /* uint64_t bytes: 64M, 1G */
 	OPT_DURATION, /* double seconds: 10s, 500ms */
 	OPT_NUMBER,   /* double, a plain decimal number */

@@ -145,6 +145,8 @@ static void merged_note(struct res_doc *out, const struct res_doc *first, size_t
 		cJSON_AddNumberToObject(o, "plan_trials", shard_num(first, "plan_trials"));
 		cJSON_AddStringToObject(o, "plan", shard_plan(first));
 		cJSON_AddBoolToObject(o, "complete", (double)out->ntrials == shard_num(first, "plan_trials"));
+		cJSON_DeleteItemFromObjectCaseSensitive(cfg, "planned_trials"); /* the plan's, not a shard's */
+		cJSON_AddNumberToObject(cfg, "planned_trials", shard_num(first, "plan_trials"));
 	}
 }
 
@@ -169,6 +171,8 @@ static int merge(char **paths, size_t n, const struct merge_opts *o, struct hx_e
 			rc = -err->errnum;
 		else
 			fprintf(stderr, "harness: merge: %zu trials from %zu files: %s\n", out.ntrials, n, o->out);
+		if (rc == 0) /* a shard missing (a failed matrix job): written all the same, and said */
+			verb_warn_partial("merge", o->out, &out);
 	}
 	/* the trials were copied by value: their owners free what they point to */
 	free(out.trials);

@@ -265,3 +265,34 @@ PY
 	[[ "$output" == *"<th>noisy: why</th>"* ]]
 	[[ "$output" == *'<td class="v-warn">contended: '* ]]
 }
+
+@test "merge of shard 1 of 2 alone: written, exit 0, and a line saying a shard is missing" {
+	cd "$BATS_TEST_TMPDIR"
+	python3 - "$FIXTURES/results/v1-four-workloads.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["config"]["planned_trials"] = 4
+d["config"]["shard"] = {"index": 1, "count": 2, "trials": 4, "plan_trials": 8, "plan": "ab"}
+json.dump(d, open("s1.json", "w"))
+PY
+	run --separate-stderr "$HARNESS" merge s1.json -o all.json
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"harness: merge: warning: all.json is partial: a merge of 4 of the plan's 8 trials: a shard is missing"* ]]
+	python3 -c 'import json; c = json.load(open("all.json"))["config"]; assert c["merged"]["complete"] is False and c["planned_trials"] == 8, c'
+}
+
+@test "scenarios ls --json is a JSON list; an unknown option or argument of scenarios is refused; load -n is a count" {
+	run --separate-stderr "$HARNESS" scenarios ls --json
+	[ "$status" -eq 0 ]
+	python3 -c 'import json,sys; l = json.loads(sys.argv[1]); s = {x["name"]: x for x in l}; assert s["http-hello"]["workload"] == "http" and "bun" in s["http-hello"]["runtimes"], s' "$output"
+	run "$HARNESS" scenarios ls --bogus
+	[ "$status" -eq 2 ] && [[ "$output" == "harness: scenarios: unknown option '--bogus' (see 'harness scenarios --help')" ]]
+	run "$HARNESS" scenarios ls extra
+	[ "$status" -eq 2 ] && [[ "$output" == "harness: scenarios: ls takes no argument, not 'extra'" ]]
+	run "$HARNESS" scenarios list
+	[ "$status" -eq 2 ] && [[ "$output" == *"unknown sub-verb 'list'"* ]]
+	run "$HARNESS" load --help
+	grep -E '^  -n, --requests N +send N requests, then stop \[at least 1\]$' <<<"$output"
+	run "$HARNESS" load -n 1K http://127.0.0.1:9/
+	[ "$status" -eq 2 ] && [[ "$output" == *"--requests takes a whole number of at least 1, not '1K'"* ]]
+}
