@@ -32,6 +32,8 @@ static const struct hx_opt compare_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct compare_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_compare_opts = compare_tab;
 
 /* A results file, typed, and its cells. */
 struct loaded {

@@ -73,6 +73,8 @@ static const struct hx_opt exec_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct exec_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_exec_opts = exec_tab;
 
 struct exec_plan {
 	struct cg_budget budget;

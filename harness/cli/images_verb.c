@@ -27,6 +27,8 @@ static const struct hx_opt images_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct images_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_images_opts = images_tab;
 
 /* The names of the shipped manifests, sorted. */
 static size_t shipped(char names[][64], size_t max)

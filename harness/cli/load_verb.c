@@ -96,6 +96,8 @@ static const struct hx_opt load_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct load_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_load_opts = load_tab;
 
 static void fmt_us(char *buf, size_t len, double ns)
 {

@@ -29,24 +29,25 @@ const char *__asan_default_options(void)
 }
 #endif
 
-struct verb {
-	const char *name;
-	int (*fn)(int argc, char **argv); /* NULL: not built yet */
-	const char *synopsis;
-};
-
-static const struct verb verbs[] = {
-	{"run", verb_run, "run scenarios on runtimes in sandboxed, pinned slices; write results"},
-	{"exec", verb_exec, "run one command in a fresh slice (pinned CPUs, memory limit), print its stats"},
-	{"load", verb_load, "HTTP/WebSocket load generator and startup timer"},
-	{"noise", verb_noise, "noise generators (cpu, cache, membw, io, alloc): the neighbours of a noisy trial"},
-	{"images", verb_images, "list, pull, verify and remove runtime images"},
-	{"scenarios", verb_scenarios, "list the scenarios"},
-	{"report", verb_report, "re-render a results file (md, json, csv, html, gab, hyperfine)"},
-	{"compare", verb_compare, "compare two results files: a verdict per row, exit 1 on a regression"},
-	{"merge", verb_merge, "join the shards of one plan (run --shard I/N) into one results file"},
-	{"doctor", verb_doctor, "report what this host offers (cgroups, CPUs, kernel facilities) and why"},
-	{"gc", verb_gc, "remove cgroup trees left behind by harness processes that died"},
+static const struct verb_info verbs[] = {
+	{"run", verb_run, "run scenarios on runtimes in sandboxed, pinned slices; write results", NULL, &verb_run_opts},
+	{"exec", verb_exec, "run one command in a fresh slice (pinned CPUs, memory limit), print its stats", NULL,
+	 &verb_exec_opts},
+	{"load", verb_load, "HTTP/WebSocket load generator and startup timer", NULL, &verb_load_opts},
+	{"noise", verb_noise, "noise generators (cpu, cache, membw, io, alloc): the neighbours of a noisy trial", NULL,
+	 &verb_noise_opts},
+	{"images", verb_images, "list, pull, verify and remove runtime images", "ls pull verify rm gc path",
+	 &verb_images_opts},
+	{"scenarios", verb_scenarios, "list the scenarios", "ls", &verb_scenarios_opts},
+	{"report", verb_report, "re-render a results file (md, json, csv, html, gab, hyperfine)", NULL,
+	 &verb_report_opts},
+	{"compare", verb_compare, "compare two results files: a verdict per row, exit 1 on a regression", NULL,
+	 &verb_compare_opts},
+	{"merge", verb_merge, "join the shards of one plan (run --shard I/N) into one results file", NULL,
+	 &verb_merge_opts},
+	{"doctor", verb_doctor, "report what this host offers (cgroups, CPUs, kernel facilities) and why", NULL,
+	 &verb_doctor_opts},
+	{"gc", verb_gc, "remove cgroup trees left behind by harness processes that died", NULL, &verb_gc_opts},
 };
 
 static void usage(FILE *f)
@@ -96,6 +97,9 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return HX_EXIT_OK;
 	}
+	if (strcmp(name, "--dump") == 0) /* hidden: the build's man page and completions */
+		return argc == 3 && verb_docgen(argv[2], verbs, HX_ARRAY_SIZE(verbs), stdout) == 0 ? HX_EXIT_OK
+												   : HX_EXIT_USAGE;
 	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
 		printf("harness %s (commit %s)\n", HX_VERSION, HX_COMMIT);
 		return HX_EXIT_OK;

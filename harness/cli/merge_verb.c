@@ -31,6 +31,8 @@ static const struct hx_opt merge_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct merge_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_merge_opts = merge_tab;
 
 static const cJSON *shard_of(const struct res_doc *d)
 {

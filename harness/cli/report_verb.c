@@ -31,6 +31,8 @@ static const struct hx_opt report_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct report_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_report_opts = report_tab;
 
 #define REPORT_USAGE                                                                      \
 	"harness report FILE [--format md|table|json|csv|html|gab|hyperfine] [-o FILE]\n" \

@@ -106,6 +106,8 @@ static const struct hx_opt run_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct run_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_run_opts = run_tab;
 
 #define RUN_MAX_ARGS 128
 

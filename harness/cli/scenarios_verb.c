@@ -22,6 +22,8 @@ static const struct hx_opt scenarios_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct scenarios_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_scenarios_opts = scenarios_tab;
 
 #define SCENARIOS_USAGE "harness scenarios ls [--json]"
 

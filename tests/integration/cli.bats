@@ -296,3 +296,35 @@ PY
 	run "$HARNESS" load -n 1K http://127.0.0.1:9/
 	[ "$status" -eq 2 ] && [[ "$output" == *"--requests takes a whole number of at least 1, not '1K'"* ]]
 }
+
+@test "make install: the man page and the bash and zsh completions list every option of every verb; make uninstall removes all of it" {
+	command -v make >/dev/null || hx_skip "needs make"
+	dest=$BATS_TEST_TMPDIR/dest
+	make -s -C "$HARNESS_TOP" install DESTDIR="$dest" PREFIX=/usr >/dev/null
+	man=$dest/usr/share/man/man1/harness.1
+	bashc=$dest/usr/share/bash-completion/completions/harness
+	zshc=$dest/usr/share/zsh/site-functions/_harness
+	[ -s "$man" ] && [ -s "$bashc" ] && [ -s "$zshc" ]
+	# every verb and every option its --help shows (the table it parses with), in each of the three
+	verbs=$("$HARNESS" --help | awk '/^Verbs:/ {on = 1; next} on && /^  [a-z]/ {print $1} on && /^$/ {exit}')
+	[ "$(wc -w <<<"$verbs")" -ge 11 ]
+	for verb in $verbs; do
+		grep -q "^\.SS $verb" "$man" || { echo "man: no verb $verb"; return 1; }
+		for opt in $("$HARNESS" "$verb" --help | grep -oE '^  (-[a-zA-Z], )? *--[a-z0-9-]+' | grep -oE -- '--[a-z0-9-]+'); do
+			name=${opt#--}
+			awk -v v="$verb" -v o="\\\\fB\\\\-\\\\-${name//-/\\\\-}\\\\fR" '/^\.SS / {cur = $2} cur == v && index($0, o) {f = 1} END {exit !f}' \
+				"$man" || { echo "man: $verb has no $opt"; return 1; }
+			grep -qE "^	$verb\) opts=\"([^\"]* )?$opt( |\")" "$bashc" || { echo "bash: $verb has no $opt"; return 1; }
+			awk -v v="$verb)" -v o="'$opt[" '$1 == v {cur = 1; next} /^	[a-z]+\)$/ {cur = 0} cur && index($0, o) {f = 1} END {exit !f}' \
+				"$zshc" || { echo "zsh: $verb has no $opt"; return 1; }
+		done
+	done
+	bash -n "$bashc"
+	# the bash completion completes
+	run bash -c 'source "$1"; COMP_WORDS=(harness run --prof); COMP_CWORD=2; _harness; echo "${COMPREPLY[*]}"' _ "$bashc"
+	[ "$output" = "--profile" ]
+	LC_ALL=C man -l "$man" >/dev/null 2>"$BATS_TEST_TMPDIR/man.err" || true
+	[ ! -s "$BATS_TEST_TMPDIR/man.err" ] || { cat "$BATS_TEST_TMPDIR/man.err"; return 1; }
+	make -s -C "$HARNESS_TOP" uninstall DESTDIR="$dest" PREFIX=/usr >/dev/null
+	[ -z "$(find "$dest" -type f)" ]
+}
