@@ -328,3 +328,72 @@ PY
 	make -s -C "$HARNESS_TOP" uninstall DESTDIR="$dest" PREFIX=/usr >/dev/null
 	[ -z "$(find "$dest" -type f)" ]
 }
+
+@test "report A B --format html: a chart per metric family on a linear axis around 1, a label per row, the terminal's units, the noisy trials of each side" {
+	cd "$BATS_TEST_TMPDIR"
+	python3 "$HARNESS_TOP/tests/report/make_pair.py" "$NOISY" A.json B.json
+	run --separate-stderr "$HARNESS" report A.json B.json --format html -o cmp.html
+	[ "$status" -eq 0 ]
+	python3 - <<'PY'
+import html.parser, re
+
+class Page(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.figs, self.cur, self.text, self.cells, self.heads = [], None, None, [], []
+        self.in_td = self.in_th = False
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "figure" and a.get("data-chart") == "compare":
+            self.cur = {"scn": a["data-scenario"], "family": a["data-family"], "ticks": [], "labels": [], "dots": 0}
+            self.figs.append(self.cur)
+        elif tag == "svg" and self.cur is not None:
+            self.cur["height"] = float(a["height"])
+        elif tag == "text" and self.cur is not None:
+            self.text = a.get("class", "")
+        elif tag == "circle" and self.cur is not None and "ratio" in a.get("class", ""):
+            self.cur["dots"] += 1
+        elif tag == "td":
+            self.in_td = True
+            self.cells.append("")
+        elif tag == "th":
+            self.in_th = True
+            self.heads.append("")
+    def handle_endtag(self, tag):
+        if tag == "figure":
+            self.cur = None
+        elif tag == "text":
+            self.text = None
+        elif tag == "td":
+            self.in_td = False
+        elif tag == "th":
+            self.in_th = False
+    def handle_data(self, data):
+        if self.text is not None and self.cur is not None:
+            if " · " in data:
+                self.cur["labels"].append(data)
+            elif self.text == "tick":
+                self.cur["ticks"].append(float(data))
+        if self.in_td:
+            self.cells[-1] += data
+        if self.in_th:
+            self.heads[-1] += data
+
+p = Page()
+p.feed(open("cmp.html").read())
+fams = {(f["scn"], f["family"]) for f in p.figs}
+assert fams == {("startup", "time and latency"), ("http-hello", "throughput"), ("http-hello", "time and latency"),
+                ("http-hello", "memory"), ("http-hello", "the load client's cost")}, fams
+for f in p.figs:
+    t = sorted(f["ticks"])
+    steps = {round(b - a, 9) for a, b in zip(t, t[1:])}
+    assert len(steps) == 1, (f["family"], t)            # linear: one step
+    assert t[0] <= 0.9 and t[-1] >= 1.1 and t[0] >= 0, t  # around 1, at least ±10%
+    assert len(f["labels"]) == f["dots"] >= 4 and f["height"] >= 22 * f["dots"], f  # a line per row
+labels = {l for f in p.figs for l in f["labels"]}
+assert {"bun · pinned · req/s", "node24 · quota · p99 ms", "bun · quota · idle MB", "bun · pinned · client µs/req"} <= labels, labels
+assert "noisy A" in p.heads and "noisy B" in p.heads, p.heads
+assert any(re.fullmatch(r"\d+ of 30", c) for c in p.cells), "no side's noisy trials"
+assert "p99 ms" in p.cells and "p99_us" not in p.cells and "idle_rss_kb" not in p.cells
+PY
+}
