@@ -859,6 +859,7 @@ static const char style[] =
 	"thead th{background:#f3f3f3;cursor:pointer}td.n{text-align:right;font-variant-numeric:tabular-nums}"
 	"td.digest{font-family:monospace;font-size:11px;word-break:break-all;max-width:28em}"
 	".v-good{color:#006d4f}.v-bad{color:#a33a00;font-weight:600}.v-none{color:#555}.v-warn{color:#8a5a00}"
+	".cmp td:not(:last-child){white-space:nowrap}"
 	"figure{margin:1em 0}figcaption{color:#444;font-size:12px}"
 	"svg.chart{max-width:100%;height:auto;background:#fff}"
 	"svg .grid{stroke:#e3e3e3}svg .axis{stroke:#333}svg text{font:11px system-ui,sans-serif;fill:#222}"
@@ -1091,6 +1092,7 @@ static void compare_table(FILE *out, const struct cmp_row *const *rows, size_t n
 					    "95% CI",  "Mann-Whitney p", "noisy A", "noisy B",	"verdict"};
 	struct page pg = {.out = out};
 
+	fputs("<div class=\"cmp\">", out);
 	table_open(&pg, NULL, heads, sizeof(heads) / sizeof(heads[0]));
 	for (size_t i = 0; i < n; i++) {
 		const struct cmp_row *r = rows[i];
@@ -1129,6 +1131,7 @@ static void compare_table(FILE *out, const struct cmp_row *const *rows, size_t n
 		fputs("</td></tr>\n", out);
 	}
 	table_close(&pg);
+	fputs("</div>", out);
 }
 
 /* A scenario's rows, a chart per metric family in the order the families first appear; rows keep compare's
