@@ -315,7 +315,7 @@ PY
 			awk -v v="$verb" -v o="\\\\fB\\\\-\\\\-${name//-/\\\\-}\\\\fR" '/^\.SS / {cur = $2} cur == v && index($0, o) {f = 1} END {exit !f}' \
 				"$man" || { echo "man: $verb has no $opt"; return 1; }
 			grep -qE "^	$verb\) opts=\"([^\"]* )?$opt( |\")" "$bashc" || { echo "bash: $verb has no $opt"; return 1; }
-			awk -v v="$verb)" -v o="'$opt[" '$1 == v {cur = 1; next} /^	[a-z]+\)$/ {cur = 0} cur && index($0, o) {f = 1} END {exit !f}' \
+			awk -v v="$verb)" -v o="'${opt}[" '$1 == v {cur = 1; next} /^	[a-z]+\)$/ {cur = 0} cur && index($0, o) {f = 1} END {exit !f}' \
 				"$zshc" || { echo "zsh: $verb has no $opt"; return 1; }
 		done
 	done
