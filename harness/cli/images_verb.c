@@ -154,6 +154,7 @@ static int images_each(struct img_cache *c, const char *verb, images_one_fn one,
 		bool bad = false;
 
 		if (man_load(img_manifest_dir(), names ? names[i] : ship[i], &m, &e) < 0) {
+			verb_suggest(&e, img_manifest_dir(), ".json", names ? names[i] : ship[i]);
 			failed++, rc = hx_report(&e);
 			continue;
 		}

@@ -214,6 +214,7 @@ PY
 	typo "no image 'bnu'" run --runtimes bnu startup
 	typo "did you mean 'bun'?" run --runtimes bnu startup
 	typo "did you mean 'node22'?" exec --image nod22 -- true
+	typo "did you mean 'bun'?" images verify bnu
 	# far from every name: no guess
 	run "$HARNESS" run xyzzy
 	[ "$status" -eq 2 ] && [[ "$output" != *"did you mean"* ]]
