@@ -394,7 +394,7 @@ for f in p.figs:
 labels = {l for f in p.figs for l in f["labels"]}
 assert {"bun · pinned · req/s", "node24 · quota · p99 ms", "bun · quota · idle MB", "bun · pinned · client µs/req"} <= labels, labels
 assert "noisy A" in p.heads and "noisy B" in p.heads, p.heads
-assert any(re.fullmatch(r"\d+ of 30", c) for c in p.cells), "no side's noisy trials"
+assert any(re.fullmatch(r"[1-9]\d* of \d+", c) for c in p.cells), "no side's noisy trials"
 assert "p99 ms" in p.cells and "p99_us" not in p.cells and "idle_rss_kb" not in p.cells
 PY
 }
