@@ -661,6 +661,9 @@ bool report_partial(const struct res_doc *d, char *buf, size_t len)
 	else if (!d->finished)
 		at += (size_t)snprintf(buf, len, "the run did not finish (killed, or still running): %zu trial%s%s",
 				       d->ntrials, d->ntrials == 1 ? "" : "s", of);
+	else if (!isnan(planned) && (double)d->ntrials < planned && isnan(plan))
+		at += (size_t)snprintf(buf, len, "it holds %zu of the %.0f trials its run planned", d->ntrials,
+				       planned);
 	if (count > 1 && at < len)
 		at += (size_t)snprintf(buf + at, len - at,
 				       "%sit is shard %.0f of %.0f, %.0f of the plan's %.0f trials "

@@ -157,6 +157,9 @@ PY
 	[[ "$stderr" == *"unfinished.json is partial: the run did not finish (killed, or still running): 4 trials of the 9 planned"* ]]
 	run --separate-stderr "$HARNESS" report shard.json
 	[[ "$stderr" == *"shard.json is partial: it is shard 1 of 2, 4 of the plan's 8 trials (harness merge joins the shards)"* ]]
+	python3 -c 'import json; d = json.load(open("whole.json")); d["config"]["planned_trials"] = 6; json.dump(d, open("fewer.json", "w"))'
+	run --separate-stderr "$HARNESS" report fewer.json
+	[[ "$stderr" == *"fewer.json is partial: it holds 4 of the 6 trials its run planned"* ]]
 	run --separate-stderr "$HARNESS" compare whole.json int.json
 	[[ "$stderr" == *"harness: compare: warning: int.json is partial: the run was interrupted"* ]]
 	[[ "$stderr" != *"whole.json is partial"* ]]
