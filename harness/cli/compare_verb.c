@@ -10,6 +10,7 @@
 #include "base/util.h"
 #include "cli/verbs.h"
 #include "report/compare.h"
+#include "report/results.h"
 
 struct compare_opts {
 	bool help, allow_different_host;
@@ -32,6 +33,8 @@ static const struct hx_opt compare_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct compare_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_compare_opts = compare_tab;
 
 /* A results file, typed, and its cells. */
 struct loaded {
@@ -44,6 +47,7 @@ static int load(const char *path, struct loaded *l, struct hx_err *err)
 	memset(l, 0, sizeof(*l));
 	if (res_read(path, &l->doc, err) < 0)
 		return hx_wrap(err, "compare");
+	verb_warn_partial("compare", path, &l->doc);
 	l->side.path = path;
 	l->side.head = l->doc.head;
 	return cmp_cells_from(&l->doc, &l->side.cells, &l->side.ncells, err);

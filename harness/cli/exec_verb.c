@@ -74,6 +74,8 @@ static const struct hx_opt exec_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct exec_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_exec_opts = exec_tab;
 
 struct exec_plan {
 	struct cg_budget budget;
@@ -150,7 +152,7 @@ static int exec_sandbox_plan(const struct exec_opts *o, struct exec_plan *p, str
 		int r;
 
 		if (man_load(img_manifest_dir(), o->image, &m, err) < 0)
-			return -err->errnum;
+			return verb_suggest(err, img_manifest_dir(), ".json", o->image);
 		r = img_cache_open(&cache, err);
 		if (r == 0)
 			r = img_status(&cache, &m, false, &p->img, err);

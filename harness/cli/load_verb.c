@@ -34,7 +34,7 @@ static const struct hx_opt load_tab[] = {
 	 .min = 1, .max = 65536},
 	{"threads", 't', OPT_UINT, offsetof(struct load_opts, threads), "N", .help = "threads (default 1)", .min = 1,
 	 .max = 1024},
-	{"requests", 'n', OPT_SIZE, offsetof(struct load_opts, requests), "N", .help = "send N requests, then stop",
+	{"requests", 'n', OPT_COUNT, offsetof(struct load_opts, requests), "N", .help = "send N requests, then stop",
 	 .min = 1},
 	{"duration", 'd', OPT_DURATION, offsetof(struct load_opts, duration), "DURATION",
 	 .help = "run this long (default 10s)", .min = 0.001, .max = 86400},
@@ -96,6 +96,8 @@ static const struct hx_opt load_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct load_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_load_opts = load_tab;
 
 static void fmt_us(char *buf, size_t len, double ns)
 {

@@ -94,7 +94,7 @@ static const struct hx_opt run_tab[] = {
 	{"profile", 0, OPT_STR, offsetof(struct run_opts, profile), "NAME",
 	 .help = "quick (x0.25), standard or full (x3): scales requests and runs"},
 	{"out", 'o', OPT_STR, offsetof(struct run_opts, out), "FILE",
-	 .help = "results file (default results/harness-<time>.json)"},
+	 .help = "results file (default results/harness-<time>.json)", .check = OPT_CHECK_OUT_FILE},
 	{"format", 0, OPT_STR, offsetof(struct run_opts, format), "FMT",
 	 .help = "table, md or json on stdout (default table)"},
 	{"cap", 0, OPT_DURATION, offsetof(struct run_opts, cap), "SECONDS",
@@ -111,6 +111,8 @@ static const struct hx_opt run_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct run_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_run_opts = run_tab;
 
 #define RUN_MAX_ARGS 128
 
@@ -248,7 +250,7 @@ static int plan_images(const struct run_opts *o, struct run_plan *p, struct hx_e
 		if (p->nimg == RUN_MAX_RT)
 			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "run: at most %d runtimes", RUN_MAX_RT);
 		if (man_load(img_manifest_dir(), name, m, err) < 0)
-			return -err->errnum;
+			return verb_suggest(err, img_manifest_dir(), ".json", name);
 		p->nimg++;
 		if (m->kind != MAN_RUNTIME)
 			return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: %s is a fixture, not a runtime", name);
@@ -294,7 +296,7 @@ static int plan_scenarios(char **names, int n, const struct run_opts *o, struct 
 		if (p->nscn == RUN_MAX_SCN)
 			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "run: at most %d scenarios", RUN_MAX_SCN);
 		if (scn_load(scn_dir(), n ? names[i] : defaults[i], s, err) < 0)
-			return -err->errnum;
+			return verb_suggest(err, scn_dir(), "", n ? names[i] : defaults[i]);
 		scn_scale(s, p->profile);
 		if (o->repeat)
 			s->repeat = o->repeat;
@@ -332,34 +334,20 @@ static int plan_engine(const struct run_opts *o, const struct run_plan *p, struc
 	return 0;
 }
 
-/* --out, or results/harness-<time>.json: its folder must exist and take files before anything runs. */
+/* --out (checked as it was parsed), or results/harness-<time>.json, whose folder prepare makes when absent: the
+ * folder it would be made in must take it before anything runs. */
 static int plan_out(const struct run_opts *o, struct run_plan *p, struct hx_err *err)
 {
-	char dir[PATH_MAX], *slash;
+	time_t t = time(NULL);
+	struct tm tm;
 
 	if (o->out) {
 		snprintf(p->out, sizeof(p->out), "%s", o->out);
-	} else {
-		time_t t = time(NULL);
-		struct tm tm;
-
-		gmtime_r(&t, &tm);
-		strftime(p->out, sizeof(p->out), "results/harness-%Y%m%d-%H%M%S.json", &tm);
+		return 0;
 	}
-	snprintf(dir, sizeof(dir), "%s", p->out);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	if (!o->out && strcmp(dir, "results") == 0 && !util_exists(dir))
-		snprintf(dir, sizeof(dir), "."); /* prepare makes results/ */
-	if (access(dir, W_OK | X_OK) < 0)
-		return hx_fail(err, HX_EXIT_USAGE, errno,
-			       "run: --out: cannot write in %s (%s): name a folder that exists", dir, strerror(errno));
-	return 0;
+	gmtime_r(&t, &tm);
+	strftime(p->out, sizeof(p->out), "results/harness-%Y%m%d-%H%M%S.json", &tm);
+	return opt_check_out_file("run", "out", util_exists("results") ? p->out : "results", err);
 }
 
 /* --no-sandbox: a scenario's npm dependencies are a bind over its node_modules, which only a sandbox shows. */
@@ -694,6 +682,8 @@ static int run_prepare(const struct run_opts *o, struct run_plan *p, struct run_
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL); /* a closed terminal or ssh session: clean up as for Ctrl-C */
+	/* `run ... 2>&1 | head -1`: a reader gone is an end like Ctrl-C, not a death that leaves the run folder */
+	sigaction(SIGPIPE, &sa, NULL);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (prepare_images(p, err) < 0 || prepare_bare_images(p, env, err) < 0 || prepare_deps(p, err) < 0 ||
 	    prepare_fixture(o, p, env, err) < 0)
@@ -837,6 +827,20 @@ static void prepared_record(const struct run_plan *p, struct res_doc *d)
 	}
 }
 
+/* config.modes.<quota|none>.client_as_pinned: whether the client (and fixture) have pinned mode's CPUs at this
+ * budget, so that the modes differ in the runtime's CPU limit alone; false where pinned mode does not fit. */
+static void placement_record(const struct run_plan *p, const struct run_env *env, struct res_doc *d)
+{
+	cJSON *modes = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d->head, "config"), "modes");
+
+	for (size_t k = 0; k < p->nmodes; k++) {
+		cJSON *m = cJSON_GetObjectItemCaseSensitive(modes, cg_cpu_mode_names[p->modes[k]]);
+
+		if (m && p->modes[k] != CG_CPU_PINNED)
+			cJSON_AddBoolToObject(m, "client_as_pinned", env->plan[p->modes[k]].client_as_pinned);
+	}
+}
+
 /* What describes the run, ahead of the trials: host, config, seccomp, images. */
 static int results_head(const struct run_plan *p, const struct run_env *env, struct res_doc *d, struct hx_err *err)
 {
@@ -861,6 +865,7 @@ static int results_head(const struct run_plan *p, const struct run_env *env, str
 	bundles_record(p, d);
 	prepared_record(p, d);
 	cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(d->head, "config"), "node_env", env->node_env);
+	placement_record(p, env, d);
 	return 0;
 }
 
@@ -878,7 +883,10 @@ static int run_one(struct run_plan *p, struct run_env *env, struct scenario *sc,
 		r = run_trial(env, sc, &p->img[i], &p->st[i], p->modes[k], &p->noise[j], deadline, t, terr);
 	}
 	t->status = res_trial_status(r, run_interrupted, t->status == TRIAL_CUT);
-	if (r < 0)
+	/* what the signal caused (a server gone, a probe stopped) is not why the trial ended */
+	if (r < 0 && t->status == TRIAL_INTERRUPTED)
+		snprintf(t->error, sizeof(t->error), "interrupted by SIG%s", sigabbrev_np(run_interrupted));
+	else if (r < 0)
 		snprintf(t->error, sizeof(t->error), "%s", terr->msg);
 	return r;
 }
@@ -997,7 +1005,10 @@ static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, st
 	progress(q->tty, q->done, q->total, sc, p->img[q->i].name, label, q->t, q->start);
 	r = run_one(p, env, sc, q->i, q->k, q->j, deadline, tr, &terr);
 	soak_evidence(tr);
-	if (!res_trial_passed(tr, sc->max_errors)) {
+	if (tr->status == TRIAL_INTERRUPTED) {
+		fprintf(stderr, "%sharness: run: %s %s %s trial %u: %s\n", q->tty ? "\n" : "", sc->name,
+			p->img[q->i].name, label, q->t, tr->error);
+	} else if (!res_trial_passed(tr, sc->max_errors)) {
 		*bad = true;
 		if (!q->tty || r < 0)
 			fprintf(stderr, "%sharness: run: %s %s %s trial %u: %s\n", q->tty ? "\n" : "", sc->name,
@@ -1178,6 +1189,8 @@ static int run_all(struct run_plan *p, struct run_env *env, struct res_doc *d, s
 		q.total += shard[k] == mine;
 	if (p->nshards && shard_record(p, d, q.total, n, err) < 0)
 		return -err->errnum;
+	/* what this file should hold: a reader can say how much of it an interrupted run left */
+	cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(d->head, "config"), "planned_trials", q.total);
 	RUN_PLAN_FOREACH(p, q)
 	{
 		if (run_interrupted || shard[q.order] != mine)

@@ -1285,7 +1285,7 @@ cJSON *res_doc_json(const struct res_doc *d, struct hx_err *err)
 	}
 	if (d->finished) {
 		cJSON_AddBoolToObject(o, "interrupted", d->interrupted);
-		cJSON_AddStringToObject(o, "verdict", d->verdict_ok ? "ok" : "failed");
+		cJSON_AddStringToObject(o, "verdict", d->interrupted ? "interrupted" : d->verdict_ok ? "ok" : "failed");
 	}
 	return o;
 }
