@@ -266,7 +266,7 @@ static void judge_rows(struct cmp_result *ret, const struct cmp_opts *o)
 		struct cmp_row *r = &ret->rows[i];
 		double level = o->alpha / (double)(ret->family ? ret->family : 1);
 
-		r->p_adj = adj ? adj[i] : NAN;
+		r->p_adj = p && adj ? adj[i] : NAN; /* out of memory: no row judged, never all significant */
 		if (isnan(r->p_adj) || sig_mwu_min_p(r->a->n, r->b->n) >= level) {
 			r->verdict = CMP_TOO_FEW;
 			r->trials_needed = need;

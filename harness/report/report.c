@@ -157,6 +157,7 @@ static bool in_group(const struct trial_result *t, const struct res_summary *g)
  * verdict on the runtime). */
 struct group_ends {
 	unsigned interrupted, failed;
+	const char *adapter; /* the first trial's, when the scenario declares one for the runtime */
 };
 
 static struct group_ends group_ends(const struct res_doc *d, const struct res_summary *g)
@@ -170,6 +171,8 @@ static struct group_ends group_ends(const struct res_doc *d, const struct res_su
 			continue;
 		e.interrupted += t->status == TRIAL_INTERRUPTED;
 		e.failed += t->status != TRIAL_OK && t->status != TRIAL_INTERRUPTED && t->status != TRIAL_SKIPPED;
+		if (!e.adapter && t->adapter[0])
+			e.adapter = t->adapter;
 	}
 	return e;
 }
@@ -234,7 +237,14 @@ static void row_notes(const struct res_doc *d, const struct res_summary *g, cons
 		at += (size_t)snprintf(buf + at, len - at, "%s%u noisy trial%s", at ? "; " : "", g->noisy_trials,
 				       g->noisy_trials == 1 ? "" : "s");
 	if (g->noisy_trials && at < len)
-		snprintf(buf + at, len - at, " %s", reasons);
+		at += (size_t)snprintf(buf + at, len - at, " %s", reasons);
+	if (e.adapter && at < len) { /* the runtime serves the app through code of the scenario's (docs/scenario.md) */
+		char a[ESC_LEN], what[64];
+
+		/* its first words (the file: "serve-node.mjs"); the whole statement is the trial's adapter in the JSON */
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(e.adapter, ":;|"), e.adapter);
+		snprintf(buf + at, len - at, "%sthrough an adapter (%s)", at ? "; " : "", esc_term(what, a, sizeof(a)));
+	}
 }
 
 /* The reasons of a table's flagged cells, under the table: "  [1] contended 3, foreign 1". */
@@ -316,6 +326,9 @@ static void render_rows(const struct res_doc *doc, const struct res_summary *gro
 						 "%s %s: ", esc_term(g->runtime, rt, sizeof(rt)),
 						 esc_term(g->mode, mode, sizeof(mode)));
 
+				if (k < 0 ||
+				    (size_t)k >= sizeof(legend.line[0]) - 1) /* long escaped names: cut there */
+					k = (int)strlen(l);
 				report_noisy_reasons(counts, l + k, sizeof(legend.line[0]) - (size_t)k);
 				snprintf(reasons, sizeof(reasons), "[%u]", legend.first + legend.n++);
 			}
@@ -385,8 +398,11 @@ static bool versus_metric(struct versus *v)
 static void versus_ratio(const struct res_doc *d, const struct versus *v, const struct res_summary *other, char *buf,
 			 size_t len)
 {
-	double a[256], b[256];
-	size_t na = group_values(d, v->g[0], v->m, a, 256), nb = group_values(d, other, v->m, b, 256);
+	/* every trial of both groups, so that the ratio and its CI come from the same samples */
+	_cleanup_free_ double *a = calloc(v->g[0]->trials + 1, sizeof(double));
+	_cleanup_free_ double *b = calloc(other->trials + 1, sizeof(double));
+	size_t na = a ? group_values(d, v->g[0], v->m, a, v->g[0]->trials) : 0;
+	size_t nb = b ? group_values(d, other, v->m, b, other->trials) : 0;
 	double best = res_median(v->g[0], v->m), them = res_median(other, v->m);
 	double ratio = v->smaller_better ? them / best : best / them;
 	struct sig_ci ci;
@@ -456,8 +472,8 @@ static const char *const noisy_advice[RES_NR_NOISY] = {
 	[RES_NOISY_THROTTLED] = "a pinned runtime was throttled: its budget is misconfigured (harness doctor)",
 	[RES_NOISY_CPU_PRESSURE] = "other work competes for the runtime's CPUs: run on a quiet host, or with --isolate "
 				   "(harness doctor says whether it can)",
-	[RES_NOISY_CLIENT_SATURATED] = "the load client is the bottleneck: give it CPUs (--client-cpus) or fewer "
-				       "connections (--connections)",
+	[RES_NOISY_CLIENT_SATURATED] = "the load client is the bottleneck: give it CPUs (--client-cpus) and threads "
+				       "(the scenario's load.threads)",
 	[RES_NOISY_STALL] = "requests stalled for seconds: look at the server's log (run --keep) and the host's load",
 	[RES_NOISY_STEAL] = "the hypervisor takes CPU time: a dedicated runner, or compare with --fail-on "
 			    "quiet-regression",
@@ -467,6 +483,8 @@ static const char *const noisy_advice[RES_NR_NOISY] = {
 			     "quieter host",
 	[RES_NOISY_CONTENDED] = "something outside the trial held the runtime's CPUs: run on a quiet host, or with "
 				"--isolate (harness doctor says whether it can)",
+	[RES_NOISY_SHORT] = "measured phases were shorter than the scenario's min_duration_s: give them more requests "
+			    "or messages (--requests, --profile standard or full)",
 };
 
 /* One line when most trials were flagged: the figures then say more about the host than the runtimes. */
@@ -481,7 +499,8 @@ static void render_mostly_noisy(const struct res_doc *d, enum report_format f, F
 	if (!ran || noisy * 2 <= ran || (top = next_reason(counts, &taken)) < 0)
 		return;
 	fprintf(out, "\n%sMOST TRIALS WERE NOISY: %u of %zu (%s in %u): %s.%s\n", f == RPT_MD ? "**" : "", noisy, ran,
-		res_noisy_names[top], counts[top], noisy_advice[top], f == RPT_MD ? "**" : "");
+		res_noisy_names[top], counts[top],
+		noisy_advice[top] ? noisy_advice[top] : "docs/statistics.md says why", f == RPT_MD ? "**" : "");
 }
 
 static void render_csv(const struct res_summary *groups, size_t n, FILE *out)
