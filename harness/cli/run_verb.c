@@ -374,6 +374,42 @@ static int plan_bare(const struct run_plan *p, const struct run_env *env, struct
 	return 0;
 }
 
+/* The cells of the plan a scenario runs on a runtime; with say, each it cannot run on and why: every one when
+ * the runtimes were named, else those the scenario names (a version too old, its "skip"): a default run does
+ * not list every family a scenario lacks. */
+static size_t plan_cells(const struct run_plan *p, bool say)
+{
+	size_t cells = 0;
+
+	for (size_t i = 0; i < p->nscn; i++)
+		for (size_t k = 0; k < p->nimg; k++) {
+			const struct scenario *s = &p->scn[i];
+			char why[512];
+
+			if (!scn_why_not(s, &p->img[k], why, sizeof(why))) {
+				cells++;
+				continue;
+			}
+			if (say && (p->runtimes_named || scn_names(s, &p->img[k])))
+				fprintf(stderr, "harness: run: %s skips %s: %s\n", s->name, p->img[k].name, why);
+		}
+	return cells;
+}
+
+/* A run in which nothing would run is a request that cannot match: exit 2, after the lines that say why. At
+ * plan time (say false) only then are the lines printed; prepare, which knows a local build's version, says
+ * them all. */
+static int note_skips(const struct run_plan *p, bool say, struct hx_err *err)
+{
+	if (plan_cells(p, say) > 0)
+		return 0;
+	if (!say)
+		plan_cells(p, true);
+	return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+		       "run: no scenario of the run runs on any of its runtimes (the lines above say why): name "
+		       "runtimes of the scenarios' families");
+}
+
 /* Everything the run will do, validated, with no side effect: options, scenarios, modes and their CPU
  * plans, runtime manifests, the results file's folder. */
 static int run_plan(const struct run_opts *o, char **names, int n, struct run_plan *p, struct run_env *env,
@@ -394,7 +430,8 @@ static int run_plan(const struct run_opts *o, char **names, int n, struct run_pl
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: --format takes table, md or json, not '%s'",
 			       o->format);
 	if (plan_out(o, p, err) < 0 || plan_noise_kinds(o, p, err) < 0 || plan_scenarios(names, n, o, p, err) < 0 ||
-	    plan_engine(o, p, env, err) < 0 || plan_images(o, p, err) < 0 || plan_modes(o, p, env, err) < 0)
+	    plan_engine(o, p, env, err) < 0 || plan_images(o, p, err) < 0 || note_skips(p, false, err) < 0 ||
+	    plan_modes(o, p, env, err) < 0)
 		return -err->errnum;
 	env->cap_s = o->cap;
 	p->precision = o->precision;
@@ -549,10 +586,11 @@ static int reserve_ports(const struct run_plan *p, int netns_fd, struct hx_err *
 	return sbx_net_reserve_ports(netns_fd, ports, n, err);
 }
 
-static bool plan_has_image(const struct run_plan *p, const char *name)
+/* The scenario's bundle is for a runtime of the run that runs it. */
+static bool plan_needs_bundle(const struct run_plan *p, const struct scenario *s)
 {
-	for (size_t i = 0; name[0] && i < p->nimg; i++)
-		if (strcmp(p->img[i].name, name) == 0)
+	for (size_t i = 0; i < p->nimg; i++)
+		if (scn_bundle_for(s, &p->img[i]) && scn_supports(s, &p->img[i]))
 			return true;
 	return false;
 }
@@ -591,17 +629,15 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 				return -err->errnum;
 			snprintf(s->dir, sizeof(s->dir), "%s", staged);
 		}
-		if (plan_has_image(p, s->bundle.for_runtime) && scn_supports(s, s->bundle.for_runtime) &&
-		    bundle_make(s, env->dir, env->netns_fd, err) < 0)
+		if (plan_needs_bundle(p, s) && bundle_make(s, env->dir, env->netns_fd, err) < 0)
 			return -err->errnum;
 		for (size_t k = 0; s->prepare && k < p->nimg; k++) {
 			char dir[PATH_MAX], key[65];
 
-			if (scn_supports(s, p->img[k].name) &&
-			    prep_ensure(s, &p->img[k], &p->st[k], dir, sizeof(dir), key,
-					&p->prepared_held[p->nprepared_held], err) < 0)
+			if (scn_supports(s, &p->img[k]) && prep_ensure(s, &p->img[k], &p->st[k], dir, sizeof(dir), key,
+								       &p->prepared_held[p->nprepared_held], err) < 0)
 				return -err->errnum;
-			if (scn_supports(s, p->img[k].name))
+			if (scn_supports(s, &p->img[k]))
 				p->nprepared_held++;
 		}
 	}
@@ -623,18 +659,6 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 
 /* The side effects the plan asks for, before the first trial: pulls, npm, the results folder, the run
  * folder, the network namespace, the fixture's template, certificates. */
-/* The runtimes of the run that a scenario skips, each with the scenario's reason. */
-static void note_skips(const struct run_plan *p)
-{
-	for (size_t i = 0; i < p->nscn; i++)
-		for (size_t k = 0; k < p->nimg; k++) {
-			const char *why = scn_skip_reason(&p->scn[i], p->img[k].name);
-
-			if (why)
-				fprintf(stderr, "harness: run: %s skips %s: %s\n", p->scn[i].name, p->img[k].name, why);
-		}
-}
-
 static int run_prepare(const struct run_opts *o, struct run_plan *p, struct run_env *env, struct hx_err *err)
 {
 	struct sigaction sa = {.sa_handler = on_signal};
@@ -648,7 +672,8 @@ static int run_prepare(const struct run_opts *o, struct run_plan *p, struct run_
 		return -err->errnum;
 	if (p->nscn == 0)
 		return hx_fail(err, HX_EXIT_HOST, ENOENT, "run: no scenario can run here (see the messages above)");
-	note_skips(p);
+	if (note_skips(p, true, err) < 0)
+		return -err->errnum;
 	if (!o->out && util_mkdir_p("results", 0755) < 0)
 		return hx_syserr(err, "run: results/");
 	if (prepare_run_dir(p, env, err) < 0)
@@ -771,7 +796,7 @@ static void prepared_record(const struct run_plan *p, struct res_doc *d)
 			char dir[PATH_MAX], key[65], v[80];
 			struct hx_err ignored = {0};
 
-			if (!scn_supports(s, p->img[k].name) ||
+			if (!scn_supports(s, &p->img[k]) ||
 			    prep_path(s, &p->img[k], &p->st[k], dir, sizeof(dir), key, &ignored) < 0)
 				continue;
 			if (!all)
@@ -977,13 +1002,12 @@ static double trial_cost(const struct scenario *s)
 
 /* The plan in the order trials run: for each scenario, trial i of every runtime, mode and noise before
  * trial i+1; (q).order is the body's position in the plan (0-based). */
-#define RUN_PLAN_FOREACH(p, q)                                                                                    \
-	for ((q).s = 0; (q).s < (p)->nscn; (q).s++)                                                               \
-		for ((q).t = 1; (q).t <= (p)->scn[(q).s].repeat; (q).t++)                                         \
-			for ((q).i = 0; (q).i < (p)->nimg; (q).i++)                                               \
-				for ((q).k = 0;                                                                   \
-				     (q).k < (p)->nmodes && scn_supports(&(p)->scn[(q).s], (p)->img[(q).i].name); \
-				     (q).k++)                                                                     \
+#define RUN_PLAN_FOREACH(p, q)                                                                                         \
+	for ((q).s = 0; (q).s < (p)->nscn; (q).s++)                                                                    \
+		for ((q).t = 1; (q).t <= (p)->scn[(q).s].repeat; (q).t++)                                              \
+			for ((q).i = 0; (q).i < (p)->nimg; (q).i++)                                                    \
+				for ((q).k = 0;                                                                        \
+				     (q).k < (p)->nmodes && scn_supports(&(p)->scn[(q).s], &(p)->img[(q).i]); (q).k++) \
 					for ((q).j = 0; (q).j < (p)->nnoise; (q).j++, (q).order++)
 
 /* Which trials of the plan are this run's (all of them without --shard); *ret is malloc'd, a shard
@@ -1095,7 +1119,7 @@ static int run_extra(struct run_plan *p, struct run_env *env, struct res_doc *d,
 
 		for (q->t = sc->repeat + 1; another_round(p, d, sc, q->t, deadline); q->t++)
 			for (q->i = 0; q->i < p->nimg && !run_interrupted; q->i++)
-				for (q->k = 0; q->k < p->nmodes && scn_supports(sc, p->img[q->i].name); q->k++)
+				for (q->k = 0; q->k < p->nmodes && scn_supports(sc, &p->img[q->i]); q->k++)
 					for (q->j = 0; q->j < p->nnoise && !run_interrupted; q->j++) {
 						q->order++;
 						if (run_at(p, env, d, q, deadline, bad, err) < 0)

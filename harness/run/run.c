@@ -214,7 +214,7 @@ static int sut_config(struct run_env *env, const struct scenario *s, const struc
 	for (size_t i = 0; i < c->nenv; i++)
 		if (strncmp(c->env[i], "RUNTIME=", 8) == 0)
 			entry = c->env[i] + 8;
-	snprintf(script, sizeof(script), "/scenario/%s", scn_script_for(s, m->name));
+	snprintf(script, sizeof(script), "/scenario/%s", scn_script_for(s, m));
 	expand_argv(m->run, entry, script, argv, store);
 	c->argv = argv;
 	return 0;
@@ -676,7 +676,7 @@ static int server_memory(struct run_env *env, const struct scenario *s, const st
 	pid_t payload = sbx_payload_pid(x->pid);
 	int status;
 
-	if (scn_memory_hint_for(s, m->name)) {
+	if (scn_memory_hint_for(s, m)) {
 		kill(payload, SIGUSR2);
 		snprintf(t->server.low_memory_hint, sizeof(t->server.low_memory_hint), "SIGUSR2");
 	}
