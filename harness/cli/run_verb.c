@@ -31,8 +31,10 @@
 #include "sandbox/sbx_userns.h"
 #include "report/precision.h"
 #include "run/tlscert.h"
+#include "image/spec.h"
 #include "image/unpack.h"
 #include "base/util.h"
+#include "base/valid.h"
 #include "cli/verbs.h"
 
 #define RUN_MAX_SCN    16
@@ -227,11 +229,29 @@ static int plan_modes(const struct run_opts *o, struct run_plan *p, struct run_e
 	return 0;
 }
 
-/* The runtimes: those named, or every shipped runtime image; their manifests only (prepare pulls). */
+/* Two local builds of one file name (a/out/Release/node, b/out/Release/node) are node and node-2 in the results. */
+static void plan_unique_name(const struct run_plan *p, struct manifest *m)
+{
+	char base[64];
+
+	snprintf(base, sizeof(base), "%s", m->name);
+	for (unsigned n = 2; n < 100; n++) {
+		bool taken = false;
+
+		for (size_t i = 0; i + 1 < p->nimg; i++)
+			taken |= strcmp(p->img[i].name, m->name) == 0;
+		if (!taken || !m->spec[0])
+			return;
+		snprintf(m->name, sizeof(m->name), "%.58s-%u", base, n);
+	}
+}
+
+/* The runtimes: those named (shipped names, manifests, local builds, npm specs), or every shipped runtime image;
+ * their manifests only (prepare pulls). */
 static int plan_images(const struct run_opts *o, struct run_plan *p, struct hx_err *err)
 {
 	static const char *const defaults[] = {"node20", "node22", "node24", "bun", "deno", "workerd"};
-	char buf[1024], *save = NULL;
+	char buf[1024], note[512], *save = NULL;
 
 	snprintf(buf, sizeof(buf), "%s", o->runtimes ? o->runtimes : "");
 	for (size_t i = 0; !o->runtimes && i < HX_ARRAY_SIZE(defaults); i++)
@@ -242,9 +262,12 @@ static int plan_images(const struct run_opts *o, struct run_plan *p, struct hx_e
 
 		if (p->nimg == RUN_MAX_RT)
 			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "run: at most %d runtimes", RUN_MAX_RT);
-		if (man_load(img_manifest_dir(), name, m, err) < 0)
-			return -err->errnum;
+		if (img_spec_load(name, m, note, sizeof(note), err) < 0)
+			return hx_wrap(err, "run: --runtimes");
+		if (note[0])
+			fprintf(stderr, "harness: run: %s\n", note);
 		p->nimg++;
+		plan_unique_name(p, m);
 		if (m->kind != MAN_RUNTIME)
 			return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: %s is a fixture, not a runtime", name);
 	}
@@ -453,6 +476,30 @@ static int run_plan(const struct run_opts *o, char **names, int n, struct run_pl
 	return 0;
 }
 
+/* A local build, before the first trial: its version command runs in its sandbox (the bind, the loader, its
+ * libraries: what a trial needs), and what it prints is its version, so that a scenario's min_version applies. */
+static int prepare_local(struct manifest *m, struct img_status *st, struct hx_err *err)
+{
+	char version[64];
+
+	if (!st->present)
+		return hx_fail(err, HX_EXIT_USAGE, ENOENT, "run: runtime %s: %s is gone or not executable", m->spec,
+			       m->entry);
+	if (img_binary_version_strict(m, st, err) < 0) {
+		err->exit = HX_EXIT_USAGE;
+		return hx_wrap(err, "run: runtime %s does not run in the sandbox (bound at %s)", m->spec, st->bind_dst);
+	}
+	img_version_of(st->binary_version, version, sizeof(version));
+	if (!version[0] || valid_label(version))
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "run: runtime %s: its version command printed '%.60s', which names no version", m->spec,
+			       st->binary_version);
+	snprintf(m->version, sizeof(m->version), "%s", version);
+	fprintf(stderr, "harness: run: %s is %s %s (%s, sha256 %.12s…, %.1f MB)\n", m->spec, m->family, version,
+		st->bind_dst, st->digest + 7, (double)st->size / 1e6);
+	return 0;
+}
+
 /* Absent runtime images are pulled; one that cannot be is an error when named, else skipped with a note. */
 static int prepare_images(struct run_plan *p, struct hx_err *err)
 {
@@ -479,7 +526,12 @@ static int prepare_images(struct run_plan *p, struct hx_err *err)
 			man_free(m);
 			continue;
 		}
-		img_binary_version(m, st);
+		if (img_is_local(m) && (rc = prepare_local(m, st, err)) < 0) {
+			man_free(m);
+			continue;
+		}
+		if (!img_is_local(m))
+			img_binary_version(m, st);
 		p->img[kept] = *m;
 		p->st[kept++] = *st;
 	}

@@ -20,6 +20,7 @@
 
 #include "base/cleanup.h"
 #include "image/fetch.h"
+#include "image/spec.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sbx_net.h"
 #include "image/unpack.h"
@@ -128,6 +129,37 @@ static int hash_file(const char *path, const char *algo, char *hex, size_t len)
 	return 0;
 }
 
+/* A local build's folder is bound when the sandbox user may search it and read and run the binary (out/Release
+ * of a checkout: libraries beside the binary are then there, for a RUNPATH of $ORIGIN); a private folder (0700,
+ * mktemp -d) is not the sandbox user's to enter, so the binary alone is bound. */
+static void local_bind(const struct manifest *m, struct img_status *st)
+{
+	char dir[PATH_MAX];
+	struct stat d, f;
+
+	snprintf(dir, sizeof(dir), "%s", m->entry);
+	*strrchr(dir, '/') = '\0';
+	if (stat(dir, &d) == 0 && (d.st_mode & S_IXOTH) && stat(m->entry, &f) == 0 &&
+	    (f.st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH))
+		snprintf(st->bind, sizeof(st->bind), "%s", dir[0] ? dir : "/");
+	else
+		snprintf(st->bind, sizeof(st->bind), "%s", m->entry);
+	if (strcmp(st->bind, m->entry) == 0)
+		img_entry_inside(m, st->bind_dst, sizeof(st->bind_dst));
+	else
+		snprintf(st->bind_dst, sizeof(st->bind_dst), IMG_MOUNT);
+}
+
+void img_entry_inside(const struct manifest *m, char *buf, size_t len)
+{
+	if (img_is_local(m))
+		snprintf(buf, len, IMG_MOUNT "/%s", strrchr(m->entry, '/') + 1);
+	else if (m->source == MAN_SRC_HOST)
+		snprintf(buf, len, "%s", m->entry);
+	else
+		snprintf(buf, len, IMG_MOUNT "/%s", m->entry);
+}
+
 int img_status(struct img_cache *c, const struct manifest *m, bool hash_host, struct img_status *st, struct hx_err *err)
 {
 	struct stat sb;
@@ -137,6 +169,8 @@ int img_status(struct img_cache *c, const struct manifest *m, bool hash_host, st
 		snprintf(st->entry, sizeof(st->entry), "%s", m->entry);
 		st->present = stat(m->entry, &sb) == 0 && (sb.st_mode & 0111);
 		st->size = st->present ? (uint64_t)sb.st_size : 0;
+		if (img_is_local(m))
+			local_bind(m, st);
 		if (st->present && hash_host) {
 			strcpy(st->digest, "sha256-");
 			if (hash_file(m->entry, "sha256", st->digest + 7, sizeof(st->digest) - 7) < 0)
@@ -334,7 +368,7 @@ static int run_version_command(const struct manifest *m, const struct img_status
 	int netns = -1, p[2] = {-1, -1}, rc, status = 0;
 
 	out[0] = '\0';
-	snprintf(entry, sizeof(entry), m->source == MAN_SRC_HOST ? "%s" : IMG_MOUNT "/%s", m->entry);
+	img_entry_inside(m, entry, sizeof(entry));
 	for (size_t i = 0; i <= MAN_MAX_ARGV; i++)
 		argv[i] = m->version_command[i] && strcmp(m->version_command[i], "{entry}") == 0
 				  ? entry
@@ -543,13 +577,13 @@ int img_apply_to_sandbox(const struct manifest *m, const struct img_status *st, 
 	if (!st->present)
 		return hx_fail(err, HX_EXIT_HOST, ENOENT, "image %s is not present (harness images pull %s)", m->name,
 			       m->name);
-	if (m->source == MAN_SRC_HOST) {
-		snprintf(inside, sizeof(inside), "%s", m->entry);
-	} else {
+	img_entry_inside(m, inside, sizeof(inside));
+	if (m->source != MAN_SRC_HOST || img_is_local(m)) {
 		if (c->rootfs.nbinds == SBX_MAX_BINDS)
 			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "too many binds for the image");
-		c->rootfs.binds[c->rootfs.nbinds++] = (struct sbx_bind){.src = st->tree, .dst = IMG_MOUNT, .rw = false};
-		snprintf(inside, sizeof(inside), IMG_MOUNT "/%s", m->entry);
+		c->rootfs.binds[c->rootfs.nbinds++] =
+			img_is_local(m) ? (struct sbx_bind){.src = st->bind, .dst = st->bind_dst, .rw = false}
+					: (struct sbx_bind){.src = st->tree, .dst = IMG_MOUNT, .rw = false};
 	}
 	snprintf(dir, sizeof(dir), "%s", inside);
 	slash = strrchr(dir, '/');

@@ -23,6 +23,10 @@ struct img_status {
 	char digest[160];	 /* of the download, or of the host binary */
 	uint64_t size;		 /* bytes on disk */
 	char binary_version[96]; /* what the version command printed (first line); "" until img_binary_version */
+	/* a local build (a host binary outside /usr): what is bound at IMG_MOUNT, its folder when the sandbox user
+	 * may search it, else the binary alone (a private folder, as mktemp -d makes) */
+	char bind[PATH_MAX];
+	char bind_dst[PATH_MAX]; /* where it is bound: IMG_MOUNT, or IMG_MOUNT/<file name> for the binary alone */
 };
 
 /* The folder of the shipped manifests: $HARNESS_IMAGES_DIR, or images/ beside the binary's checkout,
@@ -61,6 +65,9 @@ int img_gc(struct img_cache *c, bool prune, struct img_gc_tally *t, struct hx_er
 int img_binary_version_strict(const struct manifest *m, struct img_status *st, struct hx_err *err);
 struct sbx_config;
 #define IMG_MOUNT "/opt/runtime"
+/* The entry's path inside the sandbox: IMG_MOUNT/<entry> for a downloaded image, the path itself for a host
+ * binary under /usr, IMG_MOUNT/<file name> for a local build. */
+void img_entry_inside(const struct manifest *m, char *buf, size_t len);
 /* Put a present image into a sandbox: its tree read-only at /opt/runtime (host images are already
  * under /usr), its environment, its entry's folder first on PATH and RUNTIME=<entry inside>. The bind
  * borrows st->tree: st must live as long as c (it was a copy per trial that nothing freed). */

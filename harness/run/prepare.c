@@ -139,7 +139,7 @@ static int prep_run(const struct scenario *s, const struct manifest *m, const st
 		return hx_syserr(err, "prepare: the host's network namespace");
 	if (img_npm_registry("", registry, sizeof(registry), err) < 0)
 		return -err->errnum;
-	snprintf(entry, sizeof(entry), m->source == MAN_SRC_HOST ? "%s" : IMG_MOUNT "/%s", m->entry);
+	img_entry_inside(m, entry, sizeof(entry));
 	snprintf(script, sizeof(script), "/scenario/%s", scn_script_for(s, m));
 	for (; m->run[i] && i < MAN_MAX_ARGV; i++) {
 		const char *t = m->run[i];

@@ -68,3 +68,71 @@ got = sorted((t["scenario"], t["runtime"], t["status"]) for t in d["trials"])
 assert got == [("http-hello", "mynode", "ok"), ("startup", "mynode", "ok")], got
 PY
 }
+
+# A local build: a copy of the node24 binary in a private folder (mktemp -d, 0700), named by its path.
+local_node() {
+	local src
+	src=$("$HARNESS" images path node24 2>/dev/null) || hx_skip "needs the node24 image (harness images pull node24)"
+	mkdir -p "$1"
+	cp "$src" "$1/node"
+}
+
+@test "a local build by path: bound into the sandbox, checked first, its sha256 and size recorded; two builds compared" {
+	need_root
+	a=$(mktemp -d) b=$(mktemp -d)
+	local_node "$a"
+	local_node "$b"
+	printf '\n' >>"$b/node" # another build: one byte more, still an ELF that runs
+	chmod 755 "$b"           # a folder others may search is bound whole (libraries beside the binary)
+	for x in a b; do
+		dir=${!x}
+		run --separate-stderr "$HARNESS" run --cpus 1 --runtimes "$dir/node" --profile quick --repeat 1 \
+			--requests 2000 --connections 50 --out "$x.json" startup http-hello
+		echo "$output$stderr"
+		[ "$status" -eq 0 ]
+		[[ "$stderr" == *"harness: run: $dir/node is node 24."* ]]
+		python3 - "$x.json" "$dir/node" <<'PY'
+import hashlib, json, os, sys
+d = json.load(open(sys.argv[1]))
+img, = d["images"]
+want = hashlib.sha256(open(sys.argv[2], "rb").read()).hexdigest()
+assert img["name"] == "node" and img["family"] == "node" and img["spec"] == sys.argv[2], img
+assert img["digest"] == "sha256-" + want and img["size_bytes"] == os.path.getsize(sys.argv[2]), img
+assert img["version"].startswith("24."), img
+got = sorted((t["scenario"], t["status"]) for t in d["trials"])
+assert got == [("http-hello", "ok"), ("startup", "ok")], got
+PY
+	done
+	# two builds under one name: different images, refused without the flag, compared with it
+	run --separate-stderr "$HARNESS" compare a.json b.json
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"images.node.digest differs"*"--allow-different-images compares them anyway"* ]]
+	run --separate-stderr "$HARNESS" compare --allow-different-images --fail-on none a.json b.json
+	echo "$output$stderr"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"images.node.digest: sha256-"*"(another image under this name: compared only with --allow-different-images)"* ]]
+	grep -E '^node +pinned +startup ms +[0-9.]+ +[0-9.]+ ' <<<"$output"
+	rm -rf "$a" "$b"
+}
+
+@test "a local build that cannot run in the sandbox is refused before the first trial" {
+	need_root
+	d=$(mktemp -d)
+	printf '#!/no/such/interpreter\n' >"$d/node"
+	chmod 755 "$d/node"
+	run --separate-stderr "$HARNESS" run --runtimes "$d/node" --profile quick --out r.json startup
+	echo "$stderr"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"runtime $d/node does not run in the sandbox (bound at /opt/runtime/node)"* ]]
+	! grep -q '"trials": \[.' r.json 2>/dev/null
+	# a file that is not executable, or whose name says no family, is refused at plan time
+	printf '#!/bin/sh\n' >"$d/mybuild"
+	run --separate-stderr "$HARNESS" run --runtimes "$d/mybuild" --out r.json startup
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"is not an executable file (chmod +x it)"* ]]
+	chmod +x "$d/mybuild"
+	run --separate-stderr "$HARNESS" run --runtimes "$d/mybuild" --out r.json startup
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"its file name says no family: name it node, bun, deno or workerd"* ]]
+	rm -rf "$d"
+}

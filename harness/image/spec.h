@@ -1,0 +1,23 @@
+/* What the command line names as a runtime, made a manifest: a shipped name or a manifest file (man_load), a
+ * local build by its path (a host manifest of the family its file name says), or an npm spec `family@version`
+ * (the family's platform package, resolved through the machine's npm configuration). docs/manifest.md. */
+#ifndef HX_SPEC_H
+#define HX_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "image/manifest.h"
+
+/* spec is "node24", "./mine.json", "./out/Release/node" or "node@26.10.0"; ret->spec keeps it when it was not a
+ * name or a manifest. A range (node@22) is resolved to one version, said in note ("" when there is nothing to
+ * say). */
+int img_spec_load(const char *spec, struct manifest *ret, char *note, size_t note_len, struct hx_err *err);
+/* A local build: a host binary outside /usr, which the sandbox sees bound at IMG_MOUNT. */
+bool img_is_local(const struct manifest *m);
+/* The version a version command's first line names: "v26.0.0-pre" -> "26.0.0-pre", "deno 2.9.6 (stable…)" ->
+ * "2.9.6"; "" when it names none. */
+void img_version_of(const char *line, char *buf, size_t len);
+
+#endif
