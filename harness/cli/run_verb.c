@@ -477,26 +477,30 @@ static int run_plan(const struct run_opts *o, char **names, int n, struct run_pl
 }
 
 /* A local build, before the first trial: its version command runs in its sandbox (the bind, the loader, its
- * libraries: what a trial needs), and what it prints is its version, so that a scenario's min_version applies. */
+ * libraries: what a trial needs); named by path, what it prints is its version, so that a scenario's min_version
+ * applies (a manifest says its own). */
 static int prepare_local(struct manifest *m, struct img_status *st, struct hx_err *err)
 {
+	const char *what = m->spec[0] ? m->spec : m->name;
 	char version[64];
 
 	if (!st->present)
-		return hx_fail(err, HX_EXIT_USAGE, ENOENT, "run: runtime %s: %s is gone or not executable", m->spec,
+		return hx_fail(err, HX_EXIT_USAGE, ENOENT, "run: runtime %s: %s is gone or not executable", what,
 			       m->entry);
 	if (img_binary_version_strict(m, st, err) < 0) {
 		err->exit = HX_EXIT_USAGE;
-		return hx_wrap(err, "run: runtime %s does not run in the sandbox (bound at %s)", m->spec, st->bind_dst);
+		return hx_wrap(err, "run: runtime %s does not run in the sandbox (bound at %s)", what, st->bind_dst);
 	}
 	img_version_of(st->binary_version, version, sizeof(version));
-	if (!version[0] || valid_label(version))
+	if (m->spec[0] && (!version[0] || valid_label(version)))
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
-			       "run: runtime %s: its version command printed '%.60s', which names no version", m->spec,
+			       "run: runtime %s: its version command printed '%.60s', which names no version", what,
 			       st->binary_version);
-	snprintf(m->version, sizeof(m->version), "%s", version);
-	fprintf(stderr, "harness: run: %s is %s %s (%s, sha256 %.12s…, %.1f MB)\n", m->spec, m->family, version,
-		st->bind_dst, st->digest + 7, (double)st->size / 1e6);
+	if (m->spec[0])
+		snprintf(m->version, sizeof(m->version), "%s", version);
+	fprintf(stderr, "harness: run: %s is %s %s (a local build at %s, sha256 %.12s…, %.1f MB)\n", what,
+		m->family[0] ? m->family : "a runtime", m->version, st->bind_dst, st->digest + 7,
+		(double)st->size / 1e6);
 	return 0;
 }
 

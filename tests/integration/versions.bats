@@ -136,3 +136,20 @@ PY
 	[[ "$stderr" == *"its file name says no family: name it node, bun, deno or workerd"* ]]
 	rm -rf "$d"
 }
+
+@test "a user's host manifest whose entry is a local build outside /usr runs it bound into the sandbox" {
+	need_root
+	d=$(mktemp -d)
+	local_node "$d"
+	cat >mine.json <<JSON
+{"name": "mine", "version": "24.0.0-mine", "kind": "runtime", "family": "node",
+ "source": {"type": "host", "path": "$d/node"}, "entry": "$d/node", "run": ["{entry}", "{script}"],
+ "version_command": ["{entry}", "--version"]}
+JSON
+	run --separate-stderr "$HARNESS" run --runtimes ./mine.json --profile quick --repeat 1 --out r.json startup
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"harness: run: mine is node 24.0.0-mine (a local build at /opt/runtime/node"* ]]
+	[ "$(python3 -c 'import json; d=json.load(open("r.json")); print(d["images"][0]["version"], d["trials"][0]["status"])')" = "24.0.0-mine ok" ]
+	rm -rf "$d"
+}
