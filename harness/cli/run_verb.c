@@ -250,7 +250,7 @@ static void plan_unique_name(const struct run_plan *p, struct manifest *m)
  * their manifests only (prepare pulls). */
 static int plan_images(const struct run_opts *o, struct run_plan *p, struct hx_err *err)
 {
-	static const char *const defaults[] = {"node20", "node22", "node24", "bun", "deno", "workerd"};
+	static const char *const defaults[] = {"node20", "node22", "node24", "node26", "bun", "deno", "workerd"};
 	char buf[1024], note[512], *save = NULL;
 
 	snprintf(buf, sizeof(buf), "%s", o->runtimes ? o->runtimes : "");
@@ -519,8 +519,9 @@ static int prepare_images(struct run_plan *p, struct hx_err *err)
 		struct hx_err pe = {0};
 
 		img_status(&cache, m, true, st, err);
-		if (rc == 0 && !st->present &&
-		    (img_pull(&cache, m, &pe) < 0 || img_status(&cache, m, true, st, &pe) < 0)) {
+		if (rc == 0 && ((!st->present && (img_spec_pin(m, &pe) < 0 || img_pull(&cache, m, &pe) < 0 ||
+						  img_status(&cache, m, true, st, &pe) < 0)) ||
+				(st->present && img_spec_pin(m, &pe) < 0))) {
 			if (p->runtimes_named) {
 				*err = pe;
 				rc = hx_wrap(err, "run: runtime %s", m->name);

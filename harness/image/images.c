@@ -53,6 +53,11 @@ static void cache_root(char *buf, size_t len)
 		snprintf(buf, len, "%s/.cache/harness", home ? home : "/tmp");
 }
 
+void img_cache_path(char *buf, size_t len)
+{
+	cache_root(buf, len);
+}
+
 int img_cache_open(struct img_cache *c, struct hx_err *err)
 {
 	char sub[PATH_MAX];
@@ -215,25 +220,33 @@ int img_npm_registry(const char *package, char *buf, size_t len, struct hx_err *
 		"npm_config_registry");
 }
 
+int img_npm_document(const char *package, char **ret, struct hx_err *err)
+{
+	char reg[1024], doc_url[2048], name[300];
+	const char *slash = strchr(package, '/');
+
+	if (img_npm_registry(package, reg, sizeof(reg), err) < 0)
+		return -err->errnum;
+	if (package[0] == '@' && slash)
+		snprintf(name, sizeof(name), "%.*s%%2f%s", (int)(slash - package), package, slash + 1);
+	else
+		snprintf(name, sizeof(name), "%s", package);
+	snprintf(doc_url, sizeof(doc_url), "%s%s%s", reg, reg[strlen(reg) - 1] == '/' ? "" : "/", name);
+	if (fetch_text(doc_url, "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8", ret, err) < 0)
+		return hx_wrap(err, "npm package %s", package);
+	return 0;
+}
+
 /* Ask the registry where the tarball of package@version is, and check it names the same bytes. */
 static int npm_tarball(const struct manifest *m, char *url, size_t len, struct hx_err *err)
 {
-	char reg[1024], doc_url[2048], name[300];
 	_cleanup_free_ char *doc = NULL;
 	const cJSON *ver, *dist, *tarball, *integrity;
 	cJSON *root;
-	const char *slash = strchr(m->package, '/');
 	int rc = 0;
 
-	if (img_npm_registry(m->package, reg, sizeof(reg), err) < 0)
-		return -err->errnum;
-	if (m->package[0] == '@' && slash)
-		snprintf(name, sizeof(name), "%.*s%%2f%s", (int)(slash - m->package), m->package, slash + 1);
-	else
-		snprintf(name, sizeof(name), "%s", m->package);
-	snprintf(doc_url, sizeof(doc_url), "%s%s%s", reg, reg[strlen(reg) - 1] == '/' ? "" : "/", name);
-	if (fetch_text(doc_url, "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8", &doc, err) < 0)
-		return hx_wrap(err, "image %s: npm package %s", m->name, m->package);
+	if (img_npm_document(m->package, &doc, err) < 0)
+		return hx_wrap(err, "image %s", m->name);
 	root = cJSON_Parse(doc);
 	ver = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "versions"), m->pkg_version);
 	dist = cJSON_GetObjectItemCaseSensitive(ver, "dist");

@@ -34,11 +34,15 @@ struct img_status {
 const char *img_manifest_dir(void);
 /* $HARNESS_CACHE_DIR, $XDG_CACHE_HOME/harness, /var/cache/harness for root, ~/.cache/harness. */
 int img_cache_open(struct img_cache *c, struct hx_err *err);
+/* The cache's folder, as img_cache_open would open it (nothing made). */
+void img_cache_path(char *buf, size_t len);
 void img_cache_close(struct img_cache *c);
 int img_status(struct img_cache *c, const struct manifest *m, bool hash_host, struct img_status *ret,
 	       struct hx_err *err);
 /* The registry URL npm uses for package (its scope's, else the default), from `npm config get`. */
 int img_npm_registry(const char *package, char *buf, size_t len, struct hx_err *err);
+/* The registry's document of package (the abbreviated one npm installs from: dist-tags, versions, dist). */
+int img_npm_document(const char *package, char **ret, struct hx_err *err);
 /* Fetch, verify, unpack (under the cache's lock); a no-op when present. */
 int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err);
 /* Re-hash the blob, check the tree's entry, run the version command. */

