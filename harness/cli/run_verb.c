@@ -531,11 +531,11 @@ static int prepare_images(struct run_plan *p, struct hx_err *err)
 			man_free(m);
 			continue;
 		}
-		if (img_is_local(m) && (rc = prepare_local(m, st, err)) < 0) {
+		if (man_is_local(m) && (rc = prepare_local(m, st, err)) < 0) {
 			man_free(m);
 			continue;
 		}
-		if (!img_is_local(m))
+		if (!man_is_local(m))
 			img_binary_version(m, st);
 		p->img[kept] = *m;
 		p->st[kept++] = *st;

@@ -20,7 +20,6 @@
 
 #include "base/cleanup.h"
 #include "image/fetch.h"
-#include "image/spec.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sbx_net.h"
 #include "image/unpack.h"
@@ -157,7 +156,7 @@ static void local_bind(const struct manifest *m, struct img_status *st)
 
 void img_entry_inside(const struct manifest *m, char *buf, size_t len)
 {
-	if (img_is_local(m))
+	if (man_is_local(m))
 		snprintf(buf, len, IMG_MOUNT "/%s", strrchr(m->entry, '/') + 1);
 	else if (m->source == MAN_SRC_HOST)
 		snprintf(buf, len, "%s", m->entry);
@@ -174,7 +173,7 @@ int img_status(struct img_cache *c, const struct manifest *m, bool hash_host, st
 		snprintf(st->entry, sizeof(st->entry), "%s", m->entry);
 		st->present = stat(m->entry, &sb) == 0 && (sb.st_mode & 0111);
 		st->size = st->present ? (uint64_t)sb.st_size : 0;
-		if (img_is_local(m))
+		if (man_is_local(m))
 			local_bind(m, st);
 		if (st->present && hash_host) {
 			strcpy(st->digest, "sha256-");
@@ -591,11 +590,11 @@ int img_apply_to_sandbox(const struct manifest *m, const struct img_status *st, 
 		return hx_fail(err, HX_EXIT_HOST, ENOENT, "image %s is not present (harness images pull %s)", m->name,
 			       m->name);
 	img_entry_inside(m, inside, sizeof(inside));
-	if (m->source != MAN_SRC_HOST || img_is_local(m)) {
+	if (m->source != MAN_SRC_HOST || man_is_local(m)) {
 		if (c->rootfs.nbinds == SBX_MAX_BINDS)
 			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "too many binds for the image");
 		c->rootfs.binds[c->rootfs.nbinds++] =
-			img_is_local(m) ? (struct sbx_bind){.src = st->bind, .dst = st->bind_dst, .rw = false}
+			man_is_local(m) ? (struct sbx_bind){.src = st->bind, .dst = st->bind_dst, .rw = false}
 					: (struct sbx_bind){.src = st->tree, .dst = IMG_MOUNT, .rw = false};
 	}
 	snprintf(dir, sizeof(dir), "%s", inside);

@@ -358,3 +358,8 @@ int man_version_cmp(const char *a, const char *b)
 			return x[i] < y[i] ? -1 : 1;
 	return 0;
 }
+
+bool man_is_local(const struct manifest *m)
+{
+	return m->source == MAN_SRC_HOST && strncmp(m->entry, "/usr/", 5) != 0;
+}

@@ -52,6 +52,8 @@ void man_free(struct manifest *m);
 /* The digest that names the image's bytes in the cache: "sha512-<hex>" or "sha256-<hex>"; "" for host. */
 void man_digest_id(const struct manifest *m, char *buf, size_t len);
 extern const char *const man_source_names[];
+/* A local build: a host binary outside /usr, which the sandbox sees bound at /opt/runtime (images.h). */
+bool man_is_local(const struct manifest *m);
 /* The family a binary's file name says: "node", "node-main" and "node_pr" are node; "" when none. */
 const char *man_family_of_file(const char *path);
 /* Compare dotted versions by their numbers ("22.5" < "22.23.5"; a leading 'v' is ignored): <0, 0, >0. */

@@ -34,11 +34,6 @@ static int family_template(const char *family, struct manifest *ret, struct hx_e
 	return hx_fail(err, HX_EXIT_INTERNAL, EINVAL, "no family %s", family);
 }
 
-bool img_is_local(const struct manifest *m)
-{
-	return m->source == MAN_SRC_HOST && strncmp(m->entry, "/usr/", 5) != 0;
-}
-
 void img_version_of(const char *line, char *buf, size_t len)
 {
 	const char *p = line;

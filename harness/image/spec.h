@@ -19,8 +19,6 @@ int img_spec_load(const char *spec, struct manifest *ret, char *note, size_t not
 int img_spec_pin(const struct manifest *m, struct hx_err *err);
 /* The pinned specs' manifests in the cache, by name ("node-26.10.0"), into names (at most max). */
 size_t img_spec_pins(char names[][64], size_t max);
-/* A local build: a host binary outside /usr, which the sandbox sees bound at IMG_MOUNT. */
-bool img_is_local(const struct manifest *m);
 /* The version a version command's first line names: "v26.0.0-pre" -> "26.0.0-pre", "deno 2.9.6 (stable…)" ->
  * "2.9.6"; "" when it names none. */
 void img_version_of(const char *line, char *buf, size_t len);
