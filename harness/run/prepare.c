@@ -288,6 +288,9 @@ int prep_gc_keep(struct img_cache *c, const char *scenarios, struct prep_keep *r
 	if (!d)
 		return hx_fail(err, HX_EXIT_HOST, errno, "images gc: cannot read %s (%s): nothing removed", scenarios,
 			       strerror(errno));
+	if (access(img_manifest_dir(), R_OK | X_OK) < 0) /* keep_shipped reads it */
+		return hx_fail(err, HX_EXIT_HOST, errno, "images gc: cannot read %s (%s): nothing removed",
+			       img_manifest_dir(), strerror(errno));
 	while ((de = readdir(d))) {
 		char file[PATH_MAX * 2];
 
