@@ -52,7 +52,9 @@ struct run_opts {
 
 static const struct hx_opt run_tab[] = {
 	{"runtimes", 0, OPT_STR, offsetof(struct run_opts, runtimes), "LIST",
-	 .help = "images to run, comma-separated (default: every shipped runtime image, pulled when absent)"},
+	 .help = "runtimes to run, comma-separated: shipped names (node24), manifest files, npm specs (node@26.10.0, "
+		 "node@22) or local builds' paths (./out/Release/node) (default: every shipped runtime image, pulled "
+		 "when absent)"},
 	{"cpus", 0, OPT_UINT, offsetof(struct run_opts, cpus), "N",
 	 .help = "CPU budget of the runtime (default: from the host, at most 4)", .min = 1, .max = CG_MAX_CPUS},
 	{"client-cpus", 0, OPT_UINT, offsetof(struct run_opts, client_cpus), "N",
@@ -1280,9 +1282,10 @@ int verb_run(int argc, char **argv)
 	if (o.help) {
 		opt_print_help(
 			stdout, "harness run [SCENARIO...] [OPTIONS]",
-			"Run scenarios (default: startup and http-hello) on runtimes (default: every runtime image,\n"
-			"pulled when absent) in sandboxed, pinned slices (--no-sandbox: out of the sandbox, for\n"
-			"comparison); interleave the trials; print a table and write the results file after every\n"
+			"Run scenarios (default: startup and http-hello) on every runtime of a family they support\n"
+			"(default runtimes: every shipped runtime image, pulled when absent) in sandboxed, pinned\n"
+			"slices (--no-sandbox: out of the sandbox, for comparison); interleave the trials; print a "
+			"table and write the results file after every\n"
 			"trial. Exit 1 when a trial failed or had errors.",
 			run_tab);
 		return HX_EXIT_OK;
