@@ -1284,9 +1284,9 @@ int verb_run(int argc, char **argv)
 			stdout, "harness run [SCENARIO...] [OPTIONS]",
 			"Run scenarios (default: startup and http-hello) on every runtime of a family they support\n"
 			"(default runtimes: every shipped runtime image, pulled when absent) in sandboxed, pinned\n"
-			"slices (--no-sandbox: out of the sandbox, for comparison); interleave the trials; print a "
-			"table and write the results file after every\n"
-			"trial. Exit 1 when a trial failed or had errors.",
+			"slices (--no-sandbox: out of the sandbox, for comparison); interleave the trials; print a\n"
+			"table and write the results file after every trial. Exit 1 when a trial failed or had\n"
+			"errors.",
 			run_tab);
 		return HX_EXIT_OK;
 	}
