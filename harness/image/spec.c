@@ -199,6 +199,15 @@ static void pin_path(const char *name, char *buf, size_t len)
 	snprintf(buf, len, "%s/" SPEC_PINS "/%s.json", root, name);
 }
 
+bool img_npm_pick(const char *doc, const char *range, char *ret, size_t len)
+{
+	cJSON *root = cJSON_Parse(doc);
+	bool ok = range_ok(range) && pick_version(root, range, ret, len);
+
+	cJSON_Delete(root);
+	return ok;
+}
+
 /* The registry's version and integrity for the spec, into m (the family's shipped image as a template). */
 static int npm_resolve(const char *spec, const char *range, struct manifest *m, struct hx_err *err)
 {

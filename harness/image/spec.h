@@ -19,6 +19,9 @@ int img_spec_load(const char *spec, struct manifest *ret, char *note, size_t not
 int img_spec_pin(const struct manifest *m, struct hx_err *err);
 /* The pinned specs' manifests in the cache, by name ("node-26.10.0"), into names (at most max). */
 size_t img_spec_pins(char names[][64], size_t max);
+/* The version of a registry document (its text) that range names: itself (26.10.0), the newest release of a
+ * prefix (22, 22.5; no pre-release), or dist-tags.latest; false when none (or the range is not one). */
+bool img_npm_pick(const char *doc, const char *range, char *ret, size_t len);
 /* The version a version command's first line names: "v26.0.0-pre" -> "26.0.0-pre", "deno 2.9.6 (stable…)" ->
  * "2.9.6"; "" when it names none. */
 void img_version_of(const char *line, char *buf, size_t len);
