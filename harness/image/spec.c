@@ -270,8 +270,12 @@ static int npm_spec(const char *spec, const char *family, const char *range, str
 		snprintf(m->spec, sizeof(m->spec), "%s", spec);
 		return 0;
 	}
-	if (family_template(family, m, err) < 0 || npm_resolve(spec, range, m, err) < 0)
+	if (family_template(family, m, err) < 0)
 		return -err->errnum;
+	if (npm_resolve(spec, range, m, err) < 0) {
+		man_free(m);
+		return -err->errnum;
+	}
 	snprintf(m->spec, sizeof(m->spec), "%s", spec);
 	snprintf(m->file, sizeof(m->file), "%s", spec);
 	pin_path(m->name, pin, sizeof(pin));
@@ -280,6 +284,8 @@ static int npm_spec(const char *spec, const char *family, const char *range, str
 		bool same = strcmp(pinned.integrity, integrity) == 0;
 
 		man_free(&pinned);
+		if (!same)
+			man_free(m);
 		if (!same)
 			return hx_fail(err, HX_EXIT_HOST, EBADMSG,
 				       "runtime %s: the registry's integrity for %s@%s is %s, pinned in %s as another: "

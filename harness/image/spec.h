@@ -12,7 +12,7 @@
 
 /* spec is "node24", "./mine.json", "./out/Release/node" or "node@26.10.0"; ret->spec keeps it when it was not a
  * name or a manifest. A range (node@22) is resolved to one version, said in note ("" when there is nothing to
- * say). */
+ * say). On failure nothing is left to free in ret. */
 int img_spec_load(const char *spec, struct manifest *ret, char *note, size_t note_len, struct hx_err *err);
 /* An npm spec's manifest written into the cache (<cache>/manifests/<name>.json) unless there: later runs of
  * the exact version take it without the registry, and images ls lists it. A no-op for other manifests. */
