@@ -1,8 +1,9 @@
 # harness: build, test, install. GNU make.
 
 VERSION := 0.1.0
-# Without .git (an action's download): HARNESS_COMMIT, else the workflow's GITHUB_SHA.
-COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo "$${HARNESS_COMMIT:-$${GITHUB_SHA:-unknown}}" | cut -c1-12)
+# Without .git (an action's download): HARNESS_COMMIT (the action sets its own ref), never the calling
+# workflow's GITHUB_SHA, which is another repository's commit (results record that as harness.ci.commit).
+COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo "$${HARNESS_COMMIT:-unknown}" | cut -c1-12)
 
 PKGS := libseccomp libcap libcurl libcjson libarchive openssl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -29,7 +30,7 @@ HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
 SOURCES := $(wildcard harness/*/*.[ch] cgroups/*.[ch] tests/unit/*.[ch] tests/helpers/*.c)
 
-.PHONY: all test test-busy check-tree unit integration guest asan install deps format format-check run clean
+.PHONY: all test test-busy check-tree unit integration guest asan install deps test-deps format format-check run clean
 
 # The binary is bin/harness: ./harness is the folder of its sources.
 all: bin/harness
@@ -64,7 +65,7 @@ $(BUILD)/helpers/%: tests/helpers/%.c
 
 # The README's test command: the dependency check, then unit tests, integration tests on this host and
 # the cgroup v2 guest tests. The check comes first and alone: the build needs what it installs.
-test: deps
+test: test-deps
 	tests/check-tree.sh
 	$(MAKE) bin/harness $(UNIT_BIN) $(HELPER_BIN)
 	$(MAKE) images
@@ -76,7 +77,7 @@ images: bin/harness
 	bin/harness images pull --all
 
 # The same with a `harness run` looping beside the suites (a busy host: tests judge only what they made).
-test-busy: deps
+test-busy: test-deps
 	$(MAKE) bin/harness $(UNIT_BIN) $(HELPER_BIN)
 	$(MAKE) images
 	tests/run.sh --build $(BUILD) --busy all
@@ -101,7 +102,7 @@ asan:
 
 # The same build of bin/harness (as build-asan/bin/harness) running the host integration suite with the
 # test helpers of $(BUILD); any sanitizer report fails it (tests/asan-integration.sh). ASAN_FILES: the bats
-# files (default all but ci.bats).
+# files (default all but ci.bats and fresh.bats).
 .PHONY: asan-integration
 asan-integration: $(HELPER_BIN)
 	$(MAKE) BUILD=build-asan OPT='$(ASAN_OPT)' LDFLAGS='-fsanitize=address,undefined' build-asan/bin/harness
@@ -117,8 +118,11 @@ install: bin/harness
 	install -d $(DESTDIR)$(PREFIX)/share/harness
 	cp -R images scenarios $(DESTDIR)$(PREFIX)/share/harness/
 
+# Two dependency sets (ci/deps.sh): what building and `make run` need, and that plus what the tests need.
 deps:
-	@ci/deps.sh
+	@ci/deps.sh run
+test-deps:
+	@ci/deps.sh test
 
 format:
 	clang-format -i $(SOURCES)
@@ -126,11 +130,13 @@ format:
 format-check:
 	clang-format --dry-run --Werror $(SOURCES)
 
-# The main job: everything a fresh machine needs, the host report (informational), then the default suite.
+# The main job: everything a fresh machine needs, the host report (informational), then the default suite
+# (RUN_ARGS: other arguments of harness run).
+RUN_ARGS ?=
 run: deps
 	$(MAKE) all
 	-bin/harness doctor
-	bin/harness run
+	bin/harness run $(RUN_ARGS)
 
 clean:
 	rm -rf $(BUILD) build-asan bin .git-commit

@@ -26,7 +26,8 @@ trap 'rm -rf "$out"' EXIT
 one() {
 	local rc=0
 	"$harness" compare --format json "${extra[@]}" "$1" "$2" >"$out/c.json" 2>"$out/c.err" || rc=$?
-	[ $rc -le 1 ] || { cat "$out/c.err" >&2; exit 1; }
+	# 0 passed, 1 failed, 5 not judged (too few trials for any verdict)
+	[ $rc -le 1 ] || [ $rc -eq 5 ] || { cat "$out/c.err" >&2; exit 1; }
 	python3 -c 'import json, sys; print(sys.argv[1], ";".join(r["verdict"] for r in json.load(open(sys.argv[2]))["rows"]))' \
 		$rc "$out/c.json"
 }
@@ -69,9 +70,10 @@ for name, what in (("real", "pairs of real runs (drift between runs included)"),
     if not lines:
         continue
     fails = sum(1 for rc, _ in lines if rc == "1")
+    unjudged = sum(1 for rc, _ in lines if rc == "5")
     verdicts = collections.Counter(v for _, vs in lines for v in vs.split(";"))
     rows = sum(verdicts.values())
-    print("%s: %d comparisons, %d failed the gate (%.1f%%); rows: %s" % (
-        what, len(lines), fails, 100.0 * fails / len(lines),
+    print("%s: %d comparisons, %d failed the gate (%.1f%%), %d not judged; rows: %s" % (
+        what, len(lines), fails, 100.0 * fails / len(lines), unjudged,
         ", ".join("%s %d (%.1f%%)" % (v, c, 100.0 * c / rows) for v, c in sorted(verdicts.items()))))
 PY

@@ -79,7 +79,8 @@ print("%-11s %-7s %-11s %10s %10s %8s %15s %7s  %-26s %s" % (
 for r in cmp["rows"]:
     if r["metric"] not in ("rps", "startup_median_ms"):
         continue
-    ratio, lo, hi = r["ratio"], r["ci_low"], r["ci_high"]
+    # a row with too few trials for any verdict has no CI (docs/statistics.md)
+    ratio, lo, hi = r["ratio"], r.get("ci_low", float("nan")), r.get("ci_high", float("nan"))
     # what the sandbox costs, as a share of the bare figure: its estimate and 95% CI
     to_cost = (lambda x: 1 / x - 1) if r["higher_is_better"] else (lambda x: x - 1)
     cost = to_cost(ratio)

@@ -4,11 +4,13 @@
 # jobs), runs harness as root in a delegated systemd scope where systemd runs the machine (on GitHub's
 # runners harness would otherwise start in the runner's shared service cgroup and refuse), writes the host
 # facts, the Markdown table and a comparison with a baseline to the job summary, and the paths to
-# GITHUB_OUTPUT. Exit: harness run's status, else compare's (1: a significant regression; a baseline that
-# compare refuses, from other hardware or images, is said in the summary and fails nothing).
-#   inputs (environment): HARNESS_SCENARIOS HARNESS_RUNTIMES HARNESS_CPUS HARNESS_MODE HARNESS_PROFILE
+# GITHUB_OUTPUT. Exit: harness run's status, else compare's (1: a significant regression; 5: no row had the
+# trials for a verdict, not a pass; a baseline that compare refuses, from other hardware or images, is said in
+# the summary and fails nothing).
+#   inputs (environment): HARNESS_SCENARIOS HARNESS_RUNTIMES HARNESS_CPUS (empty: the most the runner allows)
+#                         HARNESS_MODE HARNESS_PROFILE
 #                         HARNESS_SHARD (I/N) HARNESS_BASELINE (a results file) HARNESS_CONNECTIONS
-#                         HARNESS_REQUESTS HARNESS_REPEAT HARNESS_CACHE_DIR
+#                         HARNESS_REQUESTS HARNESS_REPEAT HARNESS_PRECISION (run's --precision) HARNESS_CACHE_DIR
 #                         HARNESS_FAIL_ON (compare's --fail-on: regression, quiet-regression or none)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,12 +20,18 @@ name=harness${HARNESS_SHARD:+-shard-${HARNESS_SHARD//\//-of-}}
 out=$tmp/$name.json table=$tmp/$name.md compare=$tmp/$name-compare.md
 export HARNESS_CACHE_DIR=${HARNESS_CACHE_DIR:-$tmp/harness-cache}
 
-# As root (sudo on a runner, where the job runs as a user), with harness's variables kept.
+# As root (sudo on a runner, where the job runs as a user), with harness's variables kept and the job's
+# identity (the results record the calling repository's commit beside harness's own: harness.ci).
 as_root() {
 	if [ "$(id -u)" = 0 ]; then
 		"$@"
 	else
-		sudo env HARNESS_CACHE_DIR="$HARNESS_CACHE_DIR" ${HARNESS_COMMIT:+HARNESS_COMMIT="$HARNESS_COMMIT"} "$@"
+		local keep=() v
+		for v in HARNESS_CACHE_DIR HARNESS_COMMIT HARNESS_ACTION_REF GITHUB_ACTIONS GITHUB_REPOSITORY GITHUB_SHA \
+			GITHUB_REF GITHUB_RUN_ID; do
+			[ -z "${!v:-}" ] || keep+=("$v=${!v}")
+		done
+		sudo env "${keep[@]}" "$@"
 	fi
 }
 
@@ -42,19 +50,32 @@ host_facts() {
 	cg=$(stat -fc %T /sys/fs/cgroup 2>/dev/null || echo unknown)
 	echo "**Host**: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), " \
 		"$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo), $distro, kernel $(uname -r)," \
-		"cgroup $([ "$cg" = cgroup2fs ] && echo v2 || echo "v1/hybrid"), commit ${GITHUB_SHA:-unknown}"
+		"cgroup $([ "$cg" = cgroup2fs ] && echo v2 || echo "v1/hybrid"), commit ${GITHUB_SHA:-unknown}" \
+		"(harness ${HARNESS_ACTION_REF:-$("$harness" --version 2>/dev/null | sed -n 's/.*commit \([^)]*\)).*/\1/p')})"
 }
 
-args=(--cpus "${HARNESS_CPUS:-2}" --mode "${HARNESS_MODE:-pinned}" --profile "${HARNESS_PROFILE:-quick}"
+# The CPU budget: the input, else the most this runner gives the runtime with the client's CPU kept (a private
+# repository's 2-vCPU runner gives 1; asking 2 there would exit 3).
+cpus=${HARNESS_CPUS:-}
+budget_line="**CPU budget**: $cpus CPU(s) for the runtime (the \`cpus\` input)"
+if [ -z "$cpus" ]; then
+	cpus=$(as_root "$harness" doctor --json 2>/dev/null | sed -n 's/.*"max_pinned_cpus":[[:space:]]*\([0-9]*\).*/\1/p' | head -1)
+	[ -n "$cpus" ] && [ "$cpus" -gt 0 ] || cpus=1
+	budget_line="**CPU budget**: $cpus CPU(s) for the runtime, the most this $(nproc)-CPU runner gives with the load client's CPU kept (set the \`cpus\` input to choose)"
+fi
+
+args=(--cpus "$cpus" --mode "${HARNESS_MODE:-pinned}" --profile "${HARNESS_PROFILE:-quick}"
 	--out "$out" --format md)
 [ -n "${HARNESS_RUNTIMES:-}" ] && args+=(--runtimes "$HARNESS_RUNTIMES")
 [ -n "${HARNESS_REPEAT:-}" ] && args+=(--repeat "$HARNESS_REPEAT")
+[ -n "${HARNESS_PRECISION:-}" ] && args+=(--precision "$HARNESS_PRECISION")
 [ -n "${HARNESS_SHARD:-}" ] && args+=(--shard "$HARNESS_SHARD")
 [ -n "${HARNESS_CONNECTIONS:-}" ] && args+=(--connections "$HARNESS_CONNECTIONS")
 [ -n "${HARNESS_REQUESTS:-}" ] && args+=(--requests "$HARNESS_REQUESTS")
 read -r -a scenarios <<<"${HARNESS_SCENARIOS:-startup http-hello}"
 
 host_facts
+echo "$budget_line"
 as_root "$harness" doctor || true
 # The images first, so that a cold cache is filled (and said) before any trial starts.
 if [ -n "${HARNESS_RUNTIMES:-}" ]; then
@@ -89,6 +110,8 @@ if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
 	{
 		echo "## harness${HARNESS_SHARD:+ (shard $HARNESS_SHARD)}"
 		host_facts
+		echo
+		echo "$budget_line"
 		echo
 		cat "$table"
 		if [ -n "$compared" ]; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs harness's test suites (TAP from cmocka and bats), shows their output and ends with one line:
 # "N passed, N failed, N skipped". Exit status is non-zero when anything failed or a suite crashed.
-#   tests/run.sh [--build DIR] [--busy] lint|unit|integration|guest|all
+#   tests/run.sh [--build DIR] [--busy] lint|unit|stats|integration|guest|all
 #   tests/run.sh [--build DIR] [--busy] integration|guest FILE.bats [FILTER]   (one file; FILTER: a regex
 #                                                                               of test names, bats -f)
 #   tests/run.sh [--build DIR] unit test_opt                                    (one unit test program)
@@ -82,6 +82,12 @@ unit() {
 	fi
 }
 
+# The verdict rule of compare against known truth: simulated results through the real binary, scipy the oracle
+# (Debian's python3-scipy and numpy, hence /usr/bin/python3).
+stats() {
+	run_suite stats /usr/bin/python3 "$here/stats/check_compare.py" "$harness"
+}
+
 # A FILE argument: a name in tests/integration ("run.bats", "run") or a path.
 bats_file() {
 	local f=$1
@@ -158,16 +164,18 @@ stop_busy() {
 case "$what" in
 lint) run_suite lint "$here/lint.sh" ;;
 unit) unit ;;
+stats) stats ;;
 integration) integration ;;
 guest) guest ;;
 all)
 	run_suite lint "$here/lint.sh"
 	unit
+	stats
 	integration
 	guest
 	;;
 *)
-	echo "usage: tests/run.sh [--build DIR] [--harness FILE] [--busy] lint|unit|integration|guest|all [FILE [FILTER]]" >&2
+	echo "usage: tests/run.sh [--build DIR] [--harness FILE] [--busy] lint|unit|stats|integration|guest|all [FILE [FILTER]]" >&2
 	exit 2
 	;;
 esac

@@ -126,7 +126,9 @@ static int compare(const char *pa, const char *pb, const struct cmp_opts *o, enu
 			     "compare: no scenario x runtime x mode x metric with passed trials in both files");
 	else {
 		cmp_render(&a.side, &b.side, o, &r, f, stdout);
-		rc = r.failing ? HX_EXIT_VERDICT : HX_EXIT_OK;
+		rc = r.gate == CMP_GATE_FAILED	   ? HX_EXIT_VERDICT
+		     : r.gate == CMP_GATE_UNJUDGED ? CMP_EXIT_UNJUDGED
+						   : HX_EXIT_OK;
 	}
 	cmp_result_free(&r);
 	unload(&a);
@@ -151,10 +153,12 @@ int verb_compare(int argc, char **argv)
 			"                [--fail-on regression|quiet-regression|none] [--allow-different-host]\n"
 			"                [--allow-different-images]",
 			"Compare two results files: per scenario, runtime, mode and metric in both, the medians,\n"
-			"their ratio B/A with a bootstrap CI, a Mann-Whitney p and a verdict (better, worse, no\n"
-			"significant change, or inconclusive with the trials that would settle it).\n"
-			"Exit 1 when a row is a significant regression beyond the threshold; exit 2 when the\n"
-			"files come from different hosts, CPU plans or runtime images.",
+			"their ratio B/A with a bootstrap CI, a Mann-Whitney p (Holm-adjusted over the rows) and a\n"
+			"verdict: better, worse, below threshold, equivalent, inconclusive (with the trials that\n"
+			"would settle it) or too few trials.\n"
+			"Exit 1 when a row is a significant regression beyond the threshold; exit 5 when no gated\n"
+			"row had the trials for any verdict (not a pass); exit 2 when the files come from\n"
+			"different hosts, CPU plans or runtime images.",
 			compare_tab);
 		return HX_EXIT_OK;
 	}

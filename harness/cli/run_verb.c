@@ -86,7 +86,8 @@ static const struct hx_opt run_tab[] = {
 	 .help = "run the I-th of N deterministic parts of the trial plan, balanced by expected time (harness merge)"},
 	{"precision", 0, OPT_PERCENT, offsetof(struct run_opts, precision), "P%",
 	 .help = "after the repeat, add rounds of interleaved trials until every cell's median is known to within P "
-		 "(95% CI half-width), or --max-repeat or --cap is reached (docs/statistics.md)",
+		 "(a CI of the median judged at 10, 15, 20, 30, 50 and 100 trials), or --max-repeat or --cap is "
+		 "reached (docs/statistics.md)",
 	 .min = 0.01, .max = 50},
 	{"max-repeat", 0, OPT_UINT, offsetof(struct run_opts, max_repeat), "N",
 	 .help = "with --precision: at most N trials per cell (default 30)", .min = 1, .max = 10000},

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cgroups/cg.h"
+#include "cgroups/plan.h"
 #include "cgroups/topo.h"
 #include "base/cleanup.h"
 #include "base/opt.h"
@@ -313,6 +314,21 @@ static void probe_isolation(cJSON *root)
 	cJSON_AddStringToObject(o, "why", why);
 }
 
+/* The largest pinned budget this host gives the runtime with the client's default CPU kept: what a CI job that
+ * lands on a runner of unknown size should ask for (0: none). */
+static unsigned max_pinned_cpus(unsigned usable)
+{
+	for (unsigned n = usable; n >= 1; n--) {
+		struct cg_budget b = {.mode = CG_CPU_PINNED, .cpus = n};
+		struct cg_slice_plan plan;
+		struct hx_err e = {0};
+
+		if (cg_plan_host(&b, &plan, &e) == 0)
+			return n;
+	}
+	return 0;
+}
+
 int doctor_probe(const char *sysfs_root, char **ret_json, int *ret_pinned_ok, char *why, size_t why_len,
 		 struct hx_err *err)
 {
@@ -338,6 +354,7 @@ int doctor_probe(const char *sysfs_root, char **ret_json, int *ret_pinned_ok, ch
 			 usable);
 	*ret_pinned_ok = !why[0];
 	cJSON_AddBoolToObject(root, "pinned_possible", *ret_pinned_ok);
+	cJSON_AddNumberToObject(root, "max_pinned_cpus", *ret_pinned_ok ? max_pinned_cpus(usable) : 0);
 	if (why[0])
 		cJSON_AddStringToObject(root, "reason", why);
 	*ret_json = cJSON_PrintUnformatted(root);

@@ -57,24 +57,56 @@ void img_cache_path(char *buf, size_t len)
 	cache_root(buf, len);
 }
 
+/* Root's cache is made by root on first use (0755 whatever the umask: users read it); to anyone else it is
+ * read-only when it exists and they cannot write it. A missing one is not read-only: a fresh machine has none. */
+static int system_cache_prepare(struct img_cache *c, struct hx_err *err)
+{
+	if (access(c->root, W_OK) == 0)
+		return 0;
+	c->ro_errno = errno;
+	if (errno != ENOENT || geteuid() != 0 || sbx_userns_active(NULL)) {
+		c->readonly = true;
+		return 0;
+	}
+	if (mkdir(c->root, 0755) < 0 && errno != EEXIST)
+		return hx_fail(err, HX_EXIT_HOST, errno,
+			       "image cache: root cannot create %s: %s (set HARNESS_CACHE_DIR)", c->root,
+			       strerror(errno));
+	if (chmod(c->root, 0755) < 0)
+		return hx_syserr(err, "image cache: chmod %s", c->root);
+	c->ro_errno = 0;
+	return 0;
+}
+
 int img_cache_open(struct img_cache *c, struct hx_err *err)
 {
 	char sub[PATH_MAX];
+	int rc;
 
 	cache_root(c->root, sizeof(c->root));
-	c->readonly = strcmp(c->root, IMG_SYSTEM_CACHE) == 0 && access(c->root, W_OK) < 0;
+	c->readonly = false;
+	c->ro_errno = 0;
+	if (strcmp(c->root, IMG_SYSTEM_CACHE) == 0 && system_cache_prepare(c, err) < 0)
+		return -err->errnum;
 	for (int i = 0; i < 2 && !c->readonly; i++) {
 		snprintf(sub, sizeof(sub), "%s/%s", c->root, i ? "trees" : "blobs");
-		if (util_mkdir_p(sub, 0755) < 0)
-			return hx_fail(err, HX_EXIT_HOST, errno,
-				       "image cache: cannot create %s: %s (set HARNESS_CACHE_DIR)", sub,
-				       strerror(errno));
+		if ((rc = util_mkdir_p(sub, 0755)) < 0)
+			return hx_fail(err, HX_EXIT_HOST, -rc,
+				       "image cache: uid %u cannot create %s: %s (set HARNESS_CACHE_DIR to a folder it "
+				       "may write)",
+				       (unsigned)geteuid(), sub, strerror(-rc));
 	}
 	snprintf(sub, sizeof(sub), "%s/lock", c->root);
 	c->lock_fd = c->readonly ? open(sub, O_RDONLY | O_CLOEXEC) /* flock needs no write access */
 				 : open(sub, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (c->lock_fd < 0 && !(c->readonly && errno == ENOENT))
-		return hx_syserr(err, "image cache: %s", sub);
+		return errno == EACCES || errno == EPERM || errno == EROFS
+			       ? hx_fail(err, HX_EXIT_HOST, errno,
+					 "image cache: uid %u cannot open %s %s: %s (set HARNESS_CACHE_DIR to a folder "
+					 "it may write)",
+					 (unsigned)geteuid(), sub, c->readonly ? "for reading" : "for writing",
+					 strerror(errno))
+			       : hx_syserr(err, "image cache: %s", sub);
 	return 0;
 }
 
@@ -324,10 +356,11 @@ int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 		return 0;
 	}
 	if (c->readonly)
-		return hx_fail(err, HX_EXIT_HOST, EACCES,
-			       "image %s is not in %s, which is root's: pull it as root (harness images pull %s), or "
-			       "set XDG_CACHE_HOME for a cache of your own",
-			       m->name, c->root, m->name);
+		return hx_fail(
+			err, HX_EXIT_HOST, EACCES,
+			"image %s is not in %s, and uid %u may not write there (%s): pull it as root (sudo harness "
+			"images pull %s), or set XDG_CACHE_HOME for a cache of your own",
+			m->name, c->root, (unsigned)geteuid(), strerror(c->ro_errno ? c->ro_errno : EACCES), m->name);
 	if (cache_lock(c, err) < 0)
 		return -err->errnum;
 	rc = img_status(c, m, false, &st, err);

@@ -14,6 +14,7 @@ struct img_cache {
 	char root[PATH_MAX];
 	int lock_fd;
 	bool readonly; /* root's cache read by a user: present images only, no pulls */
+	int ro_errno;  /* why it is read-only (access(2)'s errno) */
 };
 
 struct img_status {

@@ -6,10 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cleanup.h"
 #include "report/stats.h"
 
-#define CMP_POWER      0.8
-#define CMP_TRIALS_CAP 10000
+#define CMP_POWER 0.8
+/* Outside noise: evidence of work that was not the runtime's (a hypervisor, foreign tasks on its CPUs, a slice
+ * held off its CPUs). The other reasons (stall, spread, throttled, cpu_pressure, client_saturated) a slower
+ * runtime can cause itself: they never excuse its regression. */
+#define CMP_OUTSIDE_NOISE ((1u << RES_NOISY_STEAL) | (1u << RES_NOISY_FOREIGN) | (1u << RES_NOISY_CONTENDED))
 
 /* What each compared metric is: bigger or smaller is better, whether it gates, how people read it. The failure
  * counts (errors, lost, script_errors) are not compared: the run's verdict judges them. The load client's CPU per
@@ -71,13 +75,22 @@ static struct cmp_cell *cell_of(struct cmp_cell *cells, size_t n, const char *sc
 	return NULL;
 }
 
-static int cell_add(struct cmp_cell *c, double v)
+static int cell_add(struct cmp_cell *c, double v, const struct trial_result *t)
 {
 	double *nv = realloc(c->v, (c->n + 1) * sizeof(*nv));
+	unsigned *nt, *nw;
 
-	if (!nv)
+	if (nv)
+		c->v = nv;
+	nt = nv ? realloc(c->trial, (c->n + 1) * sizeof(*nt)) : NULL;
+	if (nt)
+		c->trial = nt;
+	nw = nt ? realloc(c->why, (c->n + 1) * sizeof(*nw)) : NULL;
+	if (!nw)
 		return -1;
-	c->v = nv;
+	c->why = nw;
+	c->trial[c->n] = t->trial;
+	c->why[c->n] = res_trial_noisy(t);
 	c->v[c->n++] = v;
 	return 0;
 }
@@ -124,7 +137,7 @@ int cmp_cells_from(const struct res_doc *d, struct cmp_cell **ret, size_t *ret_n
 				return hx_fail(err, HX_EXIT_USAGE, E2BIG,
 					       "more than %d scenario x runtime x mode x metric cells", CMP_MAX_CELLS);
 			}
-			if (cell_add(c, v) < 0) {
+			if (cell_add(c, v, t) < 0) {
 				cmp_cells_free(cells, n);
 				return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 			}
@@ -138,8 +151,11 @@ int cmp_cells_from(const struct res_doc *d, struct cmp_cell **ret, size_t *ret_n
 
 void cmp_cells_free(struct cmp_cell *cells, size_t n)
 {
-	for (size_t i = 0; cells && i < n; i++)
+	for (size_t i = 0; cells && i < n; i++) {
 		free(cells[i].v);
+		free(cells[i].trial);
+		free(cells[i].why);
+	}
 	free(cells);
 }
 
@@ -155,28 +171,42 @@ static double cv_of(const double *v, size_t n)
 	return n > 1 && m != 0 ? sqrt(q / (double)(n - 1)) / fabs(m) : 0;
 }
 
-/* Significant: the rank test and the CI agree that the medians differ. A verdict of better or worse needs the
- * estimate beyond the threshold too; a CI that reaches past the threshold on either side without that is
- * inconclusive: the data cannot rule out a change people would care about. The gate is stricter than the
- * verdict: the CI must lie wholly beyond the threshold, so a dozen rows of an A/A comparison at alpha 0.05 do
- * not add up to a false alarm in one run of twenty (bench/compare-aa.sh measures it). */
-static void verdict(struct cmp_row *r, const struct cmp_opts *o)
-{
-	double est = r->ratio.estimate, lo = r->ratio.low, hi = r->ratio.high;
-	bool sig = r->mwu.p < o->alpha && (lo > 1 || hi < 1);
-	bool up = est > 1;
+const char *const cmp_verdict_names[CMP_NR_VERDICTS] = {"better",     "worse",	      "below_threshold",
+							"equivalent", "inconclusive", "too_few_trials"};
+const char *const cmp_gate_names[] = {"off", "passed", "failed", "unjudged"};
 
-	if (sig && fabs(est - 1) >= o->threshold)
-		r->verdict = up == r->higher_better ? CMP_BETTER : CMP_WORSE;
-	else if (lo >= 1 - o->threshold && hi <= 1 + o->threshold)
-		r->verdict = CMP_SAME;
-	else {
-		r->verdict = CMP_INCONCLUSIVE;
-		r->trials_needed = sig_trials_for(r->cv, o->threshold, o->alpha, CMP_POWER, CMP_TRIALS_CAP);
-	}
-	/* the gate: worse, and the whole CI beyond the threshold, in a metric that measures the runtime */
-	r->regression = r->verdict == CMP_WORSE && metric_of(r->a->metric)->gated &&
-			(r->higher_better ? hi < 1 - o->threshold : lo > 1 + o->threshold);
+/* Significant: the rank test and the CI agree that the medians differ. Better or worse needs the estimate at
+ * least the threshold away from 1; a smaller significant change is said as such (below threshold), however
+ * certain. Equivalent needs the whole CI inside the threshold; else the data cannot rule out a change people
+ * would care about. A ratio with a zero median on a side (NAN or infinite) is judged by the rank test alone: a
+ * change from or to nothing is beyond any threshold. */
+enum cmp_verdict cmp_decide(double p, const struct sig_ci *ci, double threshold, double alpha, bool higher_better)
+{
+	double est = ci->estimate;
+	bool finite = isfinite(est) && est > 0;
+	bool sig = p < alpha && (!finite || ci->low > 1 || ci->high < 1);
+	bool up = !finite ? isinf(est) : est > 1;
+
+	if (sig && (!finite || fabs(est - 1) >= threshold))
+		return up == higher_better ? CMP_BETTER : CMP_WORSE;
+	if (sig)
+		return CMP_BELOW_THRESHOLD;
+	if (finite && ci->low >= 1 - threshold && ci->high <= 1 + threshold)
+		return CMP_EQUIVALENT;
+	return CMP_INCONCLUSIVE;
+}
+
+/* A zero median on a side: the ratio is 0, infinite or (both zero) undefined, and the bootstrap of it says
+ * nothing; both zero is the same, and says so. */
+static bool zero_ratio(const struct cmp_row *r)
+{
+	return r->a_median == 0 || r->b_median == 0;
+}
+
+static void zero_ci(struct cmp_row *r)
+{
+	r->ratio.estimate = r->a_median == 0 && r->b_median == 0 ? 1 : r->b_median / r->a_median;
+	r->ratio.low = r->ratio.high = NAN;
 }
 
 static int row_of(const struct cmp_cell *a, const struct cmp_cell *b, const struct cmp_opts *o, struct cmp_row *r)
@@ -186,16 +216,161 @@ static int row_of(const struct cmp_cell *a, const struct cmp_cell *b, const stru
 	r->b = b;
 	r->higher_better = metric_of(a->metric)->higher_better;
 	r->cv = fmax(cv_of(a->v, a->n), cv_of(b->v, b->n));
-	if (sig_ratio_ci(a->v, a->n, b->v, b->n, false, 1 - o->alpha, SIG_SEED, &r->ratio) < 0 ||
-	    sig_mann_whitney(a->v, a->n, b->v, b->n, &r->mwu) < 0)
+	r->a_median = stats_median_of(a->v, a->n);
+	r->b_median = stats_median_of(b->v, b->n);
+	if (sig_mann_whitney(a->v, a->n, b->v, b->n, &r->mwu) < 0)
+		return -1;
+	if (zero_ratio(r))
+		zero_ci(r);
+	else if (sig_ratio_ci(a->v, a->n, b->v, b->n, false, 1 - o->alpha, SIG_SEED, &r->ratio) < 0)
 		return -1;
 	if (sig_welch(a->v, a->n, b->v, b->n, &r->welch) < 0)
 		r->welch.p = NAN;
 	r->shift = sig_hodges_lehmann(a->v, a->n, b->v, b->n);
-	r->a_median = stats_median_of(a->v, a->n);
-	r->b_median = stats_median_of(b->v, b->n);
-	verdict(r, o);
+	r->p_adj = NAN;
 	return 0;
+}
+
+/* The gate: worse, and the whole CI beyond the threshold, in a metric that measures the runtime. */
+static bool is_regression(const struct cmp_row *r, const struct cmp_opts *o)
+{
+	if (r->verdict != CMP_WORSE || !metric_of(r->a->metric)->gated)
+		return false;
+	if (isnan(r->ratio.low))
+		return true; /* from or to zero */
+	return r->higher_better ? r->ratio.high < 1 - o->threshold : r->ratio.low > 1 + o->threshold;
+}
+
+/* Holm's adjustment over the rows whose trials can reach p < alpha at all (which rows those are depends on
+ * their counts only, never on their values: the family is fixed before the data speak); a row whose smallest
+ * reachable p is not below alpha / family can never be called: too few trials. */
+static void judge_rows(struct cmp_result *ret, const struct cmp_opts *o)
+{
+	_cleanup_free_ double *p = calloc(ret->nrows + 1, sizeof(double));
+	_cleanup_free_ double *adj = calloc(ret->nrows + 1, sizeof(double));
+	size_t need = sig_mwu_trials_for(o->alpha / (double)(ret->nrows ? ret->nrows : 1), CMP_TRIALS_CAP);
+
+	ret->family = 0;
+	for (size_t i = 0; i < ret->nrows; i++) {
+		struct cmp_row *r = &ret->rows[i];
+		bool in = sig_mwu_min_p(r->a->n, r->b->n) < o->alpha;
+
+		if (p)
+			p[i] = in ? r->mwu.p : NAN;
+		ret->family += in;
+	}
+	if (p && adj)
+		sig_holm(p, ret->nrows, adj);
+	for (size_t i = 0; i < ret->nrows; i++) {
+		struct cmp_row *r = &ret->rows[i];
+		double level = o->alpha / (double)(ret->family ? ret->family : 1);
+
+		r->p_adj = adj ? adj[i] : NAN;
+		if (isnan(r->p_adj) || sig_mwu_min_p(r->a->n, r->b->n) >= level) {
+			r->verdict = CMP_TOO_FEW;
+			r->trials_needed = need;
+			continue;
+		}
+		r->verdict = cmp_decide(r->p_adj, &r->ratio, o->threshold, o->alpha, r->higher_better);
+		r->regression = is_regression(r, o);
+		if (r->verdict == CMP_INCONCLUSIVE && isfinite(r->ratio.estimate) && r->ratio.estimate > 0) {
+			size_t nmin = (r->a->n < r->b->n ? r->a->n : r->b->n) + 1,
+			       floor_n = sig_mwu_trials_for(level, CMP_TRIALS_CAP);
+
+			r->trials_needed =
+				sig_trials_to_settle(r->cv, r->ratio.estimate, o->threshold, level, 1 - o->alpha,
+						     CMP_POWER, nmin > floor_n ? nmin : floor_n, CMP_TRIALS_CAP);
+		}
+	}
+}
+
+/* B's trials with outside-noise evidence, in words ("3 (steal), 7 (foreign, contended)"), and their count. */
+static size_t outside_trials(const struct cmp_cell *b, char *buf, size_t len)
+{
+	size_t k = 0, at = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		bool first = true;
+
+		if (!(b->why[i] & CMP_OUTSIDE_NOISE))
+			continue;
+		k++;
+		if (at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%u (", k > 1 ? ", " : "", b->trial[i]);
+		for (int w = 0; w < RES_NR_NOISY && at < len; w++)
+			if (b->why[i] & CMP_OUTSIDE_NOISE & (1u << w)) {
+				at += (size_t)snprintf(buf + at, len - at, "%s%s", first ? "" : ", ",
+						       res_noisy_names[w]);
+				first = false;
+			}
+		if (at < len)
+			at += (size_t)snprintf(buf + at, len - at, ")");
+	}
+	return k;
+}
+
+/* Whether the regression stands without B's trials that outside noise touched: their row, with the same Holm
+ * factor, recomputed on the rest. Too few left to judge: it does not stand. */
+static int stands_without(const struct cmp_row *r, const struct cmp_opts *o, size_t family, bool *ret)
+{
+	struct cmp_cell clean = *r->b;
+	struct cmp_row x;
+	double factor = r->mwu.p > 0 ? r->p_adj / r->mwu.p : (double)family;
+	size_t k = 0;
+	_cleanup_free_ double *v = malloc((r->b->n + 1) * sizeof(double));
+
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < r->b->n; i++)
+		if (!(r->b->why[i] & CMP_OUTSIDE_NOISE))
+			v[k++] = r->b->v[i];
+	clean.v = v;
+	clean.n = k;
+	*ret = false;
+	if (!k || sig_mwu_min_p(r->a->n, k) * factor >= o->alpha)
+		return 0;
+	if (row_of(r->a, &clean, o, &x) < 0)
+		return -1;
+	x.verdict = cmp_decide(fmin(1, x.mwu.p * factor), &x.ratio, o->threshold, o->alpha, x.higher_better);
+	*ret = is_regression(&x, o);
+	return 0;
+}
+
+static int excuse(struct cmp_row *r, const struct cmp_opts *o, size_t family)
+{
+	char who[sizeof(r->excused_by)];
+	bool stands;
+
+	if (!r->regression || o->fail_on != CMP_FAIL_QUIET_REGRESSION || !outside_trials(r->b, who, sizeof(who)))
+		return 0;
+	if (stands_without(r, o, family, &stands) < 0)
+		return -1;
+	r->excused = !stands;
+	if (r->excused)
+		snprintf(r->excused_by, sizeof(r->excused_by), "%s", who);
+	return 0;
+}
+
+static void gate_of(struct cmp_result *ret, const struct cmp_opts *o)
+{
+	size_t judged = 0;
+
+	for (size_t i = 0; i < ret->nrows; i++) {
+		const struct cmp_row *r = &ret->rows[i];
+
+		if (!metric_of(r->a->metric)->gated)
+			continue;
+		ret->gated++;
+		judged += r->verdict != CMP_TOO_FEW;
+		ret->regressions += r->regression;
+		ret->failing += r->regression && !r->excused && o->fail_on != CMP_FAIL_NONE;
+	}
+	ret->unjudged = ret->gated - judged;
+	ret->gate = o->fail_on == CMP_FAIL_NONE ? CMP_GATE_OFF
+		    : ret->failing		? CMP_GATE_FAILED
+		    : !judged			? CMP_GATE_UNJUDGED
+						: CMP_GATE_PASSED;
 }
 
 int cmp_run(const struct cmp_side *a, const struct cmp_side *b, const struct cmp_opts *o, struct cmp_result *ret,
@@ -210,17 +385,18 @@ int cmp_run(const struct cmp_side *a, const struct cmp_side *b, const struct cmp
 		const struct cmp_cell *ca = &a->cells[i];
 		const struct cmp_cell *cb =
 			cell_of(b->cells, b->ncells, ca->scenario, ca->runtime, ca->mode, ca->metric);
-		struct cmp_row *r = &ret->rows[ret->nrows];
 
 		if (!cb)
 			continue;
-		if (row_of(ca, cb, o, r) < 0)
+		if (row_of(ca, cb, o, &ret->rows[ret->nrows]) < 0)
 			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
-		r->excused = r->regression && o->fail_on == CMP_FAIL_QUIET_REGRESSION && (ca->noisy || cb->noisy);
-		ret->regressions += r->regression;
-		ret->failing += r->regression && !r->excused && o->fail_on != CMP_FAIL_NONE;
 		ret->nrows++;
 	}
+	judge_rows(ret, o);
+	for (size_t i = 0; i < ret->nrows; i++)
+		if (excuse(&ret->rows[i], o, ret->family) < 0)
+			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	gate_of(ret, o);
 	return 0;
 }
 
@@ -242,8 +418,12 @@ const char *cmp_verdict_word(const struct cmp_row *r)
 		return m->better;
 	case CMP_WORSE:
 		return m->worse;
-	case CMP_SAME:
-		return "no significant change";
+	case CMP_BELOW_THRESHOLD:
+		return "below threshold";
+	case CMP_EQUIVALENT:
+		return "equivalent";
+	case CMP_TOO_FEW:
+		return "too few trials";
 	default:
 		return "inconclusive";
 	}
@@ -376,19 +556,27 @@ static void fmt_p(char *buf, size_t len, double p)
 
 static void fmt_verdict(char *buf, size_t len, const struct cmp_row *r)
 {
+	const char *w = cmp_verdict_word(r);
+
 	if (r->verdict == CMP_WORSE && !metric_of(r->a->metric)->gated)
-		snprintf(buf, len, "%s (not gated)", cmp_verdict_word(r));
+		snprintf(buf, len, "%s (not gated)", w);
 	else if (r->excused)
-		snprintf(buf, len, "%s (noisy trials on a side: not gated, --fail-on quiet-regression)",
-			 cmp_verdict_word(r));
+		snprintf(buf, len, "%s (excused, --fail-on quiet-regression: outside noise in B's trials %s)", w,
+			 r->excused_by);
 	else if (r->verdict == CMP_WORSE && !r->regression)
-		snprintf(buf, len, "%s (the CI reaches within the threshold: not gated)", cmp_verdict_word(r));
+		snprintf(buf, len, "%s (the CI reaches within the threshold: not gated)", w);
+	else if (r->verdict == CMP_TOO_FEW && r->trials_needed)
+		snprintf(buf, len, "too few trials: %zu per side needed for any verdict", r->trials_needed);
+	else if (r->verdict == CMP_TOO_FEW)
+		snprintf(buf, len, "too few trials: more than %d per side needed for any verdict", CMP_TRIALS_CAP);
 	else if (r->verdict != CMP_INCONCLUSIVE)
-		snprintf(buf, len, "%s", cmp_verdict_word(r));
+		snprintf(buf, len, "%s", w);
 	else if (r->trials_needed)
 		snprintf(buf, len, "inconclusive: ~%zu trials per side would settle it", r->trials_needed);
-	else
+	else if (isfinite(r->ratio.estimate) && r->ratio.estimate > 0)
 		snprintf(buf, len, "inconclusive: more than %d trials per side would settle it", CMP_TRIALS_CAP);
+	else
+		snprintf(buf, len, "inconclusive");
 }
 
 static void render_head(const struct cmp_side *a, const struct cmp_side *b, const struct cmp_opts *o,
@@ -415,16 +603,32 @@ static void render_head(const struct cmp_side *a, const struct cmp_side *b, cons
 					     : "");
 }
 
+/* The ratio, or what stands for it when a side's median is zero. */
+static void fmt_ratio(char *buf, size_t len, const struct cmp_row *r)
+{
+	if (r->a_median == 0 && r->b_median == 0)
+		snprintf(buf, len, "0 = 0");
+	else if (r->a_median == 0)
+		snprintf(buf, len, "from 0");
+	else if (r->b_median == 0)
+		snprintf(buf, len, "to 0");
+	else
+		snprintf(buf, len, "%.3fx", r->ratio.estimate);
+}
+
 static void render_row(const struct cmp_row *r, enum cmp_format f, FILE *out)
 {
 	const struct cmp_metric *m = metric_of(r->a->metric);
 	const char *sep = f == CMP_MD ? " | " : "  ";
-	char va[32], vb[32], ratio[16], ci[32], p[16], noisy[48], v[96];
+	char va[32], vb[32], ratio[16], ci[32], p[16], noisy[48], v[288];
 
 	fmt_value(va, sizeof(va), m, r->a_median);
 	fmt_value(vb, sizeof(vb), m, r->b_median);
-	snprintf(ratio, sizeof(ratio), "%.3fx", r->ratio.estimate);
-	snprintf(ci, sizeof(ci), "%.3f–%.3f", r->ratio.low, r->ratio.high);
+	fmt_ratio(ratio, sizeof(ratio), r);
+	if (r->verdict == CMP_TOO_FEW || isnan(r->ratio.low))
+		snprintf(ci, sizeof(ci), "–"); /* none: too few trials, or a zero median */
+	else
+		snprintf(ci, sizeof(ci), "%.3f–%.3f", r->ratio.low, r->ratio.high);
 	fmt_p(p, sizeof(p), r->mwu.p);
 	snprintf(noisy, sizeof(noisy), "%zu / %zu", r->a->noisy, r->b->noisy);
 	fmt_verdict(v, sizeof(v), r);
@@ -452,31 +656,55 @@ static void render_rows(const struct cmp_result *r, enum cmp_format f, FILE *out
 	}
 }
 
+static void render_gate(const struct cmp_opts *o, const struct cmp_result *r, FILE *out)
+{
+	const char *quiet = o->fail_on == CMP_FAIL_QUIET_REGRESSION ? " not excused by outside noise" : "";
+	char holm[96], unj[128];
+
+	snprintf(holm, sizeof(holm), "Holm-adjusted over %zu row%s", r->family, r->family == 1 ? "" : "s");
+	snprintf(unj, sizeof(unj), "; %zu of %zu gated rows could not be judged (too few trials)", r->unjudged,
+		 r->gated);
+	switch (r->gate) {
+	case CMP_GATE_OFF:
+		fprintf(out, "Gate: off (--fail-on none).\n");
+		break;
+	case CMP_GATE_FAILED:
+		fprintf(out, "Gate: FAILED: %zu significant regression(s) beyond %g%%%s (%s)%s.\n", r->failing,
+			o->threshold * 100, quiet, holm, unj);
+		break;
+	case CMP_GATE_UNJUDGED:
+		fprintf(out,
+			"Gate: NOT JUDGED: none of the %zu gated rows had the trials for a verdict (exit %d, not a "
+			"pass): add trials (--repeat) to both runs.\n",
+			r->gated, CMP_EXIT_UNJUDGED);
+		break;
+	default:
+		fprintf(out, "Gate: passed: no significant regression beyond %g%%%s (%s)%s.\n", o->threshold * 100,
+			quiet, holm, unj);
+	}
+}
+
 static void render_tail(const struct cmp_opts *o, const struct cmp_result *r, FILE *out)
 {
-	size_t count[4] = {0}, noisy_regressions = 0, excused = 0;
-	bool quiet = o->fail_on == CMP_FAIL_QUIET_REGRESSION;
+	size_t count[CMP_NR_VERDICTS] = {0}, excused = 0, noisy_regressions = 0;
 
 	for (size_t i = 0; i < r->nrows; i++) {
 		count[r->rows[i].verdict]++;
+		excused += r->rows[i].excused;
 		noisy_regressions +=
 			r->rows[i].regression && !r->rows[i].excused && (r->rows[i].a->noisy || r->rows[i].b->noisy);
-		excused += r->rows[i].excused;
 	}
-	fprintf(out, "\n%zu rows: %zu better, %zu worse, %zu no significant change, %zu inconclusive.\n", r->nrows,
-		count[CMP_BETTER], count[CMP_WORSE], count[CMP_SAME], count[CMP_INCONCLUSIVE]);
-	if (o->fail_on == CMP_FAIL_NONE)
-		fprintf(out, "Gate: off (--fail-on none).\n");
-	else if (r->failing)
-		fprintf(out, "Gate: FAILED: %zu significant regression(s) beyond %g%%%s.\n", r->failing,
-			o->threshold * 100, quiet ? " with no noisy trial on either side" : "");
-	else
-		fprintf(out, "Gate: passed: no significant regression beyond %g%%%s.\n", o->threshold * 100,
-			quiet ? " with no noisy trial on either side" : "");
+	fprintf(out,
+		"\n%zu rows: %zu better, %zu worse, %zu below threshold, %zu equivalent, %zu inconclusive, %zu too "
+		"few trials.\n",
+		r->nrows, count[CMP_BETTER], count[CMP_WORSE], count[CMP_BELOW_THRESHOLD], count[CMP_EQUIVALENT],
+		count[CMP_INCONCLUSIVE], count[CMP_TOO_FEW]);
+	render_gate(o, r, out);
 	if (excused)
 		fprintf(out,
-			"%zu significant regression(s) not gated: noisy trials on a side (--fail-on "
-			"quiet-regression); run them again on a quieter host to know.\n",
+			"%zu significant regression(s) excused (--fail-on quiet-regression): B's trials named on "
+			"the row had outside noise (steal, foreign tasks, contention) and without them the row does "
+			"not fail; run them again on a quieter host to know.\n",
 			excused);
 	if (o->fail_on != CMP_FAIL_NONE && noisy_regressions)
 		fprintf(out,
@@ -485,12 +713,14 @@ static void render_tail(const struct cmp_opts *o, const struct cmp_result *r, FI
 			noisy_regressions);
 	fprintf(out,
 		"\nA and B: medians over the trials that passed. B/A: the ratio of medians; CI: its %g%% "
-		"percentile bootstrap (%d resamples, seed %#llx); p: Mann-Whitney U, two-sided. A verdict other "
-		"than no change needs p < %g, a CI that excludes 1 and a change of at least %g%%; inconclusive: "
-		"the CI reaches past ±%g%%, and the trials shown would detect %g%% with 80%% power. noisy A/B: "
-		"each side's trials flagged noisy, kept in every figure. docs/statistics.md says more.\n",
+		"percentile bootstrap (%d resamples, seed %#llx); p: Mann-Whitney U, two-sided, before Holm's "
+		"adjustment over the rows. Faster or slower needs the adjusted p < %g, a CI that excludes 1 and a "
+		"change of at least %g%%; below threshold: significant but smaller; equivalent: the CI inside "
+		"±%g%%; inconclusive: neither, with the trials per side that would settle it with 80%% chance; too "
+		"few trials: no p below the level is reachable with these trials. noisy A/B: each side's trials "
+		"flagged noisy, kept in every figure. docs/statistics.md says more.\n",
 		(1 - o->alpha) * 100, SIG_BOOTSTRAP, (unsigned long long)SIG_SEED, o->alpha, o->threshold * 100,
-		o->threshold * 100, o->threshold * 100);
+		o->threshold * 100);
 }
 
 static cJSON *side_json(const struct cmp_cell *c, double median_v)
@@ -515,10 +745,22 @@ static cJSON *row_json(const struct cmp_row *r)
 	cJSON_AddBoolToObject(o, "higher_is_better", r->higher_better);
 	cJSON_AddItemToObject(o, "a", side_json(r->a, r->a_median));
 	cJSON_AddItemToObject(o, "b", side_json(r->b, r->b_median));
-	cJSON_AddNumberToObject(o, "ratio", r->ratio.estimate);
-	cJSON_AddNumberToObject(o, "ci_low", r->ratio.low);
-	cJSON_AddNumberToObject(o, "ci_high", r->ratio.high);
+	if (isfinite(r->ratio.estimate))
+		cJSON_AddNumberToObject(o, "ratio", r->ratio.estimate);
+	else
+		cJSON_AddNullToObject(o, "ratio");
+	if (zero_ratio(r))
+		cJSON_AddStringToObject(o, "ratio_note",
+					r->a_median == 0 && r->b_median == 0 ? "both medians are 0"
+					: r->a_median == 0		     ? "A's median is 0"
+									     : "B's median is 0");
+	if (r->verdict != CMP_TOO_FEW && !isnan(r->ratio.low)) {
+		cJSON_AddNumberToObject(o, "ci_low", r->ratio.low);
+		cJSON_AddNumberToObject(o, "ci_high", r->ratio.high);
+	}
 	cJSON_AddNumberToObject(o, "p", r->mwu.p);
+	if (!isnan(r->p_adj))
+		cJSON_AddNumberToObject(o, "p_adjusted", r->p_adj);
 	cJSON_AddBoolToObject(o, "p_exact", r->mwu.exact);
 	cJSON_AddNumberToObject(o, "u", r->mwu.stat);
 	if (!isnan(r->welch.p)) {
@@ -527,11 +769,14 @@ static cJSON *row_json(const struct cmp_row *r)
 		cJSON_AddNumberToObject(o, "welch_p", r->welch.p);
 	}
 	cJSON_AddNumberToObject(o, "hodges_lehmann", r->shift);
-	cJSON_AddStringToObject(o, "verdict", r->verdict == CMP_SAME ? "no significant change" : cmp_verdict_word(r));
+	cJSON_AddStringToObject(o, "verdict",
+				r->verdict <= CMP_WORSE ? cmp_verdict_word(r) : cmp_verdict_names[r->verdict]);
 	cJSON_AddBoolToObject(o, "regression", r->regression);
-	if (r->excused)
+	if (r->excused) {
 		cJSON_AddBoolToObject(o, "excused", true);
-	if (r->verdict == CMP_INCONCLUSIVE)
+		cJSON_AddStringToObject(o, "excused_by", r->excused_by);
+	}
+	if (r->verdict == CMP_INCONCLUSIVE || r->verdict == CMP_TOO_FEW)
 		cJSON_AddNumberToObject(o, "trials_needed", (double)r->trials_needed);
 	return o;
 }
@@ -562,6 +807,7 @@ static cJSON *result_json(const struct cmp_side *a, const struct cmp_side *b, co
 	cJSON_AddNumberToObject(opts, "bootstrap_resamples", SIG_BOOTSTRAP);
 	cJSON_AddNumberToObject(opts, "seed", (double)SIG_SEED);
 	cJSON_AddStringToObject(opts, "fail_on", cmp_fail_on_names[o->fail_on]);
+	cJSON_AddStringToObject(opts, "multiple_comparisons", "holm");
 	arr = cJSON_AddArrayToObject(doc, "differences");
 	for (size_t i = 0; i < r->ndiffs; i++) {
 		cJSON *d = cJSON_CreateObject();
@@ -577,7 +823,9 @@ static cJSON *result_json(const struct cmp_side *a, const struct cmp_side *b, co
 		cJSON_AddItemToArray(arr, row_json(&r->rows[i]));
 	cJSON_AddNumberToObject(doc, "regressions", (double)r->regressions);
 	cJSON_AddNumberToObject(doc, "failing", (double)r->failing);
-	cJSON_AddStringToObject(doc, "gate", o->fail_on == CMP_FAIL_NONE ? "off" : r->failing ? "failed" : "passed");
+	cJSON_AddNumberToObject(doc, "family", (double)r->family);
+	cJSON_AddNumberToObject(doc, "unjudged", (double)r->unjudged);
+	cJSON_AddStringToObject(doc, "gate", cmp_gate_names[r->gate]);
 	return doc;
 }
 

@@ -13,7 +13,8 @@
 #include "report/results.h"
 #include "report/signif.h"
 
-#define CMP_MAX_CELLS 256
+#define CMP_MAX_CELLS  256
+#define CMP_TRIALS_CAP 1000 /* beyond it, "trials that would settle it" is not a plan anyone runs */
 
 /* A metric's values in one scenario x runtime x mode, over the trials that passed, in trial order. */
 struct cmp_cell {
@@ -21,7 +22,8 @@ struct cmp_cell {
 	const char *metric; /* one of res_metric_names */
 	double *v;
 	size_t n;
-	size_t noisy; /* of the n trials, those flagged noisy (docs/statistics.md): counted, never dropped */
+	size_t noisy;	       /* of the n trials, those flagged noisy (docs/statistics.md): counted, never dropped */
+	unsigned *trial, *why; /* per value: its trial index, and its noisy reasons (a bit per enum res_noisy) */
 };
 
 /* One file as compare reads it: what describes the run (host, config, images), and its cells. */
@@ -32,7 +34,29 @@ struct cmp_side {
 	size_t ncells;
 };
 
-enum cmp_verdict { CMP_BETTER, CMP_WORSE, CMP_SAME, CMP_INCONCLUSIVE };
+/* The verdicts, shared by every comparison of two sets of trials (compare, and the paired duet). Better and worse
+ * need a significant difference (rank test, adjusted over the rows, and a CI that excludes 1) at least the
+ * threshold away from 1; below threshold: significant but smaller; equivalent: not significant and the CI inside
+ * 1 +- threshold; inconclusive: neither; too few: the trials cannot give p < alpha whatever they are. */
+enum cmp_verdict {
+	CMP_BETTER,
+	CMP_WORSE,
+	CMP_BELOW_THRESHOLD,
+	CMP_EQUIVALENT,
+	CMP_INCONCLUSIVE,
+	CMP_TOO_FEW,
+	CMP_NR_VERDICTS
+};
+/* The verdicts' names in JSON ("better" and "worse" for the generic ones; compare writes its metric's word). */
+extern const char *const cmp_verdict_names[CMP_NR_VERDICTS];
+/* The verdict of a ratio from its p (already adjusted for the rows compared with it) and its CI. */
+enum cmp_verdict cmp_decide(double p, const struct sig_ci *ci, double threshold, double alpha, bool higher_better);
+
+/* The gate's outcome. Unjudged: no gated row could be judged (every one too few trials): not a pass. */
+enum cmp_gate { CMP_GATE_OFF, CMP_GATE_PASSED, CMP_GATE_FAILED, CMP_GATE_UNJUDGED };
+extern const char *const cmp_gate_names[4];
+/* compare's exit status when the gate could judge no row (0-4 keep their meaning: docs/errors.md). */
+#define CMP_EXIT_UNJUDGED 5
 
 struct cmp_row {
 	const struct cmp_cell *a, *b;
@@ -40,12 +64,16 @@ struct cmp_row {
 	double a_median, b_median, cv; /* cv: the larger of the two sides' */
 	struct sig_ci ratio;	       /* median(B) / median(A) */
 	struct sig_test mwu, welch;
+	double p_adj; /* mwu.p after Holm's adjustment over the rows that can be judged; NAN: too few trials */
 	double shift; /* Hodges-Lehmann: B - A */
 	enum cmp_verdict verdict;
-	bool regression;      /* worse, gated, and the whole CI beyond the threshold */
-	bool excused;	      /* a regression that does not fail the gate: noisy trials on a side, and
-			       * --fail-on quiet-regression */
-	size_t trials_needed; /* inconclusive: trials per side to detect the threshold; 0: more than 10,000 */
+	bool regression; /* worse, gated, and the whole CI beyond the threshold */
+	/* a regression that does not fail the gate (--fail-on quiet-regression): B, the slower side, has trials with
+	 * evidence of outside noise, and without them the row would not fail; excused_by: those trials */
+	bool excused;
+	char excused_by[160];
+	size_t trials_needed; /* inconclusive: trials per side that would settle it; 0: more than CMP_TRIALS_CAP;
+			       * too few: trials per side any verdict needs */
 };
 
 /* A field that differs between the two files; refuse: it makes them incomparable without --allow-different-host. */
@@ -74,6 +102,10 @@ struct cmp_result {
 	size_t ndiffs;
 	size_t regressions; /* rows with a regression */
 	size_t failing;	    /* of them, those that fail the gate: not excused, and a gate (not --fail-on none) */
+	size_t family;	    /* rows Holm's adjustment ran over: those whose trials can reach p < alpha */
+	size_t unjudged;    /* gated rows with too few trials for any verdict */
+	size_t gated;	    /* rows of gated metrics */
+	enum cmp_gate gate;
 };
 
 /* Whether bigger is better for this metric (throughput), or smaller (time, latency, memory); -1: not compared. */

@@ -62,6 +62,8 @@ static cJSON *gab_entry(const struct res_doc *d, const struct res_summary *g, si
 
 	group_name(g, name, sizeof(name));
 	snprintf(range, sizeof(range), "%.6g – %.6g (95%% CI of the median)", s->ci95_low * sc, s->ci95_high * sc);
+	if (!stats_has_ci(s)) /* too few trials for a CI: say so rather than a range that is min and max */
+		snprintf(range, sizeof(range), "n=%zu, no CI", s->n);
 	gab_extra(d, g, extra, sizeof(extra));
 	cJSON_AddStringToObject(e, "name", name);
 	cJSON_AddStringToObject(e, "unit", gab_metrics[k].unit);

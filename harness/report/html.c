@@ -121,7 +121,11 @@ static struct stats_summary gm(const struct res_summary *g, enum res_metric m)
 						  .ci95_low = NAN,
 						  .ci95_high = NAN};
 
-	return g->have & (1u << m) ? g->metric[m] : none;
+	struct stats_summary s = g->have & (1u << m) ? g->metric[m] : none;
+
+	if (!stats_has_ci(&s)) /* too few trials for a CI: no whisker, no figures */
+		s.ci95_low = s.ci95_high = NAN;
+	return s;
 }
 
 /* ---- tables ---- */
@@ -357,7 +361,9 @@ static void chart_bars(struct page *pg, const char *scn, const struct res_summar
 	category_labels(&p, g, n);
 	nl = legend_runtimes(pg, g, n, names, colours);
 	svg_legend(&p, names, colours, nl);
-	figure_close(pg, &p, "Bars: median over trials; whiskers: bootstrap 95% CI of the median; dots: each trial.");
+	figure_close(pg, &p,
+		     "Bars: median over trials; whiskers: bootstrap 95% CI of the median (from 6 trials); dots: each "
+		     "trial.");
 
 	snprintf(title, sizeof(title), "%s, %s", pm->label, pm->unit);
 	table_open(pg, title, heads, 10);
@@ -946,7 +952,8 @@ static void compare_chart(FILE *out, unsigned id, const char *scn, const struct 
 		double x = (double)i + 0.5;
 		char tip[200], lab[64];
 
-		svg_whisker(&p, x, r->ratio.low, r->ratio.high);
+		if (r->verdict != CMP_TOO_FEW) /* too few trials: no CI worth drawing */
+			svg_whisker(&p, x, r->ratio.low, r->ratio.high);
 		snprintf(tip, sizeof(tip), "%s %s %s: B/A %.3f, %s", r->a->runtime, r->a->mode, r->a->metric,
 			 r->ratio.estimate, cmp_verdict_word(r));
 		svg_dot(&p, x, r->ratio.estimate, verdict_colour(r), "ratio", tip);
@@ -957,7 +964,8 @@ static void compare_chart(FILE *out, unsigned id, const char *scn, const struct 
 	}
 	svg_end(&p);
 	fputs("<figcaption>Dots: median(B) / median(A); whiskers: bootstrap 95% CI; green: better, vermillion: worse, "
-	      "grey: no significant change or inconclusive (harness compare's verdicts).</figcaption></figure>\n",
+	      "grey: below threshold, equivalent, inconclusive or too few trials (no whisker) (harness compare's "
+	      "verdicts).</figcaption></figure>\n",
 	      out);
 }
 
@@ -980,13 +988,16 @@ static void compare_table(FILE *out, const struct cmp_row *const *rows, size_t n
 		tdn(&pg, r->b_median);
 		tdn(&pg, r->ratio.estimate);
 		snprintf(txt, sizeof(txt), "–");
-		if (!isnan(r->ratio.low))
+		if (!isnan(r->ratio.low) && r->verdict != CMP_TOO_FEW)
 			snprintf(txt, sizeof(txt), "%.3f – %.3f", r->ratio.low, r->ratio.high);
 		td(&pg, txt);
 		tdn(&pg, r->mwu.p);
 		snprintf(txt, sizeof(txt), "%s%s", cmp_verdict_word(r), r->regression ? " (regression)" : "");
 		if (r->verdict == CMP_INCONCLUSIVE && r->trials_needed)
 			snprintf(txt, sizeof(txt), "inconclusive: %zu trials a side would tell", r->trials_needed);
+		if (r->verdict == CMP_TOO_FEW)
+			snprintf(txt, sizeof(txt), "too few trials: %zu per side needed for any verdict",
+				 r->trials_needed);
 		fprintf(out, "<td class=\"v-%s\">", verdict_class(r));
 		svg_escape(out, txt);
 		fputs("</td></tr>\n", out);

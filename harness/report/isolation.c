@@ -25,6 +25,8 @@ cJSON *iso_shift_json(const struct res_shift *s)
 	add_num(o, "ratio_ci95_low", s->ci95_low);
 	add_num(o, "ratio_ci95_high", s->ci95_high);
 	add_num(o, "p", s->p);
+	cJSON_AddBoolToObject(o, "paired", s->paired);
+	cJSON_AddNumberToObject(o, "pairs", s->pairs);
 	cJSON_AddStringToObject(o, "placement", s->placement);
 	cJSON_AddStringToObject(o, "noise_cpus", s->noise_cpus);
 	with = cJSON_AddArrayToObject(o, "shares_cpus_with");
@@ -120,7 +122,9 @@ void iso_render(const struct res_summary *groups, size_t n, bool md, FILE *out)
 	if (any)
 		fprintf(out,
 			"\nIsolation: medians of quiet and noisy trials of the same runtime and mode, interleaved; "
-			"95%% CI: paired bootstrap of the ratio; p: Mann-Whitney (* below 0.05); noise op/s: what "
+			"shift, 95%% CI and p from the pairs (quiet and noisy trial of one index, both passed): the "
+			"paired bootstrap of the ratio (from 6 pairs) and the Wilcoxon signed-rank p (* below 0.05); "
+			"without pairs, unpaired ones (Mann-Whitney); noise op/s: what "
 			"the neighbour did (docs/noise.md); noise on: the noise slice's CPUs and the slices it "
 			"shared a physical core with.\n");
 }

@@ -195,9 +195,11 @@ static void render_csv(const struct res_summary *groups, size_t n, FILE *out)
 		fprintf(out, "%s,%s,%s,%s,%u,%d,%d", g->scenario, g->runtime, g->mode, g->noise, g->trials, g->failed,
 			g->client_saturated);
 		for (int m = 0; m < RES_NR_METRICS; m++)
-			if (g->have & (1u << m))
+			if (g->have & (1u << m) && stats_has_ci(&g->metric[m]))
 				fprintf(out, ",%g,%g,%g", g->metric[m].median, g->metric[m].ci95_low,
 					g->metric[m].ci95_high);
+			else if (g->have & (1u << m)) /* too few trials for a CI: none */
+				fprintf(out, ",%g,,", g->metric[m].median);
 			else
 				fprintf(out, ",,,");
 		fprintf(out, "\n");

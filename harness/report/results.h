@@ -298,7 +298,9 @@ struct res_shift {
 	unsigned quiet_trials, noisy_trials;
 	double quiet_median, noisy_median;
 	double ratio, ci95_low, ci95_high; /* noisy / quiet; the CI NAN when it cannot be had */
-	double p;			   /* Mann-Whitney, two-sided; NAN likewise */
+	double p;	/* Wilcoxon signed-rank on the pairs when paired, else Mann-Whitney; two-sided; NAN likewise */
+	bool paired;	/* ratio, CI and p from the pairs: quiet and noisy trial of one index, both passed */
+	unsigned pairs; /* such pairs */
 	char placement[16], noise_cpus[RES_CPUS_LEN];
 	unsigned shares; /* bit per enum cg_slice */
 };

@@ -1148,6 +1148,28 @@ int res_doc_head(struct res_doc *d, const char *host_json, const struct res_conf
 
 /* ---- the document ---- */
 
+/* In a GitHub Actions job, the calling repository and its commit beside harness's own (which an action's
+ * download knows only as the action's ref): which change was measured with which harness. */
+static void res_doc_ci(cJSON *h)
+{
+	static const char *const vars[][2] = {
+		{"repository", "GITHUB_REPOSITORY"},
+		{"commit", "GITHUB_SHA"},
+		{"ref", "GITHUB_REF"},
+		{"run_id", "GITHUB_RUN_ID"},
+		{"action_ref", "HARNESS_ACTION_REF"},
+	};
+	cJSON *ci;
+	const char *v;
+
+	if (!getenv("GITHUB_ACTIONS"))
+		return;
+	ci = cJSON_AddObjectToObject(h, "ci");
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if ((v = getenv(vars[i][1])) && v[0] && strlen(v) < 256)
+			cJSON_AddStringToObject(ci, vars[i][0], v);
+}
+
 int res_doc_init(struct res_doc *d, const char *version, const char *commit, struct hx_err *err)
 {
 	cJSON *h;
@@ -1160,6 +1182,7 @@ int res_doc_init(struct res_doc *d, const char *version, const char *commit, str
 	h = cJSON_AddObjectToObject(d->head, "harness");
 	cJSON_AddStringToObject(h, "version", version);
 	cJSON_AddStringToObject(h, "commit", commit);
+	res_doc_ci(h);
 	return 0;
 }
 

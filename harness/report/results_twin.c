@@ -70,6 +70,8 @@ static void judge(const double *pa, const double *pb, size_t np, const double *a
 	if (r->paired ? sig_ratio_ci(pa, np, pb, np, true, 1 - RES_TWIN_ALPHA, SIG_SEED, &ci)
 		      : sig_ratio_ci(a, na, b, nb, false, 1 - RES_TWIN_ALPHA, SIG_SEED, &ci))
 		return;
+	if (r->paired) /* the estimate from the pairs the CI resampled, or it can fall outside its own CI */
+		r->ratio = ci.estimate;
 	r->ci95_low = ci.low;
 	r->ci95_high = ci.high;
 	r->significant = r->p < RES_TWIN_ALPHA && (ci.low > 1 || ci.high < 1);

@@ -148,17 +148,19 @@ static double two_sided(double z)
 	return p > 1 ? 1 : p;
 }
 
-/* P(U >= u) for samples of m and n without ties: counts of arrangements by U, built one element at a time
- * (the largest element so far adds j to U when it comes from a and j elements of b are below it). */
-static double mwu_sf(double u, size_t m, size_t n)
+/* The counts of arrangements of samples of m and n without ties by U (top = m * n + 1 of them), built one element
+ * at a time (the largest element so far adds j to U when it comes from a and j elements of b are below it);
+ * NULL when out of memory. */
+static double *mwu_counts(size_t m, size_t n)
 {
 	size_t top = m * n + 1;
-	_cleanup_free_ double *prev = calloc((n + 1) * top, sizeof(double));
+	double *prev = calloc((n + 1) * top, sizeof(double));
 	_cleanup_free_ double *cur = calloc((n + 1) * top, sizeof(double));
-	double total = 0, tail = 0;
 
-	if (!prev || !cur)
-		return NAN;
+	if (!prev || !cur) {
+		free(prev);
+		return NULL;
+	}
 	for (size_t j = 0; j <= n; j++)
 		prev[j * top] = 1; /* i = 0: only U = 0 */
 	for (size_t i = 1; i <= m; i++) {
@@ -169,12 +171,29 @@ static double mwu_sf(double u, size_t m, size_t n)
 				cur[j * top + k] = cur[(j - 1) * top + k] + (k >= j ? prev[j * top + k - j] : 0);
 		memcpy(prev, cur, (n + 1) * top * sizeof(double));
 	}
+	memmove(prev, prev + n * top, top * sizeof(double)); /* the row of all n */
+	return prev;
+}
+
+/* P(U >= u) from the counts. */
+static double counts_sf(const double *cnt, size_t top, double u)
+{
+	double total = 0, tail = 0;
+
 	for (size_t k = 0; k < top; k++) {
-		total += prev[n * top + k];
+		total += cnt[k];
 		if ((double)k >= u)
-			tail += prev[n * top + k];
+			tail += cnt[k];
 	}
 	return tail / total;
+}
+
+/* P(U >= u) for samples of m and n without ties. */
+static double mwu_sf(double u, size_t m, size_t n)
+{
+	_cleanup_free_ double *cnt = mwu_counts(m, n);
+
+	return cnt ? counts_sf(cnt, m * n + 1, u) : NAN;
 }
 
 int sig_mann_whitney(const double *a, size_t na, const double *b, size_t nb, struct sig_test *ret)
@@ -402,6 +421,11 @@ double sig_bimodality(const double *v, size_t n)
 	return (g1 * g1 + 1) / (g2 + 3 * (dn - 1) * (dn - 1) / ((dn - 2) * (dn - 3)));
 }
 
+bool sig_bimodal(const double *v, size_t n)
+{
+	return n >= SIG_BIMODAL_MIN_N && sig_bimodality(v, n) > SIG_BIMODAL;
+}
+
 double sig_mde(double cv, size_t n, double alpha, double power)
 {
 	double df = 2 * (double)n - 2;
@@ -426,4 +450,275 @@ size_t sig_trials_for(double cv, double effect, double alpha, double power, size
 			lo = mid + 1;
 	}
 	return lo;
+}
+
+double sig_mwu_min_p(size_t na, size_t nb)
+{
+	double p;
+
+	if (!na || !nb)
+		return 1;
+	/* 2 / C(na + nb, na), in logs: C(100, 50) overflows nothing, C(2000, 1000) would */
+	p = 2 * exp(lgamma((double)na + 1) + lgamma((double)nb + 1) - lgamma((double)(na + nb) + 1));
+	return p > 1 ? 1 : p;
+}
+
+size_t sig_mwu_trials_for(double level, size_t cap)
+{
+	for (size_t n = 1; n <= cap; n++)
+		if (sig_mwu_min_p(n, n) < level)
+			return n;
+	return 0;
+}
+
+struct holm_p {
+	double p;
+	size_t i;
+};
+
+static int cmp_holm(const void *x, const void *y)
+{
+	const struct holm_p *a = x, *b = y;
+
+	return a->p < b->p ? -1 : a->p > b->p ? 1 : (a->i > b->i) - (a->i < b->i);
+}
+
+void sig_holm(const double *p, size_t n, double *adj)
+{
+	_cleanup_free_ struct holm_p *s = malloc((n + 1) * sizeof(*s));
+	size_t m = 0;
+	double run = 0;
+
+	for (size_t i = 0; i < n; i++)
+		adj[i] = NAN;
+	if (!s)
+		return; /* nothing adjusted: nothing can be called */
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(p[i]))
+			s[m++] = (struct holm_p){p[i], i};
+	qsort(s, m, sizeof(*s), cmp_holm);
+	for (size_t k = 0; k < m; k++) {
+		double a = (double)(m - k) * s[k].p;
+
+		run = fmax(run, a > 1 ? 1 : a); /* step-down: never below an earlier row's */
+		adj[s[k].i] = run;
+	}
+}
+
+#define SIG_SETTLE_SIMS 200
+#define SIG_SETTLE_GRID 61 /* grid_n(0..60): 2 to 1000 */
+#define SIG_SETTLE_SEED 0x5e771eULL
+
+static double uniform01(uint64_t *s)
+{
+	return ((double)(stats_splitmix(s) >> 11) + 0.5) * 0x1p-53;
+}
+
+/* The smallest U (of the larger side) whose exact two-sided p is below level for n trials a side; past
+ * SIG_EXACT_MAX, the normal approximation's. */
+static double mwu_critical(size_t n, double level)
+{
+	double nn = (double)n * (double)n, mu = nn / 2, s = sqrt(nn * (2 * (double)n + 1) / 12), total = 0, tail = 0;
+	_cleanup_free_ double *cnt = NULL;
+
+	if (n > SIG_EXACT_MAX)
+		return mu + 0.5 + s * sig_norm_ppf(1 - level / 2);
+	cnt = mwu_counts(n, n);
+	if (!cnt)
+		return INFINITY;
+	/* from the top down, while the two-sided tail stays below level */
+	for (size_t k = 0; k <= n * n; k++)
+		total += cnt[k];
+	for (size_t u = n * n + 1; u-- > 0;) {
+		tail += cnt[u];
+		if (2 * tail / total >= level)
+			return (double)u + 1;
+	}
+	return 0;
+}
+
+/* The n the search looks at: every n to 30, then 5 apart to 100, then 50 apart: a plan needs no finer count,
+ * and few distinct n keep the draws' cache small. */
+static size_t grid_n(size_t k)
+{
+	return k < 29 ? k + 2 : k < 43 ? 30 + 5 * (k - 28) : 100 + 50 * (k - 42);
+}
+
+/* The grid slot of n: its own when n is on the grid, else one shared by the n between two grid points. */
+static size_t grid_k(size_t n)
+{
+	size_t k = 0;
+
+	while (k + 1 < SIG_SETTLE_GRID && grid_n(k + 1) <= n)
+		k++;
+	return k;
+}
+
+/* The standard normal quantile to about 1e-9 (Acklam's rational approximation): the simulation's, where
+ * sig_norm_ppf's bisection would be dear. */
+static double fast_ppf(double p)
+{
+	static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
+				   1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
+	static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+				   6.680131188771972e+01, -1.328068155288572e+01};
+	static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+				   -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
+	static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+				   3.754408661907416e+00};
+	double q, r;
+
+	if (p < 0.02425 || p > 1 - 0.02425) {
+		q = sqrt(-2 * log(p < 0.5 ? p : 1 - p));
+		r = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+		    ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+		return p < 0.5 ? r : -r;
+	}
+	q = p - 0.5;
+	r = q * q;
+	return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+	       (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+/* n standard normal draws, in ascending order without a sort: uniform order statistics from the partial sums of
+ * n + 1 exponential spacings, through the normal quantile. */
+static void sorted_normals(double *v, size_t n, uint64_t *seed)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		sum += -log(uniform01(seed));
+		v[i] = sum;
+	}
+	sum += -log(uniform01(seed));
+	for (size_t i = 0; i < n; i++)
+		v[i] = fast_ppf(v[i] / sum);
+}
+
+/* The simulation's standard normal samples for n trials a side: SIG_SETTLE_SIMS pairs, each side sorted, seeded by
+ * n alone (the same bits whatever was asked before), kept for the process: the rows of a comparison look at the
+ * same few n, and a shift and a scale keep a sorted sample sorted. */
+struct settle_draws {
+	size_t n;
+	double *a, *b;
+	double level, ucrit; /* the rank test's critical U at the last level asked */
+};
+static struct settle_draws settle_cache[SIG_SETTLE_GRID];
+
+static struct settle_draws *draws_for(size_t n)
+{
+	struct settle_draws *d = &settle_cache[grid_k(n)];
+	uint64_t seed = SIG_SETTLE_SEED ^ (uint64_t)n;
+
+	if (d->n == n)
+		return d;
+	free(d->a);
+	free(d->b);
+	d->n = 0;
+	d->level = NAN;
+	d->a = malloc(SIG_SETTLE_SIMS * n * sizeof(double));
+	d->b = malloc(SIG_SETTLE_SIMS * n * sizeof(double));
+	if (!d->a || !d->b)
+		return NULL;
+	for (size_t k = 0; k < SIG_SETTLE_SIMS; k++) {
+		sorted_normals(d->a + k * n, n, &seed);
+		sorted_normals(d->b + k * n, n, &seed);
+	}
+	d->n = n;
+	return d;
+}
+
+/* U of a = sigma za against b = shift + sigma zb, both sorted: pairs a > b, by a merge. */
+static double u_shifted(const double *za, const double *zb, size_t n, double shift, double sigma)
+{
+	double u = 0;
+
+	for (size_t i = 0, j = 0; i < n; i++) {
+		while (j < n && shift + sigma * zb[j] < sigma * za[i])
+			j++;
+		u += (double)j;
+	}
+	return u;
+}
+
+double sig_settle_power(double cv, double ratio, double threshold, double level, double ci_level, size_t n)
+{
+	struct settle_draws *d = n >= 1 ? draws_for(n) : NULL;
+	double lr[SIG_SETTLE_SIMS];
+	bool sig[SIG_SETTLE_SIMS];
+	double sigma = sqrt(log1p(cv * cv)), shift = log(ratio), ucrit;
+	double z = sig_norm_ppf(1 - (1 - ci_level) / 2), sd = 0, lo = log1p(-threshold), hi = log1p(threshold);
+	double settled = 0;
+
+	if (!d || !(ratio > 0) || !(cv >= 0))
+		return NAN;
+	if (d->level != level) { /* the exact distribution's counts are the dear part: once per n and level */
+		d->level = level;
+		d->ucrit = mwu_critical(n, level);
+	}
+	ucrit = d->ucrit;
+	/* in logs: the rank test and the median do not change under the log of lognormal trials */
+	for (size_t k = 0; k < SIG_SETTLE_SIMS; k++) {
+		const double *za = d->a + k * n, *zb = d->b + k * n;
+		double u = u_shifted(za, zb, n, shift, sigma);
+
+		sig[k] = fmax(u, (double)n * (double)n - u) >= ucrit;
+		lr[k] = shift + sigma * (stats_median_sorted(zb, n) - stats_median_sorted(za, n));
+		sd += (lr[k] - shift) * (lr[k] - shift);
+	}
+	sd = sqrt(sd / SIG_SETTLE_SIMS); /* the ratio of medians' own spread: what the bootstrap CI estimates */
+	for (size_t k = 0; k < SIG_SETTLE_SIMS; k++) {
+		bool excl = lr[k] - z * sd > 0 || lr[k] + z * sd < 0;
+
+		settled += (sig[k] && excl) || (lr[k] - z * sd >= lo && lr[k] + z * sd <= hi);
+	}
+	return settled / SIG_SETTLE_SIMS;
+}
+
+/* The normal approximations of both ways to settle (the rank test's efficiency 3/pi of the t test's; the
+ * median's standard error sqrt(pi/2) sigma / sqrt(n)): where the simulation starts looking. */
+static double settle_guess(double cv, double ratio, double threshold, double level, double ci_level, double power)
+{
+	double sigma2 = log1p(cv * cv), d = fabs(log(ratio)),
+	       h = log1p(threshold) < -log1p(-threshold) ? log1p(threshold) : -log1p(-threshold);
+	double zp = sig_norm_ppf(power), za = sig_norm_ppf(1 - level / 2), zc = sig_norm_ppf(1 - (1 - ci_level) / 2);
+	double n_sig = d > 0 ? M_PI / 3 * 2 * sigma2 * (za + zp) * (za + zp) / (d * d) : INFINITY;
+	double n_eq = h > d ? M_PI * sigma2 * (zc + zp) * (zc + zp) / ((h - d) * (h - d)) : INFINITY;
+
+	return fmin(n_sig, n_eq);
+}
+
+size_t sig_trials_to_settle(double cv, double ratio, double threshold, double level, double ci_level, double power,
+			    size_t nmin, size_t cap)
+{
+	double guess = settle_guess(cv, ratio, threshold, level, ci_level, power);
+	size_t lo = 0, hi, top = 0;
+
+	if (!(guess <= 2 * (double)cap))
+		return 0; /* far beyond the cap by the approximation: not worth simulating */
+	while (grid_n(lo) < nmin && lo + 1 < SIG_SETTLE_GRID)
+		lo++;
+	while (top + 1 < SIG_SETTLE_GRID && grid_n(top + 1) <= cap)
+		top++;
+	if (grid_n(lo) < nmin || grid_n(lo) > cap)
+		return 0;
+	/* from twice the approximation up, doubling: the big n are the dear ones */
+	for (hi = lo; hi < top && (double)grid_n(hi) < 2 * guess; hi++)
+		;
+	while (sig_settle_power(cv, ratio, threshold, level, ci_level, grid_n(hi)) < power) {
+		if (hi == top)
+			return 0;
+		lo = hi + 1;
+		for (size_t want = 2 * grid_n(hi); hi < top && grid_n(hi) < want; hi++)
+			;
+	}
+	while (lo < hi) { /* the power grows with n */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sig_settle_power(cv, ratio, threshold, level, ci_level, grid_n(mid)) >= power)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return grid_n(lo);
 }

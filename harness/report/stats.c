@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define STATS_BOOTSTRAP 2000
-#define STATS_OUTLIER_Z 14.0 /* hyperfine's threshold on the modified z-score */
+#include <float.h>
 
 int stats_cmp_double(const void *a, const void *b)
 {
@@ -32,6 +32,11 @@ double stats_median_of(const double *v, size_t n)
 	m = stats_median_sorted(s, n);
 	free(s);
 	return m;
+}
+
+bool stats_has_ci(const struct stats_summary *s)
+{
+	return s->n >= STATS_MIN_CI_N && !isnan(s->ci95_low) && !isnan(s->ci95_high);
 }
 
 uint64_t stats_splitmix(uint64_t *x)
@@ -98,8 +103,10 @@ void stats_summarize(const double *v, size_t n, struct stats_summary *s)
 		dev[i] = fabs(v[i] - s->median);
 	qsort(dev, n, sizeof(*dev), stats_cmp_double);
 	s->mad = stats_median_sorted(dev, n);
+	/* hyperfine's rule exactly (src/outlier_detection.rs): |x - median| / MAD, with a MAD of 0 taken as the
+	 * machine epsilon, so that one value apart from seven equal ones is an outlier */
 	for (size_t i = 0; i < n; i++)
-		if (s->mad > 0 && 0.6745 * fabs(v[i] - s->median) / s->mad > STATS_OUTLIER_Z)
+		if (fabs(v[i] - s->median) / (s->mad > 0 ? s->mad : DBL_EPSILON) > STATS_OUTLIER_MADS)
 			s->outliers++;
 	if (n > 1)
 		bootstrap_median(v, n, &s->ci95_low, &s->ci95_high);

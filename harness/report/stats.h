@@ -10,9 +10,16 @@
 struct stats_summary {
 	size_t n;
 	double mean, stddev, median, cv, min, max, mad;
-	double ci95_low, ci95_high; /* bootstrap of the median */
-	size_t outliers;	    /* modified z-score above 14, as hyperfine counts them */
+	double ci95_low, ci95_high; /* bootstrap of the median; shown only from STATS_MIN_CI_N trials */
+	size_t outliers;	    /* |x - median| / MAD above 14.826 (MAD 0: the smallest double step), hyperfine's */
 };
+
+/* Below this many trials the bootstrap CI of a median only restates the extremes: no format prints it. */
+#define STATS_MIN_CI_N 6
+/* hyperfine's outlier threshold on |x - median| / MAD: 1.4826 (MAD to a normal's sigma) times 10 sigmas. */
+#define STATS_OUTLIER_MADS (1.4826 * 10.0)
+/* Whether s has a CI worth printing. */
+bool stats_has_ci(const struct stats_summary *s);
 
 /* Summarise v[0..n) (not modified). The bootstrap uses a fixed seed: the same data give the same CI. */
 void stats_summarize(const double *v, size_t n, struct stats_summary *ret);

@@ -14,6 +14,7 @@ setup() {
 	[ -n "$reg" ] && curl -fsS -m 10 -o /dev/null "$reg" 2>/dev/null || hx_skip "the npm registry cannot be reached"
 	export RUNNER_TEMP=$BATS_TEST_TMPDIR/runner GITHUB_STEP_SUMMARY=$BATS_TEST_TMPDIR/summary.md
 	export GITHUB_OUTPUT=$BATS_TEST_TMPDIR/output GITHUB_SHA=0123456789abcdef0123456789abcdef01234567
+	export GITHUB_ACTIONS=true GITHUB_REPOSITORY=someone/some-runtime
 	export HARNESS_CACHE_DIR=$BATS_TEST_TMPDIR/cache HARNESS_SCENARIOS=startup HARNESS_RUNTIMES=node24
 	export HARNESS_CPUS=1 HARNESS_PROFILE=quick HARNESS_REPEAT=1
 	mkdir -p "$RUNNER_TEMP"
@@ -39,7 +40,15 @@ output_of() { # the value of KEY in GITHUB_OUTPUT (the last one)
 	[ "$first" = "$RUNNER_TEMP/harness.json" ]
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["trials"] and all(t["status"] == "ok" for t in d["trials"])' "$first"
 	grep -q '^## harness' "$GITHUB_STEP_SUMMARY"
-	grep -qE '^\*\*Host\*\*: [0-9]+ CPUs .* kernel .* commit 0123456789abcdef' "$GITHUB_STEP_SUMMARY"
+	grep -qE '^\*\*Host\*\*: [0-9]+ CPUs .* kernel .* commit 0123456789abcdef.* \(harness [0-9a-f]{12}\)' "$GITHUB_STEP_SUMMARY"
+	grep -q '^\*\*CPU budget\*\*: 1 CPU(s) for the runtime (the `cpus` input)' "$GITHUB_STEP_SUMMARY"
+	# harness's own commit, and the calling repository's beside it
+	python3 - "$first" "$("$HARNESS_TOP/bin/harness" --version | sed -n 's/.*commit \([0-9a-f]*\)).*/\1/p')" <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))["harness"]
+assert len(sys.argv[2]) == 12 and h["commit"] == sys.argv[2], h
+assert h["ci"]["repository"] == "someone/some-runtime" and h["ci"]["commit"].startswith("0123456789abcdef"), h
+PY
 	grep -qE '^\| *runtime *\|' "$GITHUB_STEP_SUMMARY" # the Markdown table
 	grep -qE '^\| *node24 *\|' "$GITHUB_STEP_SUMMARY"
 	blob=$(ls "$HARNESS_CACHE_DIR"/blobs/sha512-*)
@@ -48,11 +57,16 @@ output_of() { # the value of KEY in GITHUB_OUTPUT (the last one)
 	# a restored cache: no registry at all, and the first results as the baseline
 	cp "$first" "$BATS_TEST_TMPDIR/baseline.json"
 	: >"$GITHUB_STEP_SUMMARY"
-	run --separate-stderr env npm_config_registry=http://127.0.0.1:9/ HARNESS_BASELINE="$BATS_TEST_TMPDIR/baseline.json" \
+	# no cpus input: the most the host gives the runtime with the client's CPU kept, said in the summary
+	max=$("$HARNESS" doctor --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["max_pinned_cpus"])')
+	run --separate-stderr env -u HARNESS_CPUS npm_config_registry=http://127.0.0.1:9/ HARNESS_BASELINE="$BATS_TEST_TMPDIR/baseline.json" \
 		HARNESS_FAIL_ON=none "$HARNESS_TOP/ci/run.sh"
 	echo "$output" | tail -20
 	echo "$stderr" | tail -5
 	[ "$status" -eq 0 ] # the run passed, and the comparison gates nothing
+	grep -q "^\*\*CPU budget\*\*: $max CPU(s) for the runtime, the most this $(nproc)-CPU runner gives" "$GITHUB_STEP_SUMMARY"
+	python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["config"]["cpus"] == int(sys.argv[2])' \
+		"$(output_of results)" "$max"
 	grep -q '^Gate: off (--fail-on none)' "$GITHUB_STEP_SUMMARY"
 	[ "$(stat -c %Y:%i "$blob")" = "$before" ]
 	grep -q '^### Against the baseline' "$GITHUB_STEP_SUMMARY"

@@ -14,9 +14,29 @@ static struct cmp_cell cell(const char *metric, double mid, double spread, size_
 	struct cmp_cell c = {.scenario = "http-hello", .runtime = "bun", .mode = "pinned", .metric = metric, .n = n};
 
 	c.v = malloc(n * sizeof(double));
-	for (size_t i = 0; i < n; i++)
-		c.v[i] = mid * (1 + spread * ((double)((i * 7) % n) / (double)(n - 1) - 0.5) * 2);
+	c.trial = calloc(n, sizeof(unsigned));
+	c.why = calloc(n, sizeof(unsigned));
+	for (size_t i = 0; i < n; i++) {
+		c.v[i] = n > 1 ? mid * (1 + spread * ((double)((i * 7) % n) / (double)(n - 1) - 0.5) * 2) : mid;
+		c.trial[i] = (unsigned)i + 1;
+	}
 	return c;
+}
+
+/* A cell of the given values, in trial order. */
+static struct cmp_cell cell_of_values(const char *metric, const double *v, size_t n)
+{
+	struct cmp_cell c = cell(metric, 1, 0, n);
+
+	memcpy(c.v, v, n * sizeof(double));
+	return c;
+}
+
+static void cell_free(struct cmp_cell *c)
+{
+	free(c->v);
+	free(c->trial);
+	free(c->why);
 }
 
 static struct cmp_row row(struct cmp_cell *a, struct cmp_cell *b, struct cmp_result *r)
@@ -62,7 +82,7 @@ static void test_directions(void **state)
 	assert_int_equal(cmp_metric_direction("rps"), 1);
 	assert_int_equal(cmp_metric_direction("startup_median_ms"), 0);
 	assert_int_equal(cmp_metric_direction("errors"), -1); /* judged by the run's verdict, not compared */
-	free(a.v), free(b.v), free(la.v), free(lb.v);
+	cell_free(&a), cell_free(&b), cell_free(&la), cell_free(&lb);
 }
 
 static void test_same_small_and_inconclusive(void **state)
@@ -74,8 +94,8 @@ static void test_same_small_and_inconclusive(void **state)
 	struct cmp_row x;
 
 	(void)state;
-	x = row(&a, &b, &r); /* 1% lower, tight: real maybe, but within the threshold */
-	assert_int_equal(x.verdict, CMP_SAME);
+	x = row(&a, &b, &r); /* 1% lower, tight: real, but within the threshold */
+	assert_int_equal(x.verdict, CMP_BELOW_THRESHOLD);
 	assert_int_equal(r.regressions, 0);
 	cmp_result_free(&r);
 	x = row(&ga, &gb, &r); /* 7% slower for sure, but not surely more than 5%: said, not gated */
@@ -86,10 +106,10 @@ static void test_same_small_and_inconclusive(void **state)
 	cmp_result_free(&r);
 	x = row(&na, &nb, &r); /* 10% lower but ±30% noise over 5 trials: cannot tell */
 	assert_int_equal(x.verdict, CMP_INCONCLUSIVE);
-	assert_true(x.trials_needed > 5);
+	assert_true(x.trials_needed > 5 && x.trials_needed <= CMP_TRIALS_CAP);
 	assert_int_equal(r.regressions, 0);
 	cmp_result_free(&r);
-	free(a.v), free(b.v), free(ga.v), free(gb.v), free(na.v), free(nb.v);
+	cell_free(&a), cell_free(&b), cell_free(&ga), cell_free(&gb), cell_free(&na), cell_free(&nb);
 }
 
 static cJSON *head(const char *model, const char *kernel, const char *digest)
@@ -218,7 +238,7 @@ static void test_reproducible(void **state)
 		free(two);
 	}
 	cJSON_Delete(h);
-	free(a.v), free(b.v);
+	cell_free(&a), cell_free(&b);
 }
 
 /* Noisy trials are counted per side and shown in their column, and the gate's line says how many
@@ -241,7 +261,8 @@ static void test_noisy_shown(void **state)
 	cmp_result_free(&r);
 	text = render(&sa, &sb, CMP_TABLE, &len);
 	assert_non_null(strstr(text, "    0 / 3  slower\n"));
-	assert_non_null(strstr(text, "Gate: FAILED: 1 significant regression(s) beyond 5%.\n1 of them with noisy "
+	assert_non_null(strstr(text, "Gate: FAILED: 1 significant regression(s) beyond 5% (Holm-adjusted over 1 row); "
+				     "0 of 1 gated rows could not be judged (too few trials).\n1 of them with noisy "
 				     "trials on a side"));
 	free(text);
 	text = render(&sa, &sb, CMP_JSON, &len);
@@ -254,11 +275,12 @@ static void test_noisy_shown(void **state)
 	assert_null(strstr(text, "Gate: passed")); /* one gate line: failed, never both */
 	free(text);
 	cJSON_Delete(h);
-	free(a.v), free(b.v);
+	cell_free(&a), cell_free(&b);
 }
 
-/* --fail-on quiet-regression: a regression with noisy trials on a side is shown, said and counted apart, and
- * does not fail the gate; one with none on either side still does; --fail-on none fails on nothing. */
+/* --fail-on quiet-regression: a regression whose slower side had outside noise, and does not stand without those
+ * trials, is shown, said and counted apart, and does not fail the gate; one with none still does; --fail-on none
+ * fails on nothing. */
 static void test_quiet_gate(void **state)
 {
 	struct cmp_cell a = cell("rps", 50000, 0.02, 10), b = cell("rps", 40000, 0.02, 10);
@@ -272,27 +294,32 @@ static void test_quiet_gate(void **state)
 	(void)state;
 	quiet.fail_on = CMP_FAIL_QUIET_REGRESSION;
 	none.fail_on = CMP_FAIL_NONE;
-	b.noisy = 3;
+	b.noisy = 10;
+	for (size_t i = 0; i < 10; i++)
+		b.why[i] = 1u << RES_NOISY_STEAL;
 	text = render_with(&sa, &sb, &quiet, CMP_TABLE, &failing);
 	assert_int_equal(failing, 0);
-	assert_non_null(
-		strstr(text, "0 / 3  slower (noisy trials on a side: not gated, --fail-on quiet-regression)\n"));
-	assert_non_null(strstr(text, "Gate: passed: no significant regression beyond 5% with no noisy trial on either "
-				     "side.\n1 significant regression(s) not gated: noisy trials on a side"));
+	assert_non_null(strstr(text, "0 / 10  slower (excused, --fail-on quiet-regression: outside noise in B's "
+				     "trials 1 (steal), 2 (steal)"));
+	assert_non_null(strstr(text, "Gate: passed: no significant regression beyond 5% not excused by outside noise "
+				     "(Holm-adjusted over 1 row)"));
+	assert_non_null(strstr(text, "1 significant regression(s) excused"));
 	assert_null(strstr(text, "of them with noisy"));
 	free(text);
 	text = render_with(&sa, &sb, &quiet, CMP_JSON, NULL);
 	assert_non_null(strstr(text, "\"excused\":\ttrue"));
+	assert_non_null(strstr(text, "\"excused_by\":\t\"1 (steal), 2 (steal)"));
 	assert_non_null(strstr(text, "\"fail_on\":\t\"quiet-regression\""));
 	assert_non_null(strstr(text, "\"gate\":\t\"passed\""));
 	assert_non_null(strstr(text, "\"regressions\":\t1")); /* counted all the same */
 	free(text);
 	/* quiet on both sides: the gate fails as with --fail-on regression */
 	b.noisy = 0;
+	memset(b.why, 0, 10 * sizeof(unsigned));
 	text = render_with(&sa, &sb, &quiet, CMP_TABLE, &failing);
 	assert_int_equal(failing, 1);
-	assert_non_null(strstr(
-		text, "Gate: FAILED: 1 significant regression(s) beyond 5% with no noisy trial on either side.\n"));
+	assert_non_null(strstr(text, "Gate: FAILED: 1 significant regression(s) beyond 5% not excused by outside "
+				     "noise (Holm-adjusted over 1 row)"));
 	free(text);
 	text = render_with(&sa, &sb, &none, CMP_TABLE, &failing);
 	assert_int_equal(failing, 0);
@@ -300,16 +327,214 @@ static void test_quiet_gate(void **state)
 	assert_non_null(strstr(text, "Gate: off (--fail-on none).\n"));
 	free(text);
 	cJSON_Delete(h);
-	free(a.v), free(b.v);
+	cell_free(&a), cell_free(&b);
+}
+
+/* Rows of several cells at once: a[i] against b[i]. */
+static void run_rows(struct cmp_cell *a, struct cmp_cell *b, size_t n, const struct cmp_opts *o, struct cmp_result *r)
+{
+	struct cmp_side sa = {.path = "a.json", .head = NULL, .cells = a, .ncells = n};
+	struct cmp_side sb = {.path = "b.json", .head = NULL, .cells = b, .ncells = n};
+	struct hx_err err = {0};
+
+	assert_int_equal(cmp_run(&sa, &sb, o, r, &err), 0);
+	assert_int_equal(r->nrows, n);
+}
+
+/* One trial a side gives a CI of [r, r]: before, 10 against 10.4 was "no significant change". Three a side
+ * cannot give p < 0.1: before, 3x slower was "inconclusive: ~3 trials per side would settle it" and the gate
+ * passed. Now both are too few, with the count any verdict needs, and a gate of such rows is not a pass. */
+static void test_too_few(void **state)
+{
+	double one_a[] = {10}, one_b[] = {10.4}, three_a[] = {10, 10.1, 10.2}, three_b[] = {13, 13.1, 13.2};
+	struct cmp_cell a = cell_of_values("startup_median_ms", one_a, 1),
+			b = cell_of_values("startup_median_ms", one_b, 1);
+	struct cmp_cell ta = cell_of_values("startup_median_ms", three_a, 3),
+			tb = cell_of_values("startup_median_ms", three_b, 3);
+	struct cmp_result r;
+	struct cmp_row x;
+
+	(void)state;
+	x = row(&a, &b, &r);
+	assert_int_equal(x.verdict, CMP_TOO_FEW);
+	assert_int_equal(x.trials_needed, 4); /* 2 / C(8, 4) = 0.029 < 0.05; 2 / C(6, 3) = 0.1 */
+	assert_int_equal(r.gate, CMP_GATE_UNJUDGED);
+	assert_int_equal(r.unjudged, 1);
+	cmp_result_free(&r);
+	x = row(&ta, &tb, &r);
+	assert_int_equal(x.verdict, CMP_TOO_FEW);
+	assert_int_equal(x.trials_needed, 4);
+	assert_false(x.regression);
+	assert_int_equal(r.gate, CMP_GATE_UNJUDGED);
+	cmp_result_free(&r);
+	cell_free(&a), cell_free(&b), cell_free(&ta), cell_free(&tb);
+}
+
+/* Rendered: the row says what it needs and prints no CI; the gate line says it judged nothing, in every format. */
+static void test_too_few_rendered(void **state)
+{
+	double va[] = {10, 10.1, 10.2}, vb[] = {13, 13.1, 13.2};
+	struct cmp_cell a = cell_of_values("startup_median_ms", va, 3), b = cell_of_values("startup_median_ms", vb, 3);
+	cJSON *h = head("AMD EPYC", "6.1.0", "sha512-aa");
+	struct cmp_side sa = {.path = "a.json", .head = h, .cells = &a, .ncells = 1};
+	struct cmp_side sb = {.path = "b.json", .head = h, .cells = &b, .ncells = 1};
+	char *text;
+
+	(void)state;
+	text = render_with(&sa, &sb, &opts, CMP_TABLE, NULL);
+	assert_non_null(strstr(text, "too few trials: 4 per side needed for any verdict\n"));
+	assert_non_null(strstr(text, "Gate: NOT JUDGED: none of the 1 gated rows"));
+	assert_null(strstr(text, "Gate: passed"));
+	assert_null(strstr(text, "1.290–")); /* no CI for a row that cannot have one */
+	free(text);
+	text = render_with(&sa, &sb, &opts, CMP_JSON, NULL);
+	assert_non_null(strstr(text, "\"verdict\":\t\"too_few_trials\""));
+	assert_non_null(strstr(text, "\"gate\":\t\"unjudged\""));
+	assert_null(strstr(text, "\"ci_low\""));
+	free(text);
+	cJSON_Delete(h);
+	cell_free(&a), cell_free(&b);
+}
+
+/* A tiny change that is certain (p ~ 1e-11, +3%) was "no significant change"; it is below the threshold. */
+static void test_below_threshold(void **state)
+{
+	struct cmp_cell a = cell("startup_median_ms", 10, 0.005, 30), b = cell("startup_median_ms", 10.3, 0.005, 30);
+	struct cmp_result r;
+	struct cmp_row x;
+
+	(void)state;
+	x = row(&a, &b, &r);
+	assert_true(x.mwu.p < 1e-9);
+	assert_int_equal(x.verdict, CMP_BELOW_THRESHOLD);
+	assert_false(x.regression);
+	assert_string_equal(cmp_verdict_names[x.verdict], "below_threshold");
+	assert_string_equal(cmp_verdict_word(&x), "below threshold");
+	cmp_result_free(&r);
+	cell_free(&a), cell_free(&b);
+}
+
+/* Holm over the rows: one clear regression among rows that did not move is still called; twelve rows of five
+ * trials cannot be (2 / C(10, 5) = 0.0079 is not below 0.05 / 12): too few, where a single row of five is judged. */
+static void test_holm_family(void **state)
+{
+	struct cmp_cell a[12], b[12];
+	struct cmp_result r;
+
+	(void)state;
+	for (size_t i = 0; i < 12; i++) {
+		a[i] = cell("startup_median_ms", 10, 0.02, 5);
+		b[i] = cell("startup_median_ms", i == 0 ? 13 : 10, 0.02, 5);
+		snprintf(a[i].scenario, sizeof(a[i].scenario), "s%zu", i);
+		snprintf(b[i].scenario, sizeof(b[i].scenario), "s%zu", i);
+	}
+	run_rows(a, b, 1, &opts, &r);
+	assert_int_equal(r.rows[0].verdict, CMP_WORSE);
+	assert_int_equal(r.gate, CMP_GATE_FAILED);
+	cmp_result_free(&r);
+	run_rows(a, b, 12, &opts, &r);
+	assert_int_equal(r.family, 12);
+	assert_int_equal(r.rows[0].verdict, CMP_TOO_FEW);
+	assert_int_equal(r.rows[0].trials_needed, 6); /* 2 / C(12, 6) = 0.0022 < 0.0042 */
+	assert_int_equal(r.gate, CMP_GATE_UNJUDGED);
+	cmp_result_free(&r);
+	for (size_t i = 0; i < 12; i++) { /* ten trials: judged, and the adjusted p is Holm's */
+		cell_free(&a[i]), cell_free(&b[i]);
+		a[i] = cell("startup_median_ms", 10, 0.02, 10);
+		b[i] = cell("startup_median_ms", i == 0 ? 13 : 10.01, 0.02, 10);
+		snprintf(a[i].scenario, sizeof(a[i].scenario), "s%zu", i);
+		snprintf(b[i].scenario, sizeof(b[i].scenario), "s%zu", i);
+	}
+	run_rows(a, b, 12, &opts, &r);
+	assert_int_equal(r.rows[0].verdict, CMP_WORSE);
+	assert_true(fabs(r.rows[0].p_adj - 12 * r.rows[0].mwu.p) < 1e-12); /* the smallest p: times the family */
+	assert_int_equal(r.gate, CMP_GATE_FAILED);
+	for (size_t i = 1; i < 12; i++)
+		assert_true(r.rows[i].verdict != CMP_WORSE && r.rows[i].p_adj >= r.rows[i].mwu.p);
+	cmp_result_free(&r);
+	for (size_t i = 0; i < 12; i++)
+		cell_free(&a[i]), cell_free(&b[i]);
+}
+
+/* The excuse of --fail-on quiet-regression: noise on A (which only flatters B) and flags a slower runtime
+ * causes itself (stall, spread) excused a regression before; now only outside noise on B does, and only when
+ * the regression does not stand without those trials; the row names them. */
+static void test_excuse_rule(void **state)
+{
+	struct cmp_cell a = cell("rps", 50000, 0.02, 10), b = cell("rps", 40000, 0.02, 10);
+	struct cmp_opts quiet = opts;
+	struct cmp_result r;
+
+	(void)state;
+	quiet.fail_on = CMP_FAIL_QUIET_REGRESSION;
+	a.why[2] = 1u << RES_NOISY_STEAL, a.noisy = 1;					  /* on A: never an excuse */
+	b.why[1] = 1u << RES_NOISY_STALL, b.why[4] = 1u << RES_NOISY_SPREAD, b.noisy = 2; /* its own doing */
+	run_rows(&a, &b, 1, &quiet, &r);
+	assert_true(r.rows[0].regression);
+	assert_false(r.rows[0].excused);
+	assert_int_equal(r.failing, 1);
+	cmp_result_free(&r);
+	b.why[6] = 1u << RES_NOISY_FOREIGN; /* one trial of outside noise: the other nine still show it */
+	run_rows(&a, &b, 1, &quiet, &r);
+	assert_false(r.rows[0].excused);
+	assert_int_equal(r.failing, 1);
+	cmp_result_free(&r);
+	for (size_t i = 0; i < 10; i++) /* outside noise on all of B but one: without it, too little to judge */
+		if (i != 1)
+			b.why[i] = (1u << RES_NOISY_CONTENDED) | (i == 3 ? 1u << RES_NOISY_STEAL : 0);
+	run_rows(&a, &b, 1, &quiet, &r);
+	assert_true(r.rows[0].excused);
+	assert_int_equal(r.failing, 0);
+	assert_int_equal(r.gate, CMP_GATE_PASSED);
+	assert_non_null(strstr(r.rows[0].excused_by, "4 (steal, contended)"));
+	assert_null(strstr(r.rows[0].excused_by, "stall"));
+	cmp_result_free(&r);
+	run_rows(&a, &b, 1, &opts, &r); /* --fail-on regression: no excuse at all */
+	assert_int_equal(r.failing, 1);
+	cmp_result_free(&r);
+	cell_free(&a), cell_free(&b);
+}
+
+/* A zero median on a side: the ratio was NAN ("inconclusive: ~2 trials") or infinite (printed as null); now the
+ * row is judged by the rank test and says which side is zero. */
+static void test_zero_median(void **state)
+{
+	struct cmp_cell a = cell("p99_us", 0, 0, 10), b = cell("p99_us", 3000, 0.02, 10);
+	cJSON *h = head("AMD EPYC", "6.1.0", "sha512-aa");
+	struct cmp_side sa = {.path = "a.json", .head = h, .cells = &a, .ncells = 1};
+	struct cmp_side sb = {.path = "b.json", .head = h, .cells = &b, .ncells = 1};
+	struct cmp_result r;
+	struct cmp_row x;
+	char *text;
+
+	(void)state;
+	x = row(&a, &b, &r);
+	assert_int_equal(x.verdict, CMP_WORSE);
+	assert_true(x.regression);
+	cmp_result_free(&r);
+	text = render_with(&sa, &sb, &opts, CMP_TABLE, NULL);
+	assert_non_null(strstr(text, "from 0"));
+	free(text);
+	text = render_with(&sa, &sb, &opts, CMP_JSON, NULL);
+	assert_non_null(strstr(text, "\"ratio_note\":\t\"A's median is 0\""));
+	free(text);
+	x = row(&a, &a, &r); /* both zero: the same */
+	assert_int_equal(x.verdict, CMP_INCONCLUSIVE);
+	cmp_result_free(&r);
+	cJSON_Delete(h);
+	cell_free(&a), cell_free(&b);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_directions),   cmocka_unit_test(test_same_small_and_inconclusive),
-		cmocka_unit_test(test_host_diffs),   cmocka_unit_test(test_sandbox_diff),
-		cmocka_unit_test(test_reproducible), cmocka_unit_test(test_noisy_shown),
-		cmocka_unit_test(test_quiet_gate),
+		cmocka_unit_test(test_directions),	 cmocka_unit_test(test_same_small_and_inconclusive),
+		cmocka_unit_test(test_host_diffs),	 cmocka_unit_test(test_sandbox_diff),
+		cmocka_unit_test(test_reproducible),	 cmocka_unit_test(test_noisy_shown),
+		cmocka_unit_test(test_quiet_gate),	 cmocka_unit_test(test_too_few),
+		cmocka_unit_test(test_too_few_rendered), cmocka_unit_test(test_below_threshold),
+		cmocka_unit_test(test_holm_family),	 cmocka_unit_test(test_excuse_rule),
+		cmocka_unit_test(test_zero_median),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

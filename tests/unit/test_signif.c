@@ -176,6 +176,24 @@ static void test_trend_and_bimodality(void **state)
 	assert_true(isnan(sig_bimodality(A5, 3)));
 }
 
+/* Flagged only where it can be seen: bun's 4.3 / 5.8 ms startup in 5 trials scores below 5/9 (before: "no
+ * second mode" by silence); from 10 trials a half-and-half mixture is flagged, one mode is not. */
+static void test_bimodal_needs_trials(void **state)
+{
+	double five[] = {4.30, 5.80, 4.31, 5.79, 4.32}, ten[10], one[10];
+
+	(void)state;
+	assert_false(sig_bimodal(five, 5));
+	assert_true(sig_bimodality(five, 5) < SIG_BIMODAL); /* the coefficient itself is blind there */
+	for (int i = 0; i < 10; i++) {
+		ten[i] = (i % 2 ? 5.8 : 4.3) * (1 + 0.002 * i);
+		one[i] = 5 * (1 + 0.01 * ((i * 7) % 10));
+	}
+	assert_false(sig_bimodal(ten, 9));
+	assert_true(sig_bimodal(ten, 10));
+	assert_false(sig_bimodal(one, 10));
+}
+
 static void test_hodges_lehmann(void **state)
 {
 	(void)state;
@@ -233,6 +251,56 @@ static void test_distributions(void **state)
 	assert_close(sig_norm_cdf(NORM_PPF_975), 0.975, 1e-14);
 }
 
+/* The floor of the exact rank test: its smallest two-sided p (scipy's mannwhitneyu of samples wholly apart:
+ * 0.1, 0.02857142857142857, 0.007936507936507936 and 0.016666666666666666 for 7 against 3), and the trials a
+ * level needs. */
+static void test_mwu_floor(void **state)
+{
+	(void)state;
+	assert_close(sig_mwu_min_p(3, 3), 0.1, 1e-14);
+	assert_close(sig_mwu_min_p(4, 4), 0.02857142857142857, 1e-14);
+	assert_close(sig_mwu_min_p(5, 5), 0.007936507936507936, 1e-14);
+	assert_close(sig_mwu_min_p(7, 3), 0.016666666666666666, 1e-14);
+	assert_close(sig_mwu_min_p(1, 1), 1.0, 0.0);
+	assert_int_equal(sig_mwu_trials_for(0.05, 100), 4);
+	assert_int_equal(sig_mwu_trials_for(0.05 / 12, 100), 6);
+	assert_int_equal(sig_mwu_trials_for(1e-300, 100), 0);
+}
+
+/* Holm's step-down: sorted p times m, m-1, ...; never below an earlier one; capped at 1; NAN outside. */
+static void test_holm(void **state)
+{
+	double p[] = {0.01, 0.04, NAN, 0.03, 0.5}, adj[5];
+
+	(void)state;
+	sig_holm(p, 5, adj);
+	assert_close(adj[0], 0.04, 1e-15); /* 4 x 0.01 */
+	assert_close(adj[3], 0.09, 1e-15); /* 3 x 0.03 */
+	assert_close(adj[1], 0.09, 1e-15); /* 2 x 0.04 = 0.08, but not below 0.09 */
+	assert_close(adj[4], 0.5, 1e-15);
+	assert_true(isnan(adj[2]));
+}
+
+/* Trials that would settle a row, from the rule itself: never fewer than the floor, more for more noise, and at
+ * the advised n the simulated chance is at least the power asked. At CV 10% an A/A row needs the CI inside
+ * +-5%: about a hundred and more trials, not the ~76 of the t formula (at which it stays inconclusive). */
+static void test_trials_to_settle(void **state)
+{
+	size_t lo, hi, big;
+
+	(void)state;
+	lo = sig_trials_to_settle(0.03, 1.3, 0.05, 0.05, 0.95, 0.8, 4, 1000);
+	assert_int_equal(lo, 4); /* 30% at CV 3%: the floor decides */
+	hi = sig_trials_to_settle(0.10, 1.3, 0.05, 0.05, 0.95, 0.8, 4, 1000);
+	assert_true(hi >= lo && hi < 10);
+	big = sig_trials_to_settle(0.10, 1.0, 0.05, 0.05, 0.95, 0.8, 4, 1000);
+	assert_true(big > 100 && big <= 250);
+	assert_true(sig_settle_power(0.10, 1.0, 0.05, 0.05, 0.95, big) >= 0.8);
+	assert_true(sig_settle_power(0.10, 1.0, 0.05, 0.05, 0.95, 76) < 0.5);
+	assert_int_equal(sig_trials_to_settle(0.40, 1.0, 0.05, 0.05, 0.95, 0.8, 4, 1000), 0);	/* beyond the cap */
+	assert_int_equal(sig_trials_to_settle(0.10, 1.3, 0.05, 0.05, 0.95, 0.8, 20, 1000), 20); /* at least nmin */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,10 +309,14 @@ int main(void)
 		cmocka_unit_test(test_wilcoxon),
 		cmocka_unit_test(test_welch),
 		cmocka_unit_test(test_trend_and_bimodality),
+		cmocka_unit_test(test_bimodal_needs_trials),
 		cmocka_unit_test(test_hodges_lehmann),
 		cmocka_unit_test(test_ratio_ci),
 		cmocka_unit_test(test_mde),
 		cmocka_unit_test(test_distributions),
+		cmocka_unit_test(test_mwu_floor),
+		cmocka_unit_test(test_holm),
+		cmocka_unit_test(test_trials_to_settle),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

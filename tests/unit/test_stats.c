@@ -54,12 +54,57 @@ static void test_outliers_and_determinism(void **state)
 	assert_true(a.ci95_high < 41);					     /* the median is robust */
 }
 
+static size_t outliers_of(const double *v, size_t n)
+{
+	struct stats_summary s;
+
+	stats_summarize(v, n, &s);
+	return s.outliers;
+}
+
+/* hyperfine's own cases (src/outlier_detection.rs): |x - median| / MAD above 14.826, a MAD of 0 as epsilon.
+ * Before: 0.6745 |x - median| / MAD above 14 (20.8 MADs), and no outlier at all when the MAD is 0. */
+static void test_outliers_as_hyperfine(void **state)
+{
+	const double low[] = {-0.2, 0.0, 0.2}, one[] = {-0.2, 0.0, 0.2, 4.0}, five[] = {0.5, 0.30, 0.29, 0.31, 0.30};
+	const double normal[] = {2.33269488, 1.42195907,  -0.57527698, -0.31293437, 2.2948158, 0.75813273,
+				 -1.0712388, -0.96394741, -1.15897446, 1.10976285,  20.0,      -500.0};
+	const double flat[] = {10, 10, 10, 10, 10, 10, 10, 100, 100};
+	const double between[] = {10, 10.5, 11, 11.5, 12, 12.5, 13, 30}; /* 18.25 MADs: 14.826 < 18.25 < 20.8 */
+
+	(void)state;
+	assert_int_equal(outliers_of(low, 3), 0);
+	assert_int_equal(outliers_of(one, 4), 1);
+	assert_int_equal(outliers_of(five, 5), 1);
+	assert_int_equal(outliers_of(normal, 10), 0);
+	assert_int_equal(outliers_of(normal, 12), 2);
+	assert_int_equal(outliers_of(flat, 8), 1);
+	assert_int_equal(outliers_of(flat, 9), 2);
+	assert_int_equal(outliers_of(between, 8), 1);
+	assert_true(STATS_OUTLIER_MADS == 1.4826 * 10.0);
+}
+
+/* No CI below STATS_MIN_CI_N trials: a bootstrap of 3 values only restates their extremes. */
+static void test_ci_needs_trials(void **state)
+{
+	const double v[] = {5, 1, 4, 2, 3, 6};
+	struct stats_summary s;
+
+	(void)state;
+	stats_summarize(v, 5, &s);
+	assert_false(stats_has_ci(&s));
+	stats_summarize(v, 6, &s);
+	assert_true(stats_has_ci(&s));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_basic),
 		cmocka_unit_test(test_even_median_and_single),
 		cmocka_unit_test(test_outliers_and_determinism),
+		cmocka_unit_test(test_outliers_as_hyperfine),
+		cmocka_unit_test(test_ci_needs_trials),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

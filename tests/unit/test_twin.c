@@ -220,6 +220,74 @@ static void test_outside_rules(void **state)
 	assert_string_equal(res_noisy_names[RES_NOISY_STEAL], "steal");
 }
 
+/* Trials 1..8 of a quiet and of a second group (mode `mode`, noise `noise`), every second-group trial exactly
+ * 1.10x its quiet twin of the same index, the values of different indices far apart; the trials in fail_q and
+ * fail_o (-1: none) failed. */
+static void fill_exact(struct res_doc *d, const char *mode, const char *noise, int fail_q, int fail_o, int fail_o2)
+{
+	struct hx_err err = {0};
+
+	assert_int_equal(res_doc_init(d, "9.9.9", "abc", &err), 0);
+	for (unsigned i = 0; i < 8; i++)
+		for (int o = 0; o < 2; o++) {
+			struct trial_result *t = res_doc_add(d);
+
+			res_trial_init(t, "http-hello", "bun", o && mode ? mode : "pinned", i + 1,
+				       2 * i + 1 + (unsigned)o);
+			if (o && noise)
+				snprintf(t->noise, sizeof(t->noise), "%s", noise);
+			t->have |= RES_HAVE_LOAD;
+			t->load.rps = 40000 * (1 + 0.1 * i) * (o ? 1.10 : 1);
+			if ((!o && (int)i == fail_q) || (o && ((int)i == fail_o || (int)i == fail_o2)))
+				t->status = TRIAL_FAILED;
+		}
+}
+
+/* The isolation shift pairs quiet and noisy trials by trial index: before, by position, so that a quiet trial 3
+ * and a noisy trial 6 that failed shifted every later pair; and its p was Mann-Whitney's beside a paired CI.
+ * Every pair is exactly 1.10x: the shift, its CI and its signed-rank p say so. */
+static void test_isolation_pairs_by_index(void **state)
+{
+	struct res_doc d;
+	struct res_summary *g = NULL;
+	struct hx_err err = {0};
+	size_t ng;
+
+	(void)state;
+	fill_exact(&d, NULL, "cpu:1", 2, 5, -1);
+	assert_int_equal(res_summarize(d.trials, d.ntrials, &g, &ng, &err), 0);
+	assert_int_equal(ng, 2);
+	assert_true(g[1].shift.have);
+	assert_true(g[1].shift.paired);
+	assert_int_equal(g[1].shift.pairs, 6);
+	assert_true(fabs(g[1].shift.ratio - 1.10) < 1e-12);
+	assert_true(fabs(g[1].shift.ci95_low - 1.10) < 1e-12 && fabs(g[1].shift.ci95_high - 1.10) < 1e-12);
+	assert_true(fabs(g[1].shift.p - 2.0 / 64) < 1e-12); /* six pairs, all one way: exact signed-rank */
+	free(g);
+	res_doc_free(&d);
+}
+
+/* vs pinned: the ratio from the pairs its CI resampled. Before, from all trials: with two quota trials failed
+ * the estimate (1.04x) fell outside its own CI (1.10-1.10). */
+static void test_vs_pinned_estimate_from_pairs(void **state)
+{
+	struct res_doc d;
+	struct res_summary *g = NULL;
+	struct hx_err err = {0};
+	size_t ng;
+
+	(void)state;
+	fill_exact(&d, "quota", NULL, -1, 6, 7);
+	assert_int_equal(res_summarize(d.trials, d.ntrials, &g, &ng, &err), 0);
+	assert_true(g[1].vs_pinned.have && g[1].vs_pinned.paired);
+	assert_int_equal(g[1].vs_pinned.pairs, 6);
+	assert_true(fabs(g[1].vs_pinned.ratio - 1.10) < 1e-12);
+	assert_true(g[1].vs_pinned.ci95_low <= g[1].vs_pinned.ratio &&
+		    g[1].vs_pinned.ratio <= g[1].vs_pinned.ci95_high);
+	free(g);
+	res_doc_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +297,8 @@ int main(void)
 		cmocka_unit_test(test_contended_rule),
 		cmocka_unit_test(test_stall_rule),
 		cmocka_unit_test(test_outside_rules),
+		cmocka_unit_test(test_isolation_pairs_by_index),
+		cmocka_unit_test(test_vs_pinned_estimate_from_pairs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
