@@ -30,10 +30,22 @@ HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
 SOURCES := $(wildcard harness/*/*.[ch] cgroups/*.[ch] tests/unit/*.[ch] tests/helpers/*.c)
 
-.PHONY: all test test-busy check-tree unit integration guest asan install deps test-deps format format-check run clean
+.PHONY: all test test-busy check-tree unit integration guest asan install uninstall deps test-deps format format-check run clean
 
-# The binary is bin/harness: ./harness is the folder of its sources.
-all: bin/harness
+# The binary is bin/harness: ./harness is the folder of its sources. The man page and the shell completions are
+# made from its option tables (harness --dump), so they list exactly the options it has.
+GEN_DOCS := $(BUILD)/man/harness.1 $(BUILD)/completion/harness.bash $(BUILD)/completion/_harness
+all: bin/harness $(GEN_DOCS)
+
+$(BUILD)/man/harness.1: bin/harness
+	@mkdir -p $(dir $@)
+	bin/harness --dump man >$@.tmp && mv $@.tmp $@
+$(BUILD)/completion/harness.bash: bin/harness
+	@mkdir -p $(dir $@)
+	bin/harness --dump bash >$@.tmp && mv $@.tmp $@
+$(BUILD)/completion/_harness: bin/harness
+	@mkdir -p $(dir $@)
+	bin/harness --dump zsh >$@.tmp && mv $@.tmp $@
 
 bin/harness: $(BUILD)/harness/cli/main.o $(BUILD)/libharness.a
 	@mkdir -p bin
@@ -113,10 +125,20 @@ $(BUILD)/bin/harness: $(BUILD)/harness/cli/main.o $(BUILD)/libharness.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
-install: bin/harness
+install: bin/harness $(GEN_DOCS)
 	install -D -m 0755 bin/harness $(DESTDIR)$(PREFIX)/bin/harness
 	install -d $(DESTDIR)$(PREFIX)/share/harness
 	cp -R images scenarios $(DESTDIR)$(PREFIX)/share/harness/
+	install -D -m 0644 $(BUILD)/man/harness.1 $(DESTDIR)$(PREFIX)/share/man/man1/harness.1
+	install -D -m 0644 $(BUILD)/completion/harness.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/harness
+	install -D -m 0644 $(BUILD)/completion/_harness $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_harness
+
+# What install put there, and nothing else (the image cache is data: harness images gc / rm manage it).
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/harness $(DESTDIR)$(PREFIX)/share/man/man1/harness.1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/harness \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_harness
+	rm -rf $(DESTDIR)$(PREFIX)/share/harness
 
 # Two dependency sets (ci/deps.sh): what building and `make run` need, and that plus what the tests need.
 deps:
@@ -188,7 +210,8 @@ fuzz-long: $(FUZZ_TARGETS)
 	tests/fuzz/campaign.sh $(FUZZ_LONG_SECONDS) $(BUILD) $(FUZZ_TARGETS)
 
 FUZZ_SRC := harness/load/http.c harness/load/ws.c harness/image/manifest.c harness/run/scenario.c harness/run/scenario_routes.c \
-	harness/base/err.c harness/base/util.c harness/base/valid.c harness/run/pgwire.c harness/run/script.c \
+	harness/run/scenario_wire.c harness/run/wire.c harness/base/proc.c \
+	harness/base/err.c harness/base/esc.c harness/base/util.c harness/base/valid.c harness/run/pgwire.c harness/run/script.c \
 	harness/load/check.c
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRC)
 	@mkdir -p $(dir $@)

@@ -39,7 +39,10 @@ struct cg_slice_plan {
 	unsigned client_cpus;
 	bool fixture_shared;	/* no CPU to spare: the fixture shares the client's set */
 	bool sut_shares_client; /* quota: too few CPUs beside the client's, the runtime may run on them */
-	unsigned noise_shares;	/* pinned: a bit per slice whose CPUs the noise had to share; 0: none */
+	/* quota, none: the client (and fixture) have the CPUs pinned mode gives them at this budget; false where
+	 * pinned mode does not fit the host, and the modes then differ in placement too */
+	bool client_as_pinned;
+	unsigned noise_shares; /* pinned: a bit per slice whose CPUs the noise had to share; 0: none */
 };
 
 /* A fresh tree named by cg_run_id under root (NULL: below the cgroup harness started in), with the slices

@@ -44,12 +44,19 @@ in_scope() {
 	fi
 }
 
+# Text from a file or another host (a baseline's CPU model in compare's refusal, this host's CPU model and
+# distribution) as inline Markdown: no link, HTML, code span, table cell or line break of its own
+# (harness/base/esc.c's esc_md, in sed).
+md_text() {
+	LC_ALL=C sed -e 's/[[:cntrl:]]/ /g' -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/[][\\`*_~|]/\\&/g'
+}
+
 host_facts() {
 	local distro cg
 	distro=$(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-unknown}")
 	cg=$(stat -fc %T /sys/fs/cgroup 2>/dev/null || echo unknown)
-	echo "**Host**: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), " \
-		"$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo), $distro, kernel $(uname -r)," \
+	echo "**Host**: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' | md_text)), " \
+		"$(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo), $(md_text <<<"$distro"), kernel $(uname -r)," \
 		"cgroup $([ "$cg" = cgroup2fs ] && echo v2 || echo "v1/hybrid"), commit ${GITHUB_SHA:-unknown}" \
 		"(harness ${HARNESS_ACTION_REF:-$("$harness" --version 2>/dev/null | sed -n 's/.*commit \([^)]*\)).*/\1/p')})"
 }
@@ -97,7 +104,7 @@ if [ -n "${HARNESS_BASELINE:-}" ] && [ -f "$HARNESS_BASELINE" ] && [ -f "$out" ]
 		>"$compare" 2>"$compare.err" || cstatus=$?
 	# another runner's hardware (or images) measured something else: said, not a failure of this change
 	if [ "$cstatus" -eq 2 ]; then
-		echo "Not compared: $(tail -1 "$compare.err")" >"$compare"
+		echo "Not compared: $(tail -1 "$compare.err" | md_text)" >"$compare"
 		cstatus=0
 	fi
 	cat "$compare"

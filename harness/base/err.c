@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/esc.h"
+
 static int err_ret(const struct hx_err *err)
 {
 	return err->errnum > 0 ? -err->errnum : -EINVAL;
@@ -77,6 +79,10 @@ void hx_clear(struct hx_err *err)
 
 int hx_report(const struct hx_err *err)
 {
-	fprintf(stderr, "harness: %s\n", err->msg[0] ? err->msg : "unknown failure");
+	char shown[sizeof(err->msg) * 4];
+
+	/* the message may quote a payload's output or a file's text: it reaches the terminal escaped */
+	fprintf(stderr, "harness: %s\n",
+		err->msg[0] ? esc_term_lines(err->msg, shown, sizeof(shown)) : "unknown failure");
 	return err->exit == HX_EXIT_OK ? HX_EXIT_INTERNAL : (int)err->exit;
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/esc.h"
 
 int util_read_file(const char *path, char **ret, size_t *ret_len, struct hx_err *err)
 {
@@ -49,6 +50,153 @@ int util_read_file(const char *path, char **ret, size_t *ret_len, struct hx_err 
 			break;
 		len += (size_t)n;
 	}
+	buf[len] = '\0';
+	if (ret_len)
+		*ret_len = len;
+	*ret = steal_pointer(&buf);
+	return 0;
+}
+
+const char *util_file_kind(unsigned mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		return "a regular file";
+	case S_IFDIR:
+		return "a directory";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFSOCK:
+		return "a socket";
+	case S_IFLNK:
+		return "a symbolic link";
+	default:
+		return "not a file";
+	}
+}
+
+static void size_words(uint64_t n, char *buf, size_t len)
+{
+	if (n >= 1 << 20)
+		snprintf(buf, len, "%.1f MiB", (double)n / (1 << 20));
+	else
+		snprintf(buf, len, "%" PRIu64 " bytes", n);
+}
+
+int util_reopen(int pfd, int flags)
+{
+	char self[64];
+	struct stat a, b;
+	int fd;
+
+	if (fstat(pfd, &a) < 0)
+		return -errno;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, flags | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &b) < 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+int util_copy_sparse(int in, int out, uint64_t size)
+{
+	char buf[65536];
+	off_t pos = 0;
+
+	while ((uint64_t)pos < size) {
+		off_t data = lseek(in, pos, SEEK_DATA), hole;
+
+		if (data < 0 && errno == ENXIO)
+			break; /* a hole to the end */
+		if (data < 0)
+			return -errno;
+		hole = lseek(in, data, SEEK_HOLE);
+		if (hole < 0)
+			return -errno;
+		for (pos = data; pos < hole;) {
+			ssize_t n = pread(in, buf,
+					  (size_t)(hole - pos) < sizeof(buf) ? (size_t)(hole - pos) : sizeof(buf), pos);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return n < 0 ? -errno : 0; /* it shrank: what there was is copied */
+			for (ssize_t off = 0, w; off < n; off += w)
+				if ((w = pwrite(out, buf + off, (size_t)(n - off), pos + off)) < 0)
+					return -errno;
+			pos += n;
+		}
+	}
+	return ftruncate(out, (off_t)size) < 0 ? -errno : 0;
+}
+
+/* The regular file behind an O_PATH descriptor, opened for reading (the same inode). */
+static int reopen_regular(const char *path, int pfd, struct stat *st, struct hx_err *err)
+{
+	int fd;
+
+	if (fstat(pfd, st) < 0)
+		return hx_syserr(err, "%s", path);
+	if (!S_ISREG(st->st_mode))
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s is %s, not a regular file: name the file itself", path,
+			       util_file_kind(st->st_mode));
+	fd = util_reopen(pfd, O_RDONLY | O_NONBLOCK);
+	if (fd == -ESTALE)
+		return hx_fail(err, HX_EXIT_USAGE, ESTALE, "%s changed while it was opened", path);
+	if (fd < 0) {
+		errno = -fd;
+		return hx_syserr(err, "open %s", path);
+	}
+	return fd;
+}
+
+int util_read_input(const char *path, size_t max, char **ret, size_t *ret_len, struct hx_err *err)
+{
+	_cleanup_close_ int pfd = open(path, O_PATH | O_CLOEXEC), fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	char have[32], cap[32];
+	struct stat st;
+	size_t len = 0;
+
+	if (pfd < 0) {
+		hx_syserr(err, "open %s", path);
+		err->exit = HX_EXIT_USAGE; /* a file the user named: missing or unreadable is bad input */
+		return -err->errnum;
+	}
+	if ((fd = reopen_regular(path, pfd, &st, err)) < 0)
+		return fd;
+	size_words(max, cap, sizeof(cap));
+	if ((uint64_t)st.st_size > max) {
+		size_words((uint64_t)st.st_size, have, sizeof(have));
+		return hx_fail(err, HX_EXIT_USAGE, EFBIG, "%s is %s, more than the %s such a file may be", path, have,
+			       cap);
+	}
+	/* the size it has now, plus one byte: a file that grows past max is refused, not read on */
+	buf = malloc((size_t)st.st_size + 2);
+	if (!buf)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "read %s: out of memory", path);
+	for (;;) {
+		ssize_t n = read(fd, buf + len, (size_t)st.st_size + 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return hx_syserr(err, "read %s", path);
+		len += (size_t)n;
+		if (n == 0 || len > (size_t)st.st_size)
+			break;
+	}
+	if (len > (size_t)st.st_size)
+		return hx_fail(err, HX_EXIT_USAGE, EFBIG, "%s grew while it was read: give a file nothing writes to",
+			       path);
 	buf[len] = '\0';
 	if (ret_len)
 		*ret_len = len;
@@ -466,22 +614,40 @@ int util_sha256_hex(const void *data, size_t len, char *hex, size_t hexlen)
 	return 0;
 }
 
-/* The last lines of a log, for a trial that failed. */
+/* The last lines of a log, for a trial that failed. The log is the payload's: only its end is read (a
+ * flooded log costs no more than a quiet one), its control characters are shown escaped, and every line
+ * after the first is indented, so nothing in it can pass for a line of harness's own. */
 void util_log_tail(const char *path, char *buf, size_t len)
 {
-	_cleanup_free_ char *text = NULL;
-	struct hx_err err = {0};
-	size_t n;
+	char text[16384], esc[sizeof(text)];
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+	ssize_t n = 0;
+	size_t o = 0;
 	const char *p;
 	int lines = 0;
 
 	buf[0] = '\0';
-	if (util_read_file(path, &text, &n, &err) < 0 || n == 0)
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return;
+	do
+		n = pread(fd, text, sizeof(text) - 1,
+			  st.st_size > (off_t)sizeof(text) - 1 ? st.st_size - (off_t)sizeof(text) + 1 : 0);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return;
+	text[n] = '\0';
 	util_rstrip(text);
-	n = strlen(text);
-	for (p = text + n; p > text && lines < 8; p--)
+	esc_term_lines(text, esc, sizeof(esc));
+	for (p = esc + strlen(esc); p > esc && lines < 8; p--)
 		if (p[-1] == '\n')
 			lines++;
-	snprintf(buf, len, "%s", p);
+	if (*p == '\n')
+		p++;
+	for (; *p && o + 6 < len; p++) {
+		buf[o++] = *p;
+		if (*p == '\n')
+			o += (size_t)snprintf(buf + o, len - o, "    ");
+	}
+	buf[o < len ? o : len - 1] = '\0';
 }

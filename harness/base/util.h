@@ -12,6 +12,23 @@
 
 /* Read a whole (small) file into a NUL-terminated heap string; *ret_len may be NULL. */
 int util_read_file(const char *path, char **ret, size_t *ret_len, struct hx_err *err);
+/* The size caps of util_read_input, per kind of input file. */
+#define UTIL_MAX_JSON	 (8u << 20)   /* a scenario.json, a manifest, a package.json */
+#define UTIL_MAX_LOCK	 (64u << 20)  /* a package-lock.json: a large application's is tens of MiB */
+#define UTIL_MAX_RESULTS (512u << 20) /* a results file: some 300,000 trials */
+/* Read an input file someone else may have written (a scenario, a manifest, a lock file, a results file):
+ * only a regular file (looked at through O_PATH before it is opened for reading, so a FIFO never blocks
+ * and a device is never opened), at most max bytes; else one line naming what it is, exit 2. */
+int util_read_input(const char *path, size_t max, char **ret, size_t *ret_len, struct hx_err *err);
+/* Open, with flags, the file an O_PATH descriptor holds (through /proc/self/fd), refusing anything but the same
+ * inode: a file judged by fstat of its O_PATH descriptor is then read without its name being looked up again.
+ * Returns the fd or -errno. */
+int util_reopen(int pfd, int flags);
+/* Copy the regular file in to out, sparse: only its data extents are read and written (SEEK_DATA, SEEK_HOLE),
+ * the holes left holes, out truncated to size. Returns -errno. */
+int util_copy_sparse(int in, int out, uint64_t size);
+/* What st's mode is, for a message: "a directory", "a FIFO", "a character device", ... */
+const char *util_file_kind(unsigned mode);
 /* Read a secret: a regular file owned by root, in a folder owned by root, neither writable by group or
  * others, opened with O_NOFOLLOW; trailing white space stripped. Anything else is refused, so nobody
  * but root can swap it (for a symlink to a root-only file, say). */

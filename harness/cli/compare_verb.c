@@ -5,10 +5,12 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/esc.h"
 #include "base/opt.h"
 #include "base/util.h"
 #include "cli/verbs.h"
 #include "report/compare.h"
+#include "report/results.h"
 
 struct compare_opts {
 	bool help, allow_different_host, allow_different_images;
@@ -34,6 +36,8 @@ static const struct hx_opt compare_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct compare_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_compare_opts = compare_tab;
 
 /* A results file, typed, and its cells. */
 struct loaded {
@@ -46,6 +50,7 @@ static int load(const char *path, struct loaded *l, struct hx_err *err)
 	memset(l, 0, sizeof(*l));
 	if (res_read(path, &l->doc, err) < 0)
 		return hx_wrap(err, "compare");
+	verb_warn_partial("compare", path, &l->doc);
 	l->side.path = path;
 	l->side.head = l->doc.head;
 	return cmp_cells_from(&l->doc, &l->side.cells, &l->side.ncells, err);
@@ -98,8 +103,13 @@ static int refuse(const struct cmp_result *r, const struct cmp_opts *o, const ch
 	for (size_t i = 0; i < r->ndiffs; i++)
 		if (r->diffs[i].refuse && !(r->diffs[i].image && o->allow_different_images)) {
 			fprintf(stderr, "harness: compare: %s and %s differ:\n", a, b);
-			for (size_t j = 0; j < r->ndiffs; j++)
-				fprintf(stderr, "  %s: %s → %s\n", r->diffs[j].field, r->diffs[j].a, r->diffs[j].b);
+			for (size_t j = 0; j < r->ndiffs; j++) {
+				char sa[ESC_LEN], sb[ESC_LEN];
+
+				fprintf(stderr, "  %s: %s → %s\n", r->diffs[j].field,
+					esc_term(r->diffs[j].a, sa, sizeof(sa)),
+					esc_term(r->diffs[j].b, sb, sizeof(sb)));
+			}
 			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 				       "compare: %s differs (%.60s vs %.60s): these runs measured different things; "
 				       "%s compares them anyway",

@@ -23,6 +23,7 @@
 #include "image/images.h"
 #include "image/spec.h"
 #include "base/opt.h"
+#include "base/pty.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sbx_net.h"
 #include "report/results.h"
@@ -74,6 +75,8 @@ static const struct hx_opt exec_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct exec_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_exec_opts = exec_tab;
 
 struct exec_plan {
 	struct cg_budget budget;
@@ -151,7 +154,9 @@ static int exec_sandbox_plan(const struct exec_opts *o, struct exec_plan *p, str
 		int r;
 
 		if (img_spec_load(o->image, &m, note, sizeof(note), err) < 0)
-			return -err->errnum;
+			return strchr(o->image, '/') || strchr(o->image, '@')
+				       ? -err->errnum
+				       : verb_suggest(err, img_manifest_dir(), ".json", o->image);
 		if (note[0])
 			fprintf(stderr, "harness: exec: %s\n", note);
 		r = img_cache_open(&cache, err);
@@ -374,6 +379,7 @@ static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct
 	struct exec_proc procs[2] = {{.pid = -1, .sbx.report_fd = -1}, {.pid = -1, .sbx.report_fd = -1}};
 	struct exec_timing tm = {.start_ns = util_now_ns()};
 	struct cg_tree *tree = NULL;
+	struct pty_relay tty = {.master = -1, .saved = {-1, -1, -1}, .stop = {-1, -1}};
 	_cleanup_close_ int sfd = -1;
 	int netns = -1, code = -1;
 	sigset_t block;
@@ -388,6 +394,9 @@ static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (sfd < 0)
 		return hx_syserr(err, "exec: signalfd");
+	/* on a terminal, the command gets a pty of its own: nothing it does to its terminal outlives it */
+	if (pty_relay_start(&tty, err) < 0)
+		return hx_report(err);
 	if (p->sandbox && sbx_net_prepare(&netns, err) < 0)
 		goto out;
 	tm.netns_ns = util_now_ns() - tm.start_ns;
@@ -405,9 +414,11 @@ static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct
 	}
 	code = exec_supervise(p, sfd, procs, tree);
 	tm.exit_ns = util_now_ns();
+	pty_relay_stop(&tty);
 	if (o->stats || o->timing)
 		exec_report(o, p, tree, procs, &tm, code);
 out:
+	pty_relay_stop(&tty);
 	if (cg_tree_destroy(tree, &derr) < 0)
 		hx_report(&derr);
 	for (int i = 0; i < 2; i++)

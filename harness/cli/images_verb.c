@@ -29,6 +29,8 @@ static const struct hx_opt images_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct images_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_images_opts = images_tab;
 
 /* The names of the shipped manifests, sorted. */
 static size_t shipped(char names[][64], size_t max)
@@ -158,6 +160,7 @@ static int images_each(struct img_cache *c, const char *verb, images_one_fn one,
 		bool bad = false;
 
 		if (img_spec_load(names ? names[i] : ship[i], &m, note, sizeof(note), &e) < 0) {
+			verb_suggest(&e, img_manifest_dir(), ".json", names ? names[i] : ship[i]);
 			failed++, rc = hx_report(&e);
 			continue;
 		}

@@ -34,7 +34,7 @@ static const struct hx_opt load_tab[] = {
 	 .min = 1, .max = 65536},
 	{"threads", 't', OPT_UINT, offsetof(struct load_opts, threads), "N", .help = "threads (default 1)", .min = 1,
 	 .max = 1024},
-	{"requests", 'n', OPT_SIZE, offsetof(struct load_opts, requests), "N", .help = "send N requests, then stop",
+	{"requests", 'n', OPT_COUNT, offsetof(struct load_opts, requests), "N", .help = "send N requests, then stop",
 	 .min = 1},
 	{"duration", 'd', OPT_DURATION, offsetof(struct load_opts, duration), "DURATION",
 	 .help = "run this long (default 10s)", .min = 0.001, .max = 86400},
@@ -96,6 +96,8 @@ static const struct hx_opt load_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct load_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_load_opts = load_tab;
 
 static void fmt_us(char *buf, size_t len, double ns)
 {
@@ -158,7 +160,7 @@ static void load_print(const char *url, const struct load_config *c, const struc
 	printf("Client CPU: %.2f us per request; busiest thread %.0f%% busy%s\n",
 	       r->requests ? r->cpu_s * 1e6 / (double)r->requests : 0, r->max_thread_busy * 100,
 	       r->max_thread_busy >= RES_SATURATED && r->requests > 0
-		       ? " (saturated: the client, not the server, may be the limit)"
+		       ? " (saturated: the client, not the server, may be the limit; give it more CPUs and threads: -t)"
 		       : "");
 }
 

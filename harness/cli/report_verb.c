@@ -25,12 +25,14 @@ static const struct hx_opt report_tab[] = {
 	{"format", 0, OPT_STR, offsetof(struct report_opts, format), "FMT",
 	 .help = "md (default), table, json, csv, html, gab (github-action-benchmark) or hyperfine"},
 	{"out", 'o', OPT_STR, offsetof(struct report_opts, out), "FILE",
-	 .help = "write FILE (atomically) instead of stdout"},
+	 .help = "write FILE (atomically) instead of stdout", .check = OPT_CHECK_OUT_FILE},
 	{"direction", 0, OPT_STR, offsetof(struct report_opts, direction), "DIR",
 	 .help = "gab: bigger (throughput, default) or smaller (startup and p99 latency)"},
 	{"help", 'h', OPT_FLAG, offsetof(struct report_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_report_opts = report_tab;
 
 #define REPORT_USAGE                                                                      \
 	"harness report FILE [--format md|table|json|csv|html|gab|hyperfine] [-o FILE]\n" \
@@ -99,6 +101,8 @@ static int report_two(const char *pa, const char *pb, const struct report_opts *
 		hx_syserr(&err, "report: open_memstream");
 		goto out;
 	}
+	verb_warn_partial("report", pa, &a);
+	verb_warn_partial("report", pb, &b);
 	rc = html_compare(&a, basename(pa), &b, basename(pb), m, &err);
 	fclose(m);
 	if (rc == 0 && o->out)
@@ -161,6 +165,7 @@ int verb_report(int argc, char **argv)
 		hx_wrap(&err, "report");
 		return hx_report(&err);
 	}
+	verb_warn_partial("report", argv[1], &d);
 	/* summaries from the trials, so that a file written by an older harness shows every metric this one
 	 * knows */
 	rc = report_emit(&d, &o, f, basename(argv[1]), &err);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/esc.h"
 #include "image/deps.h"
 #include "host/doctor.h"
 #include "base/opt.h"
@@ -44,7 +45,7 @@
 
 struct run_opts {
 	bool help, keep, isolate, no_sandbox;
-	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement, *shard, *engine;
+	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement, *shard, *engine, *node_env;
 	unsigned cpus, client_cpus, repeat, connections, requests, max_repeat;
 	uint64_t memory, client_memory;
 	double cap, precision;
@@ -82,6 +83,9 @@ static const struct hx_opt run_tab[] = {
 	{"engine", 0, OPT_STR, offsetof(struct run_opts, engine), "ENGINE",
 	 .help = "http scenarios: the load client's engine, auto (io_uring where the kernel allows it, else epoll), "
 		 "epoll or io_uring; each trial records the one that ran (load.engine)"},
+	{"node-env", 0, OPT_STR, offsetof(struct run_opts, node_env), "VALUE",
+	 .help = "NODE_ENV in every runtime's sandbox (default production, the mode a bundle has; '' leaves it "
+		 "unset); recorded as config.node_env"},
 	{"shard", 0, OPT_STR, offsetof(struct run_opts, shard), "I/N",
 	 .help = "run the I-th of N deterministic parts of the trial plan, balanced by expected time (harness merge)"},
 	{"precision", 0, OPT_PERCENT, offsetof(struct run_opts, precision), "P%",
@@ -94,7 +98,7 @@ static const struct hx_opt run_tab[] = {
 	{"profile", 0, OPT_STR, offsetof(struct run_opts, profile), "NAME",
 	 .help = "quick (x0.25), standard or full (x3): scales requests and runs"},
 	{"out", 'o', OPT_STR, offsetof(struct run_opts, out), "FILE",
-	 .help = "results file (default results/harness-<time>.json)"},
+	 .help = "results file (default results/harness-<time>.json)", .check = OPT_CHECK_OUT_FILE},
 	{"format", 0, OPT_STR, offsetof(struct run_opts, format), "FMT",
 	 .help = "table, md or json on stdout (default table)"},
 	{"cap", 0, OPT_DURATION, offsetof(struct run_opts, cap), "SECONDS",
@@ -111,6 +115,8 @@ static const struct hx_opt run_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct run_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_run_opts = run_tab;
 
 #define RUN_MAX_ARGS 128
 
@@ -266,7 +272,9 @@ static int plan_images(const struct run_opts *o, struct run_plan *p, struct hx_e
 		if (p->nimg == RUN_MAX_RT)
 			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "run: at most %d runtimes", RUN_MAX_RT);
 		if (img_spec_load(name, m, note, sizeof(note), err) < 0)
-			return hx_wrap(err, "run: --runtimes");
+			return name[0] && !strchr(name, '/') && !strchr(name, '@')
+				       ? verb_suggest(err, img_manifest_dir(), ".json", name)
+				       : hx_wrap(err, "run: --runtimes");
 		if (note[0])
 			fprintf(stderr, "harness: run: %s\n", note);
 		p->nimg++;
@@ -281,7 +289,12 @@ static int plan_images(const struct run_opts *o, struct run_plan *p, struct hx_e
 static void scn_override_load(struct scenario *s, const struct run_opts *o)
 {
 	if (s->workload == SCN_WS_RPC && o->requests) {
-		s->requests = o->requests < s->clients ? s->clients : o->requests; /* one request per client at least */
+		uint64_t n = o->requests < s->clients ? s->clients : o->requests; /* one request per client at least */
+
+		s->warmup_requests = s->warmup_requests ? s->warmup_requests * n / s->requests : 0;
+		if (s->warmup_requests && s->warmup_requests < s->clients)
+			s->warmup_requests = s->clients;
+		s->requests = n;
 		return;
 	}
 	if (s->workload != SCN_HTTP)
@@ -310,7 +323,7 @@ static int plan_scenarios(char **names, int n, const struct run_opts *o, struct 
 		if (p->nscn == RUN_MAX_SCN)
 			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "run: at most %d scenarios", RUN_MAX_SCN);
 		if (scn_load(scn_dir(), n ? names[i] : defaults[i], s, err) < 0)
-			return -err->errnum;
+			return verb_suggest(err, scn_dir(), "", n ? names[i] : defaults[i]);
 		scn_scale(s, p->profile);
 		if (o->repeat)
 			s->repeat = o->repeat;
@@ -348,34 +361,20 @@ static int plan_engine(const struct run_opts *o, const struct run_plan *p, struc
 	return 0;
 }
 
-/* --out, or results/harness-<time>.json: its folder must exist and take files before anything runs. */
+/* --out (checked as it was parsed), or results/harness-<time>.json, whose folder prepare makes when absent: the
+ * folder it would be made in must take it before anything runs. */
 static int plan_out(const struct run_opts *o, struct run_plan *p, struct hx_err *err)
 {
-	char dir[PATH_MAX], *slash;
+	time_t t = time(NULL);
+	struct tm tm;
 
 	if (o->out) {
 		snprintf(p->out, sizeof(p->out), "%s", o->out);
-	} else {
-		time_t t = time(NULL);
-		struct tm tm;
-
-		gmtime_r(&t, &tm);
-		strftime(p->out, sizeof(p->out), "results/harness-%Y%m%d-%H%M%S.json", &tm);
+		return 0;
 	}
-	snprintf(dir, sizeof(dir), "%s", p->out);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	if (!o->out && strcmp(dir, "results") == 0 && !util_exists(dir))
-		snprintf(dir, sizeof(dir), "."); /* prepare makes results/ */
-	if (access(dir, W_OK | X_OK) < 0)
-		return hx_fail(err, HX_EXIT_USAGE, errno,
-			       "run: --out: cannot write in %s (%s): name a folder that exists", dir, strerror(errno));
-	return 0;
+	gmtime_r(&t, &tm);
+	strftime(p->out, sizeof(p->out), "results/harness-%Y%m%d-%H%M%S.json", &tm);
+	return opt_check_out_file("run", "out", util_exists("results") ? p->out : "results", err);
 }
 
 /* --no-sandbox: a scenario's npm dependencies are a bind over its node_modules, which only a sandbox shows. */
@@ -410,14 +409,15 @@ static size_t plan_cells(const struct run_plan *p, bool say)
 	for (size_t i = 0; i < p->nscn; i++)
 		for (size_t k = 0; k < p->nimg; k++) {
 			const struct scenario *s = &p->scn[i];
-			char why[512];
+			char why[512], shown[ESC_LEN];
 
 			if (!scn_why_not(s, &p->img[k], why, sizeof(why))) {
 				cells++;
 				continue;
 			}
-			if (say && (p->runtimes_named || scn_names(s, &p->img[k])))
-				fprintf(stderr, "harness: run: %s skips %s: %s\n", s->name, p->img[k].name, why);
+			if (say && (p->runtimes_named || scn_names(s, &p->img[k]))) /* the scenario file's words */
+				fprintf(stderr, "harness: run: %s skips %s: %s\n", s->name, p->img[k].name,
+					esc_term(why, shown, sizeof(shown)));
 		}
 	return cells;
 }
@@ -434,6 +434,35 @@ static int note_skips(const struct run_plan *p, bool say, struct hx_err *err)
 	return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 		       "run: no scenario of the run runs on any of its runtimes (the lines above say why): name "
 		       "runtimes of the scenarios' families");
+}
+
+static bool plan_needs_bundle(const struct run_plan *p, const struct scenario *s);
+
+/* --node-env: one mode for every runtime; a bundle defines NODE_ENV in itself, so a run whose mode is not
+ * the bundle's would compare two builds of the same libraries. */
+static int plan_node_env(const struct run_opts *o, const struct run_plan *p, struct run_env *env, struct hx_err *err)
+{
+	const char *v = o->node_env ? o->node_env : RUN_NODE_ENV;
+
+	if (strlen(v) >= sizeof(env->node_env) ||
+	    (v[0] && strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(v)))
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "run: --node-env takes [a-z0-9._-], at most %zu characters (production, development, "
+			       "or '' for none), not '%s'",
+			       sizeof(env->node_env) - 1, v);
+	snprintf(env->node_env, sizeof(env->node_env), "%s", v);
+	for (size_t i = 0; i < p->nscn; i++) {
+		const struct scn_bundle *b = &p->scn[i].bundle;
+
+		if (plan_needs_bundle(p, &p->scn[i]) && strcmp(bundle_node_env(b), v) != 0)
+			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+				       "run: --node-env '%s': scenario %s runs %s from a bundle built with "
+				       "NODE_ENV=%s; the other runtimes would run another build (use --node-env %s, "
+				       "or leave %s out of --runtimes)",
+				       v, p->scn[i].name, b->for_runtime, bundle_node_env(b), bundle_node_env(b),
+				       b->for_runtime);
+	}
+	return 0;
 }
 
 /* Everything the run will do, validated, with no side effect: options, scenarios, modes and their CPU
@@ -457,7 +486,7 @@ static int run_plan(const struct run_opts *o, char **names, int n, struct run_pl
 			       o->format);
 	if (plan_out(o, p, err) < 0 || plan_noise_kinds(o, p, err) < 0 || plan_scenarios(names, n, o, p, err) < 0 ||
 	    plan_engine(o, p, env, err) < 0 || plan_images(o, p, err) < 0 || note_skips(p, false, err) < 0 ||
-	    plan_modes(o, p, env, err) < 0)
+	    plan_modes(o, p, env, err) < 0 || plan_node_env(o, p, env, err) < 0)
 		return -err->errnum;
 	env->cap_s = o->cap;
 	p->precision = o->precision;
@@ -529,7 +558,10 @@ static int prepare_images(struct run_plan *p, struct hx_err *err)
 				*err = pe;
 				rc = hx_wrap(err, "run: runtime %s", m->name);
 			} else {
-				fprintf(stderr, "harness: run: skipping %s: %s\n", m->name, pe.msg);
+				char shown[ESC_LEN * 4];
+
+				fprintf(stderr, "harness: run: skipping %s: %s\n", m->name,
+					esc_term_lines(pe.msg, shown, sizeof(shown)));
 			}
 			man_free(m);
 			continue;
@@ -579,6 +611,7 @@ static int prepare_fixture(const struct run_opts *o, struct run_plan *p, struct 
 {
 	struct img_cache cache = {.lock_fd = -1};
 	struct hx_err fe = {0};
+	char shown[ESC_LEN * 4];
 	size_t kept = 0;
 	int rc = 0;
 
@@ -601,7 +634,8 @@ static int prepare_fixture(const struct run_opts *o, struct run_plan *p, struct 
 		return 0;
 	for (size_t i = 0; i < p->nscn; i++)
 		if (p->scn[i].fixtures & SCN_FX_POSTGRES)
-			fprintf(stderr, "harness: run: skipping scenario %s: %s\n", p->scn[i].name, fe.msg);
+			fprintf(stderr, "harness: run: skipping scenario %s: %s\n", p->scn[i].name,
+				esc_term_lines(fe.msg, shown, sizeof(shown)));
 		else
 			p->scn[kept++] = p->scn[i];
 	p->nscn = kept;
@@ -620,7 +654,10 @@ static int prepare_deps(struct run_plan *p, struct hx_err *err)
 		if (dep_ensure(&(struct dep_src){s->name, s->dir}, s->node_modules, sizeof(s->node_modules), err) < 0) {
 			if (err->exit != HX_EXIT_HOST)
 				return -err->errnum;
-			fprintf(stderr, "harness: run: skipping scenario %s: %s\n", s->name, err->msg);
+			char shown[ESC_LEN * 4];
+
+			fprintf(stderr, "harness: run: skipping scenario %s: %s\n", s->name,
+				esc_term_lines(err->msg, shown, sizeof(shown)));
 			hx_clear(err);
 			continue;
 		}
@@ -726,6 +763,8 @@ static int run_prepare(const struct run_opts *o, struct run_plan *p, struct run_
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL); /* a closed terminal or ssh session: clean up as for Ctrl-C */
+	/* `run ... 2>&1 | head -1`: a reader gone is an end like Ctrl-C, not a death that leaves the run folder */
+	sigaction(SIGPIPE, &sa, NULL);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (prepare_images(p, err) < 0 || prepare_bare_images(p, env, err) < 0 || prepare_deps(p, err) < 0 ||
 	    prepare_fixture(o, p, env, err) < 0)
@@ -870,6 +909,20 @@ static void prepared_record(const struct run_plan *p, struct res_doc *d)
 	}
 }
 
+/* config.modes.<quota|none>.client_as_pinned: whether the client (and fixture) have pinned mode's CPUs at this
+ * budget, so that the modes differ in the runtime's CPU limit alone; false where pinned mode does not fit. */
+static void placement_record(const struct run_plan *p, const struct run_env *env, struct res_doc *d)
+{
+	cJSON *modes = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d->head, "config"), "modes");
+
+	for (size_t k = 0; k < p->nmodes; k++) {
+		cJSON *m = cJSON_GetObjectItemCaseSensitive(modes, cg_cpu_mode_names[p->modes[k]]);
+
+		if (m && p->modes[k] != CG_CPU_PINNED)
+			cJSON_AddBoolToObject(m, "client_as_pinned", env->plan[p->modes[k]].client_as_pinned);
+	}
+}
+
 /* What describes the run, ahead of the trials: host, config, seccomp, images. */
 static int results_head(const struct run_plan *p, const struct run_env *env, struct res_doc *d, struct hx_err *err)
 {
@@ -893,6 +946,8 @@ static int results_head(const struct run_plan *p, const struct run_env *env, str
 		return -err->errnum;
 	bundles_record(p, d);
 	prepared_record(p, d);
+	cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(d->head, "config"), "node_env", env->node_env);
+	placement_record(p, env, d);
 	return 0;
 }
 
@@ -910,7 +965,10 @@ static int run_one(struct run_plan *p, struct run_env *env, struct scenario *sc,
 		r = run_trial(env, sc, &p->img[i], &p->st[i], p->modes[k], &p->noise[j], deadline, t, terr);
 	}
 	t->status = res_trial_status(r, run_interrupted, t->status == TRIAL_CUT);
-	if (r < 0)
+	/* what the signal caused (a server gone, a probe stopped) is not why the trial ended */
+	if (r < 0 && t->status == TRIAL_INTERRUPTED)
+		snprintf(t->error, sizeof(t->error), "interrupted by SIG%s", sigabbrev_np(run_interrupted));
+	else if (r < 0)
 		snprintf(t->error, sizeof(t->error), "%s", terr->msg);
 	return r;
 }
@@ -1018,7 +1076,7 @@ static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, st
 	struct scenario *sc = &p->scn[q->s];
 	struct trial_result *tr = res_doc_add(d);
 	struct hx_err terr = {0};
-	char label[64], why[256];
+	char label[64], why[256], shown[sizeof(terr.msg) * 4];
 	int r;
 
 	if (!tr)
@@ -1029,11 +1087,16 @@ static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, st
 	progress(q->tty, q->done, q->total, sc, p->img[q->i].name, label, q->t, q->start);
 	r = run_one(p, env, sc, q->i, q->k, q->j, deadline, tr, &terr);
 	soak_evidence(tr);
-	if (!res_trial_passed(tr, sc->max_errors)) {
+	if (tr->status == TRIAL_INTERRUPTED) {
+		fprintf(stderr, "%sharness: run: %s %s %s trial %u: %s\n", q->tty ? "\n" : "", sc->name,
+			p->img[q->i].name, label, q->t, tr->error);
+	} else if (!res_trial_passed(tr, sc->max_errors)) {
 		*bad = true;
 		if (!q->tty || r < 0)
 			fprintf(stderr, "%sharness: run: %s %s %s trial %u: %s\n", q->tty ? "\n" : "", sc->name,
-				p->img[q->i].name, label, q->t, r < 0 ? terr.msg : load_errors(tr, why, sizeof(why)));
+				p->img[q->i].name, label, q->t,
+				r < 0 ? esc_term_lines(terr.msg, shown, sizeof(shown))
+				      : load_errors(tr, why, sizeof(why)));
 	}
 	q->done++;
 	save_partial(d, p);
@@ -1207,6 +1270,8 @@ static int run_all(struct run_plan *p, struct run_env *env, struct res_doc *d, s
 		q.total += shard[k] == mine;
 	if (p->nshards && shard_record(p, d, q.total, n, err) < 0)
 		return -err->errnum;
+	/* what this file should hold: a reader can say how much of it an interrupted run left */
+	cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(d->head, "config"), "planned_trials", q.total);
 	RUN_PLAN_FOREACH(p, q)
 	{
 		if (run_interrupted || shard[q.order] != mine)

@@ -30,7 +30,7 @@ static int copy_file(const char *from, const char *to)
 	struct hx_err err = {0};
 	size_t len;
 
-	if (util_read_file(from, &data, &len, &err) < 0)
+	if (util_read_input(from, UTIL_MAX_LOCK, &data, &len, &err) < 0)
 		return -err.errnum;
 	return util_write_atomic(to, data, len, &err) < 0 ? -err.errnum : 0;
 }
@@ -231,7 +231,8 @@ int dep_ensure(const struct dep_src *s, char *ret, size_t len, struct hx_err *er
 	snprintf(pkg, sizeof(pkg), "%s/package.json", s->dir);
 	if (!util_exists(lock))
 		return 0;
-	if (util_read_file(lock, &text, &tlen, err) < 0 || util_sha256_hex(text, tlen, hex, sizeof(hex)) < 0 ||
+	if (util_read_input(lock, UTIL_MAX_LOCK, &text, &tlen, err) < 0 ||
+	    util_sha256_hex(text, tlen, hex, sizeof(hex)) < 0 ||
 	    img_npm_registry("", registry, sizeof(registry), err) < 0 ||
 	    dep_check_lock(lock, text, registry, err) < 0 || img_cache_open(&c, err) < 0)
 		return -err->errnum;
@@ -277,22 +278,17 @@ out:
 static int stage_file(int in, const struct stat *st, int to_dfd, const char *name)
 {
 	_cleanup_close_ int out = util_create_at(to_dfd, name, st->st_mode & 0111 ? 0755 : 0644);
-	char buf[65536];
-	ssize_t n;
 
 	if (out < 0)
 		return out;
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		for (ssize_t off = 0, w; off < n; off += w)
-			if ((w = write(out, buf + off, (size_t)(n - off))) < 0)
-				return -errno;
-	return n < 0 ? -errno : 0;
+	return util_copy_sparse(in, out, (uint64_t)st->st_size); /* a 1 GiB hole stays a hole */
 }
 
-/* Stage the folder from_dfd into to_dfd. Every entry is opened relative to its parent's descriptor with
- * O_NOFOLLOW and judged by fstat of what was opened, never by a name looked up again: root makes this copy,
- * and an entry swapped for a symbolic link (to /etc/shadow, say) must not be read through. Symbolic links
- * and special files are left out, each named on stderr. */
+/* Stage the folder from_dfd into to_dfd. Every entry is looked at first through an O_PATH descriptor taken
+ * relative to its parent's with O_NOFOLLOW (fstat of that: nothing is opened for reading yet, so a FIFO
+ * sees no reader and a device is never opened), then opened through that descriptor, never by a name looked
+ * up again: root makes this copy, and an entry swapped for a symbolic link (to /etc/shadow, say) must not be
+ * read through. Symbolic links and special files are left out, each named on stderr. */
 static int stage_dir(const struct dep_src *s, int from_dfd, int to_dfd, const char *rel, unsigned depth,
 		     struct hx_err *err)
 {
@@ -310,7 +306,7 @@ static int stage_dir(const struct dep_src *s, int from_dfd, int to_dfd, const ch
 	}
 	while ((errno = 0, de = readdir(d))) {
 		char sub[PATH_MAX];
-		_cleanup_close_ int in = -1;
+		_cleanup_close_ int pin = -1, in = -1;
 		struct stat st;
 		int r;
 
@@ -318,14 +314,25 @@ static int stage_dir(const struct dep_src *s, int from_dfd, int to_dfd, const ch
 		    (depth == 0 && strcmp(de->d_name, "node_modules") == 0)) /* the cache's is mounted instead */
 			continue;
 		snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "", de->d_name);
-		in = openat(from_dfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		if (in < 0 && errno == ELOOP) {
+		pin = openat(from_dfd, de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (pin < 0 || fstat(pin, &st) < 0)
+			return hx_syserr(err, "scenario %s: %s", s->name, sub);
+		if (S_ISLNK(st.st_mode)) {
 			fprintf(stderr, "harness: scenario %s: %s is a symbolic link: not copied into the sandbox\n",
 				s->name, sub);
 			continue;
 		}
-		if (in < 0 || fstat(in, &st) < 0)
+		if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+			fprintf(stderr,
+				"harness: scenario %s: %s is %s, not a file or a folder: not copied into the sandbox\n",
+				s->name, sub, util_file_kind(st.st_mode));
+			continue;
+		}
+		in = util_reopen(pin, S_ISDIR(st.st_mode) ? O_RDONLY | O_DIRECTORY : O_RDONLY | O_NONBLOCK);
+		if (in < 0) {
+			errno = -in;
 			return hx_syserr(err, "scenario %s: %s", s->name, sub);
+		}
 		if (S_ISDIR(st.st_mode)) {
 			_cleanup_close_ int to = -1;
 
@@ -334,14 +341,9 @@ static int stage_dir(const struct dep_src *s, int from_dfd, int to_dfd, const ch
 				return hx_syserr(err, "scenario %s: staging %s", s->name, sub);
 			if (stage_dir(s, in, to, sub, depth + 1, err) < 0)
 				return -err->errnum;
-		} else if (S_ISREG(st.st_mode)) {
-			if ((r = stage_file(in, &st, to_dfd, de->d_name)) < 0)
-				return hx_fail(err, HX_EXIT_HOST, -r, "scenario %s: staging %s: %s", s->name, sub,
-					       strerror(-r));
-		} else {
-			fprintf(stderr,
-				"harness: scenario %s: %s is not a file or a folder: not copied into the sandbox\n",
-				s->name, sub);
+		} else if ((r = stage_file(in, &st, to_dfd, de->d_name)) < 0) {
+			return hx_fail(err, HX_EXIT_HOST, -r, "scenario %s: staging %s: %s", s->name, sub,
+				       strerror(-r));
 		}
 	}
 	return errno ? hx_syserr(err, "scenario %s: reading %s", s->name, rel[0] ? rel : "its folder") : 0;
@@ -404,7 +406,7 @@ int dep_gc(struct img_cache *c, const char *scenarios, bool prune, struct img_gc
 		snprintf(path, sizeof(path), "%s/%s/package-lock.json", scenarios, de->d_name);
 		if (de->d_name[0] == '.' || (!util_exists(path) && (errno == ENOENT || errno == ENOTDIR)))
 			continue;
-		if (n == HX_ARRAY_SIZE(keep) || util_read_file(path, &text, &len, err) < 0 ||
+		if (n == HX_ARRAY_SIZE(keep) || util_read_input(path, UTIL_MAX_LOCK, &text, &len, err) < 0 ||
 		    util_sha256_hex(text, len, hex, sizeof(hex)) < 0) {
 			if (n == HX_ARRAY_SIZE(keep))
 				hx_fail(err, HX_EXIT_HOST, E2BIG, "more than 64 lock files");

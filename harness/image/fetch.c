@@ -18,6 +18,8 @@
 struct sink {
 	FILE *f;
 	EVP_MD_CTX *md;
+	uint64_t have, max; /* bytes in the file so far; the most it may hold */
+	bool over;
 	bool tty;
 	int last_pct;
 };
@@ -27,8 +29,13 @@ static size_t on_data(char *p, size_t size, size_t n, void *user)
 	struct sink *s = user;
 	size_t len = size * n;
 
+	if (s->have + len > s->max) {
+		s->over = true;
+		return 0; /* libcurl stops the transfer */
+	}
 	if (fwrite(p, 1, len, s->f) != len)
 		return 0;
+	s->have += len;
 	EVP_DigestUpdate(s->md, p, len);
 	return len;
 }
@@ -113,6 +120,14 @@ static CURLcode attempt(const char *url, struct sink *s, bool resume, long *stat
 		return CURLE_OUT_OF_MEMORY;
 	if (resume)
 		from = resume_point(s->f, s->md);
+	s->have = (uint64_t)from;
+	if (s->have >= s->max) {
+		s->over = true;
+		curl_easy_cleanup(c);
+		return CURLE_FILESIZE_EXCEEDED;
+	}
+	/* a server that announces more than max is refused before a byte is written */
+	curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)(s->max - s->have));
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, s);
 	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
@@ -136,9 +151,10 @@ static void restart(struct sink *s, const char *algo)
 	EVP_DigestInit_ex(s->md, EVP_get_digestbyname(algo), NULL);
 }
 
-int fetch_file(const char *url, const char *path, const char *algo, char *hex, size_t hex_len, struct hx_err *err)
+int fetch_file(const char *url, const char *path, const char *algo, uint64_t max, char *hex, size_t hex_len,
+	       struct hx_err *err)
 {
-	struct sink s = {.tty = isatty(2), .last_pct = -1};
+	struct sink s = {.tty = isatty(2), .last_pct = -1, .max = max};
 	unsigned char digest[EVP_MAX_MD_SIZE];
 	unsigned int dlen = 0;
 	CURLcode rc = CURLE_OK;
@@ -162,7 +178,7 @@ int fetch_file(const char *url, const char *path, const char *algo, char *hex, s
 			restart(&s, algo);
 			rc = attempt(url, &s, false, &status);
 		}
-		if (rc == CURLE_OK || !transient(rc, status))
+		if (rc == CURLE_OK || s.over || rc == CURLE_FILESIZE_EXCEEDED || !transient(rc, status))
 			break;
 	}
 	if (s.tty)
@@ -171,6 +187,13 @@ int fetch_file(const char *url, const char *path, const char *algo, char *hex, s
 		EVP_DigestFinal_ex(s.md, digest, &dlen);
 	EVP_MD_CTX_free(s.md);
 	fclose(s.f);
+	if (s.over || rc == CURLE_FILESIZE_EXCEEDED) {
+		unlink(path); /* nothing of it is kept to resume */
+		return hx_fail(
+			err, HX_EXIT_USAGE, EFBIG,
+			"download %s: more than %.1f MiB (the manifest's source.size, or the default cap): refused",
+			url, (double)max / (1 << 20));
+	}
 	if (rc != CURLE_OK) {
 		if (rc == CURLE_HTTP_RETURNED_ERROR)
 			return hx_fail(err, HX_EXIT_HOST, EIO, "download %s: HTTP %ld", url, status);

@@ -4,12 +4,15 @@
 #define HX_FETCH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 
 /* Download url into path (appending to what a previous attempt left there, when the server allows
- * ranges), hashing everything with algo ("sha256" or "sha512"); hex gets the digest. */
-int fetch_file(const char *url, const char *path, const char *algo, char *hex, size_t hex_len, struct hx_err *err);
+ * ranges), hashing everything with algo ("sha256" or "sha512"); hex gets the digest. More than max bytes
+ * (what the server announces, or what arrives) is refused, exit 2, and path removed. */
+int fetch_file(const char *url, const char *path, const char *algo, uint64_t max, char *hex, size_t hex_len,
+	       struct hx_err *err);
 /* GET a small document (an npm packument) into a heap string. */
 int fetch_text(const char *url, const char *accept, char **ret, struct hx_err *err);
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/esc.h"
 #include "image/fetch.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sbx_net.h"
@@ -314,7 +315,7 @@ static int pull_blob(struct img_cache *c, const struct manifest *m, const char *
 		snprintf(url, sizeof(url), "%s", m->url);
 	}
 	snprintf(partial, sizeof(partial), "%s/blobs/.partial-%s", c->root, digest);
-	if (fetch_file(url, partial, algo, got, sizeof(got), err) < 0)
+	if (fetch_file(url, partial, algo, m->size ? m->size : IMG_MAX_DOWNLOAD, got, sizeof(got), err) < 0)
 		return hx_wrap(err, "image %s", m->name);
 	if (strcmp(got, digest + prefix) != 0) {
 		unlink(partial); /* nothing unverified enters the cache */
@@ -366,7 +367,7 @@ int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 	rc = img_status(c, m, false, &st, err);
 	if (rc == 0 && !st.present) {
 		uint64_t t0 = util_now_ns();
-		struct stat bst;
+		struct stat bst = {0};
 
 		/* A line per image on stderr, TTY or not (a long pull in CI must not look hung); the progress
 		 * bar (fetch.c) only on a TTY. */
@@ -378,7 +379,9 @@ int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 		snprintf(tmp, sizeof(tmp), "%s/trees/.tmp-%s-%d", c->root, st.digest, (int)getpid());
 		unpack_remove_tree(st.tree); /* a tree without its entry is a leftover */
 		if (rc == 0)
-			rc = unpack_archive(blob, tmp, m->source == MAN_SRC_NPM ? 1 : m->strip_components, err);
+			rc = unpack_archive(
+				blob, tmp, m->source == MAN_SRC_NPM ? 1 : m->strip_components,
+				m->unpacked_size ? m->unpacked_size : unpack_default_cap((uint64_t)bst.st_size), err);
 		if (rc == 0) {
 			char entry[PATH_MAX];
 
@@ -456,7 +459,8 @@ int img_binary_version_strict(const struct manifest *m, struct img_status *st, s
 	if (run_version_command(m, st, out, sizeof(out), err) < 0)
 		return hx_wrap(err, "image %s: its version command", m->name);
 	out[strcspn(out, "\r\n")] = '\0';
-	snprintf(st->binary_version, sizeof(st->binary_version), "%s", out);
+	/* the binary's own words: kept escaped, for the results and every message that shows them */
+	esc_term(out, st->binary_version, sizeof(st->binary_version));
 	return 0;
 }
 
@@ -470,7 +474,7 @@ void img_binary_version(const struct manifest *m, struct img_status *st)
 int img_verify(struct img_cache *c, const struct manifest *m, char *why, size_t why_len, struct hx_err *err)
 {
 	struct img_status st;
-	char out[512] = "", blob[PATH_MAX], got[160];
+	char out[512] = "", blob[PATH_MAX], got[160], shown[sizeof(out) * 4];
 	struct hx_err verr = {0};
 
 	why[0] = '\0';
@@ -495,8 +499,8 @@ int img_verify(struct img_cache *c, const struct manifest *m, char *why, size_t 
 	if (run_version_command(m, &st, out, sizeof(out), &verr) < 0)
 		snprintf(why, why_len, "cannot run its version command in the sandbox: %s", verr.msg);
 	else if (!strstr(out, m->version_expect))
-		snprintf(why, why_len, "its version command printed '%.60s', not %s", util_rstrip(out),
-			 m->version_expect);
+		snprintf(why, why_len, "its version command printed '%.60s', not %s",
+			 esc_term(util_rstrip(out), shown, sizeof(shown)), m->version_expect);
 	return 0;
 }
 

@@ -73,6 +73,8 @@ struct sbx_config;
 /* The entry's path inside the sandbox: IMG_MOUNT/<entry> for a downloaded image, the path itself for a host
  * binary under /usr, IMG_MOUNT/<file name> for a local build. */
 void img_entry_inside(const struct manifest *m, char *buf, size_t len);
+/* The most a pull downloads when the manifest declares no source.size (the largest image here is ~60 MB). */
+#define IMG_MAX_DOWNLOAD (1ull << 30)
 /* Put a present image into a sandbox: its tree read-only at /opt/runtime (host images are already
  * under /usr), its environment, its entry's folder first on PATH and RUNTIME=<entry inside>. The bind
  * borrows st->tree: st must live as long as c (it was a copy per trial that nothing freed). */

@@ -129,12 +129,30 @@ static bool is_hex(const char *s, size_t n)
 	return true;
 }
 
+/* An optional size in bytes (a whole number from 1 byte to 1 TiB); 0 when absent. */
+static int get_size(const char *file, const cJSON *src, const char *key, uint64_t *ret, struct hx_err *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(src, key);
+
+	*ret = 0;
+	if (!v)
+		return 0;
+	if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble > (double)(1ull << 40) ||
+	    v->valuedouble != (double)(uint64_t)v->valuedouble)
+		return hx_fail_field(err, file, key[0] == 's' ? "source.size" : "source.unpacked_size",
+				     "expected a whole number of bytes from 1 to 2^40%s", "");
+	*ret = (uint64_t)v->valuedouble;
+	return 0;
+}
+
 static int parse_source(const char *file, const cJSON *src, struct manifest *m, struct hx_err *err)
 {
-	static const struct field npm[] = {
-		{"type", true}, {"package", true}, {"version", true}, {"integrity", true}, {NULL, false}};
+	static const struct field npm[] = {{"type", true},	{"package", true}, {"version", true},
+					   {"integrity", true}, {"size", false},   {"unpacked_size", false},
+					   {NULL, false}};
 	static const struct field url[] = {
-		{"type", true}, {"url", true}, {"sha256", true}, {"strip_components", false}, {NULL, false}};
+		{"type", true},		  {"url", true}, {"sha256", true}, {"strip_components", false}, {"size", false},
+		{"unpacked_size", false}, {NULL, false}};
 	static const struct field host[] = {{"type", true}, {"path", true}, {NULL, false}};
 	const cJSON *type = cJSON_GetObjectItemCaseSensitive(src, "type"), *strip;
 	unsigned char raw[128];
@@ -184,6 +202,9 @@ static int parse_source(const char *file, const cJSON *src, struct manifest *m, 
 		return hx_fail_field(err, file, "source.type", "expected \"npm\", \"url\" or \"host\", not \"%s\"",
 				     type->valuestring);
 	}
+	if (m->source != MAN_SRC_HOST && (get_size(file, src, "size", &m->size, err) < 0 ||
+					  get_size(file, src, "unpacked_size", &m->unpacked_size, err) < 0))
+		return -err->errnum;
 	return 0;
 }
 
@@ -280,7 +301,7 @@ int man_load(const char *images_dir, const char *name, struct manifest *m, struc
 		return -err->errnum;
 	else
 		snprintf(path, sizeof(path), "%s/%s.json", images_dir, name);
-	if (util_read_file(path, &text, NULL, err) < 0) {
+	if (util_read_input(path, UTIL_MAX_JSON, &text, NULL, err) < 0) {
 		if (err->errnum == ENOENT)
 			return hx_fail(err, HX_EXIT_USAGE, ENOENT,
 				       "no image '%s' (%s does not exist; 'harness images ls' lists them)", name, path);

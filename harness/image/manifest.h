@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 
@@ -31,6 +32,8 @@ struct manifest {
 	char url[2048];
 	char sha256[65];
 	unsigned strip_components;
+	/* npm and url: the caps of a pull, when the manifest declares them (0: the defaults, docs/manifest.md) */
+	uint64_t size, unpacked_size;
 	/* host */
 	char path[1024];
 	/* all */

@@ -160,22 +160,42 @@ static const char *entry_problem(struct archive_entry *e, const char *raw, const
 	return NULL;
 }
 
-static int copy_data(struct archive *in, struct archive *out)
+uint64_t unpack_default_cap(uint64_t archive_bytes)
+{
+	uint64_t cap = archive_bytes * UNPACK_RATIO;
+
+	return cap < UNPACK_FLOOR ? UNPACK_FLOOR : cap > UNPACK_CEILING ? UNPACK_CEILING : cap;
+}
+
+/* What an unpack has written so far, against its caps. */
+struct unpack_tally {
+	uint64_t bytes, max_bytes, entries;
+	bool over;
+};
+
+/* The entry's data, counted as it is written: a zip bomb stops at the cap, not at a full disk. */
+static int copy_data(struct archive *in, struct archive *out, struct unpack_tally *t)
 {
 	const void *buf;
 	size_t size;
 	la_int64_t off;
 	int r;
 
-	while ((r = archive_read_data_block(in, &buf, &size, &off)) == ARCHIVE_OK)
+	while ((r = archive_read_data_block(in, &buf, &size, &off)) == ARCHIVE_OK) {
+		if ((t->bytes += size) > t->max_bytes) {
+			t->over = true;
+			return ARCHIVE_FATAL;
+		}
 		if (archive_write_data_block(out, buf, size, off) != ARCHIVE_OK)
 			return ARCHIVE_FATAL;
+	}
 	return r == ARCHIVE_EOF ? ARCHIVE_OK : r;
 }
 
 /* Entries are written relative to the current directory, which is the destination (so that
  * ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS holds for every path we give libarchive). */
-static int extract(struct archive *in, struct archive *out, const char *archive, unsigned strip, struct hx_err *err)
+static int extract(struct archive *in, struct archive *out, const char *archive, unsigned strip, struct unpack_tally *t,
+		   struct hx_err *err)
 {
 	struct archive_entry *e;
 	int r;
@@ -184,6 +204,10 @@ static int extract(struct archive *in, struct archive *out, const char *archive,
 		const char *problem, *hard = archive_entry_hardlink(e);
 		char raw[PATH_MAX], name_buf[PATH_MAX];
 		const char *name;
+
+		if (++t->entries > UNPACK_MAX_ENTRIES)
+			return hx_fail(err, HX_EXIT_USAGE, EFBIG, "unpack %s: more than %d entries: refused", archive,
+				       UNPACK_MAX_ENTRIES);
 
 		snprintf(raw, sizeof(raw), "%s", archive_entry_pathname(e) ? archive_entry_pathname(e) : "");
 		name = strip_path(raw, strip);
@@ -211,11 +235,17 @@ static int extract(struct archive *in, struct archive *out, const char *archive,
 		if (archive_entry_filetype(e) != AE_IFLNK)
 			archive_entry_set_perm(e, archive_entry_perm(e) & 0755);
 		if (archive_write_header(out, e) != ARCHIVE_OK ||
-		    (archive_entry_size(e) > 0 && !hard && copy_data(in, out) != ARCHIVE_OK) ||
-		    archive_write_finish_entry(out) != ARCHIVE_OK)
+		    (archive_entry_size(e) > 0 && !hard && copy_data(in, out, t) != ARCHIVE_OK) ||
+		    archive_write_finish_entry(out) != ARCHIVE_OK) {
+			if (t->over)
+				return hx_fail(err, HX_EXIT_USAGE, EFBIG,
+					       "unpack %s: more than %.1f MiB unpacked (at entry '%s'; the manifest's "
+					       "source.unpacked_size, or %d times the archive's size): refused",
+					       archive, (double)t->max_bytes / (1 << 20), raw, UNPACK_RATIO);
 			return hx_fail(err, HX_EXIT_INTERNAL, EIO, "unpack %s: entry '%s': %s", archive, raw,
 				       archive_error_string(out) ? archive_error_string(out)
 								 : archive_error_string(in));
+		}
 	}
 	if (r != ARCHIVE_EOF)
 		return hx_fail(err, HX_EXIT_USAGE, EIO, "unpack %s: %s", archive,
@@ -223,9 +253,10 @@ static int extract(struct archive *in, struct archive *out, const char *archive,
 	return 0;
 }
 
-int unpack_archive(const char *archive, const char *dest, unsigned strip, struct hx_err *err)
+int unpack_archive(const char *archive, const char *dest, unsigned strip, uint64_t max_bytes, struct hx_err *err)
 {
 	struct archive *in = archive_read_new(), *out = archive_write_disk_new();
+	struct unpack_tally t = {.max_bytes = max_bytes};
 	bool made = false;
 	int rc, cwd = -1;
 
@@ -250,7 +281,7 @@ int unpack_archive(const char *archive, const char *dest, unsigned strip, struct
 		rc = hx_syserr(err, "unpack: enter %s", dest);
 		goto out;
 	}
-	rc = extract(in, out, archive, strip, err);
+	rc = extract(in, out, archive, strip, &t, err);
 	if (fchdir(cwd) < 0 && rc == 0)
 		rc = hx_syserr(err, "unpack: return to the working directory");
 out:

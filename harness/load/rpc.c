@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/esc.h"
 #include "base/util.h"
 #include "load/load.h"
 #include "load/ws.h"
@@ -151,8 +152,11 @@ static void rpc_answer(struct rpc *p, struct rpc_client *c, const uint8_t *data,
 	}
 	id = strtoull(text, &end, 10);
 	if (*end || end == text || id >= c->share || c->ids[id] == ID_UNSENT) {
-		p->r->unknown++;
-		rpc_fail(p, "client %u: an answer for id '%s', which it never sent", c->index, text);
+		char shown[sizeof(text) * 4];
+
+		p->r->unknown++; /* the id is the server's text: it reaches a message escaped */
+		rpc_fail(p, "client %u: an answer for id '%s', which it never sent", c->index,
+			 esc_term(text, shown, sizeof(shown)));
 		return;
 	}
 	if (c->ids[id] == ID_ANSWERED) {

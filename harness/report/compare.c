@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/cleanup.h"
+#include "base/esc.h"
 #include "report/stats.h"
 
 #define CMP_POWER 0.8
@@ -582,20 +583,23 @@ static void fmt_verdict(char *buf, size_t len, const struct cmp_row *r)
 static void render_head(const struct cmp_side *a, const struct cmp_side *b, const struct cmp_opts *o,
 			const struct cmp_result *r, enum cmp_format f, FILE *out)
 {
-	char ha[128], hb[128];
+	char ha[128], hb[128], sa[ESC_LEN], sb[ESC_LEN];
+	bool md = f == CMP_MD;
 
 	fprintf(out, "%sharness compare: threshold %g%%, alpha %g\n\n", f == CMP_MD ? "## " : "", o->threshold * 100,
 		o->alpha);
-	fprintf(out, "%sA: %s (%s)\n", f == CMP_MD ? "- " : "", a->path, harness_of(a->head, ha, sizeof(ha)));
-	fprintf(out, "%sB: %s (%s)\n", f == CMP_MD ? "- " : "", b->path, harness_of(b->head, hb, sizeof(hb)));
+	fprintf(out, "%sA: %s (%s)\n", md ? "- " : "", esc_cell(md, a->path, sa, sizeof(sa)),
+		esc_cell(md, harness_of(a->head, ha, sizeof(ha)), sb, sizeof(sb)));
+	fprintf(out, "%sB: %s (%s)\n", md ? "- " : "", esc_cell(md, b->path, sa, sizeof(sa)),
+		esc_cell(md, harness_of(b->head, hb, sizeof(hb)), sb, sizeof(sb)));
 	if (!r->ndiffs)
 		fprintf(out, "\nSame CPU model and count, cgroup mode, kernel, profile, CPU plan, budget, sandbox and "
 			     "image digests.\n");
 	else
 		fprintf(out, "\nWhat differs:\n");
 	for (size_t i = 0; i < r->ndiffs; i++)
-		fprintf(out, "%s%s: %.40s → %.40s%s\n", f == CMP_MD ? "- " : "  ", r->diffs[i].field, r->diffs[i].a,
-			r->diffs[i].b,
+		fprintf(out, "%s%s: %.40s → %.40s%s\n", md ? "- " : "  ", r->diffs[i].field,
+			esc_cell(md, r->diffs[i].a, sa, sizeof(sa)), esc_cell(md, r->diffs[i].b, sb, sizeof(sb)),
 			r->diffs[i].image
 				? " (another image under this name: compared only with --allow-different-images)"
 			: r->diffs[i].refuse ? " (not comparable without --allow-different-host)"
@@ -620,7 +624,7 @@ static void render_row(const struct cmp_row *r, enum cmp_format f, FILE *out)
 {
 	const struct cmp_metric *m = metric_of(r->a->metric);
 	const char *sep = f == CMP_MD ? " | " : "  ";
-	char va[32], vb[32], ratio[16], ci[32], p[16], noisy[48], v[288];
+	char va[32], vb[32], ratio[16], ci[32], p[16], noisy[48], v[288], rt[ESC_LEN], mode[ESC_LEN];
 
 	fmt_value(va, sizeof(va), m, r->a_median);
 	fmt_value(vb, sizeof(vb), m, r->b_median);
@@ -633,19 +637,22 @@ static void render_row(const struct cmp_row *r, enum cmp_format f, FILE *out)
 	snprintf(noisy, sizeof(noisy), "%zu / %zu", r->a->noisy, r->b->noisy);
 	fmt_verdict(v, sizeof(v), r);
 	fprintf(out, "%s%-8s%s%-7s%s%-16s%s%10s%s%10s%s%7s%s%13s%s%6s%s%9s%s%s%s\n", f == CMP_MD ? "| " : "",
-		r->a->runtime, sep, r->a->mode, sep, m->label, sep, va, sep, vb, sep, ratio, sep, ci, sep, p, sep,
-		noisy, sep, v, f == CMP_MD ? " |" : "");
+		esc_cell(f == CMP_MD, r->a->runtime, rt, sizeof(rt)), sep,
+		esc_cell(f == CMP_MD, r->a->mode, mode, sizeof(mode)), sep, m->label, sep, va, sep, vb, sep, ratio, sep,
+		ci, sep, p, sep, noisy, sep, v, f == CMP_MD ? " |" : "");
 }
 
 static void render_rows(const struct cmp_result *r, enum cmp_format f, FILE *out)
 {
 	const char *sep = f == CMP_MD ? " | " : "  ";
 	const char *last = "";
+	char name[ESC_LEN];
 
 	for (size_t i = 0; i < r->nrows; i++) {
 		if (strcmp(last, r->rows[i].a->scenario) != 0) {
 			last = r->rows[i].a->scenario;
-			fprintf(out, "\n%s%s\n\n", f == CMP_MD ? "### " : "== ", last);
+			fprintf(out, "\n%s%s\n\n",
+				f == CMP_MD ? "### " : "== ", esc_cell(f == CMP_MD, last, name, sizeof(name)));
 			fprintf(out, "%s%-8s%s%-7s%s%-16s%s%10s%s%10s%s%7s%s%13s%s%6s%s%9s%s%s%s\n",
 				f == CMP_MD ? "| " : "", "runtime", sep, "mode", sep, "metric", sep, "A", sep, "B", sep,
 				"B/A", sep, "CI", sep, "p", sep, "noisy A/B", sep, "verdict", f == CMP_MD ? " |" : "");

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/cleanup.h"
+#include "base/esc.h"
 #include "report/stats.h"
 
 /* What github-action-benchmark gets of each summary: the first of each direction a group has. */
@@ -39,18 +40,22 @@ static void gab_extra(const struct res_doc *d, const struct res_summary *g, char
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(
 		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d->head, "config"), "modes"),
 		g->mode);
+	char on[ESC_LEN], by[ESC_LEN];
 
-	snprintf(buf, len, "runtime CPUs %s, client CPUs %s\ntrials %u%s%s", head_str(m, "sut"), head_str(m, "client"),
-		 g->trials, g->failed ? "\nFAILED trials" : "", g->client_saturated ? "\nclient saturated" : "");
+	snprintf(buf, len, "runtime CPUs %s, client CPUs %s\ntrials %u%s%s", esc_md(head_str(m, "sut"), on, sizeof(on)),
+		 esc_md(head_str(m, "client"), by, sizeof(by)), g->trials, g->failed ? "\nFAILED trials" : "",
+		 g->client_saturated ? "\nclient saturated" : "");
 }
 
-/* "scenario / runtime / mode", and " / noise" for a noisy group: names must be unique in a file. */
+/* "scenario / runtime / mode", and " / noise" for a noisy group: names must be unique in a file. The action
+ * puts names in Markdown (its alert comments): the results file's strings are escaped for it. */
 static void group_name(const struct res_summary *g, char *buf, size_t len)
 {
 	bool quiet = !*g->noise || !strcmp(g->noise, "none");
+	char n[4][ESC_LEN];
 
-	snprintf(buf, len, "%s / %s / %s%s%s", g->scenario, g->runtime, g->mode, quiet ? "" : " / ",
-		 quiet ? "" : g->noise);
+	snprintf(buf, len, "%s / %s / %s%s%s", esc_md(g->scenario, n[0], ESC_LEN), esc_md(g->runtime, n[1], ESC_LEN),
+		 esc_md(g->mode, n[2], ESC_LEN), quiet ? "" : " / ", quiet ? "" : esc_md(g->noise, n[3], ESC_LEN));
 }
 
 static cJSON *gab_entry(const struct res_doc *d, const struct res_summary *g, size_t k)

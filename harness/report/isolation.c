@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/esc.h"
+
 static void add_num(cJSON *o, const char *k, double v)
 {
 	if (!isnan(v))
@@ -89,10 +91,13 @@ static void iso_row(const struct res_summary *g, bool md, FILE *out)
 		snprintf(ops, sizeof(ops), "–");
 	else
 		snprintf(ops, sizeof(ops), "%.3g", gen);
+	char rt[ESC_LEN], mode[ESC_LEN], noise[ESC_LEN], on_s[ESC_LEN];
+
 	iso_on(s, on, sizeof(on));
-	fprintf(out, "%s%-8s%s%-7s%s%-10s%s%10s%s%10s%s%8s%s%-18s%s%7s%s%10s%s%s%s\n", md ? "| " : "", g->runtime, sep,
-		g->mode, sep, g->noise, sep, quiet, sep, noisy, sep, shift, sep, ci, sep, p, sep, ops, sep, on,
-		md ? " |" : "");
+	fprintf(out, "%s%-8s%s%-7s%s%-10s%s%10s%s%10s%s%8s%s%-18s%s%7s%s%10s%s%s%s\n", md ? "| " : "",
+		esc_cell(md, g->runtime, rt, sizeof(rt)), sep, esc_cell(md, g->mode, mode, sizeof(mode)), sep,
+		esc_cell(md, g->noise, noise, sizeof(noise)), sep, quiet, sep, noisy, sep, shift, sep, ci, sep, p, sep,
+		ops, sep, esc_cell(md, on, on_s, sizeof(on_s)), md ? " |" : "");
 }
 
 void iso_render(const struct res_summary *groups, size_t n, bool md, FILE *out)
@@ -103,13 +108,15 @@ void iso_render(const struct res_summary *groups, size_t n, bool md, FILE *out)
 
 	for (size_t i = 0; i < n; i++) {
 		const struct res_summary *g = &groups[i];
+		char name[ESC_LEN];
 
 		if (!g->shift.have)
 			continue;
 		any = true;
 		if (strcmp(last, g->scenario) != 0) {
 			last = g->scenario;
-			fprintf(out, "\n%sisolation: %s (%s; shift = noisy / quiet - 1)\n\n", md ? "### " : "== ", last,
+			fprintf(out, "\n%sisolation: %s (%s; shift = noisy / quiet - 1)\n\n",
+				md ? "### " : "== ", esc_cell(md, last, name, sizeof(name)),
 				res_metric_names[g->shift.metric]);
 			fprintf(out, "%s%-8s%s%-7s%s%-10s%s%10s%s%10s%s%8s%s%-18s%s%7s%s%10s%s%s%s\n", md ? "| " : "",
 				"runtime", sep, "mode", sep, "noise", sep, "quiet", sep, "noisy", sep, "shift", sep,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/esc.h"
 #include "report/stats.h"
 
 #define MX_MAX 64
@@ -62,6 +63,7 @@ static bool cell_of(const struct res_doc *d, const char *scenario, const char *r
 static void render_one(const struct res_doc *d, const char *scenario, bool md, FILE *out)
 {
 	struct mx_keys conns = {0}, runtimes = {0}, modes = {0}, routes = {0};
+	char shown[3][ESC_LEN];
 
 	for (size_t i = 0; i < d->ntrials; i++) {
 		const struct trial_result *t = &d->trials[i];
@@ -75,10 +77,10 @@ static void render_one(const struct res_doc *d, const char *scenario, bool md, F
 			key_add(&routes, t->cells[c].route, 0);
 		}
 	}
-	fprintf(out, "\n%s%s: req/s (p95 ms)\n\n", md ? "### " : "== ", scenario);
+	fprintf(out, "\n%s%s: req/s (p95 ms)\n\n", md ? "### " : "== ", esc_cell(md, scenario, shown[0], ESC_LEN));
 	fprintf(out, md ? "| conns | runtime | mode" : "%5s  %-8s  %-7s", "conns", "runtime", "mode");
 	for (size_t r = 0; r < routes.len; r++)
-		fprintf(out, md ? " | %s" : "  %20s", routes.v[r]);
+		fprintf(out, md ? " | %s" : "  %20s", esc_cell(md, routes.v[r], shown[0], ESC_LEN));
 	fprintf(out, "%s\n", md ? " |" : "");
 	if (md) {
 		fprintf(out, "|---:|---|---|");
@@ -106,7 +108,8 @@ static void render_one(const struct res_doc *d, const char *scenario, bool md, F
 				}
 				if (any)
 					fprintf(out, md ? "| %u | %s | %s%s |\n" : "%5u  %-8s  %-7s%s\n", conns.n[c],
-						runtimes.v[k], modes.v[m], row);
+						esc_cell(md, runtimes.v[k], shown[1], ESC_LEN),
+						esc_cell(md, modes.v[m], shown[2], ESC_LEN), row);
 			}
 }
 

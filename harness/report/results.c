@@ -90,18 +90,37 @@ enum trial_status res_trial_status(int rc, bool interrupted, bool cut)
 
 double res_script_value(const struct res_script *s, const char *name)
 {
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; s && i < s->n; i++)
 		if (strcmp(s->name[i], name) == 0)
 			return s->value[i];
 	return NAN;
 }
 
-const char *const res_noisy_names[RES_NR_NOISY] = {"throttled", "cpu_pressure", "client_saturated", "stall",
-						   "steal",	"foreign",	"spread",	    "contended"};
+const char *const res_noisy_names[RES_NR_NOISY] = {"throttled", "cpu_pressure", "client_saturated", "stall", "steal",
+						   "foreign",	"spread",	"contended",	    "short"};
 
 static bool stalled(double max_s, double duration_s)
 {
 	return duration_s > 0 && max_s >= RES_STALL_MIN_S && max_s >= RES_STALL_FRACTION * duration_s;
+}
+
+/* How long the measured phase lasted by the workload's own clock; NAN when the trial measured nothing. */
+static double measured_s(const struct trial_result *t)
+{
+	double least = NAN;
+
+	for (unsigned i = 0; i < t->ncells; i++)
+		if (isnan(least) || t->cells[i].load.duration_s < least)
+			least = t->cells[i].load.duration_s;
+	if (t->ncells)
+		return least;
+	if (t->have & RES_HAVE_LOAD)
+		return t->load.duration_s;
+	if (t->have & RES_HAVE_CHAT)
+		return t->chat.duration_s;
+	if (t->have & RES_HAVE_SCRIPT)
+		return res_script_value(t->script, "seconds");
+	return NAN;
 }
 
 unsigned res_trial_noisy(const struct trial_result *t)
@@ -132,6 +151,8 @@ unsigned res_trial_noisy(const struct trial_result *t)
 	    !(sut->have[CG_STAT_NR_THROTTLED] && sut->v[CG_STAT_NR_THROTTLED]) &&
 	    (double)sut->psi[CG_PSI_CPU].full_total_usec / 1e6 > RES_CONTENDED * t->wall_s)
 		why |= 1u << RES_NOISY_CONTENDED;
+	if (t->min_duration_s > 0 && measured_s(t) < t->min_duration_s) /* NAN: nothing measured, nothing flagged */
+		why |= 1u << RES_NOISY_SHORT;
 	if ((t->have & RES_HAVE_STARTUP) && t->startup.expected_cv > 0 && t->startup.wall_ms.n > 1 &&
 	    t->startup.wall_ms.cv > t->startup.expected_cv)
 		why |= 1u << RES_NOISY_SPREAD;
@@ -157,9 +178,10 @@ void res_noisy_reason(const struct trial_result *t, enum res_noisy r, char *buf,
 		return;
 	case RES_NOISY_CLIENT_SATURATED:
 		snprintf(buf, len,
-			 "client_saturated: a load client thread was %.0f%% busy: the figure may measure the "
-			 "client",
-			 t->load.client.max_thread_busy * 100);
+			 "client_saturated: a load client thread was %.0f%% busy (the rule: %.0f%%): the figure may "
+			 "measure the client; give it more CPUs (run --client-cpus N) and the scenario more "
+			 "load.threads",
+			 t->load.client.max_thread_busy * 100, RES_SATURATED * 100);
 		return;
 	case RES_NOISY_STALL:
 		snprintf(buf, len,
@@ -189,6 +211,12 @@ void res_noisy_reason(const struct trial_result *t, enum res_noisy r, char *buf,
 			 "trial's %.1f s (above %.0f%%: something else held its CPUs)",
 			 (double)sut->psi[CG_PSI_CPU].full_total_usec / 1e6, t->wall_s, RES_CONTENDED * 100);
 		return;
+	case RES_NOISY_SHORT:
+		snprintf(buf, len,
+			 "short: the measured phase lasted %.2f s, under the scenario's min_duration_s of %.1f s (give "
+			 "it more requests or messages)",
+			 measured_s(t), t->min_duration_s);
+		return;
 	case RES_NR_NOISY:
 		break;
 	}
@@ -215,7 +243,7 @@ bool res_trial_passed(const struct trial_result *t, uint64_t max_errors)
 	else if (t->ncells) /* a route matrix: every cell's */
 		errors = cells_errors(t);
 	else if (t->have & RES_HAVE_SCRIPT) /* a script counts its own */
-		errors = res_script_value(&t->script, "errors");
+		errors = res_script_value(t->script, "errors");
 	return isnan(errors) || errors <= (double)max_errors;
 }
 
@@ -241,8 +269,26 @@ int res_startup_runs(struct res_startup *s, const double *ms, const int *exit, u
 	return 0;
 }
 
+struct res_script *res_trial_script(struct trial_result *t)
+{
+	if (!t->script)
+		t->script = calloc(1, sizeof(*t->script));
+	return t->script;
+}
+
+struct res_neighbour *res_trial_neighbour(struct trial_result *t)
+{
+	if (!t->neighbour)
+		t->neighbour = calloc(1, sizeof(*t->neighbour));
+	return t->neighbour;
+}
+
 void res_trial_free(struct trial_result *t)
 {
+	free(t->script);
+	free(t->neighbour);
+	t->script = NULL;
+	t->neighbour = NULL;
 	free(t->startup.runs_ms);
 	free(t->startup.runs_exit);
 	t->startup.runs_ms = NULL;
@@ -359,20 +405,21 @@ double res_metric(const struct trial_result *t, enum res_metric m)
 	case RES_M_LOST:
 		return chat ? (double)t->chat.lost : NAN;
 	case RES_M_OPS_PER_S:
-		return res_script_value(&t->script, "ops_per_s");
+		return res_script_value(t->script, "ops_per_s");
 	case RES_M_SCRIPT_P50_MS:
-		return res_script_value(&t->script, "p50_ms");
+		return res_script_value(t->script, "p50_ms");
 	case RES_M_SCRIPT_P99_MS:
-		return res_script_value(&t->script, "p99_ms");
+		return res_script_value(t->script, "p99_ms");
 	case RES_M_SCRIPT_ERRORS:
-		return res_script_value(&t->script, "errors");
+		return res_script_value(t->script, "errors");
 	case RES_M_SCRIPT_MAX_RSS_KB:
 		return t->have & RES_HAVE_PROCESS && t->process.have_times ? t->process.max_rss_kb : NAN;
 	case RES_M_FIXTURE_READY_MS:
 		return t->have & RES_HAVE_FIXTURE && t->fixture.started ? t->fixture.ready_ms : NAN;
 	case RES_M_NOISE_OPS_PER_S:
-		return t->have & RES_HAVE_NEIGHBOUR && t->neighbour.have_generator && t->neighbour.generator.seconds > 0
-			       ? (double)t->neighbour.generator.ops / t->neighbour.generator.seconds
+		return t->have & RES_HAVE_NEIGHBOUR && t->neighbour && t->neighbour->have_generator &&
+				       t->neighbour->generator.seconds > 0
+			       ? (double)t->neighbour->generator.ops / t->neighbour->generator.seconds
 			       : NAN;
 	case RES_NR_METRICS:
 		break;
@@ -380,28 +427,21 @@ double res_metric(const struct trial_result *t, enum res_metric m)
 	return NAN;
 }
 
-static bool same_group(const struct trial_result *a, const struct res_summary *g)
-{
-	return !strcmp(a->scenario, g->scenario) && !strcmp(a->runtime, g->runtime) && !strcmp(a->mode, g->mode) &&
-	       !strcmp(a->noise, g->noise);
-}
-
-static void summarize_group(const struct trial_result *trials, size_t n, struct res_summary *g, double *v)
+static void summarize_group(const struct trial_result *const *ts, size_t n, struct res_summary *g, double *v)
 {
 	for (size_t i = 0; i < n; i++)
-		if (same_group(&trials[i], g) && trials[i].status != TRIAL_SKIPPED) {
+		if (ts[i]->status != TRIAL_SKIPPED) {
 			g->trials++;
-			g->failed |= trials[i].status != TRIAL_OK;
-			g->client_saturated |= (trials[i].have & RES_HAVE_LOAD) && trials[i].load.client.saturated;
-			g->noisy_trials += res_trial_noisy(&trials[i]) != 0;
+			g->failed |= ts[i]->status != TRIAL_OK;
+			g->client_saturated |= (ts[i]->have & RES_HAVE_LOAD) && ts[i]->load.client.saturated;
+			g->noisy_trials += res_trial_noisy(ts[i]) != 0;
 		}
 	for (int m = 0; m < RES_NR_METRICS; m++) {
 		size_t nv = 0;
 
 		for (size_t i = 0; i < n; i++)
-			if (same_group(&trials[i], g) && trials[i].status == TRIAL_OK &&
-			    !isnan(res_metric(&trials[i], (enum res_metric)m)))
-				v[nv++] = res_metric(&trials[i], (enum res_metric)m);
+			if (ts[i]->status == TRIAL_OK && !isnan(res_metric(ts[i], (enum res_metric)m)))
+				v[nv++] = res_metric(ts[i], (enum res_metric)m);
 		if (nv) {
 			stats_summarize(v, nv, &g->metric[m]);
 			g->have |= 1u << m;
@@ -409,34 +449,119 @@ static void summarize_group(const struct trial_result *trials, size_t n, struct 
 	}
 }
 
+static int cmp_key(const struct trial_result *t, const char *scenario, const char *runtime, const char *mode,
+		   const char *noise)
+{
+	int c = strcmp(t->scenario, scenario);
+
+	if (!c)
+		c = strcmp(t->runtime, runtime);
+	if (!c)
+		c = strcmp(t->mode, mode);
+	return c ? c : strcmp(t->noise, noise);
+}
+
+/* Trials by group (scenario, runtime, mode, noise), then by their place in the file. */
+static int cmp_group(const void *a, const void *b)
+{
+	const struct trial_result *x = *(const struct trial_result *const *)a,
+				  *y = *(const struct trial_result *const *)b;
+	int c = cmp_key(x, y->scenario, y->runtime, y->mode, y->noise);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/* A group: the run of `by` (trials sorted by group) from at, n long. */
+struct res_run {
+	size_t at, n;
+};
+
+static int cmp_run_first(const void *a, const void *b)
+{
+	size_t x = ((const struct res_run *)a)->at, y = ((const struct res_run *)b)->at;
+
+	return (x > y) - (x < y);
+}
+
+/* The group of that key among runs (sorted by key), or NULL. */
+static const struct res_run *run_of(const struct res_run *runs, size_t nr, const struct trial_result *const *by,
+				    const struct res_summary *g, const char *mode, const char *noise)
+{
+	size_t lo = 0, hi = nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_key(by[runs[mid].at], g->scenario, g->runtime, mode, noise);
+
+		if (!c)
+			return &runs[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The group's own trials, then its twin's (none when it has none): what a shift or a ratio to pinned reads. */
+static size_t with_twin(const struct trial_result *const *by, const struct res_run *own, const struct res_run *twin,
+			const struct trial_result **ret)
+{
+	memcpy(ret, by + own->at, own->n * sizeof(*ret));
+	if (twin && twin != own)
+		memcpy(ret + own->n, by + twin->at, twin->n * sizeof(*ret));
+	return own->n + (twin && twin != own ? twin->n : 0);
+}
+
+/* The groups, each from its own trials and its twin's: the trials are sorted by group once, so the summaries
+ * cost n log n and each group's statistics, not a pass over every trial per group and metric. */
 int res_summarize(const struct trial_result *trials, size_t n, struct res_summary **ret, size_t *ret_n,
 		  struct hx_err *err)
 {
 	_cleanup_free_ struct res_summary *out = calloc(n ? n : 1, sizeof(*out));
 	_cleanup_free_ double *v = calloc(n ? n : 1, sizeof(*v));
-	size_t ng = 0;
+	_cleanup_free_ const struct trial_result **by = calloc(n ? n : 1, sizeof(*by)),
+						 **tmp = calloc(n ? n : 1, sizeof(*tmp));
+	_cleanup_free_ struct res_run *runs = calloc(n ? n : 1, sizeof(*runs)),
+				      *order = calloc(n ? n : 1, sizeof(*order));
+	size_t nr = 0;
 
-	if (!out || !v)
+	if (!out || !v || !by || !tmp || !runs || !order)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++) {
-		bool seen = false;
+	for (size_t i = 0; i < n; i++)
+		by[i] = &trials[i];
+	qsort(by, n, sizeof(*by), cmp_group);
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 ||
+		    cmp_key(by[i], by[i - 1]->scenario, by[i - 1]->runtime, by[i - 1]->mode, by[i - 1]->noise))
+			runs[nr++] = (struct res_run){i, 1};
+		else
+			runs[nr - 1].n++;
+	/* in the order each group's first trial ran (the first of its run: sorted by place within a group) */
+	memcpy(order, runs, nr * sizeof(*order));
+	for (size_t k = 0; k < nr; k++)
+		order[k].at = (size_t)(by[runs[k].at] - trials), order[k].n = k;
+	qsort(order, nr, sizeof(*order), cmp_run_first);
+	for (size_t k = 0; k < nr; k++) {
+		const struct res_run *own = &runs[order[k].n];
+		struct res_summary *g = &out[k];
+		const struct trial_result *t = by[own->at];
+		size_t m;
 
-		for (size_t k = 0; k < ng && !seen; k++)
-			seen = same_group(&trials[i], &out[k]);
-		if (seen)
-			continue;
-		snprintf(out[ng].scenario, sizeof(out[ng].scenario), "%s", trials[i].scenario);
-		snprintf(out[ng].runtime, sizeof(out[ng].runtime), "%s", trials[i].runtime);
-		snprintf(out[ng].mode, sizeof(out[ng].mode), "%s", trials[i].mode);
-		snprintf(out[ng].noise, sizeof(out[ng].noise), "%s", trials[i].noise);
-		summarize_group(trials, n, &out[ng++], v);
-	}
-	for (size_t k = 0; k < ng; k++)
-		if (res_shift_of(trials, n, &out[k], &out[k].shift) < 0 ||
-		    res_twin_of(trials, n, &out[k], &out[k].vs_pinned) < 0)
+		snprintf(g->scenario, sizeof(g->scenario), "%s", t->scenario);
+		snprintf(g->runtime, sizeof(g->runtime), "%s", t->runtime);
+		snprintf(g->mode, sizeof(g->mode), "%s", t->mode);
+		snprintf(g->noise, sizeof(g->noise), "%s", t->noise);
+		summarize_group(by + own->at, own->n, g, v);
+		m = with_twin(by, own, run_of(runs, nr, by, g, g->mode, "none"), tmp);
+		if (res_shift_of(tmp, m, g, &g->shift) < 0)
 			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+		m = with_twin(by, own, run_of(runs, nr, by, g, "pinned", "none"), tmp);
+		if (res_twin_of(tmp, m, g, &g->vs_pinned) < 0)
+			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	}
 	*ret = steal_pointer(&out);
-	*ret_n = ng;
+	*ret_n = nr;
 	return 0;
 }
 

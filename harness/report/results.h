@@ -21,10 +21,18 @@
 #include "report/stats.h"
 #include "sandbox/sbx_seccomp.h"
 
-#define RES_SCHEMA	"harness-results/1"
-#define RES_CPUS_LEN	1024 /* a CPU list as the kernel or cg_cpus_format writes it */
+#define RES_SCHEMA "harness-results/1"
+/* A CPU list as the kernel or cg_cpus_format writes it: the sets harness plans are ranges of whole cores, some
+ * 40 ranges fit. Every trial holds eight of them: their size is most of a trial's memory (docs/results.md). */
+#define RES_CPUS_LEN 256
+/* A log's path: in the run folder, /tmp/harness-run-XXXXXX/<kind>-<scenario>-<runtime>[-<mode>-<n>].log, with
+ * names of at most 63 characters (valid_name), under 200 characters. */
+#define RES_LOG_LEN	256
 #define RES_MAX_METRICS 64
-#define RES_SATURATED	0.9 /* a client thread busier than this measures itself, not the server */
+/* A client thread at least this busy may measure itself, not the server: against bun and deno on
+ * http-hello it was 0.80-0.90 busy while the server still had headroom (a 0.9 rule let their lead pass as
+ * measured); run --client-cpus and a scenario's load.threads add client capacity. */
+#define RES_SATURATED 0.8
 
 enum trial_status { TRIAL_OK, TRIAL_FAILED, TRIAL_CUT, TRIAL_INTERRUPTED, TRIAL_SKIPPED, TRIAL_NR_STATUS };
 extern const char *const res_status_names[TRIAL_NR_STATUS];
@@ -93,12 +101,26 @@ struct res_script {
 
 /* The server of an http or ws-chat trial; NAN: not measured. */
 struct res_server {
-	char log[PATH_MAX];
+	char log[RES_LOG_LEN];
 	double idle_rss_kb, peak_rss_kb, post_load_rss_kb;
 	/* the memory run (scenario "memory"): after the idle period, after a restart; the hint sent, "" none */
 	double after_idle_rss_kb, after_restart_rss_kb;
 	char low_memory_hint[16];
 	char cpus[RES_CPUS_LEN];
+};
+
+/* One response of the server captured at readiness, before the load (run/wire.c; docs/scenario.md, "The
+ * wire"): what every runtime of a scenario must answer alike. */
+struct res_wire {
+	char path[256];
+	unsigned status;
+	char framing[16];	/* content-length, chunked or close */
+	uint64_t header_bytes;	/* the head: status line to the empty line */
+	uint64_t body_bytes;	/* the body as the application sent it (chunks undone) */
+	char headers[512];	/* the header names, lowercase, in the order sent, comma-separated */
+	char content_type[128]; /* "": none */
+	char body_sha256[65];
+	char differs[512]; /* a difference from the run's first runtime that the scenario declares inherent */
 };
 
 /* The process of a script trial. */
@@ -107,13 +129,13 @@ struct res_process {
 	bool have_times;
 	double wall_ms, user_ms, system_ms, max_rss_kb;
 	char cpus[RES_CPUS_LEN];
-	char log[PATH_MAX];
+	char log[RES_LOG_LEN];
 };
 
 struct res_fixture {
 	char name[32], shares_cpus_with[16];
 	bool started; /* slice, cpus, ready_ms, log */
-	char slice[16], cpus[RES_CPUS_LEN], log[PATH_MAX];
+	char slice[16], cpus[RES_CPUS_LEN], log[RES_LOG_LEN];
 	double ready_ms;
 	bool stopped; /* stop_ms, clean_shutdown */
 	double stop_ms;
@@ -129,7 +151,7 @@ struct res_neighbour {
 	unsigned shares; /* bit per enum cg_slice */
 	bool have_generator;
 	struct noise_result generator;
-	char log[PATH_MAX];
+	char log[RES_LOG_LEN];
 	char error[512]; /* "": none */
 };
 
@@ -143,6 +165,7 @@ enum {
 	RES_HAVE_FIXTURE = 1u << 6,
 	RES_HAVE_NEIGHBOUR = 1u << 7,
 	RES_HAVE_EXTERNAL = 1u << 8,
+	RES_HAVE_WIRE = 1u << 9,
 };
 
 /* What a trial cost beyond its workload, ms by phase (docs/results.md: overhead_ms): the trial's cgroup tree;
@@ -184,20 +207,27 @@ struct trial_result {
 	 * evidence that trials leak neither */
 	double harness_fds, harness_rss_kb;
 	double measuring_s; /* of wall_s, the measured phase: the load (no warm-up), the script, the startup runs */
+	/* the unmeasured warm-up before it: requests (ws-chat: messages each client sent; a script: WARMUP
+	 * iterations), 0 when none; and the scenario's minimum of the measured phase (0: none), below which
+	 * the trial is flagged short */
+	uint64_t warmup;
+	double min_duration_s;
+	char adapter[160]; /* the code between the runtime and the scenario's app (scenario "adapter"); "": none */
 	struct res_overhead overhead;
 	unsigned have;			       /* RES_HAVE_*: the sub-results present */
 	unsigned cpus_have, slices_have;       /* bit per enum cg_slice */
 	char cpus[CG_NR_SLICES][RES_CPUS_LEN]; /* the CPU set each slice was planned */
 	struct cg_stats slices[CG_NR_SLICES];
 	struct res_server server;
+	struct res_wire wire;
 	struct res_load load;
 	struct res_chat chat;
 	struct res_startup startup;
-	struct res_script script;
+	struct res_script *script; /* a script trial's metrics; NULL for the others (res_trial_script) */
 	struct res_process process;
 	struct res_fixture fixture;
-	struct res_neighbour neighbour;
-	struct noise_ext external; /* interference harness did not make, over the measured phase */
+	struct res_neighbour *neighbour; /* a noisy trial's; NULL for a quiet one (res_trial_neighbour) */
+	struct noise_ext external;	 /* interference harness did not make, over the measured phase */
 	/* a route matrix (docs/scenario.md): malloc'd, owned by the trial (res_trial_free) */
 	struct res_cell *cells;
 	unsigned ncells;
@@ -228,6 +258,7 @@ enum res_noisy {
 	RES_NOISY_FOREIGN,
 	RES_NOISY_SPREAD,
 	RES_NOISY_CONTENDED,
+	RES_NOISY_SHORT,
 	RES_NR_NOISY
 };
 #define RES_NOISY_PRESSURE 0.5
@@ -250,6 +281,9 @@ enum res_noisy {
  * pinned CPU, 10 each: 0-1% on a quiet host, 4-17% in 117 of 120 trials of six runs beside builds and tests
  * (of which the foreign sampler flagged 5). */
 #define RES_CONTENDED 0.03
+/* Short: the measured phase (the load, the chat, a script's own seconds; a matrix's shortest cell) lasted
+ * less than the scenario's min_duration_s: ws-chat's 16 x 80 messages took 0.15-0.23 s here, where one GC
+ * pause or a JIT tier-up is the figure. */
 extern const char *const res_noisy_names[RES_NR_NOISY];
 /* The reasons, a bit per enum res_noisy; 0: nothing suggests noise. */
 unsigned res_trial_noisy(const struct trial_result *t);
@@ -257,7 +291,7 @@ unsigned res_trial_noisy(const struct trial_result *t);
  * 9.1 s load (the rule: at least 1 s and a quarter of the load)"). */
 void res_noisy_reason(const struct trial_result *t, enum res_noisy r, char *buf, size_t len);
 /* The number a script printed under name; NAN when it did not. */
-double res_script_value(const struct res_script *s, const char *name);
+double res_script_value(const struct res_script *s, const char *name); /* NAN when s is NULL or lacks it */
 
 void res_latency_from(const struct hist *h, struct res_latency *ret);
 void res_load_from(const struct load_config *c, const struct load_result *r, const char *cpus, struct res_load *ret);
@@ -328,14 +362,14 @@ struct res_summary {
 /* The groups, in the order their first trial ran, each with its shift; *ret is malloc'd (caller frees). */
 int res_summarize(const struct trial_result *trials, size_t n, struct res_summary **ret, size_t *ret_n,
 		  struct hx_err *err);
-/* The shift of group g from its quiet twin, from the trials (results_shift.c); ret->have is false for a
- * quiet group, or when either side has no trial that passed. -ENOMEM when out of memory. */
-int res_shift_of(const struct trial_result *trials, size_t n, const struct res_summary *g, struct res_shift *ret);
+/* The shift of group g from its quiet twin, from the trials ts (its own and its twin's, at least; results_shift.c);
+ * ret->have is false for a quiet group, or when either side has no trial that passed. -ENOMEM when out of memory. */
+int res_shift_of(const struct trial_result *const *ts, size_t n, const struct res_summary *g, struct res_shift *ret);
 /* Group g against its pinned twin of the same run (same scenario and runtime, quiet), paired by trial index
  * (results_twin.c); ret->have is false for a pinned or noisy group, a group without a twin, or when either side
  * has no trial that passed. -ENOMEM when out of memory. */
 #define RES_TWIN_ALPHA 0.05
-int res_twin_of(const struct trial_result *trials, size_t n, const struct res_summary *g, struct res_twin *ret);
+int res_twin_of(const struct trial_result *const *ts, size_t n, const struct res_summary *g, struct res_twin *ret);
 /* A summary's median of metric m; NAN when absent. */
 double res_median(const struct res_summary *s, enum res_metric m);
 
@@ -365,6 +399,10 @@ struct trial_result *res_doc_add(struct res_doc *d);
 void res_doc_free(struct res_doc *d);
 /* What a trial owns on the heap (res_doc_free does it for its trials). */
 void res_trial_free(struct trial_result *t);
+/* The trial's script metrics or neighbour, allocated (zeroed) the first time: the rare big parts of a trial are
+ * not in every trial of a 100,000-trial file. NULL when out of memory. */
+struct res_script *res_trial_script(struct trial_result *t);
+struct res_neighbour *res_trial_neighbour(struct trial_result *t);
 /* Room for one more matrix cell, zeroed; NULL when out of memory. */
 struct res_cell *res_cell_add(struct trial_result *t);
 /* Keep a copy of the n runs of a startup trial; -ENOMEM when out of memory. */

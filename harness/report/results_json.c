@@ -553,6 +553,14 @@ static const struct field server_fields[] = {
 	F(struct res_server, low_memory_hint, FK_STR),
 };
 
+static const struct field wire_fields[] = {
+	F(struct res_wire, path, FK_STR),	  F(struct res_wire, status, FK_UINT),
+	F(struct res_wire, framing, FK_STR),	  F(struct res_wire, header_bytes, FK_U64),
+	F(struct res_wire, body_bytes, FK_U64),	  F(struct res_wire, headers, FK_STR),
+	F(struct res_wire, content_type, FK_STR), F(struct res_wire, body_sha256, FK_STR),
+	F(struct res_wire, differs, FK_STR),
+};
+
 static const struct field process_fields[] = {
 	F(struct res_process, cpus, FK_STR),
 	F(struct res_process, exit, FK_INT),
@@ -863,8 +871,8 @@ cJSON *res_trial_json(const struct trial_result *t)
 	cJSON_AddItemToObject(o, "cpus", per_slice_json(t, false));
 	if (t->isolated)
 		cJSON_AddBoolToObject(o, "isolated", true);
-	if (t->have & RES_HAVE_NEIGHBOUR)
-		cJSON_AddItemToObject(o, "neighbour", neighbour_json(&t->neighbour));
+	if ((t->have & RES_HAVE_NEIGHBOUR) && t->neighbour)
+		cJSON_AddItemToObject(o, "neighbour", neighbour_json(t->neighbour));
 	if (t->have & RES_HAVE_EXTERNAL)
 		cJSON_AddItemToObject(o, "external", external_json(&t->external));
 	if (t->have & RES_HAVE_FIXTURE)
@@ -873,6 +881,8 @@ cJSON *res_trial_json(const struct trial_result *t)
 		cJSON_AddItemToObject(o, "server", server_json(&t->server));
 	if (t->have & RES_HAVE_PROCESS)
 		cJSON_AddItemToObject(o, "process", process_json(&t->process));
+	if (t->have & RES_HAVE_WIRE)
+		FIELDS_JSON(cJSON_AddObjectToObject(o, "wire"), &t->wire, wire_fields);
 	if (t->have & RES_HAVE_STARTUP)
 		cJSON_AddItemToObject(o, "startup", startup_json(&t->startup));
 	if (t->have & RES_HAVE_LOAD)
@@ -881,8 +891,8 @@ cJSON *res_trial_json(const struct trial_result *t)
 		cJSON_AddItemToObject(o, "chat", res_chat_json(&t->chat));
 	if (t->ncells)
 		cJSON_AddItemToObject(o, "cells", cells_json(t));
-	if (t->have & RES_HAVE_SCRIPT)
-		cJSON_AddItemToObject(o, "script", script_json(&t->script));
+	if ((t->have & RES_HAVE_SCRIPT) && t->script)
+		cJSON_AddItemToObject(o, "script", script_json(t->script));
 	if (t->slices_have)
 		cJSON_AddItemToObject(o, "slices", per_slice_json(t, true));
 	cJSON_AddNumberToObject(o, "wall_s", t->wall_s);
@@ -890,6 +900,11 @@ cJSON *res_trial_json(const struct trial_result *t)
 	add_num(o, "harness_rss_kb", t->harness_rss_kb);
 	if (t->measuring_s > 0)
 		cJSON_AddNumberToObject(o, "measuring_s", t->measuring_s);
+	if (t->warmup)
+		cJSON_AddNumberToObject(o, "warmup", (double)t->warmup);
+	if (t->min_duration_s > 0)
+		cJSON_AddNumberToObject(o, "min_duration_s", t->min_duration_s);
+	add_str(o, "adapter", t->adapter);
 	if (t->overhead.have)
 		cJSON_AddItemToObject(o, "overhead_ms", overhead_json(&t->overhead));
 	if (res_trial_noisy(t)) { /* recomputed from the evidence above whenever the file is written */
@@ -953,23 +968,32 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 	ret->harness_fds = num(o, "harness_fds");
 	ret->harness_rss_kb = num(o, "harness_rss_kb");
 	ret->measuring_s = num0(o, "measuring_s");
+	ret->warmup = u64(o, "warmup");
+	ret->min_duration_s = num0(o, "min_duration_s");
+	str(o, "adapter", ret->adapter, sizeof(ret->adapter));
 	overhead_parse(get(o, "overhead_ms"), &ret->overhead);
 	per_slice_parse(get(o, "cpus"), get(o, "slices"), ret);
 	if (cJSON_IsObject(get(o, "fixture")))
 		ret->have |= RES_HAVE_FIXTURE, fixture_parse(get(o, "fixture"), &ret->fixture);
 	ret->isolated = cJSON_IsTrue(get(o, "isolated"));
+	if (cJSON_IsObject(get(o, "neighbour")) && !res_trial_neighbour(ret))
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	if (cJSON_IsObject(get(o, "neighbour")))
-		ret->have |= RES_HAVE_NEIGHBOUR, neighbour_parse(get(o, "neighbour"), &ret->neighbour);
+		ret->have |= RES_HAVE_NEIGHBOUR, neighbour_parse(get(o, "neighbour"), ret->neighbour);
 	if (cJSON_IsObject(get(o, "external")))
 		ret->have |= RES_HAVE_EXTERNAL, external_parse(get(o, "external"), &ret->external);
 	if (cJSON_IsObject(get(o, "server")))
 		ret->have |= RES_HAVE_SERVER, FIELDS_PARSE(get(o, "server"), &ret->server, server_fields);
 	if (cJSON_IsObject(get(o, "process")))
 		ret->have |= RES_HAVE_PROCESS, process_parse(get(o, "process"), &ret->process);
+	if (cJSON_IsObject(get(o, "wire")))
+		ret->have |= RES_HAVE_WIRE, FIELDS_PARSE(get(o, "wire"), &ret->wire, wire_fields);
 	if (cJSON_IsObject(get(o, "startup")))
 		ret->have |= RES_HAVE_STARTUP, startup_parse(get(o, "startup"), &ret->startup);
+	if (cJSON_IsObject(get(o, "script")) && !res_trial_script(ret))
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	if (cJSON_IsObject(get(o, "script")))
-		ret->have |= RES_HAVE_SCRIPT, script_parse(get(o, "script"), &ret->script);
+		ret->have |= RES_HAVE_SCRIPT, script_parse(get(o, "script"), ret->script);
 	if (res_load_parse(get(o, "load"), &ret->load) == 0)
 		ret->have |= RES_HAVE_LOAD;
 	if (res_chat_parse(get(o, "chat"), &ret->chat) == 0)
@@ -1264,7 +1288,7 @@ cJSON *res_doc_json(const struct res_doc *d, struct hx_err *err)
 	}
 	if (d->finished) {
 		cJSON_AddBoolToObject(o, "interrupted", d->interrupted);
-		cJSON_AddStringToObject(o, "verdict", d->verdict_ok ? "ok" : "failed");
+		cJSON_AddStringToObject(o, "verdict", d->interrupted ? "interrupted" : d->verdict_ok ? "ok" : "failed");
 	}
 	return o;
 }
@@ -1309,22 +1333,126 @@ static int doc_parse(cJSON *root, struct res_doc *d, struct hx_err *err)
 	return 0;
 }
 
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* One JSON value at *p (cJSON's parser), *p moved past it and the white space after; NULL when there is none. */
+static cJSON *next_value(const char **p, const char *end)
+{
+	const char *after = NULL;
+	cJSON *v = cJSON_ParseWithLengthOpts(*p, (size_t)(end - *p), &after, false);
+
+	if (v)
+		*p = skip_ws(after, end);
+	return v;
+}
+
+/* The trials array at *p, each trial parsed into d and its tree freed before the next is parsed. 1: not JSON. */
+static int stream_trials(const char **p, const char *end, struct res_doc *d, struct hx_err *err)
+{
+	*p = skip_ws(*p + 1, end);
+	if (*p < end && **p == ']')
+		return (*p = skip_ws(*p + 1, end)), 0;
+	for (;;) {
+		cJSON *v = next_value(p, end);
+		struct trial_result *t = v ? res_doc_add(d) : NULL;
+		int rc = !v   ? 1
+			 : !t ? hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory")
+			      : res_trial_parse(v, t, err);
+
+		cJSON_Delete(v);
+		if (rc)
+			return rc < 0 ? hx_wrap(err, "trial %zu", d->ntrials) : 1;
+		if (*p < end && **p == ',') {
+			*p = skip_ws(*p + 1, end);
+			continue;
+		}
+		if (*p < end && **p == ']')
+			return (*p = skip_ws(*p + 1, end)), 0;
+		return 1;
+	}
+}
+
+/* The document read one top-level value at a time, its trials one trial at a time: the tree of a 100,000-trial
+ * file (some 6 times its text) is never whole in memory, only the head and one trial's. The head comes back with
+ * an empty "trials" array where the trials were. NULL with *ret_bad set when the text is not a JSON object;
+ * NULL with err set when a trial is not one harness reads. */
+static cJSON *stream_doc(const char *text, size_t len, struct res_doc *d, bool *ret_bad, struct hx_err *err)
+{
+	const char *p = skip_ws(text, text + len), *end = text + len;
+	cJSON *head = cJSON_CreateObject();
+	int rc = 0;
+
+	*ret_bad = true;
+	if (!head || p >= end || *p != '{')
+		goto fail;
+	p = skip_ws(p + 1, end);
+	while (rc == 0 && p < end && *p != '}') {
+		cJSON *key = next_value(&p, end), *v = NULL;
+
+		if (!cJSON_IsString(key) || p >= end || *p != ':') {
+			cJSON_Delete(key);
+			goto fail;
+		}
+		p = skip_ws(p + 1, end);
+		if (!strcmp(key->valuestring, "trials") && p < end && *p == '[' && !get(head, "trials")) {
+			const cJSON *schema = get(head, "schema");
+
+			if (schema && (!cJSON_IsString(schema) || strcmp(schema->valuestring, RES_SCHEMA) != 0)) {
+				cJSON_Delete(key); /* another kind of file: said as such, not as a bad trial */
+				goto fail;
+			}
+			rc = stream_trials(&p, end, d, err);
+			v = cJSON_CreateArray();
+		} else {
+			v = next_value(&p, end);
+		}
+		if (v)
+			cJSON_AddItemToObject(head, key->valuestring, v);
+		cJSON_Delete(key);
+		if (rc < 0 || (rc == 0 && !v))
+			goto fail;
+		if (rc == 0 && p < end && *p == ',')
+			p = skip_ws(p + 1, end);
+		else if (rc == 0 && (p >= end || *p != '}'))
+			goto fail;
+	}
+	if (rc != 0 || p >= end || skip_ws(p + 1, end) != end)
+		goto fail;
+	*ret_bad = false;
+	return head;
+fail:
+	*ret_bad = !err->msg[0];
+	cJSON_Delete(head);
+	return NULL;
+}
+
 int res_read(const char *path, struct res_doc *ret, struct hx_err *err)
 {
 	_cleanup_free_ char *text = NULL;
 	struct res_doc d = {0};
+	size_t len;
 	cJSON *root;
 	const cJSON *schema;
+	bool bad;
 
-	if (util_read_file(path, &text, NULL, err) < 0) {
-		err->exit = HX_EXIT_USAGE; /* the file the user named: missing or unreadable is bad input */
+	if (util_read_input(path, UTIL_MAX_RESULTS, &text, &len, err) < 0)
 		return -err->errnum;
+	root = stream_doc(text, len, &d, &bad, err);
+	free(steal_pointer(&text));
+	if (!root && !bad) {
+		res_doc_free(&d);
+		return hx_wrap(err, "%s", path);
 	}
-	root = cJSON_Parse(text);
 	schema = get(root, "schema");
 	if (!root || !cJSON_IsArray(get(root, "trials")) ||
 	    (schema && (!cJSON_IsString(schema) || strcmp(schema->valuestring, RES_SCHEMA) != 0))) {
 		cJSON_Delete(root);
+		res_doc_free(&d);
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s is not a harness results file (%s)", path, RES_SCHEMA);
 	}
 	if (doc_parse(root, &d, err) < 0) {

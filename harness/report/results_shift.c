@@ -29,16 +29,15 @@ static bool same_cell(const struct trial_result *t, const struct res_summary *g,
 }
 
 /* The metric's values in the cell's trials that passed, in trial order, with their trial indices. */
-static size_t iso_values(const struct trial_result *trials, size_t n, const struct res_summary *g, const char *noise,
+static size_t iso_values(const struct trial_result *const *ts, size_t n, const struct res_summary *g, const char *noise,
 			 enum res_metric m, double *v, unsigned *idx)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (same_cell(&trials[i], g, noise) && trials[i].status == TRIAL_OK &&
-		    !isnan(res_metric(&trials[i], m))) {
-			idx[k] = trials[i].trial;
-			v[k++] = res_metric(&trials[i], m);
+		if (same_cell(ts[i], g, noise) && ts[i]->status == TRIAL_OK && !isnan(res_metric(ts[i], m))) {
+			idx[k] = ts[i]->trial;
+			v[k++] = res_metric(ts[i], m);
 		}
 	return k;
 }
@@ -68,13 +67,13 @@ static size_t iso_pairs(const double *q, const unsigned *qi, size_t nq, const do
 }
 
 /* Where the noise ran and with whom it shared a core, from the group's first noisy trial. */
-static void iso_where(const struct trial_result *trials, size_t n, const struct res_summary *g, struct res_shift *s)
+static void iso_where(const struct trial_result *const *ts, size_t n, const struct res_summary *g, struct res_shift *s)
 {
 	for (size_t i = 0; i < n; i++)
-		if (same_cell(&trials[i], g, g->noise) && (trials[i].have & RES_HAVE_NEIGHBOUR)) {
-			snprintf(s->placement, sizeof(s->placement), "%s", trials[i].neighbour.placement);
-			snprintf(s->noise_cpus, sizeof(s->noise_cpus), "%s", trials[i].neighbour.cpus);
-			s->shares = trials[i].neighbour.shares;
+		if (same_cell(ts[i], g, g->noise) && (ts[i]->have & RES_HAVE_NEIGHBOUR) && ts[i]->neighbour) {
+			snprintf(s->placement, sizeof(s->placement), "%s", ts[i]->neighbour->placement);
+			snprintf(s->noise_cpus, sizeof(s->noise_cpus), "%s", ts[i]->neighbour->cpus);
+			s->shares = ts[i]->neighbour->shares;
 			return;
 		}
 }
@@ -111,7 +110,7 @@ static void iso_compare(const double *q, size_t nq, const double *v, size_t nv, 
 		s->p = 1; /* every pair equal: no difference at all */
 }
 
-int res_shift_of(const struct trial_result *trials, size_t n, const struct res_summary *g, struct res_shift *ret)
+int res_shift_of(const struct trial_result *const *ts, size_t n, const struct res_summary *g, struct res_shift *ret)
 {
 	_cleanup_free_ double *q = NULL, *v = NULL, *pq = NULL, *pv = NULL;
 	_cleanup_free_ unsigned *qi = NULL, *vi = NULL;
@@ -128,8 +127,8 @@ int res_shift_of(const struct trial_result *trials, size_t n, const struct res_s
 	if (!q || !v || !pq || !pv || !qi || !vi)
 		return -ENOMEM;
 	for (size_t k = 0; k < sizeof(iso_metrics) / sizeof(iso_metrics[0]); k++) {
-		size_t nq = iso_values(trials, n, g, "none", iso_metrics[k].m, q, qi);
-		size_t nv = iso_values(trials, n, g, g->noise, iso_metrics[k].m, v, vi);
+		size_t nq = iso_values(ts, n, g, "none", iso_metrics[k].m, q, qi);
+		size_t nv = iso_values(ts, n, g, g->noise, iso_metrics[k].m, v, vi);
 
 		if (!nq || !nv)
 			continue;
@@ -137,7 +136,7 @@ int res_shift_of(const struct trial_result *trials, size_t n, const struct res_s
 		ret->metric = iso_metrics[k].m;
 		ret->lower_is_better = iso_metrics[k].lower_is_better;
 		iso_compare(q, nq, v, nv, pq, pv, iso_pairs(q, qi, nq, v, vi, nv, pq, pv), ret);
-		iso_where(trials, n, g, ret);
+		iso_where(ts, n, g, ret);
 		return 0;
 	}
 	return 0;

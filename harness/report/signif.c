@@ -350,50 +350,50 @@ double sig_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb
 	return stats_median_sorted(d, na * nb);
 }
 
-static double median_of(const double *v, size_t n, double *scratch)
+/* One resample's median(b*) / median(a*); a paired resample draws one index for both sides. The medians are read
+ * off the draws' ranks (stats_resample), the values a sort of each resample gives. */
+static double resample_ratio(struct stats_resample *a, struct stats_resample *b, bool paired, uint64_t *seed)
 {
-	memcpy(scratch, v, n * sizeof(double));
-	qsort(scratch, n, sizeof(double), stats_cmp_double);
-	return stats_median_sorted(scratch, n);
-}
+	stats_resample_clear(a);
+	stats_resample_clear(b);
+	for (size_t i = 0; i < a->n; i++) {
+		size_t k = (size_t)(stats_splitmix(seed) % a->n);
 
-/* One resample's median(b*) / median(a*); a paired resample draws one index for both sides. */
-static double resample_ratio(const double *a, size_t na, const double *b, size_t nb, bool paired, uint64_t *seed,
-			     double *sa, double *sb)
-{
-	for (size_t i = 0; i < na; i++) {
-		size_t k = (size_t)(stats_splitmix(seed) % na);
-
-		sa[i] = a[k];
+		stats_resample_draw(a, k);
 		if (paired)
-			sb[i] = b[k];
+			stats_resample_draw(b, k);
 	}
 	if (!paired)
-		for (size_t j = 0; j < nb; j++)
-			sb[j] = b[stats_splitmix(seed) % nb];
-	qsort(sa, na, sizeof(double), stats_cmp_double);
-	qsort(sb, nb, sizeof(double), stats_cmp_double);
-	return stats_median_sorted(sb, nb) / stats_median_sorted(sa, na);
+		for (size_t j = 0; j < b->n; j++)
+			stats_resample_draw(b, stats_splitmix(seed) % b->n);
+	return stats_resample_median(b) / stats_resample_median(a);
 }
 
 int sig_ratio_ci(const double *a, size_t na, const double *b, size_t nb, bool paired, double level, uint64_t seed,
 		 struct sig_ci *ret)
 {
 	_cleanup_free_ double *r = malloc(SIG_BOOTSTRAP * sizeof(double));
-	_cleanup_free_ double *sa = malloc((na + 1) * sizeof(double)), *sb = malloc((nb + 1) * sizeof(double));
+	struct stats_resample ra = {0}, rb = {0};
 	double alpha = 1 - level;
 	uint64_t state = seed;
+	int rc = -1;
 
-	if (!na || !nb || (paired && na != nb) || !(level > 0 && level < 1) || !r || !sa || !sb)
+	if (!na || !nb || (paired && na != nb) || !(level > 0 && level < 1) || !r)
 		return -1;
+	if (stats_resample_init(&ra, a, na) < 0 || stats_resample_init(&rb, b, nb) < 0)
+		goto out;
 	*ret = (struct sig_ci){.level = level, .seed = seed, .resamples = SIG_BOOTSTRAP, .paired = paired};
-	ret->estimate = median_of(b, nb, sb) / median_of(a, na, sa);
+	ret->estimate = stats_median_sorted(rb.sorted, nb) / stats_median_sorted(ra.sorted, na);
 	for (size_t k = 0; k < SIG_BOOTSTRAP; k++)
-		r[k] = resample_ratio(a, na, b, nb, paired, &state, sa, sb);
+		r[k] = resample_ratio(&ra, &rb, paired, &state);
 	qsort(r, SIG_BOOTSTRAP, sizeof(double), stats_cmp_double);
 	ret->low = r[(size_t)(alpha / 2 * SIG_BOOTSTRAP)];
 	ret->high = r[(size_t)((1 - alpha / 2) * SIG_BOOTSTRAP) - 1];
-	return 0;
+	rc = 0;
+out:
+	stats_resample_free(&ra);
+	stats_resample_free(&rb);
+	return rc;
 }
 
 double sig_bimodality(const double *v, size_t n)

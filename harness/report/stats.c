@@ -48,28 +48,98 @@ uint64_t stats_splitmix(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
+struct ranked {
+	double v;
+	size_t at; /* its index in the data */
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	return stats_cmp_double(&((const struct ranked *)a)->v, &((const struct ranked *)b)->v);
+}
+
+int stats_resample_init(struct stats_resample *r, const double *v, size_t n)
+{
+	struct ranked *by = malloc((n + 1) * sizeof(*by));
+
+	*r = (struct stats_resample){.n = n,
+				     .sorted = malloc((n + 1) * sizeof(double)),
+				     .rank = malloc((n + 1) * sizeof(size_t)),
+				     .count = calloc(n + 1, sizeof(size_t))};
+	if (!by || !r->sorted || !r->rank || !r->count) {
+		free(by);
+		stats_resample_free(r);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		by[i] = (struct ranked){v[i], i};
+	qsort(by, n, sizeof(*by), cmp_ranked);
+	for (size_t k = 0; k < n; k++) {
+		r->sorted[k] = by[k].v;
+		r->rank[by[k].at] = k;
+	}
+	free(by);
+	return 0;
+}
+
+void stats_resample_clear(struct stats_resample *r)
+{
+	memset(r->count, 0, r->n * sizeof(*r->count));
+}
+
+/* The rank of the k-th smallest draw (0-based). */
+static size_t kth_rank(const struct stats_resample *r, size_t k)
+{
+	size_t seen = 0, i = 0;
+
+	for (; i + 1 < r->n; i++)
+		if ((seen += r->count[i]) > k)
+			break;
+	return i;
+}
+
+double stats_resample_median(const struct stats_resample *r)
+{
+	size_t n = r->n;
+
+	if (!n)
+		return NAN;
+	return n % 2 ? r->sorted[kth_rank(r, n / 2)]
+		     : (r->sorted[kth_rank(r, n / 2 - 1)] + r->sorted[kth_rank(r, n / 2)]) / 2;
+}
+
+void stats_resample_free(struct stats_resample *r)
+{
+	free(r->sorted);
+	free(r->rank);
+	free(r->count);
+	*r = (struct stats_resample){0};
+}
+
+/* Each resample is n draws of an index into v (the generator's stream as before), its median read off the draws'
+ * ranks: O(n) a resample rather than a sort of it, and the same CI. */
 static void bootstrap_median(const double *v, size_t n, double *lo, double *hi)
 {
-	double *meds = malloc(STATS_BOOTSTRAP * sizeof(*meds)), *sample = malloc(n * sizeof(*sample));
+	double *meds = malloc(STATS_BOOTSTRAP * sizeof(*meds));
+	struct stats_resample r;
 	uint64_t seed = 0x5eed;
 
-	if (!meds || !sample) {
-		*lo = *hi = NAN;
+	*lo = *hi = NAN;
+	if (!meds || stats_resample_init(&r, v, n) < 0) {
 		free(meds);
-		free(sample);
 		return;
 	}
 	for (size_t b = 0; b < STATS_BOOTSTRAP; b++) {
+		stats_resample_clear(&r);
 		for (size_t i = 0; i < n; i++)
-			sample[i] = v[stats_splitmix(&seed) % n];
-		qsort(sample, n, sizeof(*sample), stats_cmp_double);
-		meds[b] = stats_median_sorted(sample, n);
+			stats_resample_draw(&r, stats_splitmix(&seed) % n);
+		meds[b] = stats_resample_median(&r);
 	}
 	qsort(meds, STATS_BOOTSTRAP, sizeof(*meds), stats_cmp_double);
 	*lo = meds[(size_t)(0.025 * STATS_BOOTSTRAP)];
 	*hi = meds[(size_t)(0.975 * STATS_BOOTSTRAP) - 1];
 	free(meds);
-	free(sample);
+	stats_resample_free(&r);
 }
 
 void stats_summarize(const double *v, size_t n, struct stats_summary *s)

@@ -31,4 +31,24 @@ double stats_median_sorted(const double *s, size_t n);
 double stats_median_of(const double *v, size_t n);
 uint64_t stats_splitmix(uint64_t *state);
 
+/* Values ready for resampling their median: a resample is a count of draws per rank, and its median is read off
+ * the counts in O(n), the very value a sort of the resample gives (stats.c: a bootstrap without a sort per
+ * resample). */
+struct stats_resample {
+	size_t n;
+	double *sorted; /* the values in order */
+	size_t *rank;	/* rank[i]: where v[i] is in sorted */
+	size_t *count;	/* draws per rank in this resample */
+};
+int stats_resample_init(struct stats_resample *r, const double *v, size_t n); /* -1: out of memory */
+void stats_resample_clear(struct stats_resample *r);
+/* One draw: v[i] goes into the resample. */
+static inline void stats_resample_draw(struct stats_resample *r, size_t i)
+{
+	r->count[r->rank[i]]++;
+}
+/* The median of the resample's draws (n of them). */
+double stats_resample_median(const struct stats_resample *r);
+void stats_resample_free(struct stats_resample *r);
+
 #endif

@@ -40,6 +40,12 @@ static void bundler_argv(const struct scn_bundle *b, char *entry, char *module, 
 	argv[n] = NULL;
 }
 
+const char *bundle_node_env(const struct scn_bundle *b)
+{
+	(void)b; /* bun's --production, and deno's --minify on a browser platform (esbuild's rule) */
+	return "production";
+}
+
 /* The bundler image, pulled when absent (prepare may use the network), with its version line. */
 static int bundler_image(const char *name, struct manifest *m, struct img_status *st, struct hx_err *err)
 {

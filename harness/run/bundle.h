@@ -13,4 +13,8 @@
  * file. A bundler that fails: an HX_EXIT_HOST error with its last output. */
 int bundle_make(struct scenario *s, const char *run_dir, int netns_fd, struct hx_err *err);
 
+/* The process.env.NODE_ENV the bundler's command line defines in the bundle: the mode the bundled
+ * runtime runs, which must be the run's (--node-env) for the others. */
+const char *bundle_node_env(const struct scn_bundle *b);
+
 #endif

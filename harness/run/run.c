@@ -25,6 +25,7 @@
 #include "sandbox/sandbox.h"
 #include "run/prepare.h"
 #include "run/script.h"
+#include "run/wire.h"
 #include "load/startup.h"
 #include "report/stats.h"
 #include "base/util.h"
@@ -165,7 +166,7 @@ static void expand_argv(char *const *tmpl, const char *entry, const char *script
 	out[i] = NULL;
 }
 
-/* The sut sandbox: the image, the scenario read-only at /scenario, PORT; with --no-sandbox the same start out
+/* The sut sandbox: the image, the scenario read-only at /scenario, PORT, NODE_ENV; with --no-sandbox the same start out
  * of it, its scratch folders in the run folder. */
 static int sut_config(struct run_env *env, const struct scenario *s, const struct manifest *m,
 		      const struct img_status *st, struct sbx_config *c, char **argv, char store[][PATH_MAX],
@@ -187,8 +188,14 @@ static int sut_config(struct run_env *env, const struct scenario *s, const struc
 		return -err->errnum;
 	snprintf(kv, sizeof(kv), "PORT=%u", s->port);
 	sbx_env_set(c, kv);
+	if (env->node_env[0]) { /* one mode for every runtime: the environment is built from scratch */
+		snprintf(kv, sizeof(kv), "NODE_ENV=%s", env->node_env);
+		sbx_env_set(c, kv);
+	}
 	if (s->workload == SCN_SCRIPT) {
 		snprintf(kv, sizeof(kv), "ITERATIONS=%llu", (unsigned long long)s->iterations);
+		sbx_env_set(c, kv);
+		snprintf(kv, sizeof(kv), "WARMUP=%llu", (unsigned long long)s->warmup_requests);
 		sbx_env_set(c, kv);
 	}
 	if (s->prepare) { /* made by prep_ensure before the first trial; the trial sees it read-only */
@@ -253,7 +260,8 @@ static enum wait_end wait_or_cut(struct cg_tree *tree, enum cg_slice sl, pid_t p
 	return i == 1 ? WAIT_SERVER_GONE : WAIT_CUT;
 }
 
-/* The client's `harness load` command line for an http, ws-chat or ws-rpc trial, in store. */
+/* The client's `harness load` command line for an http, ws-chat or ws-rpc trial, in store: requests are the
+ * requests in all, or for ws-chat the messages each client sends. */
 struct client_args {
 	char *argv[48];
 	char buf[16][320];
@@ -269,7 +277,7 @@ static void client_args_for(const struct scenario *s, enum load_engine engine, u
 		a->argv[n++] = (char *)"--chat";
 		snprintf(a->buf[0], sizeof(a->buf[0]), "ws://127.0.0.1:%u%s", s->port, s->ready_path);
 		snprintf(a->buf[1], sizeof(a->buf[1]), "%u", s->clients);
-		snprintf(a->buf[2], sizeof(a->buf[2]), "%u", s->messages);
+		snprintf(a->buf[2], sizeof(a->buf[2]), "%llu", (unsigned long long)requests); /* messages each */
 		a->argv[n++] = a->buf[0];
 		a->argv[n++] = (char *)"--clients";
 		a->argv[n++] = a->buf[1];
@@ -601,7 +609,7 @@ static int noise_begin(struct run_env *env, struct cg_tree *tree, struct run_noi
  * trial (its noise is not what the trial says). */
 static int noise_end(struct cg_tree *tree, struct run_noise *nz, struct trial_result *t, int rc, struct hx_err *err)
 {
-	struct res_neighbour *nb = &t->neighbour;
+	struct res_neighbour spare = {0}, *nb = t->neighbour ? t->neighbour : &spare; /* noise_record made it */
 	struct hx_err e = {0};
 	_cleanup_free_ char *text = NULL;
 
@@ -666,6 +674,21 @@ static int server_start(struct run_env *env, const struct scenario *s, const str
 		       tail[0] ? tail : "(nothing)");
 }
 
+/* One answer of the server before the load, compared with the run's first runtime's (run/wire.c); it is
+ * recorded even when it differs, so that the results show both sides. */
+static int wire_at_readiness(struct run_env *env, const struct scenario *s, const struct manifest *m,
+			     struct trial_result *t, struct hx_err *err)
+{
+	int rc;
+
+	if (!wire_wanted(s))
+		return 0;
+	rc = wire_check(&env->wire, env->netns_fd, s, m->name, &t->wire, err);
+	if (t->wire.framing[0])
+		t->have |= RES_HAVE_WIRE;
+	return rc;
+}
+
 /* The memory run (the document store's bench), after the trial's figures: the RSS after an idle period
  * that follows the load, the runtime's low-memory hint first when the server takes one (SIGUSR2: it runs
  * its GC), then the RSS of the same server restarted, once ready. */
@@ -717,7 +740,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	payload = sbx_payload_pid(x.pid);
 	t->server.idle_rss_kb = (double)proc_status_kb(payload, "VmRSS:");
 	proc_cpus(payload, t->server.cpus, sizeof(t->server.cpus));
-	if (noise_begin(env, tree, nz, payload, t, err) < 0) {
+	if (wire_at_readiness(env, s, m, t, err) < 0 || noise_begin(env, tree, nz, payload, t, err) < 0) {
 		stop_server(tree, &x, t);
 		rc = -err->errnum;
 		goto out;
@@ -729,19 +752,22 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	} else {
 		struct client_args args;
 
-		if (s->workload == SCN_HTTP && s->warmup_requests) {
+		if (s->warmup_requests) { /* every workload's, the same count on every runtime */
 			run_stage("warmup");
 			client_args_for(s, env->engine, s->warmup_requests, &args);
 			rc = run_client(env, tree, s, &args, false, deadline - now_s(), &x, t, err);
+			if (rc == 0 && (t->have & RES_HAVE_CHAT) && !t->chat.invariant_ok)
+				rc = hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "chat invariant broken in the warm-up: %s",
+					     t->chat.why);
 		}
-		t->have &= ~(unsigned)RES_HAVE_LOAD; /* the warm-up's figures are not the trial's */
+		t->have &= ~(unsigned)(RES_HAVE_LOAD | RES_HAVE_CHAT); /* the warm-up's figures are not the trial's */
 		if (rc == 0 && x.pid > 0) {
 			reset_hwm(payload);
 			/* the slice's peak from here too where the kernel allows (v2: 6.12+); else it says it spans
 			 * the trial */
 			cg_slice_peak_reset(tree, CG_SLICE_SUT, &(struct hx_err){0});
 			run_stage("load");
-			client_args_for(s, env->engine, s->requests, &args);
+			client_args_for(s, env->engine, s->workload == SCN_WS_CHAT ? s->messages : s->requests, &args);
 			rc = run_client(env, tree, s, &args, true, deadline - now_s(), &x, t, err);
 		}
 	}
@@ -833,7 +859,9 @@ static int trial_script(struct run_env *env, const struct scenario *s, const str
 			       tail[0] ? tail : "(nothing)");
 	if (util_read_file(outpath, &out, NULL, err) < 0)
 		return -err->errnum;
-	if (script_parse_metrics(out, s->metrics, s->nmetrics, &t->script, err) < 0)
+	if (!res_trial_script(t))
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	if (script_parse_metrics(out, s->metrics, s->nmetrics, t->script, err) < 0)
 		return -err->errnum;
 	t->have |= RES_HAVE_SCRIPT;
 	return 0;
@@ -934,10 +962,10 @@ static void noise_record(const struct run_env *env, enum cg_cpu_mode mode, const
 			 struct trial_result *t)
 {
 	const struct cg_slice_plan *p = &env->plan[mode];
-	struct res_neighbour *nb = &t->neighbour;
+	struct res_neighbour *nb;
 
 	noise_spec_format(n, t->noise, sizeof(t->noise));
-	if (n->kind == NOISE_NONE)
+	if (n->kind == NOISE_NONE || !(nb = res_trial_neighbour(t)))
 		return;
 	t->have |= RES_HAVE_NEIGHBOUR;
 	snprintf(nb->placement, sizeof(nb->placement), "%s",
@@ -1010,6 +1038,10 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 			  ~(noise->kind != NOISE_NONE ? 0u : 1u << CG_SLICE_NOISE);
 	int rc;
 
+	trial->min_duration_s = s->min_duration_s;
+	if (scn_adapter_for(s, m))
+		snprintf(trial->adapter, sizeof(trial->adapter), "%s", scn_adapter_for(s, m));
+	trial->warmup = s->workload == SCN_STARTUP || s->nroutes ? 0 : s->warmup_requests;
 	for (int sl = 0; sl < CG_NR_SLICES; sl++)
 		if (slices & (1u << sl)) {
 			cg_cpus_format(&env->plan[mode].limits[sl].cpus, trial->cpus[sl], sizeof(trial->cpus[sl]));

@@ -12,23 +12,31 @@
 #include "load/load.h"
 #include "report/results.h"
 #include "run/scenario.h"
+#include "run/wire.h"
 #include "noise/noise_ext.h"
 #include "noise/noise_slice.h"
+
+#define RUN_NODE_ENV_LEN 33
+/* The mode every runtime runs its libraries in unless --node-env says otherwise: React's production build
+ * on every runtime, as a bundle made for workerd has it (docs/scenario.md). */
+#define RUN_NODE_ENV "production"
 
 struct run_env {
 	struct cg_budget budget[3]; /* per enum cg_cpu_mode */
 	struct cg_slice_plan plan[3];
 	int netns_fd;
-	char dir[PATH_MAX];	     /* run directory: logs */
-	char harness[PATH_MAX];	     /* this binary, bound into the client sandbox */
-	double cap_s;		     /* each scenario's wall-time budget; 0: none */
-	char tls_dir[PATH_MAX];	     /* the run's throwaway certificate and key, when a scenario wants TLS */
-	struct fx_pg_template *pg;   /* the Postgres fixture, when a scenario wants it */
-	char noise_io_dir[PATH_MAX]; /* where an io neighbour writes: on the run folder's disk */
-	bool isolate;		     /* pinned trials: the runtime's CPUs made its own (cg_slice_isolate) */
-	enum load_engine engine;     /* --engine: the load client's on http trials (auto: it picks) */
-	char prepared[PATH_MAX];     /* the current trial's prepared state (a bind's source must outlive it) */
-	bool bare;		     /* --no-sandbox: the runtime out of the sandbox, for comparison only */
+	char dir[PATH_MAX];		 /* run directory: logs */
+	char harness[PATH_MAX];		 /* this binary, bound into the client sandbox */
+	double cap_s;			 /* each scenario's wall-time budget; 0: none */
+	char tls_dir[PATH_MAX];		 /* the run's throwaway certificate and key, when a scenario wants TLS */
+	struct fx_pg_template *pg;	 /* the Postgres fixture, when a scenario wants it */
+	char noise_io_dir[PATH_MAX];	 /* where an io neighbour writes: on the run folder's disk */
+	bool isolate;			 /* pinned trials: the runtime's CPUs made its own (cg_slice_isolate) */
+	enum load_engine engine;	 /* --engine: the load client's on http trials (auto: it picks) */
+	char prepared[PATH_MAX];	 /* the current trial's prepared state (a bind's source must outlive it) */
+	bool bare;			 /* --no-sandbox: the runtime out of the sandbox, for comparison only */
+	char node_env[RUN_NODE_ENV_LEN]; /* NODE_ENV in every runtime's sandbox (--node-env); "": unset */
+	struct wire_refs wire;		 /* each scenario's first answer at readiness in the run */
 };
 
 /* A trial's measured phase: its neighbour (NOISE_NONE for a quiet trial) and generator while it runs, and

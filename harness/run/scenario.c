@@ -174,8 +174,9 @@ static int parse_min_versions(const char *file, const cJSON *root, struct scenar
 
 static int parse_chat(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
-	static const char *const chat_keys[] = {"clients", "messages", "path", NULL};
+	static const char *const chat_keys[] = {"clients", "messages", "warmup_messages", "path", NULL};
 	const cJSON *chat = cJSON_GetObjectItemCaseSensitive(root, "chat");
+	double warm = -1;
 
 	s->clients = 16;
 	s->messages = 80;
@@ -184,18 +185,22 @@ static int parse_chat(const char *file, const cJSON *root, struct scenario *s, s
 	if (chat && (known_keys(file, "chat", chat, chat_keys, err) < 0 ||
 		     uint_field(file, chat, "clients", 1, 4096, &s->clients, err) < 0 ||
 		     uint_field(file, chat, "messages", 1, 1000000, &s->messages, err) < 0 ||
+		     num_field(file, chat, "warmup_messages", 0, 1000000, &warm, err) < 0 ||
 		     str_field(file, chat, "path", s->ready_path, sizeof(s->ready_path), false, err) < 0 ||
 		     valid_check(valid_url_path, s->ready_path, file, "chat.path", err) < 0))
 		return -err->errnum;
+	/* a round of the room before the measured one, the same on every runtime: JITs warm, not cold */
+	s->warmup_requests = warm >= 0 ? (uint64_t)warm : (s->messages + 9) / 10;
 	return 0;
 }
 
 static int parse_rpc(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
-	static const char *const rpc_keys[] = {"clients", "window", "requests", "path", "counter", NULL};
+	static const char *const rpc_keys[] = {"clients", "window",  "requests", "warmup_requests",
+					       "path",	  "counter", NULL};
 	const cJSON *rpc = cJSON_GetObjectItemCaseSensitive(root, "rpc");
 	const cJSON *counter = rpc ? cJSON_GetObjectItemCaseSensitive(rpc, "counter") : NULL;
-	double req = 100000;
+	double req = 100000, warm = -1;
 
 	s->clients = 16;
 	s->window = 32;
@@ -209,12 +214,17 @@ static int parse_rpc(const char *file, const cJSON *root, struct scenario *s, st
 		    uint_field(file, rpc, "clients", 1, 4096, &s->clients, err) < 0 ||
 		    uint_field(file, rpc, "window", 1, 4096, &s->window, err) < 0 ||
 		    num_field(file, rpc, "requests", 1, 1e9, &req, err) < 0 ||
+		    num_field(file, rpc, "warmup_requests", 0, 1e9, &warm, err) < 0 ||
 		    str_field(file, rpc, "path", s->ready_path, sizeof(s->ready_path), false, err) < 0 ||
 		    valid_check(valid_url_path, s->ready_path, file, "rpc.path", err) < 0))
 		return -err->errnum;
 	s->requests = (uint64_t)req;
 	if (s->requests < s->clients)
 		return hx_fail_field(err, file, "rpc.requests", "fewer requests than clients");
+	/* a tenth of the load unmeasured first, as http's default: the first trial paid for cold JITs */
+	s->warmup_requests = warm >= 0 ? (uint64_t)warm : s->requests / 10;
+	if (s->warmup_requests && s->warmup_requests < s->clients)
+		s->warmup_requests = s->clients;
 	return 0;
 }
 
@@ -389,10 +399,15 @@ static int parse_script(const char *file, const cJSON *root, struct scenario *s,
 	    cJSON_GetObjectItemCaseSensitive(root, "ready"))
 		return hx_fail_field(err, file, "load",
 				     "a script scenario runs its own workload: no load, chat or ready");
+	double warm = -1;
+
 	if (num_field(file, root, "iterations", 1, 1e12, &iter, err) < 0 ||
+	    num_field(file, root, "warmup_iterations", 0, 1e12, &warm, err) < 0 ||
 	    num_field(file, root, "timeout_s", 1, 86400, &s->timeout_s, err) < 0)
 		return -err->errnum;
 	s->iterations = (uint64_t)iter;
+	/* WARMUP in its environment: iterations the script runs before its clock starts, the same for all */
+	s->warmup_requests = warm >= 0 ? (uint64_t)warm : (s->iterations + 9) / 10;
 	if (m && (!cJSON_IsArray(m) || cJSON_GetArraySize(m) > SCN_MAX_METRICS))
 		return hx_fail_field(err, file, "metrics", "expected an array of at most %d metric names",
 				     SCN_MAX_METRICS);
@@ -409,11 +424,38 @@ static int parse_script(const char *file, const cJSON *root, struct scenario *s,
 
 static int parse_root(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
-	static const char *const keys[] = {
-		"name",	      "description", "workload",   "runtimes", "script",    "scripts",	   "port",
-		"tls",	      "ready",	     "load",	   "chat",     "runs",	    "warmup",	   "repeat",
-		"max_errors", "fixtures",    "iterations", "metrics",  "timeout_s", "expected_cv", "rpc",
-		"memory",     "bundle",	     "routes",	   "skip",     "prepare",   "min_version", NULL};
+	static const char *const keys[] = {"name",
+					   "description",
+					   "workload",
+					   "runtimes",
+					   "script",
+					   "scripts",
+					   "port",
+					   "tls",
+					   "ready",
+					   "load",
+					   "chat",
+					   "runs",
+					   "warmup",
+					   "repeat",
+					   "max_errors",
+					   "fixtures",
+					   "iterations",
+					   "metrics",
+					   "timeout_s",
+					   "expected_cv",
+					   "rpc",
+					   "memory",
+					   "bundle",
+					   "routes",
+					   "skip",
+					   "prepare",
+					   "wire",
+					   "warmup_iterations",
+					   "min_duration_s",
+					   "adapter",
+					   "min_version",
+					   NULL};
 	char workload[16] = "";
 	double maxerr = 0;
 
@@ -433,14 +475,22 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 		return -err->errnum;
 	s->max_errors = (uint64_t)maxerr;
 	if (parse_fixtures(file, root, s, err) < 0 || parse_bundle(file, root, s, err) < 0 ||
-	    routes_parse_skips(file, root, s, err) < 0)
+	    routes_parse_skips(file, root, s, err) < 0 || scn_wire_parse(file, root, s, err) < 0)
 		return -err->errnum;
 	if (strcmp(workload, "script") != 0 &&
 	    (cJSON_GetObjectItemCaseSensitive(root, "iterations") ||
+	     cJSON_GetObjectItemCaseSensitive(root, "warmup_iterations") ||
 	     cJSON_GetObjectItemCaseSensitive(root, "prepare") || cJSON_GetObjectItemCaseSensitive(root, "metrics") ||
 	     cJSON_GetObjectItemCaseSensitive(root, "timeout_s")))
 		return hx_fail_field(err, file, "iterations",
-				     "iterations, metrics, timeout_s and prepare are for script workloads");
+				     "iterations, warmup_iterations, metrics, timeout_s and prepare are for script "
+				     "workloads");
+	s->min_duration_s = strcmp(workload, "startup") == 0 ? 0 : SCN_MIN_DURATION_S;
+	if (strcmp(workload, "startup") == 0 && cJSON_GetObjectItemCaseSensitive(root, "min_duration_s"))
+		return hx_fail_field(err, file, "min_duration_s",
+				     "a startup trial's runs are each a process: its spread is judged by expected_cv");
+	if (num_field(file, root, "min_duration_s", 0, 3600, &s->min_duration_s, err) < 0)
+		return -err->errnum;
 	if (strcmp(workload, "startup") != 0 && cJSON_GetObjectItemCaseSensitive(root, "expected_cv"))
 		return hx_fail_field(err, file, "expected_cv", "the runs' expected CV is for startup workloads");
 	if (strcmp(workload, "http") != 0 && cJSON_GetObjectItemCaseSensitive(root, "routes"))
@@ -510,7 +560,7 @@ int scn_load(const char *dir, const char *name, struct scenario *s, struct hx_er
 	else
 		snprintf(folder, sizeof(folder), "%s/%s", dir, name);
 	snprintf(file, sizeof(file), "%s/scenario.json", folder);
-	if (util_read_file(file, &text, NULL, err) < 0) {
+	if (util_read_input(file, UTIL_MAX_JSON, &text, NULL, err) < 0) {
 		if (err->errnum == ENOENT)
 			return hx_fail(err, HX_EXIT_USAGE, ENOENT,
 				       "no scenario '%s' (%s does not exist; 'harness scenarios ls' lists them)", name,
@@ -647,8 +697,10 @@ void scn_scale(struct scenario *s, enum scn_profile p)
 	 * requests only, the pool and window stay as published */
 	if (s->workload != SCN_WS_CHAT)
 		return;
-	if (p == SCN_FULL)
+	if (p == SCN_FULL) {
 		s->clients *= 2;
-	else
+		s->warmup_requests = (uint64_t)((double)s->warmup_requests / k); /* the messages stay */
+	} else {
 		s->messages = (unsigned)((double)s->messages * k) ? (unsigned)((double)s->messages * k) : 1;
+	}
 }

@@ -12,6 +12,8 @@
 #include "image/manifest.h"
 
 #define SCN_MAX_RUNTIMES 16
+/* The default minimum of a measured phase: below a second, a start-up hiccup or one GC is the figure. */
+#define SCN_MIN_DURATION_S 1.0
 
 enum scn_workload { SCN_STARTUP, SCN_HTTP, SCN_WS_CHAT, SCN_SCRIPT, SCN_WS_RPC };
 /* Fixtures a scenario may ask for: one bit each. */
@@ -41,6 +43,15 @@ struct scn_route {
 	char sha256[65];   /* of the body with its Content-Encoding undone; "": not checked */
 	char encoding[32]; /* the Content-Encoding it must come with; "": none */
 	char range[128];   /* the Content-Range it must come with; "": not checked */
+};
+
+#define SCN_MAX_INHERENT 8
+
+/* A difference of the wire at readiness that is the runtime's own (run/wire.c): a header name (lowercase)
+ * or "body"; the runs flag it with why instead of failing. */
+struct scn_inherent {
+	char what[32];
+	char why[160];
 };
 
 /* A runtime the scenario does not run on, and why (printed when the run skips it). */
@@ -83,8 +94,8 @@ struct scenario {
 	/* the memory run after the load: idle this long (0: none), the low-memory hint first, then a restart */
 	double memory_idle_s;
 	bool memory_hint, memory_restart;
-	unsigned memory_no_hint; /* a bit per runtimes[] entry: no hint for it (it has none) */
-	uint64_t requests, warmup_requests;
+	unsigned memory_no_hint;	    /* a bit per runtimes[] entry: no hint for it (it has none) */
+	uint64_t requests, warmup_requests; /* ws-chat: warmup_requests is the messages each client sends first */
 	/* every response's body: this many bytes, this SHA-256 (64 hex digits); "" and checked false: not checked */
 	bool check_length;
 	uint64_t body_length;
@@ -98,6 +109,10 @@ struct scenario {
 	double duration_s, warmup_s;
 	struct scn_skip skips[SCN_MAX_RUNTIMES];
 	size_t nskips;
+	struct scn_inherent inherent[SCN_MAX_INHERENT]; /* "wire": {"inherent": {...}} */
+	size_t ninherent;
+	struct scn_skip adapters[SCN_MAX_RUNTIMES]; /* "adapter": runtime -> the code between it and the app */
+	size_t nadapters;
 	/* ws-chat; ws-rpc: clients, each with window requests in flight (of requests in all) */
 	unsigned clients, messages, window;
 	bool counter; /* ws-rpc: increments of a counter that must move by the increments acknowledged */
@@ -111,6 +126,8 @@ struct scenario {
 	size_t nmetrics;
 	unsigned fixtures; /* enum scn_fixture bits */
 	bool prepare;	   /* script: run once per runtime with PREPARE=1 and the network first (run/prepare.h) */
+	/* every workload but startup: a measured phase shorter than this is flagged short (results.h) */
+	double min_duration_s;
 	/* both */
 	unsigned repeat;
 	uint64_t max_errors;
@@ -144,6 +161,11 @@ bool scn_names(const struct scenario *s, const struct manifest *m);
 bool scn_memory_hint_for(const struct scenario *s, const struct manifest *m);
 /* The scenario's bundle is for m (bundle.for names its image or its family). */
 bool scn_bundle_for(const struct scenario *s, const struct manifest *m);
+/* Why a difference of the wire (a header name or "body") is the runtimes' own, or NULL when it is not. */
+const char *scn_inherent_why(const struct scenario *s, const char *what);
+/* The adapter the runtime runs the scenario's app through ("adapter" in scenario.json: by image name or
+ * family), or NULL when none. */
+const char *scn_adapter_for(const struct scenario *s, const struct manifest *m);
 /* The profile's share of the scenario's counts: requests, runs, iterations (at least 1). */
 void scn_scale(struct scenario *s, enum scn_profile p);
 const char *scn_dir(void);

@@ -16,4 +16,7 @@ int routes_parse(const char *file, const struct cJSON *root, const struct cJSON 
 /* "skip": {"runtime": "why", ...} */
 int routes_parse_skips(const char *file, const struct cJSON *root, struct scenario *s, struct hx_err *err);
 
+/* "wire": {"inherent": {"keep-alive": "why", ...}} and "adapter": {"node24": "what", ...} (scenario_wire.c) */
+int scn_wire_parse(const char *file, const struct cJSON *root, struct scenario *s, struct hx_err *err);
+
 #endif

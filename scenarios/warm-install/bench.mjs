@@ -103,20 +103,34 @@ function median(a) {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
+// The package manager's version, for the trial's log: npm is the host's, not an image of harness.
+function toolVersion() {
+  if (kind === 'bun') return `bun ${Bun.version}`;
+  if (kind === 'deno') return `deno ${Deno.version.deno}`;
+  const r = spawnSync(process.execPath, [npmCli(), '--version'], { encoding: 'utf8' });
+  return `npm ${(r.stdout || '').trim() || '(unknown)'} (${npmCli()})`;
+}
+
 function measure() {
   const n = Math.max(1, Number(process.env.ITERATIONS ?? 10));
+  console.error(`warm-install: ${toolVersion()}`);
+  // WARMUP pairs of installs first (harness sets the same count for every runtime), unmeasured: the first
+  // reads the package manager and the cache from a cold page cache, which the later ones find warm
+  const w = Number(process.env.WARMUP ?? 0);
   const warm = [];
   const cold = [];
   let deps = 0;
-  for (let i = 0; i < n; i++) {
+  for (let i = -w; i < n; i++) {
     const a = path.join(WORK, 'a');
     let cache = fresh(a, true);
-    warm.push(install('warm', a, cache));
+    const wms = install('warm', a, cache);
+    if (i >= 0) warm.push(wms);
     deps = checkTree(a);
     fs.rmSync(a, { recursive: true, force: true });
     const b = path.join(WORK, 'b');
     cache = fresh(b, false);
-    cold.push(install('fresh', b, cache));
+    const fms = install('fresh', b, cache);
+    if (i >= 0) cold.push(fms);
     checkTree(b);
     fs.rmSync(b, { recursive: true, force: true });
   }

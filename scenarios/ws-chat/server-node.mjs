@@ -12,6 +12,6 @@ wss.on('connection', (ws) => {
   });
   ws.on('close', () => clients.delete(ws));
 });
-const server = http.createServer((req, res) => { res.writeHead(426); res.end(); });
+const server = http.createServer((req, res) => { res.writeHead(426, { 'content-length': 0 }); res.end(); });
 server.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req)));
 server.listen(Number(process.env.PORT || 3000), '127.0.0.1');

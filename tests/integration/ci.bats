@@ -76,12 +76,16 @@ PY
 	grep -q '<svg' "$RUNNER_TEMP/harness.html"
 	[ "$(output_of name)" = harness ]
 
-	# a baseline from other hardware: not compared, said in the summary, and the step does not fail for it
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["host"]["cpus"]["model"] = "Imaginary CPU 9000"; json.dump(d, open(sys.argv[2], "w"))' \
+	# a baseline from other hardware: not compared, said in the summary, and the step does not fail for it;
+	# its CPU model is the file's text, and reaches the summary as text (no link, no HTML)
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["host"]["cpus"]["model"] = "Imaginary [CPU](http://127.0.0.1:9/) <b>9000</b>"; json.dump(d, open(sys.argv[2], "w"))' \
 		"$BATS_TEST_TMPDIR/baseline.json" "$BATS_TEST_TMPDIR/other.json"
 	: >"$GITHUB_STEP_SUMMARY"
 	run --separate-stderr env npm_config_registry=http://127.0.0.1:9/ HARNESS_BASELINE="$BATS_TEST_TMPDIR/other.json" \
 		"$HARNESS_TOP/ci/run.sh"
 	[ "$status" -eq 0 ]
 	grep -q '^Not compared: harness: compare: host.cpus.model differs .*--allow-different-host' "$GITHUB_STEP_SUMMARY"
+	grep -qF 'Imaginary \[CPU\](http://127.0.0.1:9/) &lt;b&gt;9000&lt;/b&gt;' "$GITHUB_STEP_SUMMARY"
+	run ! grep -qF '<b>' "$GITHUB_STEP_SUMMARY"
+	run ! grep -qP '(?<!\\)\]\(' "$GITHUB_STEP_SUMMARY"
 }

@@ -396,3 +396,233 @@ JSON
 	[ -z "$(find "$nm/.." ! -type l -perm /022)" ]
 	[ -z "$(ls -A "$HARNESS_CACHE_DIR/npm" | grep '^\.tmp-')" ]
 }
+
+# A results file made from the v1 fixture, with the names of its four trials set to $1..$4 (JSON strings).
+named_results() {
+	python3 - "$FIXTURES/results/v1-four-workloads.json" "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for t, name in zip(d["trials"], sys.argv[2:]):
+    key, _, value = name.partition("=")
+    t[key] = json.loads(value)
+d.pop("summaries", None)
+json.dump(d, open("evil.json", "w"))
+PY
+}
+
+@test "results file with a runtime =HYPERLINK(…) and a scenario with commas and a line feed: CSV cells quoted, no formula, no column or row added" {
+	named_results 'runtime="=HYPERLINK(\"http://127.0.0.1:9/\",\"see\")"' 'scenario="a,b\nc,d"' 'runtime="+1+cmd|x"' 'runtime="@SUM(A1)"'
+	run --separate-stderr "$HARNESS" report evil.json --format csv
+	echo "$output"
+	[ "$status" -eq 0 ]
+	python3 - "$output" <<'PY'
+import csv, io, sys
+rows = list(csv.reader(io.StringIO(sys.argv[1])))
+assert len(rows) == 5, rows  # the header and one row per group: nothing added
+assert all(len(r) == len(rows[0]) for r in rows), [len(r) for r in rows]
+for r in rows[1:]:
+    for cell in r:
+        assert not cell or cell[0] not in "=+-@\t\r", cell  # no cell a spreadsheet runs
+    assert "\n" not in "".join(r)
+assert rows[1][1] == "'=HYPERLINK(\"http://127.0.0.1:9/\",\"see\")", rows[1]
+assert rows[2][0] == "a,b\\x0ac,d", rows[2]
+PY
+}
+
+@test "results file with <script> and | in the names: the Markdown table keeps its columns and carries no HTML" {
+	named_results 'runtime="<script>alert(1)</script>"' 'runtime="a|b|c"' 'scenario="x`y` [l](http://127.0.0.1:9/)"' 'runtime="l1\nl2"'
+	run --separate-stderr "$HARNESS" report evil.json --format md
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"<script>"* ]]
+	[[ "$output" == *"&lt;script&gt;alert(1)&lt;/script&gt;"* ]]
+	[[ "$output" == *'x\`y\` \[l\](http://127.0.0.1:9/)'* ]] # a code span and a link no more
+	[[ "$output" != *'`y`'* ]]
+	# no link syntax left, and every table row has as many unescaped pipes as its header (and there are rows)
+	python3 - "$output" <<'PY'
+import re, sys
+assert not re.search(r"(?<!\\)\]\(", sys.argv[1])
+lines = sys.argv[1].splitlines()
+assert sum(l.startswith("| ") for l in lines) >= 8
+for i, l in enumerate(lines):
+    if l.startswith("| runtime "):
+        want = len(re.findall(r"(?<!\\)\|", l))
+        for row in lines[i + 2:]:
+            if not row.startswith("|"):
+                break
+            assert len(re.findall(r"(?<!\\)\|", row)) == want, row
+PY
+}
+
+@test "results file with ANSI sequences in the names and the version: the table shows them escaped, no control byte reaches the terminal" {
+	named_results 'runtime="\u001b[2J\u001b]0;pwned\u0007"' 'scenario="\u001b[31mred"' 'runtime="\u009b2J"' 'runtime="a\u202eb"'
+	python3 -c 'import json; d=json.load(open("evil.json")); d["harness"]["version"] = "1\u001b[8m"; json.dump(d, open("evil.json", "w"))'
+	for f in table md csv; do
+		"$HARNESS" report evil.json --format "$f" >out.$f
+		run python3 -c 'import sys; b=open(sys.argv[1], "rb").read().decode(); bad=[c for c in b if (ord(c) < 32 and c != "\n") or 0x7f <= ord(c) < 0xa0 or c == "\u202e"]; print(repr(bad)); sys.exit(1 if bad else 0)' out.$f
+		echo "$f: $output"
+		[ "$status" -eq 0 ]
+	done
+	grep -qF '\x1b[2J\x1b]0;pwned\x07' out.table
+	grep -qF '\x1b[31mred' out.table
+	grep -qF 'harness 1\x1b[8m' out.table
+}
+
+@test "a server that prints escape sequences and a fake verdict, then exits: its log tail is shown escaped and indented" {
+	need_node20
+	scenario esc '{"name": "esc", "workload": "http", "runtimes": ["node20"], "script": "server.js", "port": 3000, "ready": {"path": "/", "status": 200, "timeout_s": 30}, "load": {"connections": 1, "requests": 10, "warmup_requests": 0}, "repeat": 1}'
+	cat >esc/server.js <<'JS'
+process.stderr.write('\x1b]0;owned\x07\x1b[2J\x1b[1;1H\nharness: results: all trials passed\n\x9b31m');
+process.exit(7);
+JS
+	run --separate-stderr "$HARNESS" run --runtimes node20 --out r.json "$PWD/esc"
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	python3 -c 'import sys; b=sys.argv[1]; bad=[c for c in b if (ord(c) < 32 and c not in "\n\r") or 0x7f <= ord(c) < 0xa0]; sys.exit(1 if bad else 0)' "$stderr"
+	[[ "$stderr" == *'its last output: \x1b]0;owned\x07\x1b[2J\x1b[1;1H'* ]]
+	# the payload's lines never start a line of harness's own
+	grep -q '^    harness: results: all trials passed' <<<"$stderr"
+	run ! grep -q '^harness: results: all trials passed' <<<"$stderr"
+}
+
+@test "exec on a terminal: 'stty -echo raw rows 3 cols 7' changes the command's own pty, the caller's terminal is as it was" {
+	need_root
+	run timeout 150 /usr/bin/python3 "$HARNESS_TOP/tests/lib/on_tty.py" "$HARNESS" exec -- sh -c 'stty -echo raw rows 3 cols 7 <&1; stty size; echo done'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"terminal unchanged"* ]]
+	[[ "$output" == *"3 7"* ]] # the command did change its terminal: a pty of its own
+	[[ "$output" == *"done"* ]]
+	[[ "$output" == *"exit 0"* ]]
+	# what the caller types reaches the command through its pty, echoed once (by the pty, not twice)
+	run timeout 150 /usr/bin/python3 "$HARNESS_TOP/tests/lib/on_tty.py" --type hello --after ready "$HARNESS" exec -- sh -c 'echo ready; read x; echo "got:$x"'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"got:hello"* ]]
+	[ "$(grep -c hello <<<"$output")" -eq 2 ] # the echo and the command's line
+}
+
+@test "scenario.json a link to /dev/zero, a FIFO, a folder; a results file and a manifest that are FIFOs: refused at once, one line, exit 2" {
+	tiny_startup zero zero
+	ln -sf /dev/zero zero/scenario.json
+	tiny_startup fifo fifo
+	rm fifo/scenario.json && mkfifo fifo/scenario.json
+	tiny_startup dir dir
+	rm dir/scenario.json && mkdir dir/scenario.json
+	for s in zero:"a character device" fifo:"a FIFO" dir:"a directory"; do
+		run --separate-stderr timeout 20 "$HARNESS" run --runtimes node20 --out r.json "$PWD/${s%%:*}"
+		echo "$stderr"
+		[ "$status" -eq 2 ]
+		[ "$stderr" = "harness: $PWD/${s%%:*}/scenario.json is ${s#*:}, not a regular file: name the file itself" ]
+	done
+	mkfifo r.json m.json
+	run --separate-stderr timeout 20 "$HARNESS" report r.json
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"r.json is a FIFO, not a regular file"* ]]
+	run --separate-stderr timeout 20 "$HARNESS" images pull "$PWD/m.json"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"m.json is a FIFO, not a regular file"* ]]
+}
+
+@test "a 9 MiB scenario.json (sparse) and a results file past its cap: refused by size before they are read" {
+	tiny_startup big big
+	truncate -s 9M big/scenario.json
+	run --separate-stderr timeout 20 "$HARNESS" run --runtimes node20 --out r.json "$PWD/big"
+	echo "$stderr"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "harness: $PWD/big/scenario.json is 9.0 MiB, more than the 8.0 MiB such a file may be" ]
+	truncate -s 600M r.json
+	run --separate-stderr timeout 20 "$HARNESS" report r.json
+	echo "$stderr"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"r.json is 600.0 MiB, more than the 512.0 MiB such a file may be" ]]
+}
+
+@test "a scenario folder with a FIFO a writer waits on, a device node and a 1 GiB sparse file: nothing opened but files and folders, the sparse file staged without its holes" {
+	need_node20
+	tiny_startup s s
+	mkfifo s/fifo
+	mknod s/null c 1 3
+	truncate -s 1G s/sparse.bin
+	chmod 700 s # private (as mktemp -d makes it): harness stages a copy the sandbox user can read
+	printf 'data' | dd of=s/sparse.bin bs=1 seek=$((512 << 20)) conv=notrunc status=none
+	# a writer's open of the FIFO returns only when someone opens it for reading
+	timeout 120 sh -c 'exec 3>s/fifo; echo opened >fifo-opened' &
+	writer=$!
+	run --separate-stderr "$HARNESS" run --keep --runtimes node20 --out r.json "$PWD/s"
+	echo "$stderr"
+	# never opened, not even O_NONBLOCK: the writer still waits in its open
+	alive=0
+	kill -0 "$writer" 2>/dev/null && alive=1
+	kill "$writer" 2>/dev/null || true
+	wait "$writer" 2>/dev/null || true
+	[ "$status" -eq 0 ]
+	[ "$alive" = 1 ]
+	[ ! -e fifo-opened ]
+	[[ "$stderr" == *"scenario s: fifo is a FIFO, not a file or a folder: not copied into the sandbox"* ]]
+	[[ "$stderr" == *"scenario s: null is a character device, not a file or a folder: not copied into the sandbox"* ]]
+	dir=$(sed -n 's/^harness: run: logs kept in //p' <<<"$stderr")
+	staged=$dir/scenario-s/sparse.bin
+	[ -f "$staged" ]
+	rm -f s/fifo s/null
+	echo "staged: $(stat -c '%s bytes, %b blocks of %B' "$staged")"
+	[ "$(stat -c %s "$staged")" -eq $((1 << 30)) ]
+	[ "$(stat -c %b "$staged")" -le 64 ] # the 4 data bytes' block, not 1 GiB of zeros
+	[ "$(dd if="$staged" bs=1 skip=$((512 << 20)) count=4 status=none)" = data ]
+	[ ! -e "$dir/scenario-s/fifo" ]
+	[ ! -e "$dir/scenario-s/null" ]
+	rm -rf "$dir"
+}
+
+@test "a zip bomb .tar.gz (256 KiB that unpacks to 256 MiB) pulled: refused at the unpack cap, nothing kept; a download past the manifest's source.size: refused" {
+	export CANARY=/nonexistent
+	serve_tarballs
+	python3 - www <<'PY'
+import io, os, sys, tarfile
+w = sys.argv[1]
+tool = b"#!/bin/sh\necho tool 1.0\n"
+class Zeros(io.RawIOBase):
+    def __init__(self, n): self.left = n
+    def readable(self): return True
+    def readinto(self, b):
+        n = min(len(b), self.left); b[:n] = bytes(n); self.left -= n; return n
+with tarfile.open(os.path.join(w, "bomb.tgz"), "w:gz", compresslevel=9) as t:
+    i = tarfile.TarInfo("package/bin/tool"); i.size = len(tool); i.mode = 0o755; t.addfile(i, io.BytesIO(tool))
+    i = tarfile.TarInfo("package/zeros"); i.size = 256 << 20; t.addfile(i, io.BufferedReader(Zeros(i.size)))
+PY
+	echo "bomb.tgz: $(stat -c %s www/bomb.tgz) bytes"
+	[ "$(stat -c %s www/bomb.tgz)" -lt $((1 << 20)) ]
+	run --separate-stderr "$HARNESS" images pull "$(tar_manifest bomb.tgz)"
+	echo "$stderr"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *": more than 64.0 MiB unpacked (at entry 'package/zeros'; the manifest's source.unpacked_size, or 20 times the archive's size): refused"* ]]
+	[ -z "$(ls -A "$HARNESS_CACHE_DIR/trees")" ] # nothing half-unpacked
+	# the manifest may say how big the download is: one byte more is not fetched
+	sed -i "s|\"strip_components\": 1|\"strip_components\": 1, \"size\": $(($(stat -c %s www/bomb.tgz) - 1))|" bomb.json
+	rm -rf "$HARNESS_CACHE_DIR/blobs"
+	run --separate-stderr "$HARNESS" images pull "$PWD/bomb.json"
+	echo "$stderr"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"bomb.tgz: more than 0.2 MiB (the manifest's source.size, or the default cap): refused"* ]]
+	[ -z "$(ls -A "$HARNESS_CACHE_DIR/blobs")" ] # no partial download kept to resume
+	# and one that declares a larger unpacked size is unpacked
+	sed -i "s|, \"size\": [0-9]*|, \"unpacked_size\": $((300 << 20))|" bomb.json
+	run --separate-stderr "$HARNESS" images pull "$PWD/bomb.json"
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+}
+
+@test "a results file of 100,000 trials (from a real fixture, 150 MB): report in well under a minute and under 1 GiB; time and max RSS printed" {
+	python3 "$HARNESS_TOP/tests/report/make_many.py" "$FIXTURES/results/v1-four-workloads.json" 100000 many.json
+	ls -l many.json
+	for f in table csv; do
+		run python3 "$HARNESS_TOP/tests/report/measure.py" "$HARNESS" report many.json --format "$f"
+		echo "report --format $f of 100,000 trials: $output" >&3
+		read -r _ wall _ rss _ code <<<"$output"
+		[ "$code" -eq 0 ]
+		# 10 s and 1 GiB on an idle host (6.6 s, 820 MiB here); summaries that grew with trials x groups took 183 s
+		# and a tree of the whole file 4.6 GB: the time bound is loose for a busy host, the memory one is not
+		[ "$rss" -lt $((1 << 20)) ]
+		python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 40 else 1)" "$wall"
+	done
+}

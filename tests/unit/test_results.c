@@ -38,13 +38,15 @@ static void test_verdict(void **state)
 
 	res_trial_init(t, "postgres", "bun", "pinned", 1, 2);
 	t->have |= RES_HAVE_SCRIPT;
-	t->script.n = 2;
-	snprintf(t->script.name[0], sizeof(t->script.name[0]), "ops_per_s");
-	t->script.value[0] = 100;
-	snprintf(t->script.name[1], sizeof(t->script.name[1]), "errors");
-	t->script.value[1] = 1;
+	assert_non_null(res_trial_script(t));
+	t->script->n = 2;
+	snprintf(t->script->name[0], sizeof(t->script->name[0]), "ops_per_s");
+	t->script->value[0] = 100;
+	snprintf(t->script->name[1], sizeof(t->script->name[1]), "errors");
+	t->script->value[1] = 1;
 	assert_false(res_trial_passed(t, 0)); /* a script counts its own errors */
 	assert_true(res_trial_passed(t, 1));
+	res_trial_free(t);
 	free(t);
 }
 
@@ -58,8 +60,13 @@ static void fill(struct res_doc *d)
 	t->cpus_have = 1u << CG_SLICE_SUT | 1u << CG_SLICE_CLIENT;
 	snprintf(t->cpus[CG_SLICE_SUT], sizeof(t->cpus[0]), "2-3");
 	snprintf(t->cpus[CG_SLICE_CLIENT], sizeof(t->cpus[0]), "1");
-	t->have = RES_HAVE_SERVER | RES_HAVE_LOAD;
+	t->have = RES_HAVE_SERVER | RES_HAVE_LOAD | RES_HAVE_WIRE;
 	snprintf(t->server.log, sizeof(t->server.log), "/tmp/x/server.log");
+	snprintf(t->wire.framing, sizeof(t->wire.framing), "chunked");
+	snprintf(t->wire.headers, sizeof(t->wire.headers), "content-type,transfer-encoding");
+	snprintf(t->wire.differs, sizeof(t->wire.differs), "keep-alive (node24 sends it, bun does not): node's");
+	t->wire.status = 200;
+	t->wire.header_bytes = 149;
 	t->server.idle_rss_kb = 40000;
 	t->server.peak_rss_kb = 80000;
 	t->server.post_load_rss_kb = 70000;
@@ -152,6 +159,9 @@ static void test_round_trip(void **state)
 	assert_true(back.trials[0].load.client.saturated);
 	assert_int_equal(back.trials[0].load.errors[LE_TIMEOUT], 2);
 	assert_string_equal(back.trials[0].load.engine, "io_uring");
+	assert_string_equal(back.trials[0].wire.framing, "chunked");
+	assert_int_equal(back.trials[0].wire.header_bytes, 149);
+	assert_string_equal(back.trials[0].wire.differs, d.trials[0].wire.differs);
 	assert_true(back.trials[0].slices[CG_SLICE_SUT].psi[0].have);
 	assert_false(back.trials[0].slices[CG_SLICE_SUT].psi[0].have_full);
 	assert_false(back.trials[0].slices_have & (1u << CG_SLICE_CLIENT));
@@ -202,7 +212,7 @@ static void test_reads_an_old_file(void **state)
 	assert_true(d.trials[2].have & RES_HAVE_CHAT);
 	assert_true(d.trials[2].chat.invariant_ok);
 	assert_true(d.trials[3].fixture.started && d.trials[3].fixture.stopped);
-	assert_true(res_script_value(&d.trials[3].script, "ops_per_s") > 0);
+	assert_true(res_script_value(d.trials[3].script, "ops_per_s") > 0);
 	assert_int_equal(util_read_file(fixture("results/v1-four-workloads.json"), &text, NULL, &err), 0);
 	orig = cJSON_Parse(text);
 	again = res_doc_json(&d, &err);
@@ -263,14 +273,15 @@ static void test_noise_shift(void **state)
 			continue;
 		snprintf(t->noise, sizeof(t->noise), "cpu:1");
 		t->have |= RES_HAVE_NEIGHBOUR;
-		snprintf(t->neighbour.placement, sizeof(t->neighbour.placement), "apart");
-		snprintf(t->neighbour.cpus, sizeof(t->neighbour.cpus), "0");
-		t->neighbour.shares = 1u << CG_SLICE_CLIENT;
-		t->neighbour.have_generator = true;
-		t->neighbour.generator =
+		assert_non_null(res_trial_neighbour(t));
+		snprintf(t->neighbour->placement, sizeof(t->neighbour->placement), "apart");
+		snprintf(t->neighbour->cpus, sizeof(t->neighbour->cpus), "0");
+		t->neighbour->shares = 1u << CG_SLICE_CLIENT;
+		t->neighbour->have_generator = true;
+		t->neighbour->generator =
 			(struct noise_result){.spec = {NOISE_CPU, 1}, .threads = 1, .seconds = 2, .ops = 1000};
-		snprintf(t->neighbour.generator.unit, sizeof(t->neighbour.generator.unit), "spins");
-		cg_cpus_parse("0", &t->neighbour.generator.ran_on);
+		snprintf(t->neighbour->generator.unit, sizeof(t->neighbour->generator.unit), "spins");
+		cg_cpus_parse("0", &t->neighbour->generator.ran_on);
 	}
 	assert_int_equal(res_summarize(d.trials, d.ntrials, &g, &ng, &err), 0);
 	assert_int_equal(ng, 2);
@@ -300,8 +311,8 @@ static void test_noise_shift(void **state)
 	cJSON_Delete(b);
 	assert_string_equal(back.trials[0].noise, "none");
 	assert_string_equal(back.trials[1].noise, "cpu:1");
-	assert_true(back.trials[1].neighbour.have_generator);
-	assert_int_equal(back.trials[1].neighbour.shares, 1u << CG_SLICE_CLIENT);
+	assert_true(back.trials[1].neighbour->have_generator);
+	assert_int_equal(back.trials[1].neighbour->shares, 1u << CG_SLICE_CLIENT);
 	res_doc_free(&d);
 	res_doc_free(&back);
 	unlink(path);
@@ -392,6 +403,57 @@ static void test_refuses_out_of_range(void **state)
 	rmdir(dir);
 }
 
+/* The results file is read one value and one trial at a time: every malformed shape is refused as not a results
+ * file, white space anywhere is fine, and what is read is what a whole-document parse would give. */
+static void test_streamed_read(void **state)
+{
+	static const char *const refused[] = {
+		"",
+		"[]",
+		"{",
+		"{\"trials\":[",
+		"{\"trials\":[{\"scenario\":\"x\",\"status\":\"ok\"}",
+		"{\"trials\":[{\"scenario\":\"x\",\"status\":\"ok\"},]}",
+		"{\"trials\":[] junk",
+		"{\"trials\":[]} {}",
+		"{\"trials\" []}",
+		"{1:[]}",
+		"{\"a\":1,}",
+		"{\"a\":1 \"trials\":[]}",
+		"{\"trials\":[{\"scenario\":\"x\",\"status\":\"ok\"} {\"scenario\":\"x\",\"status\":\"ok\"}]}",
+	};
+	const char *spaced =
+		" \n{ \"schema\" : \"harness-results/1\" , \"trials\" : [ { \"scenario\" : \"a\" , "
+		"\"status\" : \"ok\" } ,\n{\"scenario\":\"b\",\"status\":\"failed\"} ] , \"x\" : [1, {\"y\": []}] }\n";
+	char dir[] = "/tmp/test-results-XXXXXX", path[64];
+	struct res_doc d;
+	struct hx_err err = {0};
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		hx_clear(&err);
+		assert_int_equal(util_write_atomic(path, refused[i], strlen(refused[i]), &err), 0);
+		if (res_read(path, &d, &err) == 0)
+			fail_msg("'%s' was read", refused[i]);
+		assert_int_equal(err.exit, HX_EXIT_USAGE);
+		if (!strstr(err.msg, "not a harness results file"))
+			fail_msg("'%s': %s", refused[i], err.msg);
+	}
+	hx_clear(&err);
+	assert_int_equal(util_write_atomic(path, spaced, strlen(spaced), &err), 0);
+	assert_int_equal(res_read(path, &d, &err), 0);
+	assert_int_equal(d.ntrials, 2);
+	assert_string_equal(d.trials[1].scenario, "b");
+	assert_int_equal(d.trials[1].status, TRIAL_FAILED);
+	assert_non_null(cJSON_GetObjectItemCaseSensitive(d.head, "x"));
+	assert_null(cJSON_GetObjectItemCaseSensitive(d.head, "trials"));
+	res_doc_free(&d);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_json_at(void **state)
 {
 	cJSON *o = cJSON_Parse("{\"host\":{\"memory\":{\"total_bytes\":7}},\"a\":1}");
@@ -407,17 +469,69 @@ static void test_json_at(void **state)
 	cJSON_Delete(o);
 }
 
+/* The client is flagged from 0.8 of a thread busy (0.80-0.90 passed unflagged against bun and deno). */
+static void test_saturated_rule(void **state)
+{
+	struct load_config c = {0};
+	struct load_result r = {.requests = 100, .max_thread_busy = 0.82};
+	struct res_load l;
+	struct trial_result t;
+	char why[256];
+
+	(void)state;
+	res_load_from(&c, &r, "", &l);
+	assert_true(l.client.saturated);
+	res_trial_init(&t, "s", "bun", "pinned", 1, 1);
+	t.load = l;
+	t.have |= RES_HAVE_LOAD;
+	assert_true(res_trial_noisy(&t) & (1u << RES_NOISY_CLIENT_SATURATED));
+	res_noisy_reason(&t, RES_NOISY_CLIENT_SATURATED, why, sizeof(why));
+	assert_non_null(strstr(why, "82% busy (the rule: 80%)"));
+	assert_non_null(strstr(why, "--client-cpus"));
+	r.max_thread_busy = 0.79;
+	res_load_from(&c, &r, "", &l);
+	assert_false(l.client.saturated);
+	res_trial_free(&t);
+}
+
+/* A measured phase under the scenario's minimum is flagged short, by the workload's own clock. */
+static void test_short(void **state)
+{
+	struct trial_result t;
+	char why[256];
+
+	(void)state;
+	res_trial_init(&t, "ws-chat", "node24", "pinned", 1, 1);
+	t.have |= RES_HAVE_CHAT;
+	t.chat.duration_s = 0.21;
+	assert_false(res_trial_noisy(&t) & (1u << RES_NOISY_SHORT)); /* no minimum: a file from before it */
+	t.min_duration_s = 1;
+	assert_true(res_trial_noisy(&t) & (1u << RES_NOISY_SHORT));
+	res_noisy_reason(&t, RES_NOISY_SHORT, why, sizeof(why));
+	assert_string_equal(why,
+			    "short: the measured phase lasted 0.21 s, under the scenario's min_duration_s of 1.0 s "
+			    "(give it more requests or messages)");
+	t.chat.duration_s = 2.5;
+	assert_false(res_trial_noisy(&t) & (1u << RES_NOISY_SHORT));
+	t.have = RES_HAVE_PROCESS; /* a failed trial measured nothing: nothing to call short */
+	assert_false(res_trial_noisy(&t) & (1u << RES_NOISY_SHORT));
+	res_trial_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_saturated_rule),
+		cmocka_unit_test(test_short),
 		cmocka_unit_test(test_reads_an_old_file),
 		cmocka_unit_test(test_noise_shift),
 		cmocka_unit_test(test_soak_evidence),
 		cmocka_unit_test(test_refuses_other_files),
 		cmocka_unit_test(test_refuses_out_of_range),
+		cmocka_unit_test(test_streamed_read),
 		cmocka_unit_test(test_json_at),
 	};
 

@@ -410,9 +410,54 @@ static void test_shipped_on_a_user_node(void **state)
 	man_free(&n24);
 }
 
+/* Every workload gets a warm-up with one count for every runtime, and a minimum measured duration. */
+static void test_warmups(void **state)
+{
+	struct scenario s;
+	struct hx_err err = {0};
+
+	(void)state;
+	assert_int_equal(
+		scn_parse("r.json",
+			  "{\"name\":\"r\",\"workload\":\"ws-rpc\",\"runtimes\":[\"bun\"],\"script\":\"s.js\"}", &s,
+			  &err),
+		0);
+	assert_int_equal(s.warmup_requests, 10000); /* a tenth of the 100,000 */
+	assert_true(s.min_duration_s == SCN_MIN_DURATION_S);
+	if (scn_parse("c.json",
+		      "{\"name\":\"c\",\"workload\":\"ws-chat\",\"runtimes\":[\"bun\"],\"script\":\"s.js\","
+		      "\"chat\":{\"messages\":1000,\"warmup_messages\":50},\"min_duration_s\":2}",
+		      &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(
+		scn_parse("c.json",
+			  "{\"name\":\"c\",\"workload\":\"ws-chat\",\"runtimes\":[\"bun\"],\"script\":\"s.js\","
+			  "\"chat\":{\"messages\":1000,\"warmup_messages\":50},\"min_duration_s\":2}",
+			  &s, &err),
+		0);
+	assert_int_equal(s.warmup_requests, 50);
+	assert_true(s.min_duration_s == 2);
+	scn_scale(&s, SCN_FULL); /* full doubles the room, not the messages */
+	assert_int_equal(s.warmup_requests, 50);
+	assert_int_equal(scn_parse("p.json",
+				   "{\"name\":\"p\",\"workload\":\"script\",\"runtimes\":[\"bun\"],\"script\":\"s.js\","
+				   "\"iterations\":1000}",
+				   &s, &err),
+			 0);
+	assert_int_equal(s.warmup_requests, 100);
+	assert_int_equal(
+		scn_parse("t.json",
+			  "{\"name\":\"t\",\"workload\":\"startup\",\"runtimes\":[\"bun\"],\"script\":\"s.js\","
+			  "\"min_duration_s\":1}",
+			  &s, &err),
+		-EINVAL);
+	assert_non_null(strstr(err.msg, "t.json: min_duration_s"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_warmups),
 		cmocka_unit_test(test_http),
 		cmocka_unit_test(test_body_and_bundle),
 		cmocka_unit_test(test_chat),

@@ -66,7 +66,7 @@ static int unpack_members(const struct member *m, size_t n, struct hx_err *err)
 	}
 	archive_write_close(a);
 	archive_write_free(a);
-	return unpack_archive(path, tree, 0, err);
+	return unpack_archive(path, tree, 0, UNPACK_FLOOR, err);
 }
 
 static void refused(const struct member *m, size_t n, const char *entry)

@@ -1,0 +1,91 @@
+/* Escaping per output: what a payload or a results file could plant in a terminal, a CSV cell or a
+ * Markdown page comes out inert, and ordinary names come out unchanged. */
+#include "testutil.h"
+
+#include "base/esc.h"
+
+static void test_term(void **state)
+{
+	char b[ESC_LEN];
+
+	(void)state;
+	assert_string_equal(esc_term("node22", b, sizeof(b)), "node22");
+	/* a window title, a clear screen and a bell: shown, not done */
+	assert_string_equal(esc_term("\x1b]0;pwned\a\x1b[2Jok", b, sizeof(b)), "\\x1b]0;pwned\\x07\\x1b[2Jok");
+	assert_string_equal(esc_term("a\nb\rc\td\x7f", b, sizeof(b)), "a\\x0ab\\x0dc\\x09d\\x7f");
+	/* UTF-8 kept; C1 (8-bit CSI as U+009B), a bare 0x9b byte and a right-to-left override escaped */
+	assert_string_equal(esc_term("µs → é", b, sizeof(b)), "µs → é");
+	assert_string_equal(esc_term("\xc2\x9b"
+				     "2J",
+				     b, sizeof(b)),
+			    "\\x9b2J");
+	assert_string_equal(esc_term("\x9b"
+				     "2J",
+				     b, sizeof(b)),
+			    "\\x9b2J");
+	assert_string_equal(esc_term("a\xe2\x80\xae"
+				     "b",
+				     b, sizeof(b)),
+			    "a\\u{202e}b");
+	/* overlong and surrogate forms are not UTF-8 */
+	assert_string_equal(esc_term("\xc0\xaf\xed\xa0\x80", b, sizeof(b)), "\\xc0\\xaf\\xed\\xa0\\x80");
+	assert_string_equal(esc_term_lines("one\ntwo\x1b[31m", b, sizeof(b)), "one\ntwo\\x1b[31m");
+	assert_string_equal(esc_term(NULL, b, sizeof(b)), "");
+}
+
+static void test_cut_whole(void **state)
+{
+	char b[6];
+
+	(void)state;
+	/* never half an escape or half a character */
+	assert_string_equal(esc_term("ab\x1b", b, sizeof(b)), "ab");
+	assert_string_equal(esc_term("abcé", b, sizeof(b)), "abcé");
+	assert_string_equal(esc_term("abcdé", b, sizeof(b)), "abcd");
+}
+
+static void test_csv(void **state)
+{
+	char b[ESC_LEN];
+
+	(void)state;
+	assert_string_equal(esc_csv("node22", b, sizeof(b)), "node22");
+	assert_string_equal(esc_csv("=HYPERLINK(\"http://x/\",\"y\")", b, sizeof(b)),
+			    "\"'=HYPERLINK(\"\"http://x/\"\",\"\"y\"\")\"");
+	assert_string_equal(esc_csv("+1", b, sizeof(b)), "\"'+1\"");
+	assert_string_equal(esc_csv("-1", b, sizeof(b)), "\"'-1\"");
+	assert_string_equal(esc_csv("@SUM(A1)", b, sizeof(b)), "\"'@SUM(A1)\"");
+	assert_string_equal(esc_csv("\tx", b, sizeof(b)), "\"'\\x09x\"");
+	/* a comma or a line feed adds no column or row */
+	assert_string_equal(esc_csv("a,b", b, sizeof(b)), "\"a,b\"");
+	assert_string_equal(esc_csv("a\nb,c", b, sizeof(b)), "\"a\\x0ab,c\"");
+	assert_string_equal(esc_csv(" a", b, sizeof(b)), "\" a\"");
+	assert_string_equal(esc_csv("", b, sizeof(b)), "");
+}
+
+static void test_md(void **state)
+{
+	char b[ESC_LEN];
+
+	(void)state;
+	assert_string_equal(esc_md("node22", b, sizeof(b)), "node22");
+	assert_string_equal(esc_md("Intel(R) Xeon(R) 2.20GHz", b, sizeof(b)), "Intel(R) Xeon(R) 2.20GHz");
+	assert_string_equal(esc_md("<script>alert(1)</script>", b, sizeof(b)), "&lt;script&gt;alert(1)&lt;/script&gt;");
+	assert_string_equal(esc_md("a|b", b, sizeof(b)), "a\\|b");
+	assert_string_equal(esc_md("`x` [y](http://z) **w** ~~v~~ a\\", b, sizeof(b)),
+			    "\\`x\\` \\[y\\](http://z) \\*\\*w\\*\\* \\~\\~v\\~\\~ a\\\\");
+	assert_string_equal(esc_md("a\nb\r\n| x |", b, sizeof(b)), "a\\x0ab\\x0d\\x0a\\| x \\|");
+	assert_string_equal(esc_md("&amp;", b, sizeof(b)), "&amp;amp;");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_term),
+		cmocka_unit_test(test_cut_whole),
+		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_md),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
