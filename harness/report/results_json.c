@@ -1052,10 +1052,13 @@ cJSON *res_image_json(const struct manifest *m, const struct img_status *st)
 	cJSON_AddStringToObject(j, "name", m->name);
 	cJSON_AddStringToObject(j, "version", m->version);
 	cJSON_AddStringToObject(j, "kind", m->kind == MAN_RUNTIME ? "runtime" : "fixture");
+	add_str(j, "family", m->family);
+	add_str(j, "spec", m->spec); /* what --runtimes named: an npm spec, a local build's path */
 	cJSON_AddStringToObject(j, "source", man_source_names[m->source]);
 	if (m->source == MAN_SRC_NPM) {
 		cJSON_AddStringToObject(j, "package", m->package);
 		cJSON_AddStringToObject(j, "package_version", m->pkg_version);
+		cJSON_AddStringToObject(j, "integrity", m->integrity);
 	} else if (m->source == MAN_SRC_URL) {
 		cJSON_AddStringToObject(j, "url", m->url);
 	}

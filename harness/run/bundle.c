@@ -77,7 +77,7 @@ static int bundler_run(const struct manifest *m, const struct img_status *st, co
 	char entry[PATH_MAX], module[PATH_MAX], *argv[16];
 	struct sbx_config c;
 
-	snprintf(entry, sizeof(entry), m->source == MAN_SRC_HOST ? "%s" : IMG_MOUNT "/%s", m->entry);
+	img_entry_inside(m, entry, sizeof(entry));
 	snprintf(module, sizeof(module), "/scenario/%s", s->bundle.entry);
 	bundler_argv(&s->bundle, entry, module, argv);
 	sbx_config_init(&c);

@@ -139,8 +139,8 @@ static int prep_run(const struct scenario *s, const struct manifest *m, const st
 		return hx_syserr(err, "prepare: the host's network namespace");
 	if (img_npm_registry("", registry, sizeof(registry), err) < 0)
 		return -err->errnum;
-	snprintf(entry, sizeof(entry), m->source == MAN_SRC_HOST ? "%s" : IMG_MOUNT "/%s", m->entry);
-	snprintf(script, sizeof(script), "/scenario/%s", scn_script_for(s, m->name));
+	img_entry_inside(m, entry, sizeof(entry));
+	snprintf(script, sizeof(script), "/scenario/%s", scn_script_for(s, m));
 	for (; m->run[i] && i < MAN_MAX_ARGV; i++) {
 		const char *t = m->run[i];
 
@@ -229,20 +229,22 @@ out:
 	return rc;
 }
 
-/* The key of scenario s on runtime, when its manifest is shipped and its image present. */
-static int keep_one(struct img_cache *c, const struct scenario *s, const char *runtime, struct prep_keep *k,
+/* The key of scenario s on a shipped manifest's runtime (file), when the scenario runs on it and its image is
+ * present. */
+static int keep_one(struct img_cache *c, const struct scenario *s, const char *file, struct prep_keep *k,
 		    struct hx_err *err)
 {
 	struct manifest m;
 	struct img_status st;
-	char file[PATH_MAX + 80], key[65];
+	char key[65];
 	int rc;
 
-	snprintf(file, sizeof(file), "%s/%s.json", img_manifest_dir(), runtime);
-	if (!util_exists(file))
-		return 0; /* nothing prepared on an image gc cannot name */
-	if (man_load(img_manifest_dir(), runtime, &m, err) < 0)
+	if (man_load(img_manifest_dir(), file, &m, err) < 0)
 		return -err->errnum;
+	if (m.kind != MAN_RUNTIME || !scn_supports(s, &m)) {
+		man_free(&m);
+		return 0;
+	}
 	rc = img_status(c, &m, true, &st, err);
 	if (rc == 0 && st.present && k->n == HX_ARRAY_SIZE(k->keys))
 		rc = hx_fail(err, HX_EXIT_HOST, E2BIG, "more than %zu prepared entries", HX_ARRAY_SIZE(k->keys));
@@ -251,6 +253,27 @@ static int keep_one(struct img_cache *c, const struct scenario *s, const char *r
 		snprintf(k->keys[k->n++], sizeof(k->keys[0]), "sha256-%s", key);
 	man_free(&m);
 	return rc;
+}
+
+/* The keys of s on every shipped runtime it runs on (its families' images). */
+static int keep_shipped(struct img_cache *c, const struct scenario *s, struct prep_keep *k, struct hx_err *err)
+{
+	_cleanup_closedir_ DIR *d = opendir(img_manifest_dir());
+	struct dirent *de;
+
+	if (!d)
+		return hx_fail(err, HX_EXIT_HOST, errno, "cannot read %s (%s)", img_manifest_dir(), strerror(errno));
+	while ((de = readdir(d))) {
+		char file[PATH_MAX * 2];
+		size_t len = strlen(de->d_name);
+
+		if (de->d_name[0] == '.' || len < 6 || strcmp(de->d_name + len - 5, ".json") != 0)
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", img_manifest_dir(), de->d_name);
+		if (keep_one(c, s, file, k, err) < 0)
+			return -err->errnum;
+	}
+	return 0;
 }
 
 int prep_gc_keep(struct img_cache *c, const char *scenarios, struct prep_keep *ret, struct hx_err *err)
@@ -265,6 +288,9 @@ int prep_gc_keep(struct img_cache *c, const char *scenarios, struct prep_keep *r
 	if (!d)
 		return hx_fail(err, HX_EXIT_HOST, errno, "images gc: cannot read %s (%s): nothing removed", scenarios,
 			       strerror(errno));
+	if (access(img_manifest_dir(), R_OK | X_OK) < 0) /* keep_shipped reads it */
+		return hx_fail(err, HX_EXIT_HOST, errno, "images gc: cannot read %s (%s): nothing removed",
+			       img_manifest_dir(), strerror(errno));
 	while ((de = readdir(d))) {
 		char file[PATH_MAX * 2];
 
@@ -273,9 +299,8 @@ int prep_gc_keep(struct img_cache *c, const char *scenarios, struct prep_keep *r
 			continue;
 		if (scn_load(scenarios, de->d_name, s, err) < 0)
 			goto fail;
-		for (size_t i = 0; s->prepare && i < s->nruntimes; i++)
-			if (keep_one(c, s, s->runtimes[i], ret, err) < 0)
-				goto fail;
+		if (s->prepare && keep_shipped(c, s, ret, err) < 0)
+			goto fail;
 	}
 	return 0;
 fail:

@@ -221,7 +221,7 @@ static int sut_config(struct run_env *env, const struct scenario *s, const struc
 	for (size_t i = 0; i < c->nenv; i++)
 		if (strncmp(c->env[i], "RUNTIME=", 8) == 0)
 			entry = c->env[i] + 8;
-	snprintf(script, sizeof(script), "/scenario/%s", scn_script_for(s, m->name));
+	snprintf(script, sizeof(script), "/scenario/%s", scn_script_for(s, m));
 	expand_argv(m->run, entry, script, argv, store);
 	c->argv = argv;
 	return 0;
@@ -699,7 +699,7 @@ static int server_memory(struct run_env *env, const struct scenario *s, const st
 	pid_t payload = sbx_payload_pid(x->pid);
 	int status;
 
-	if (scn_memory_hint_for(s, m->name)) {
+	if (scn_memory_hint_for(s, m)) {
 		kill(payload, SIGUSR2);
 		snprintf(t->server.low_memory_hint, sizeof(t->server.low_memory_hint), "SIGUSR2");
 	}
@@ -1039,8 +1039,8 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 	int rc;
 
 	trial->min_duration_s = s->min_duration_s;
-	if (scn_adapter_for(s, m->name))
-		snprintf(trial->adapter, sizeof(trial->adapter), "%s", scn_adapter_for(s, m->name));
+	if (scn_adapter_for(s, m))
+		snprintf(trial->adapter, sizeof(trial->adapter), "%s", scn_adapter_for(s, m));
 	trial->warmup = s->workload == SCN_STARTUP || s->nroutes ? 0 : s->warmup_requests;
 	for (int sl = 0; sl < CG_NR_SLICES; sl++)
 		if (slices & (1u << sl)) {
