@@ -92,6 +92,7 @@ static const struct {
 	[CG_SLICE_CLIENT] = {(uint64_t)1 << 30, 1024},
 	[CG_SLICE_FIXTURE] = {(uint64_t)2 << 30, 1024},
 	[CG_SLICE_NOISE] = {(uint64_t)512 << 20, 64},
+	[CG_SLICE_SUT_B] = {(uint64_t)2 << 30, 4096},
 };
 
 static void plan_default_limits(struct cg_slice_plan *p)
@@ -205,4 +206,10 @@ int cg_tree_from_plan(const struct cg_slice_plan *p, unsigned mask, const char *
 		}
 	*ret = t;
 	return 0;
+}
+
+void cg_plan_duet(struct cg_slice_plan *p)
+{
+	p->limits[CG_SLICE_SUT_B] = p->limits[CG_SLICE_SUT];
+	p->slices |= 1u << CG_SLICE_SUT_B;
 }
