@@ -88,10 +88,8 @@ static struct cg_cpus plan_quota_set(const struct cg_cpus *usable, const struct 
 static const struct {
 	uint64_t memory_max, pids_max;
 } cg_slice_defaults[CG_NR_SLICES] = {
-	[CG_SLICE_SUT] = {(uint64_t)2 << 30, 4096},
-	[CG_SLICE_CLIENT] = {(uint64_t)1 << 30, 1024},
-	[CG_SLICE_FIXTURE] = {(uint64_t)2 << 30, 1024},
-	[CG_SLICE_NOISE] = {(uint64_t)512 << 20, 64},
+	[CG_SLICE_SUT] = {(uint64_t)2 << 30, 4096},	[CG_SLICE_CLIENT] = {(uint64_t)1 << 30, 1024},
+	[CG_SLICE_FIXTURE] = {(uint64_t)2 << 30, 1024}, [CG_SLICE_NOISE] = {(uint64_t)512 << 20, 64},
 	[CG_SLICE_SUT_B] = {(uint64_t)2 << 30, 4096},
 };
 

@@ -226,14 +226,14 @@ static bool duet_line(const struct load_window *w, void *ctx)
 }
 
 /* --duet: URL_B, the order of the sides, the window; the connections per side are -c's. */
-static int duet_config(const struct load_opts *o, struct load_config *c, unsigned char **ret_order,
-		       struct hx_err *err)
+static int duet_config(const struct load_opts *o, struct load_config *c, unsigned char **ret_order, struct hx_err *err)
 {
 	size_t n = o->duet_order ? strlen(o->duet_order) : 0;
 	unsigned char *order;
 
 	if (!n || strspn(o->duet_order, "AB") != n)
-		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: --duet takes --duet-order, a side per window: A or B");
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "load: --duet takes --duet-order, a side per window: A or B");
 	if (o->rate > 0 || o->requests || o->duration > 0)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 			       "load: a duet runs closed loop by windows: drop -R, -n and -d (--duet-window sets the "

@@ -90,7 +90,7 @@ struct load_window {
 	unsigned side;
 	double start_s, duration_s; /* from the load's start; every thread's window is this long */
 	uint64_t requests, errors_total, reconnects, errors[LE_NR];
-	double drain_ms;	/* the longest thread's wait for its in-flight requests after the window */
+	double drain_ms; /* the longest thread's wait for its in-flight requests after the window */
 	struct hist latency;
 };
 
