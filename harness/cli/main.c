@@ -43,6 +43,7 @@ static const struct verb verbs[] = {
 	{"scenarios", verb_scenarios, "list the scenarios"},
 	{"report", verb_report, "re-render a results file (md, json, csv, html, gab, hyperfine)"},
 	{"compare", verb_compare, "compare two results files: a verdict per row, exit 1 on a regression"},
+	{"ab", verb_ab, "a duet: A and B up at once, the load alternated in short windows; a paired verdict"},
 	{"merge", verb_merge, "join the shards of one plan (run --shard I/N) into one results file"},
 	{"doctor", verb_doctor, "report what this host offers (cgroups, CPUs, kernel facilities) and why"},
 	{"gc", verb_gc, "remove cgroup trees left behind by harness processes that died"},

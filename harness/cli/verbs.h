@@ -14,6 +14,7 @@ int verb_scenarios(int argc, char **argv);
 int verb_report(int argc, char **argv);
 int verb_compare(int argc, char **argv);
 int verb_merge(int argc, char **argv);
+int verb_ab(int argc, char **argv);
 
 struct hx_err;
 struct startup_opts;
