@@ -109,10 +109,15 @@ static int plan_side(const struct ab_opts *o, const char *runtime, const char *s
 	scn_scale(s, (enum scn_profile)prof);
 	if (o->connections)
 		s->connections = o->connections;
+	if (s->workload == SCN_STARTUP && !s->fixtures && !s->prepare)
+		return scn_supports(s, p->m[k].name)
+			       ? 0
+			       : hx_fail(err, HX_EXIT_USAGE, ENOTSUP, "ab: scenario %s does not run on %s", s->name,
+					 p->m[k].name);
 	if (s->workload != SCN_HTTP || s->tls || s->nroutes || s->fixtures || s->prepare || s->memory_idle_s > 0)
 		return hx_fail(err, HX_EXIT_USAGE, ENOTSUP,
-			       "ab: %s is not a plain http scenario; harness ab measures http scenarios without TLS, "
-			       "routes, fixtures or a memory run (try http-hello)",
+			       "ab: %s is neither a startup nor a plain http scenario; harness ab measures those (http "
+			       "without TLS, routes, fixtures or a memory run: try http-hello or startup)",
 			       s->name);
 	if (!scn_supports(s, p->m[k].name))
 		return hx_fail(err, HX_EXIT_USAGE, ENOTSUP, "ab: scenario %s does not run on %s", s->name,
@@ -167,6 +172,9 @@ static int ab_plan(const struct ab_opts *o, char **pos, int npos, struct ab_plan
 	if (plan_side(o, pos[0], scn, o->a_scenario, 0, p, err) < 0 ||
 	    plan_side(o, pos[1], scn, o->b_scenario, 1, p, err) < 0 || plan_budget(o, p, env, err) < 0)
 		return -err->errnum;
+	if (p->s[0].workload != p->s[1].workload)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "ab: --a-scenario and --b-scenario must be the same workload");
 	p->s[1].port = p->s[0].port + 1; /* the same namespace and loopback, a port of its own */
 	plan_out(o, p);
 	p->duet = (struct duet_opts){
@@ -275,6 +283,7 @@ static void doc_head(const struct ab_opts *o, const struct ab_plan *p, struct ab
 	snprintf(d->commit, sizeof(d->commit), "%s", hx_commit);
 	snprintf(d->scenario, sizeof(d->scenario), "%s", p->s[0].name);
 	snprintf(d->mode, sizeof(d->mode), "%s", cg_cpu_mode_names[p->mode]);
+	snprintf(d->workload, sizeof(d->workload), "%s", p->s[0].workload == SCN_STARTUP ? "startup" : "http");
 	for (int k = 0; k < 2; k++) {
 		struct ab_side *s = &d->side[k];
 
@@ -300,7 +309,8 @@ static int ab_execute(const struct ab_opts *o, struct ab_plan *p, struct run_env
 	int rc;
 
 	doc_head(o, p, &d);
-	rc = duet_http(env, p->sides, p->mode, &p->duet, &d, err);
+	rc = p->s[0].workload == SCN_STARTUP ? duet_startup(env, p->sides, p->mode, &p->duet, &d, err)
+					     : duet_http(env, p->sides, p->mode, &p->duet, &d, err);
 	if (rc == 0 && ab_analyze(&d) < 0)
 		rc = hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	if (d.nw && ab_write(&d, p->out, rc < 0 ? &(struct hx_err){0} : err) < 0 && rc == 0)

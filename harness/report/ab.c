@@ -12,7 +12,7 @@
 #include "base/cleanup.h"
 #include "base/util.h"
 
-const char *const ab_metric_names[AB_NR_METRICS] = {"throughput", "p50", "p99"};
+const char *const ab_metric_names[AB_NR_METRICS] = {"throughput", "p50", "p99", "startup"};
 
 struct ab_window *ab_window_add(struct ab_doc *d)
 {
@@ -45,6 +45,8 @@ static double metric_of(const struct ab_window *w, enum ab_metric m)
 		return w->p50_us;
 	case AB_P99:
 		return w->p99_us;
+	case AB_STARTUP:
+		return w->startup_ms;
 	case AB_NR_METRICS:
 		break;
 	}
@@ -106,16 +108,21 @@ int ab_analyze(struct ab_doc *d)
 
 		if (ab_pairs(d, (enum ab_metric)m, &a, &b, &n) < 0 || paired_analyze(a, b, n, &o, &d->metric[m]) < 0)
 			return -1;
-		if (m == AB_RPS)
+		if ((enum ab_metric)m == ab_headline(d))
 			d->pairs = n;
 	}
 	idle_evidence(d);
 	return 0;
 }
 
+enum ab_metric ab_headline(const struct ab_doc *d)
+{
+	return strcmp(d->workload, "startup") == 0 ? AB_STARTUP : AB_RPS;
+}
+
 bool ab_regressed(const struct ab_doc *d)
 {
-	return d->metric[AB_RPS].verdict == PV_SLOWER;
+	return d->metric[ab_headline(d)].verdict == PV_SLOWER;
 }
 
 /* ---- JSON ---- */
@@ -142,6 +149,8 @@ static cJSON *window_json(const struct ab_window *w)
 	cJSON_AddNumberToObject(o, "other_side_cpu_ms", w->idle_cpu_ms);
 	cJSON_AddNumberToObject(o, "side_cpu_ms", w->own_cpu_ms);
 	cJSON_AddNumberToObject(o, "foreign_cpu_ms", w->foreign_ms);
+	if (w->startup_ms > 0)
+		cJSON_AddNumberToObject(o, "startup_ms", w->startup_ms);
 	return o;
 }
 
@@ -194,6 +203,7 @@ static cJSON *ab_json(const struct ab_doc *d)
 	cJSON_AddStringToObject(o, "started", d->started);
 	cJSON_AddStringToObject(o, "cpu_model", d->cpu_model);
 	cJSON_AddStringToObject(o, "scenario", d->scenario);
+	cJSON_AddStringToObject(o, "workload", d->workload);
 	cJSON_AddStringToObject(o, "mode", d->mode);
 	cJSON_AddItemToObject(sides, "A", side_json(&d->side[0]));
 	cJSON_AddItemToObject(sides, "B", side_json(&d->side[1]));
@@ -215,7 +225,8 @@ static cJSON *ab_json(const struct ab_doc *d)
 		cJSON_AddItemToArray(ws, window_json(&d->w[i]));
 	v = cJSON_AddObjectToObject(o, "verdicts");
 	for (int m = 0; m < AB_NR_METRICS; m++)
-		cJSON_AddItemToObject(v, ab_metric_names[m], verdict_json(&d->metric[m]));
+		if ((m == AB_STARTUP) == (ab_headline(d) == AB_STARTUP)) /* a startup duet has no latency */
+			cJSON_AddItemToObject(v, ab_metric_names[m], verdict_json(&d->metric[m]));
 	idle = cJSON_AddObjectToObject(o, "idle_side_cpu_share");
 	cJSON_AddNumberToObject(idle, "A", d->idle_share[0]);
 	cJSON_AddNumberToObject(idle, "B", d->idle_share[1]);
@@ -274,6 +285,7 @@ static int window_read(const cJSON *o, struct ab_window *w)
 	w->idle_cpu_ms = num(o, "other_side_cpu_ms");
 	w->foreign_ms = num(o, "foreign_cpu_ms");
 	w->own_cpu_ms = num(o, "side_cpu_ms");
+	w->startup_ms = num(o, "startup_ms");
 	return 0;
 }
 
@@ -295,6 +307,7 @@ static int doc_read(const cJSON *j, struct ab_doc *d, const char *path, struct h
 
 	str(j, "scenario", d->scenario, sizeof(d->scenario));
 	str(j, "mode", d->mode, sizeof(d->mode));
+	str(j, "workload", d->workload, sizeof(d->workload));
 	str(j, "engine", d->engine, sizeof(d->engine));
 	str(j, "stopped", d->stopped, sizeof(d->stopped));
 	str(j, "started", d->started, sizeof(d->started));
@@ -379,18 +392,22 @@ static const char *side_name(const struct ab_side *s, char *buf, size_t len)
 /* "B ran 1.021x [1.012-1.030] slower than A: slower beyond 2%", from throughput: a cost ratio. */
 static void headline(FILE *f, const struct ab_doc *d)
 {
-	const struct paired_result *r = &d->metric[AB_RPS];
+	enum ab_metric m = ab_headline(d);
+	const struct paired_result *r = &d->metric[m];
 	double th = d->threshold * 100;
+	/* the cost ratio B/A and its CI: a time as it is, a throughput inverted */
+	double c = m == AB_RPS ? 1 / r->ratio : r->ratio, lo = m == AB_RPS ? 1 / r->high : r->low,
+	       hi = m == AB_RPS ? 1 / r->low : r->high;
 
 	if (!isfinite(r->ratio)) {
 		fprintf(f, "B against A: inconclusive after %zu pairs (at least %d are needed)\n", r->n,
 			PAIRED_MIN_PAIRS);
 		return;
 	}
-	if (r->ratio <= 1) /* fewer requests/s: each takes longer */
-		fprintf(f, "B ran %.3fx [%.3f-%.3f] slower than A: ", 1 / r->ratio, 1 / r->high, 1 / r->low);
+	if (c >= 1)
+		fprintf(f, "B ran %.3fx [%.3f-%.3f] slower than A: ", c, lo, hi);
 	else
-		fprintf(f, "B ran %.3fx [%.3f-%.3f] faster than A: ", r->ratio, r->low, r->high);
+		fprintf(f, "B ran %.3fx [%.3f-%.3f] faster than A: ", 1 / c, 1 / hi, 1 / lo);
 	switch (r->verdict) {
 	case PV_SLOWER:
 	case PV_FASTER:
@@ -405,7 +422,7 @@ static void headline(FILE *f, const struct ab_doc *d)
 	default:
 		if (r->pairs_needed)
 			fprintf(f, "inconclusive (about %zu pairs, %.0f s, would settle it)\n", r->pairs_needed,
-				(double)r->pairs_needed * 2 * d->window_s * 1.05);
+				d->wall_s * (double)r->pairs_needed / (double)(r->n + 1));
 		else
 			fprintf(f, "inconclusive\n");
 	}
@@ -413,7 +430,7 @@ static void headline(FILE *f, const struct ab_doc *d)
 
 static void flags_line(FILE *f, const struct ab_doc *d)
 {
-	const struct paired_result *r = &d->metric[AB_RPS];
+	const struct paired_result *r = &d->metric[ab_headline(d)];
 
 	if (r->drift)
 		fprintf(f,
@@ -435,7 +452,7 @@ static void flags_line(FILE *f, const struct ab_doc *d)
 
 static void table(FILE *f, const struct ab_doc *d, bool md)
 {
-	static const char *const units[AB_NR_METRICS] = {"req/s", "us", "us"};
+	static const char *const units[AB_NR_METRICS] = {"req/s", "us", "us", "ms"};
 	const char *sep = md ? " | " : "  ";
 
 	if (md)
@@ -452,12 +469,14 @@ static void table(FILE *f, const struct ab_doc *d, bool md)
 
 		if (ab_pairs(d, (enum ab_metric)m, &a, &b, &n) < 0)
 			return;
+		if (!n)
+			continue; /* a metric the duet's workload has not */
 		for (size_t i = 0; i < n; i++) {
 			la += log(a[i]) / (double)n;
 			lb += log(b[i]) / (double)n;
 		}
-		snprintf(ga, sizeof(ga), "%.0f %s", n ? exp(la) : NAN, units[m]);
-		snprintf(gb, sizeof(gb), "%.0f %s", n ? exp(lb) : NAN, units[m]);
+		snprintf(ga, sizeof(ga), m == AB_STARTUP ? "%.2f %s" : "%.0f %s", exp(la), units[m]);
+		snprintf(gb, sizeof(gb), m == AB_STARTUP ? "%.2f %s" : "%.0f %s", exp(lb), units[m]);
 		snprintf(ci, sizeof(ci), "[%.3f, %.3f]", r->low, r->high);
 		if (md)
 			fprintf(f, "| %s | %s | %s | %.3f | %s | %.2g | %s |\n", ab_metric_names[m], ga, gb, r->ratio,
@@ -481,11 +500,17 @@ void ab_print(FILE *f, const struct ab_doc *d, enum report_format fmt)
 		cJSON_Delete(j);
 		return;
 	}
+	char what[64];
+
 	headline(f, d);
-	fprintf(f, "%sA: %s   B: %s   %s, %zu pairs of %.2f s windows in %.0f s (stopped: %s), CI half-width %.2f%%\n",
+	if (ab_headline(d) == AB_STARTUP)
+		snprintf(what, sizeof(what), "single runs, each in a fresh sandbox");
+	else
+		snprintf(what, sizeof(what), "%.2f s windows", d->window_s);
+	fprintf(f, "%sA: %s   B: %s   %s, %zu pairs of %s in %.0f s (stopped: %s), CI half-width %.2f%%\n",
 		fmt == RPT_MD ? "\n" : "", side_name(&d->side[0], a, sizeof(a)), side_name(&d->side[1], b, sizeof(b)),
-		d->scenario, d->pairs, d->window_s, d->wall_s, d->stopped[0] ? d->stopped : "-",
-		d->metric[AB_RPS].half_width * 100);
+		d->scenario, d->pairs, what, d->wall_s, d->stopped[0] ? d->stopped : "-",
+		d->metric[ab_headline(d)].half_width * 100);
 	flags_line(f, d);
 	table(f, d, fmt == RPT_MD);
 }

@@ -28,6 +28,7 @@ struct ab_window {
 	double idle_cpu_ms; /* the other side's slice CPU time from the end of the last window to this one's */
 	double own_cpu_ms;  /* the measured side's slice CPU time, the same span */
 	double foreign_ms;  /* CPU time on the sides' CPUs that neither side's slice used (/proc/stat), the same span */
+	double startup_ms;  /* a startup duet: this window is one run, from its execve to its exit */
 };
 
 struct ab_side {
@@ -36,11 +37,12 @@ struct ab_side {
 	unsigned port;
 };
 
-enum ab_metric { AB_RPS, AB_P50, AB_P99, AB_NR_METRICS };
+enum ab_metric { AB_RPS, AB_P50, AB_P99, AB_STARTUP, AB_NR_METRICS };
 extern const char *const ab_metric_names[AB_NR_METRICS];
 
 struct ab_doc {
-	char scenario[64], mode[16], engine[16], stopped[32], started[32], version[32], commit[16], cpu_model[128];
+	char scenario[64], workload[16], mode[16], engine[16], stopped[32], started[32], version[32], commit[16],
+		cpu_model[128];
 	struct ab_side side[2];
 	double threshold, precision, max_time_s, window_s, wall_s, client_cpu_s;
 	uint64_t seed, reconnects, errors;
@@ -60,6 +62,8 @@ void ab_free(struct ab_doc *d);
 int ab_pairs(const struct ab_doc *d, enum ab_metric m, double **ret_a, double **ret_b, size_t *ret_n);
 /* The paired analysis of every metric and the idle sides' evidence. */
 int ab_analyze(struct ab_doc *d);
+/* The metric of the first line and the exit code: startup for a startup duet, else throughput. */
+enum ab_metric ab_headline(const struct ab_doc *d);
 /* 1 when a metric is significantly worse for B beyond the threshold (the exit code's verdict). */
 bool ab_regressed(const struct ab_doc *d);
 

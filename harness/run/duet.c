@@ -1,4 +1,4 @@
-/* The interleaved duet of an http scenario: one tree with the sut, sut-b and client slices, a server in each
+/* The interleaved duet of an http scenario (and the alternated single runs of a startup one, at the end): one tree with the sut, sut-b and client slices, a server in each
  * sut slice (side B on the scenario's port + 1 in the same network namespace: the same loopback device, stack
  * and path, only the port differs), each side warmed by the scenario's warm-up load, then one `harness load
  * --duet` in the client slice whose windows are read line by line from a pipe. Closing the pipe stops it. */
@@ -21,6 +21,7 @@
 #include "base/proc.h"
 #include "base/util.h"
 #include "report/stats.h"
+#include "load/startup.h"
 #include "noise/noise_ext.h"
 #include "sandbox/sandbox.h"
 
@@ -426,6 +427,100 @@ int duet_http(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_
 	if (cg_tree_destroy(tree, &(struct hx_err){0}) < 0 && rc == 0)
 		rc = hx_fail(err, HX_EXIT_INTERNAL, EBUSY, "ab: the duet's cgroups could not be removed");
 	totals(d);
+	d->wall_s = now_s() - t0;
+	return rc;
+}
+
+/* ---- startup: single runs alternated, A and B in a randomized order per pair, each in a fresh sandbox ---- */
+
+/* One run of a side in its slice: its wall time from execve to exit, in ms. */
+static int startup_once(struct cg_tree *tree, enum cg_slice sl, const struct sbx_config *c, unsigned warmup,
+			double *ret_ms, struct hx_err *err)
+{
+	struct startup_record recs[8];
+
+	if (warmup + 1 > HX_ARRAY_SIZE(recs))
+		warmup = HX_ARRAY_SIZE(recs) - 1;
+	if (startup_series_at(tree, sl, c, 1, warmup, recs, err) < 0)
+		return -err->errnum;
+	if (recs[warmup].status != 0)
+		return hx_fail(err, HX_EXIT_VERDICT, EIO, "a run of side %c exited with %d",
+			       sl == CG_SLICE_SUT ? 'A' : 'B', recs[warmup].status);
+	*ret_ms = (double)recs[warmup].wall_ns / 1e6;
+	return 0;
+}
+
+static int startup_pair(struct cg_tree *tree, const struct duet_side sides[2], const struct sbx_config c[2],
+			unsigned pair, bool a_first, double t0, struct ab_doc *d, struct hx_err *err)
+{
+	for (int i = 0; i < 2; i++) {
+		int k = a_first ? i : 1 - i;
+		struct ab_window *w = ab_window_add(d);
+		double ms, start = now_s() - t0;
+
+		if (!w)
+			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "ab: more than %d runs: shorten --max-time",
+				       AB_MAX_WINDOWS);
+		if (startup_once(tree, sides[k].side.slice, &c[k], 0, &ms, err) < 0)
+			return hx_wrap(err, "side %c", "AB"[k]);
+		*w = (struct ab_window){.pair = pair,
+					.side = "AB"[k],
+					.warmup = pair == 0,
+					.start_s = start,
+					.duration_s = ms / 1e3,
+					.startup_ms = ms};
+	}
+	return 0;
+}
+
+int duet_startup(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,
+		 struct ab_doc *d, struct hx_err *err)
+{
+	unsigned slices = 1u << CG_SLICE_SUT | 1u << CG_SLICE_SUT_B;
+	struct cg_tree *tree = NULL;
+	struct sbx_config c[2];
+	char *argv[2][MAN_MAX_ARGV + 1], store[2][MAN_MAX_ARGV][PATH_MAX];
+	uint64_t state = o->seed;
+	bool was = false;
+	double t0 = now_s(), ms;
+	int rc = 0;
+
+	for (int k = 0; k < 2; k++) {
+		if (run_sut_config(env, sides[k].s, sides[k].m, sides[k].st, &sides[k].side, &c[k], argv[k], store[k],
+				   err) < 0)
+			return hx_wrap(err, "side %c", "AB"[k]);
+		c[k].quiet = true;
+	}
+	cg_cpus_format(&env->plan[mode].limits[CG_SLICE_SUT].cpus, d->side[0].cpus, sizeof(d->side[0].cpus));
+	cg_cpus_format(&env->plan[mode].limits[CG_SLICE_SUT_B].cpus, d->side[1].cpus, sizeof(d->side[1].cpus));
+	if (cg_tree_from_plan(&env->plan[mode], slices, NULL, &tree, err) < 0)
+		return -err->errnum;
+	/* the scenario's warm-up runs of each side (page cache, the image's files), not counted */
+	for (int k = 0; k < 2 && rc == 0; k++)
+		rc = startup_once(tree, sides[k].side.slice, &c[k], sides[k].s->warmup, &ms, err);
+	for (unsigned pair = 0; rc == 0; pair++) {
+		size_t pairs;
+
+		if (run_interrupted) {
+			rc = hx_fail(err, HX_EXIT_VERDICT, EINTR, "interrupted");
+			break;
+		}
+		rc = startup_pair(tree, sides, c, pair, stats_splitmix(&state) & 1, t0, d, err);
+		pairs = pair; /* the first pair is the warm-up */
+		if (rc < 0)
+			break;
+		if (now_s() - t0 >= o->max_time_s) {
+			snprintf(d->stopped, sizeof(d->stopped), "max-time");
+			break;
+		}
+		if (o->precision > 0 && paired_is_look(pairs) && ab_analyze(d) == 0 &&
+		    paired_stop(&was, paired_precise(&d->metric[AB_STARTUP], o->precision))) {
+			snprintf(d->stopped, sizeof(d->stopped), "precision");
+			break;
+		}
+	}
+	if (cg_tree_destroy(tree, &(struct hx_err){0}) < 0 && rc == 0)
+		rc = hx_fail(err, HX_EXIT_INTERNAL, EBUSY, "ab: the duet's cgroups could not be removed");
 	d->wall_s = now_s() - t0;
 	return rc;
 }

@@ -25,6 +25,11 @@ struct duet_opts {
 int duet_http(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,
 	      struct ab_doc *d, struct hx_err *err);
 
+/* A startup duet: single runs of A and B alternated, each pair's order drawn from the seed, each run in a fresh
+ * sandbox in its side's slice, after the scenario's warm-up runs of each; until --precision or --max-time. */
+int duet_startup(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,
+		 struct ab_doc *d, struct hx_err *err);
+
 /* The order of the windows: for each pair, AB or BA by the seed. buf gets 2 * pairs letters. */
 void duet_order(uint64_t seed, size_t pairs, char *buf);
 

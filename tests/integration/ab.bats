@@ -3,7 +3,7 @@
 # windows alternate in randomized pairs, each window one side, nothing reconnects: each server accepted exactly the
 # probe's, the warm-up's and the duet's connections; no false verdict); then B given a calibrated extra CPU per
 # request (3% of A's cost, from the A/A run's own throughput) is called slower with exit 1; harness report reads
-# the document. About 2.5 minutes (two duets of at most 60 s).
+# the document; a startup A/A duet of node24 alternates single runs. About 3 minutes (three duets of at most 60 s).
 
 bats_require_minimum_version 1.5.0
 
@@ -25,8 +25,8 @@ setup() {
 @test "ab: bad usage is exit 2 with the fix, before anything runs" {
 	run -2 "$HARNESS" ab bun
 	[[ "$output" == *"harness ab A B [SCENARIO]"* ]]
-	run -2 "$HARNESS" ab bun bun startup
-	[[ "$output" == *"not a plain http scenario"* ]]
+	run -2 "$HARNESS" ab bun bun ws-chat
+	[[ "$output" == *"neither a startup nor a plain http scenario"* ]]
 	run -2 "$HARNESS" ab bun bun --a-env NOEQUALS
 	[[ "$output" == *"--a-env takes K=V"* ]]
 	run -2 "$HARNESS" ab bun bun --threshold 0%
@@ -67,9 +67,10 @@ PY
 	local dir
 	dir=$(sed -n 's/^harness: ab: logs kept in //p' aa.err)
 	[ -d "$dir" ]
-	# the readiness probe's one, the warm-up's 50, the duet's 50 (ab-burn's connections)
-	grep -qx 'connections 101' "$dir/server-A.log"
-	grep -qx 'connections 101' "$dir/server-B.log"
+	# the readiness probe's one; the warm-up client's check that the server is there (one connect) and its 50;
+	# the duet client's check of each URL (one connect) and its 50 (ab-burn's connections): 103
+	grep -qx 'connections 103' "$dir/server-A.log"
+	grep -qx 'connections 103' "$dir/server-B.log"
 	rm -rf "$dir"
 }
 
@@ -101,4 +102,27 @@ PY
 	[[ "$output" == *"throughput"* ]]
 	run -0 "$HARNESS" report aa.json --format json
 	python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); assert d["kind"]=="harness-ab/1" and d["windows"]' <<<"$output"
+}
+
+@test "ab: startup alternates single runs of A and B in randomized pairs, each timed, no false verdict" {
+	run "$HARNESS" ab node24 node24 startup --max-time 30 --seed 7 --out st.json
+	[ "$status" = 0 ] || {
+		echo "$output" >&2
+		false
+	}
+	[[ "${lines[0]}" == "B ran "*" than A: "* ]]
+	python3 - st.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["workload"] == "startup" and set(d["verdicts"]) == {"startup"}
+w = d["windows"]
+orders = set()
+for i in range(0, len(w) - 1, 2):
+    assert {w[i]["side"], w[i + 1]["side"]} == {"A", "B"} and w[i]["pair"] == w[i + 1]["pair"]
+    assert w[i]["startup_ms"] > 0 and w[i + 1]["startup_ms"] > 0
+    orders.add(w[i]["side"] + w[i + 1]["side"])
+assert orders == {"AB", "BA"}, orders
+assert d["verdicts"]["startup"]["verdict"] not in ("slower", "faster"), d["verdicts"]["startup"]
+PY
+	[ -z "$(leftover_cgroups)" ]
 }
