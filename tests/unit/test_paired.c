@@ -132,20 +132,29 @@ static void test_drift_and_bimodal(void **state)
 
 static void test_looks(void **state)
 {
+	static const size_t want[] = {20, 24, 29, 35, 42, 51};
 	size_t looks[8], k = 0;
 
 	(void)state;
-	for (size_t n = 1; n <= 30 && k < 8; n++)
+	for (size_t n = 1; n <= 60 && k < 8; n++)
 		if (paired_is_look(n))
 			looks[k++] = n;
-	assert_int_equal(k, 6);
-	assert_int_equal(looks[0], 10);
-	assert_int_equal(looks[1], 12);
-	assert_int_equal(looks[2], 15);
-	assert_int_equal(looks[3], 18);
-	assert_int_equal(looks[4], 22);
-	assert_int_equal(looks[5], 27);
-	assert_false(paired_is_look(9));
+	assert_int_equal(k, N(want));
+	for (size_t i = 0; i < N(want); i++)
+		assert_int_equal(looks[i], want[i]);
+	assert_false(paired_is_look(19));
+}
+
+/* Two looks in a row within the precision, never one. */
+static void test_stop_rule(void **state)
+{
+	bool was = false;
+
+	(void)state;
+	assert_false(paired_stop(&was, true));
+	assert_false(paired_stop(&was, false));
+	assert_false(paired_stop(&was, true));
+	assert_true(paired_stop(&was, true));
 }
 
 static void test_bad_input(void **state)
