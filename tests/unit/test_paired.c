@@ -200,7 +200,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_against_scipy),	  cmocka_unit_test(test_direction),
 		cmocka_unit_test(test_verdicts),	  cmocka_unit_test(test_inconclusive_says_what_settles_it),
 		cmocka_unit_test(test_drift_and_bimodal), cmocka_unit_test(test_looks),
-		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_stop_rule),	  cmocka_unit_test(test_bad_input),
 	};
 
 	if (argc == 3 && strcmp(argv[1], "--sim") == 0)
