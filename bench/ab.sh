@@ -5,7 +5,8 @@
 # minute (half-width x sqrt(wall / 60 s): a CI narrows as the square root of the time spent); their medians over
 # ROUNDS rounds (the two ways alternated) and the ratio of precisions.
 #   bench/ab.sh [RUNTIME] [SECONDS] [ROUNDS]     (default bun 60 3: about 6 x SECONDS)
-# Startup (harness ab against hyperfine -N) is not measured: harness ab runs http scenarios only so far.
+# Then startup: `harness ab node24 node24 startup` for SECONDS against `hyperfine -N` with the same node24 binary
+# as both commands for the same wall time (its ratio of means with a bootstrap CI, numpy).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 rt=${1:-bun} seconds=${2:-60} rounds=${3:-3}
@@ -60,4 +61,45 @@ rn = statistics.median(x for x, _ in res["runs"])
 print(f"harness ab {rt} {rt} http-hello: median CI half-width per minute {ab * 100:.2f}%")
 print(f"two harness run + compare:      median CI half-width per minute {rn * 100:.2f}%")
 print(f"precision ratio (runs / ab): {rn / ab:.2f}x (target >= 3x)")
+
+# startup: harness ab against hyperfine -N running the same two commands (one binary, twice)
+import numpy as np
+node = subprocess.run([harness, "images", "path", "node24"], capture_output=True, text=True).stdout.strip()
+open(f"{out}/hello.js", "w").write('console.log("hello")\n')
+
+def startup_duet(i):
+    t0 = time.monotonic()
+    f = f"{out}/st{i}.json"
+    subprocess.run([harness, "ab", "node24", "node24", "startup", "--max-time", f"{seconds:.0f}s", "--precision",
+                    "0.05%", "--out", f], capture_output=True)
+    wall = time.monotonic() - t0
+    return per_minute(json.load(open(f))["verdicts"]["startup"]["ci_half_width"], wall), wall
+
+def hyperfine(i, runs):
+    t0 = time.monotonic()
+    f = f"{out}/h{i}.json"
+    cmd = f"{node} {out}/hello.js"
+    subprocess.run(["hyperfine", "-N", "--warmup", "5", "--runs", str(runs), "--export-json", f, cmd, cmd],
+                   capture_output=True, check=True)
+    wall = time.monotonic() - t0
+    a, b = (np.array(r["times"]) for r in json.load(open(f))["results"])
+    rng = np.random.default_rng(i)
+    boot = [rng.choice(b, len(b)).mean() / rng.choice(a, len(a)).mean() for _ in range(2000)]
+    lo, hi = np.percentile(boot, [2.5, 97.5])
+    return per_minute((hi - lo) / 2 / (b.mean() / a.mean()), wall), wall
+
+if node:
+    st = {"ab": [], "hyperfine": []}
+    runs = 100
+    for i in range(rounds):
+        w = startup_duet(i)
+        st["ab"].append(w)
+        print(f"round {i + 1} ab startup: CI half-width {w[0] * 100:.2f}% per minute ({w[1]:.0f} s)", flush=True)
+        h = hyperfine(i, runs)
+        runs = max(10, int(runs * w[1] / h[1]))  # the next round's hyperfine takes about the duet's time
+        st["hyperfine"].append(h)
+        print(f"round {i + 1} hyperfine -N: CI half-width {h[0] * 100:.2f}% per minute ({h[1]:.0f} s)", flush=True)
+    sa = statistics.median(x for x, _ in st["ab"])
+    sh = statistics.median(x for x, _ in st["hyperfine"])
+    print(f"startup: harness ab {sa * 100:.2f}%, hyperfine -N {sh * 100:.2f}% per minute; ratio {sh / sa:.2f}x")
 PY
