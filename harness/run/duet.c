@@ -22,7 +22,6 @@
 #include "base/util.h"
 #include "report/stats.h"
 #include "load/startup.h"
-#include "noise/noise_ext.h"
 #include "sandbox/sandbox.h"
 
 #define DUET_LINE_MAX 4096
@@ -152,16 +151,27 @@ static double slice_cpu_ms(struct cg_tree *tree, enum cg_slice sl)
 	return (double)(st.v[CG_STAT_CPU_USER_USEC] + st.v[CG_STAT_CPU_SYSTEM_USEC]) / 1e3;
 }
 
-/* The busy time of the sides' CPUs by anyone, in ms (/proc/stat's ticks); NAN when unreadable. */
-static double cpus_busy_ms(const struct cg_cpus *cpus)
+/* The time tasks ran on the sides' CPUs (user, nice, system of /proc/stat, in ms; NAN when unreadable). Not irq
+ * and softirq: the loopback's receive work for the server's answers runs there, charged to no cgroup. */
+static double cpus_task_ms(const struct cg_cpus *cpus)
 {
 	_cleanup_free_ char *text = NULL;
-	uint64_t steal, total, busy;
+	unsigned long long sum = 0;
+	bool any = false;
 
-	if (util_read_file("/proc/stat", &text, NULL, &(struct hx_err){0}) < 0 ||
-	    noise_ext_parse_stat(text, cpus, &steal, &total, &busy) < 0)
+	if (util_read_file("/proc/stat", &text, NULL, &(struct hx_err){0}) < 0)
 		return NAN;
-	return (double)busy * 1e3 / (double)sysconf(_SC_CLK_TCK);
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		unsigned long long user, nice, sys;
+		unsigned cpu;
+
+		if (sscanf(l, "cpu%u %llu %llu %llu", &cpu, &user, &nice, &sys) == 4 && cpu < CG_MAX_CPUS &&
+		    cg_cpus_test(cpus, cpu)) {
+			sum += user + nice + sys;
+			any = true;
+		}
+	}
+	return any ? (double)sum * 1e3 / (double)sysconf(_SC_CLK_TCK) : NAN;
 }
 
 struct reader {
@@ -213,7 +223,7 @@ static int on_window(struct reader *r, const cJSON *j, struct hx_err *err)
 	other = w->side == 'A' ? 1 : 0;
 	w->idle_cpu_ms = cpu[other] - r->cpu_ms[other];
 	w->own_cpu_ms = cpu[!other] - r->cpu_ms[!other];
-	busy = cpus_busy_ms(&r->cpus);
+	busy = cpus_task_ms(&r->cpus);
 	w->foreign_ms = fmax(0, (busy - r->busy_ms) - (cpu[0] - r->cpu_ms[0]) - (cpu[1] - r->cpu_ms[1]));
 	r->cpu_ms[0] = cpu[0];
 	r->cpu_ms[1] = cpu[1];
@@ -348,7 +358,7 @@ static int run_duet_client(struct run_env *env, struct cg_tree *tree, const stru
 			     .cpus = env->plan[mode].limits[CG_SLICE_SUT].cpus};
 	r->cpu_ms[0] = slice_cpu_ms(tree, CG_SLICE_SUT);
 	r->cpu_ms[1] = slice_cpu_ms(tree, CG_SLICE_SUT_B);
-	r->busy_ms = cpus_busy_ms(&r->cpus);
+	r->busy_ms = cpus_task_ms(&r->cpus);
 	rc = read_windows(r, &rd, err);
 	if (!d->stopped[0])
 		snprintf(d->stopped, sizeof(d->stopped), "%s", rc < 0 ? "error" : "pairs");
