@@ -351,11 +351,13 @@ int verb_ab(int argc, char **argv)
 	if (opt_parse("ab", ab_tab, &o, argc, argv, false, &npos, &err) < 0)
 		return hx_report(&err);
 	if (o.help) {
-		opt_print_help(stdout, "harness ab A B [SCENARIO] [OPTIONS]",
-			       "A duet: both sides' servers up at once on the same CPUs and limits, one load client\n"
-			       "alternating between them in short windows of randomized order; the verdict from the\n"
-			       "per-pair ratios B/A (docs/ab.md). Exit 1 when B is slower beyond the threshold.",
-			       ab_tab);
+		opt_print_help(
+			stdout, "harness ab A B [SCENARIO] [OPTIONS]",
+			"A duet: both sides' servers up at once on the same CPUs and limits, one load client\n"
+			"alternating between them in short windows of randomized order (a startup scenario: single\n"
+			"runs of A and B alternated); the verdict from the per-pair ratios B/A (docs/ab.md).\n"
+			"Exit 1 when B is slower beyond the threshold.",
+			ab_tab);
 		return HX_EXIT_OK;
 	}
 	rc = ab_plan(&o, argv + 1, npos, p, env, &err);

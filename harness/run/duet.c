@@ -360,6 +360,10 @@ static int run_duet_client(struct run_env *env, struct cg_tree *tree, const stru
 	r->cpu_ms[1] = slice_cpu_ms(tree, CG_SLICE_SUT_B);
 	r->busy_ms = cpus_task_ms(&r->cpus);
 	rc = read_windows(r, &rd, err);
+	if (rd >= 0) { /* an error or an interruption: the client ends at its next window too */
+		close(rd);
+		rd = -1;
+	}
 	if (!d->stopped[0])
 		snprintf(d->stopped, sizeof(d->stopped), "%s", rc < 0 ? "error" : "pairs");
 	if (!r->end_seen) /* stopped before its last line: the engine asked for */
