@@ -53,6 +53,17 @@ static double metric_of(const struct ab_window *w, enum ab_metric m)
 	return NAN;
 }
 
+/* Foreign tasks take the CPU from whichever side is measured: a window that lost more of it than its pair's other
+ * did is slower for that alone. The two servers each saturate the CPU in their window, so what the scheduler
+ * leaves to foreign tasks does not depend on the side: leaving such pairs out biases neither. */
+bool ab_pair_noisy(const struct ab_window *x, const struct ab_window *y)
+{
+	double window_ms = 1e3 * fmin(x->duration_s, y->duration_s);
+
+	return isfinite(x->foreign_ms) && isfinite(y->foreign_ms) &&
+	       fabs(x->foreign_ms - y->foreign_ms) > AB_NOISY_SHARE * window_ms;
+}
+
 int ab_pairs(const struct ab_doc *d, enum ab_metric m, double **ret_a, double **ret_b, size_t *ret_n)
 {
 	double *a = calloc(d->nw / 2 + 1, sizeof(double)), *b = calloc(d->nw / 2 + 1, sizeof(double));
@@ -67,7 +78,7 @@ int ab_pairs(const struct ab_doc *d, enum ab_metric m, double **ret_a, double **
 		const struct ab_window *x = &d->w[i], *y = &d->w[i + 1];
 		const struct ab_window *wa = x->side == 'A' ? x : y, *wb = x->side == 'A' ? y : x;
 
-		if (x->pair != y->pair || x->side == y->side || x->warmup)
+		if (x->pair != y->pair || x->side == y->side || x->warmup || ab_pair_noisy(x, y))
 			continue;
 		a[n] = metric_of(wa, m);
 		b[n] = metric_of(wb, m);
@@ -110,6 +121,12 @@ int ab_analyze(struct ab_doc *d)
 			return -1;
 		if ((enum ab_metric)m == ab_headline(d))
 			d->pairs = n;
+	}
+	d->noisy_pairs = 0;
+	for (size_t i = 0; i + 1 < d->nw; i += 2) {
+		const struct ab_window *x = &d->w[i], *y = &d->w[i + 1];
+
+		d->noisy_pairs += x->pair == y->pair && !x->warmup && ab_pair_noisy(x, y);
 	}
 	idle_evidence(d);
 	return 0;
@@ -231,6 +248,7 @@ static cJSON *ab_json(const struct ab_doc *d)
 	cJSON_AddNumberToObject(idle, "A", d->idle_share[0]);
 	cJSON_AddNumberToObject(idle, "B", d->idle_share[1]);
 	cJSON_AddBoolToObject(o, "idle_side_busy", d->idle_busy[0] || d->idle_busy[1]);
+	cJSON_AddNumberToObject(o, "noisy_pairs", (double)d->noisy_pairs);
 	return o;
 }
 
@@ -448,6 +466,11 @@ static void flags_line(FILE *f, const struct ab_doc *d)
 				"AB"[s], d -> idle_share[s] * 100, AB_IDLE_SHARE * 100);
 	if (d->reconnects)
 		fprintf(f, "warning: %llu reconnects during the duet\n", (unsigned long long)d->reconnects);
+	if (d->noisy_pairs)
+		fprintf(f,
+			"note: %zu noisy pairs left out (their windows' foreign CPU time differed by more than %.0f%% "
+			"of a window)\n",
+			d->noisy_pairs, AB_NOISY_SHARE * 100);
 }
 
 static void table(FILE *f, const struct ab_doc *d, bool md)

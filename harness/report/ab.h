@@ -17,6 +17,9 @@
 #define AB_MAX_WINDOWS 4096
 #define AB_IDLE_SHARE  0.05 /* a side busier than this share of a CPU during the other's windows is flagged */
 #define AB_DEFAULT_TH  0.02
+/* A pair whose two windows saw foreign CPU time on the sides' CPUs differing by more than this share of a
+ * window is noisy: left out of the verdicts and counted (docs/ab.md). */
+#define AB_NOISY_SHARE 0.05
 
 struct ab_window {
 	unsigned pair;
@@ -53,12 +56,14 @@ struct ab_doc {
 	struct paired_result metric[AB_NR_METRICS];
 	double idle_share[2]; /* the busiest share of a CPU each side used during the other's windows */
 	bool idle_busy[2];
-	size_t pairs;
+	size_t pairs, noisy_pairs; /* the headline metric's pairs counted, and those left out as noisy */
 };
 
 struct ab_window *ab_window_add(struct ab_doc *d);
 void ab_free(struct ab_doc *d);
-/* The complete pairs of metric m (warm-up pair left out): a[i] side A's value, b[i] side B's. */
+/* Whether the pair of windows x, y is noisy (AB_NOISY_SHARE). */
+bool ab_pair_noisy(const struct ab_window *x, const struct ab_window *y);
+/* The complete pairs of metric m (the warm-up pair and noisy pairs left out): a[i] side A's value, b[i] B's. */
 int ab_pairs(const struct ab_doc *d, enum ab_metric m, double **ret_a, double **ret_b, size_t *ret_n);
 /* The paired analysis of every metric and the idle sides' evidence. */
 int ab_analyze(struct ab_doc *d);
