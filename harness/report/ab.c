@@ -61,7 +61,7 @@ bool ab_pair_noisy(const struct ab_window *x, const struct ab_window *y)
 	double window_ms = 1e3 * fmin(x->duration_s, y->duration_s);
 
 	return isfinite(x->foreign_ms) && isfinite(y->foreign_ms) &&
-	       fabs(x->foreign_ms - y->foreign_ms) > AB_NOISY_SHARE * window_ms;
+	       fabs(x->foreign_ms - y->foreign_ms) > fmax(AB_NOISY_SHARE * window_ms, AB_NOISY_MIN_MS);
 }
 
 int ab_pairs(const struct ab_doc *d, enum ab_metric m, double **ret_a, double **ret_b, size_t *ret_n)

@@ -18,8 +18,10 @@
 #define AB_IDLE_SHARE  0.05 /* a side busier than this share of a CPU during the other's windows is flagged */
 #define AB_DEFAULT_TH  0.02
 /* A pair whose two windows saw foreign CPU time on the sides' CPUs differing by more than this share of a
- * window is noisy: left out of the verdicts and counted (docs/ab.md). */
-#define AB_NOISY_SHARE 0.05
+ * window, and by more than AB_NOISY_MIN_MS (three of /proc/stat's 10 ms ticks), is noisy: left out of the
+ * verdicts and counted (docs/ab.md). */
+#define AB_NOISY_SHARE	0.05
+#define AB_NOISY_MIN_MS 30.0
 
 struct ab_window {
 	unsigned pair;
