@@ -469,8 +469,8 @@ static void flags_line(FILE *f, const struct ab_doc *d)
 	if (d->noisy_pairs)
 		fprintf(f,
 			"note: %zu noisy pairs left out (their windows' foreign CPU time differed by more than %.0f%% "
-			"of a window)\n",
-			d->noisy_pairs, AB_NOISY_SHARE * 100);
+			"of a window and %.0f ms)\n",
+			d->noisy_pairs, AB_NOISY_SHARE * 100, AB_NOISY_MIN_MS);
 }
 
 static void table(FILE *f, const struct ab_doc *d, bool md)
