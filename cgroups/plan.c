@@ -132,10 +132,9 @@ static int plan_alloc(const struct cg_topo *t, const struct cg_cpus *usable, con
 static const struct {
 	uint64_t memory_max, pids_max;
 } cg_slice_defaults[CG_NR_SLICES] = {
-	[CG_SLICE_SUT] = {(uint64_t)2 << 30, 4096},
-	[CG_SLICE_CLIENT] = {(uint64_t)1 << 30, 1024},
-	[CG_SLICE_FIXTURE] = {(uint64_t)2 << 30, 1024},
-	[CG_SLICE_NOISE] = {(uint64_t)512 << 20, 64},
+	[CG_SLICE_SUT] = {(uint64_t)2 << 30, 4096},	[CG_SLICE_CLIENT] = {(uint64_t)1 << 30, 1024},
+	[CG_SLICE_FIXTURE] = {(uint64_t)2 << 30, 1024}, [CG_SLICE_NOISE] = {(uint64_t)512 << 20, 64},
+	[CG_SLICE_SUT_B] = {(uint64_t)2 << 30, 4096},
 };
 
 static void plan_default_limits(struct cg_slice_plan *p)
@@ -234,4 +233,10 @@ int cg_tree_from_plan(const struct cg_slice_plan *p, unsigned mask, const char *
 		}
 	*ret = t;
 	return 0;
+}
+
+void cg_plan_duet(struct cg_slice_plan *p)
+{
+	p->limits[CG_SLICE_SUT_B] = p->limits[CG_SLICE_SUT];
+	p->slices |= 1u << CG_SLICE_SUT_B;
 }

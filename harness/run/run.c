@@ -166,11 +166,39 @@ static void expand_argv(char *const *tmpl, const char *entry, const char *script
 	out[i] = NULL;
 }
 
-/* The sut sandbox: the image, the scenario read-only at /scenario, PORT, NODE_ENV; with --no-sandbox the same start out
- * of it, its scratch folders in the run folder. */
-static int sut_config(struct run_env *env, const struct scenario *s, const struct manifest *m,
-		      const struct img_status *st, struct sbx_config *c, char **argv, char store[][PATH_MAX],
+/* A duet side's environment and runtime arguments (--a-env, --a-arg), after the image's and the scenario's. */
+static int side_apply(const struct run_side *side, struct sbx_config *c, char **argv, char store[][PATH_MAX],
 		      struct hx_err *err)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; side && i < side->nenv; i++)
+		if (sbx_env_set(c, side->env[i]) < 0)
+			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "too many environment variables at '%s'",
+				       side->env[i]);
+	if (!side || !side->nargs)
+		return 0;
+	while (argv[n])
+		n++;
+	if (n + side->nargs > MAN_MAX_ARGV)
+		return hx_fail(err, HX_EXIT_USAGE, E2BIG, "at most %d runtime arguments in all", MAN_MAX_ARGV);
+	/* after the runtime's own name: node --flag script, bun --flag script */
+	for (size_t j = n - 1; j >= 1; j--)
+		memcpy(store[j + side->nargs], store[j], PATH_MAX);
+	for (size_t i = 0; i < side->nargs; i++)
+		snprintf(store[1 + i], PATH_MAX, "%s", side->args[i]);
+	for (size_t i = 0; i < n + side->nargs; i++)
+		argv[i] = store[i];
+	argv[n + side->nargs] = NULL;
+	return 0;
+}
+
+/* The sut sandbox: the image, the scenario read-only at /scenario, PORT; with --no-sandbox the same start out
+ * of it, its scratch folders in the run folder. A duet's side (NULL in a run) adds its environment and
+ * arguments. */
+static int sut_config(struct run_env *env, const struct scenario *s, const struct manifest *m,
+		      const struct img_status *st, const struct run_side *side, struct sbx_config *c, char **argv,
+		      char store[][PATH_MAX], struct hx_err *err)
 {
 	char script[PATH_MAX], kv[64];
 	const char *entry;
@@ -224,7 +252,14 @@ static int sut_config(struct run_env *env, const struct scenario *s, const struc
 	snprintf(script, sizeof(script), "/scenario/%s", scn_script_for(s, m));
 	expand_argv(m->run, entry, script, argv, store);
 	c->argv = argv;
-	return 0;
+	return side_apply(side, c, argv, store, err);
+}
+
+int run_sut_config(struct run_env *env, const struct scenario *s, const struct manifest *m, const struct img_status *st,
+		   const struct run_side *side, struct sbx_config *c, char **argv, char store[][PATH_MAX],
+		   struct hx_err *err)
+{
+	return sut_config(env, s, m, st, side, c, argv, store, err);
 }
 
 static void stats_into(struct trial_result *t, struct cg_tree *tree, enum cg_slice sl)
@@ -553,13 +588,18 @@ static int run_cells(struct run_env *env, struct cg_tree *tree, const struct sce
 }
 
 /* SIGTERM, 2 s to exit, then the slice is killed. */
-static void stop_server(struct cg_tree *tree, struct sbx *x, struct trial_result *t)
+void run_server_stop(struct cg_tree *tree, enum cg_slice sl, struct sbx *x, struct trial_result *t)
 {
 	double t0 = now_s();
 	int code;
 
-	sbx_stop(tree, CG_SLICE_SUT, x, SIGTERM, 2000, &code);
+	sbx_stop(tree, sl, x, SIGTERM, 2000, &code);
 	res_overhead_add(&t->overhead, RES_PH_STOP, ms_since(t0));
+}
+
+static void stop_server(struct cg_tree *tree, struct sbx *x, struct trial_result *t)
+{
+	run_server_stop(tree, CG_SLICE_SUT, x, t);
 }
 
 /* Write 5 to clear_refs (Linux >= 4.0): the process's peak RSS starts again from its current RSS. */
@@ -639,20 +679,21 @@ static int noise_end(struct cg_tree *tree, struct run_noise *nz, struct trial_re
 
 /* Start the server in the sut slice, its output to logfd, and wait until it is ready; on failure nothing
  * is left running and the message has its last output. */
-static int server_start(struct run_env *env, const struct scenario *s, const struct manifest *m,
-			const struct img_status *st, struct cg_tree *tree, int logfd, const char *logpath,
-			struct sbx *x, struct trial_result *t, struct hx_err *err)
+int run_server_start(struct run_env *env, const struct scenario *s, const struct manifest *m,
+		     const struct img_status *st, struct cg_tree *tree, const struct run_side *side, int logfd,
+		     const char *logpath, struct sbx *x, struct trial_result *t, struct hx_err *err)
 {
+	enum cg_slice sl = side ? side->slice : CG_SLICE_SUT;
 	char *argv[MAN_MAX_ARGV + 1], store[MAN_MAX_ARGV][PATH_MAX], tail[2048], why[64];
 	struct sbx_config c;
 	enum ready ready;
 	double ready_ms = 0;
 	int status = 0;
 
-	if (sut_config(env, s, m, st, &c, argv, store, err) < 0)
+	if (sut_config(env, s, m, st, side, &c, argv, store, err) < 0)
 		return -err->errnum;
 	c.out_fd = logfd;
-	if (start_timed(tree, CG_SLICE_SUT, &c, x, t, err) < 0) {
+	if (start_timed(tree, sl, &c, x, t, err) < 0) {
 		sbx_release(x);
 		return hx_wrap(err, "server");
 	}
@@ -662,7 +703,7 @@ static int server_start(struct run_env *env, const struct scenario *s, const str
 		res_overhead_add(&t->overhead, RES_PH_READY, ready_ms);
 		return 0;
 	}
-	stop_server(tree, x, t);
+	run_server_stop(tree, sl, x, t);
 	sbx_release(x);
 	util_log_tail(logpath, tail, sizeof(tail));
 	if (ready == READY_EXITED)
@@ -713,7 +754,7 @@ static int server_memory(struct run_env *env, const struct scenario *s, const st
 	stop_server(tree, x, t);
 	sbx_release(x);
 	*x = (struct sbx){.pid = -1, .report_fd = -1};
-	if (server_start(env, s, m, st, tree, logfd, logpath, x, t, err) < 0)
+	if (run_server_start(env, s, m, st, tree, NULL, logfd, logpath, x, t, err) < 0)
 		return hx_wrap(err, "restart");
 	t->server.after_restart_rss_kb = (double)proc_status_kb(sbx_payload_pid(x->pid), "VmRSS:");
 	return 0;
@@ -735,7 +776,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	if (logfd < 0)
 		return hx_syserr(err, "run: %s", logpath);
 	snprintf(t->server.log, sizeof(t->server.log), "%s", logpath);
-	if (server_start(env, s, m, st, tree, logfd, logpath, &x, t, err) < 0)
+	if (run_server_start(env, s, m, st, tree, NULL, logfd, logpath, &x, t, err) < 0)
 		return -err->errnum;
 	payload = sbx_payload_pid(x.pid);
 	t->server.idle_rss_kb = (double)proc_status_kb(payload, "VmRSS:");
@@ -817,7 +858,7 @@ static int trial_script(struct run_env *env, const struct scenario *s, const str
 	outfd = open(outpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (logfd < 0 || outfd < 0)
 		return hx_syserr(err, "run: %s", logpath);
-	if (sut_config(env, s, m, st, &c, argv, store, err) < 0 || noise_begin(env, tree, nz, -1, t, err) < 0)
+	if (sut_config(env, s, m, st, NULL, &c, argv, store, err) < 0 || noise_begin(env, tree, nz, -1, t, err) < 0)
 		return -err->errnum;
 	c.out_fd = outfd;
 	c.err_fd = logfd;
@@ -880,7 +921,7 @@ static int trial_startup(struct run_env *env, const struct scenario *s, const st
 
 	if (!recs || !ms || !codes)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
-	if (sut_config(env, s, m, st, &c, argv, store, err) < 0)
+	if (sut_config(env, s, m, st, NULL, &c, argv, store, err) < 0)
 		return -err->errnum;
 	c.quiet = true;
 	if (noise_begin(env, tree, nz, -1, t, err) < 0 ||

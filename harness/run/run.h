@@ -56,6 +56,32 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 	      enum cg_cpu_mode mode, const struct noise_spec *noise, double deadline_s, struct trial_result *trial,
 	      struct hx_err *err);
 
+/* A side of a duet (harness ab): the slice its runtime runs in (CG_SLICE_SUT or CG_SLICE_SUT_B) and what
+ * it adds to the runtime's start: K=V environment after the image's and the scenario's, and arguments
+ * after the runtime's name (a flag's effect). */
+struct run_side {
+	enum cg_slice slice;
+	const char *const *env;
+	size_t nenv;
+	const char *const *args;
+	size_t nargs;
+};
+
+struct sbx;
+struct sbx_config;
+/* The scenario's server in the side's slice (NULL: the sut's, as a run starts it), its output to logfd,
+ * ready when this returns 0; on failure nothing is left running and the message has its last output. */
+int run_server_start(struct run_env *env, const struct scenario *s, const struct manifest *m,
+		     const struct img_status *st, struct cg_tree *tree, const struct run_side *side, int logfd,
+		     const char *logpath, struct sbx *x, struct trial_result *t, struct hx_err *err);
+/* SIGTERM, 2 s to exit, then the slice sl is killed. */
+void run_server_stop(struct cg_tree *tree, enum cg_slice sl, struct sbx *x, struct trial_result *t);
+/* The sut sandbox's configuration for s on m, with the side's additions (NULL: none); argv and store
+ * (MAN_MAX_ARGV + 1 and MAN_MAX_ARGV entries) hold its command line. */
+int run_sut_config(struct run_env *env, const struct scenario *s, const struct manifest *m, const struct img_status *st,
+		   const struct run_side *side, struct sbx_config *c, char **argv, char store[][PATH_MAX],
+		   struct hx_err *err);
+
 /* HARNESS_STOP_AT=STAGE (plan, prepare, readiness, warmup, load, teardown): harness says so on stderr and
  * stops itself (SIGSTOP) the first time it enters that stage, so that a fault test, or someone inspecting a
  * trial, can act at that exact point: kill it, look into its slices and sandboxes, or let it go on (SIGCONT). */
