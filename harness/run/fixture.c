@@ -28,7 +28,7 @@
 #include "base/util.h"
 
 /* Bump when the template's making changes: the cache key includes it. */
-#define FX_PG_LAYOUT	"initdb-v3 scram-sha-256 C UTF8 wal-segsize=1 sandbox-owned overlay"
+#define FX_PG_LAYOUT	"initdb-v4 scram-sha-256 C UTF8 wal-segsize=1 sandbox-owned overlay runtime-role-2"
 #define FX_PG_DATA	"/var/lib/postgresql/data"
 #define FX_PG_MAX_CONNS 200
 #define FX_READY_S	30.0
@@ -145,37 +145,25 @@ static int pg_sandbox_config(const struct fx_pg_template *t, const char *what, c
 	return 0;
 }
 
-/* initdb as the sandbox user into tmp/pgdata, with tmp bound read-write at /data. */
-static int pg_initdb(const struct fx_pg_template *t, const char *tmp, int netns_fd, struct hx_err *err)
+/* One PostgreSQL program run to its end as the fixture's user, with tmp bound read-write at /data; in_fd, when
+ * not -1, is its stdin. */
+static int pg_run_once(const struct fx_pg_template *t, const char *tmp, int netns_fd, char *const *argv, int in_fd,
+		       const char *what, struct hx_err *err)
 {
-	char initdb[PATH_MAX + 8], logpath[PATH_MAX + 16], tail[2048];
-	const char *argv[] = {initdb,
-			      "-D",
-			      "/data/pgdata",
-			      "-U",
-			      FX_PG_USER,
-			      "--auth=scram-sha-256",
-			      "--pwfile=/data/pwfile",
-			      "-E",
-			      "UTF8",
-			      "--locale=C",
-			      "--no-sync",
-			      "--wal-segsize=1",
-			      "--no-instructions",
-			      NULL};
+	char logpath[PATH_MAX + 16], tail[2048];
 	struct sbx_config c;
 	struct sbx x = {.pid = -1, .report_fd = -1};
 	_cleanup_close_ int logfd = -1;
 	int status = 0;
 
-	snprintf(initdb, sizeof(initdb), "%s/initdb", t->bin);
 	snprintf(logpath, sizeof(logpath), "%s.log", tmp);
-	if (pg_sandbox_config(t, "postgres template", logpath, netns_fd, (char *const *)argv,
+	if (pg_sandbox_config(t, "postgres template", logpath, netns_fd, argv,
 			      &(struct sbx_bind){.src = tmp, .dst = "/data", .rw = true}, &c, &logfd, err) < 0)
 		return -err->errnum;
-	if (sbx_start(NULL, CG_SLICE_FIXTURE, &c, &x, err) < 0 || sbx_wait_exec(&x, initdb, err) < 0) {
+	c.in_fd = in_fd;
+	if (sbx_start(NULL, CG_SLICE_FIXTURE, &c, &x, err) < 0 || sbx_wait_exec(&x, argv[0], err) < 0) {
 		sbx_release(&x);
-		return hx_wrap(err, "postgres template: initdb");
+		return hx_wrap(err, "postgres template: %s", what);
 	}
 	while (waitpid(x.pid, &status, 0) < 0 && errno == EINTR)
 		;
@@ -183,9 +171,56 @@ static int pg_initdb(const struct fx_pg_template *t, const char *tmp, int netns_
 	util_log_tail(logpath, tail, sizeof(tail));
 	unlink(logpath);
 	if (util_exit_code(status) != 0)
-		return hx_fail(err, HX_EXIT_INTERNAL, EIO, "postgres template: initdb exited with %d: %s",
+		return hx_fail(err, HX_EXIT_INTERNAL, EIO, "postgres template: %s exited with %d: %s", what,
 			       util_exit_code(status), tail);
 	return 0;
+}
+
+/* initdb as the fixture's user into tmp/pgdata. The bootstrap superuser has no password at all: nothing can
+ * log in as it (pg_hba.conf names the runtime's role only), so there is no secret of it to keep out of a
+ * sandbox. */
+static int pg_initdb(const struct fx_pg_template *t, const char *tmp, int netns_fd, struct hx_err *err)
+{
+	char initdb[PATH_MAX + 8];
+	const char *argv[] = {initdb, "-D",   "/data/pgdata", "-U",	   FX_PG_BOOTSTRAP,   "--auth=trust",
+			      "-E",   "UTF8", "--locale=C",   "--no-sync", "--wal-segsize=1", "--no-instructions",
+			      NULL};
+
+	snprintf(initdb, sizeof(initdb), "%s/initdb", t->bin);
+	return pg_run_once(t, tmp, netns_fd, (char *const *)argv, -1, "initdb", err);
+}
+
+/* The runtime's role: it logs in with the password and owns its database, and nothing else; no superuser, no
+ * role or database making, in none of the pg_*_server_* roles (COPY ... PROGRAM, COPY to a file and
+ * pg_read_file stay the superuser's). Made in single-user mode (SQL on stdin), so the cluster never listens
+ * with a role that could log in as the superuser. */
+static int pg_make_roles(const struct fx_pg_template *t, const char *tmp, int netns_fd, struct hx_err *err)
+{
+	char postgres[PATH_MAX + 16], sql[1024];
+	const char *argv[] = {
+		postgres,    "--single",      "-D", "/data/pgdata", "-c", "password_encryption=scram-sha-256", "-c",
+		"fsync=off", FX_PG_BOOTSTRAP, NULL};
+	int p[2], rc;
+	size_t n;
+
+	snprintf(postgres, sizeof(postgres), "%s/postgres", t->bin);
+	n = (size_t)snprintf(sql, sizeof(sql),
+			     "CREATE ROLE " FX_PG_USER " LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION "
+			     "NOBYPASSRLS PASSWORD '%s'\n"
+			     "CREATE DATABASE " FX_PG_DATABASE " OWNER " FX_PG_USER "\n"
+			     "REVOKE ALL ON DATABASE " FX_PG_BOOTSTRAP " FROM PUBLIC\n"
+			     "REVOKE ALL ON DATABASE template1 FROM PUBLIC\n",
+			     t->password);
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return hx_syserr(err, "postgres template: pipe");
+	/* a few hundred bytes: the pipe holds them all before the reader starts */
+	rc = write(p[1], sql, n) == (ssize_t)n ? 0 : hx_syserr(err, "postgres template: the roles' SQL");
+	explicit_bzero(sql, sizeof(sql));
+	close(p[1]);
+	if (rc == 0)
+		rc = pg_run_once(t, tmp, netns_fd, (char *const *)argv, p[0], "the runtime's role", err);
+	close(p[0]);
+	return rc;
 }
 
 static int pg_make_template(struct fx_pg_template *t, const char *tmp, int netns_fd, struct hx_err *err)
@@ -201,17 +236,15 @@ static int pg_make_template(struct fx_pg_template *t, const char *tmp, int netns
 	for (size_t i = 0; i < sizeof(raw); i++)
 		snprintf(t->password + 2 * i, 3, "%02x", raw[i]);
 	snprintf(pw, sizeof(pw), "%s\n", t->password);
-	snprintf(path, sizeof(path), "%s/pwfile", tmp);
-	if (write_owned(path, pw, SBX_UID, SBX_GID, 0600, err) < 0 || pg_initdb(t, tmp, netns_fd, err) < 0)
+	if (pg_initdb(t, tmp, netns_fd, err) < 0 || pg_make_roles(t, tmp, netns_fd, err) < 0)
 		return -err->errnum;
 	if (pg_own_template(tmp, err) < 0)
 		return -err->errnum;
-	unlink(path);
-	/* logins only over TCP on the loopback, only with the password */
+	/* logins only over TCP on the loopback, only with the password, only the runtime's role to its database */
 	snprintf(path, sizeof(path), "%s/pgdata/pg_hba.conf", tmp);
 	if (write_owned(path,
-			"# harness: password logins (SCRAM-SHA-256) over the loopback only\n"
-			"host all all 127.0.0.1/32 scram-sha-256\n",
+			"# harness: password logins (SCRAM-SHA-256) over the loopback only, the runtime's role only\n"
+			"host " FX_PG_DATABASE " " FX_PG_USER " 127.0.0.1/32 scram-sha-256\n",
 			SBX_UID, SBX_GID, 0600, err) < 0)
 		return -err->errnum;
 	snprintf(path, sizeof(path), "%s/password", tmp);

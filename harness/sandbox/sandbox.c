@@ -58,6 +58,7 @@ void sbx_config_init(struct sbx_config *c)
 	c->netns_fd = -1;
 	c->out_fd = -1;
 	c->err_fd = -1;
+	c->in_fd = -1;
 	c->cwd = SBX_HOME;
 	c->rootfs.tmp_size = 256 << 20;
 	c->rootfs.home_size = 64 << 20;
@@ -174,6 +175,8 @@ static __attribute__((noreturn)) void payload(struct sbx_child *x)
 		_exit(137);
 	if (chdir(x->bare ? x->bare->cwd : x->c->cwd) < 0)
 		child_fail(x->report_fd, "chdir", errno);
+	if (x->c->in_fd >= 0 && dup2(x->c->in_fd, 0) < 0)
+		child_fail(x->report_fd, "redirect input", errno);
 	if (sbx_child_out.n && (r = sbx_out_apply_in_payload(&sbx_child_out)) < 0)
 		child_fail(x->report_fd, "redirect output", -r);
 	if (!sbx_child_out.n && x->c->quiet) {

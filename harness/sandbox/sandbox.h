@@ -28,6 +28,7 @@ struct sbx_config {
 	bool quiet;	  /* the command's stdout and stderr go to /dev/null */
 	int out_fd;	  /* >= 0: the command's stdout and stderr go here (a log file), bounded (sbx_out.h) */
 	int err_fd;	  /* >= 0: its stderr goes here instead */
+	int in_fd;	  /* >= 0: the command's stdin (postgres --single reads its SQL there); else harness's */
 	uint64_t out_max; /* bytes of each stream's head kept in those files; 0: SBX_OUT_MAX */
 	/* Out of the sandbox, for comparison only (run --no-sandbox): the same slice, network namespace,
 	 * environment, limits, user and init, but no namespace of its own, no root of its own and no seccomp
