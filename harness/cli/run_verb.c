@@ -574,7 +574,8 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 		return hx_syserr(err, "run: %s", env->dir);
 	/* an io neighbour writes on the disk under the run folder, as the sandbox user */
 	snprintf(env->noise_io_dir, sizeof(env->noise_io_dir), "%s/noise-io", env->dir);
-	if (mkdir(env->noise_io_dir, 0700) < 0 || chown(env->noise_io_dir, sbx_uid(), sbx_gid()) < 0)
+	if (mkdir(env->noise_io_dir, 0700) < 0 ||
+	    chown(env->noise_io_dir, sbx_role_uid(SBX_ROLE_NOISE), sbx_role_gid(SBX_ROLE_NOISE)) < 0)
 		return hx_syserr(err, "run: %s", env->noise_io_dir);
 	if (sbx_net_prepare(&env->netns_fd, err) < 0 || reserve_ports(p, env->netns_fd, err) < 0)
 		return -err->errnum;

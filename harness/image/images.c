@@ -349,6 +349,7 @@ static int run_version_command(const struct manifest *m, const struct img_status
 		return hx_syserr(err, "image %s: pipe", m->name);
 	}
 	c.out_fd = p[1];
+	c.role = SBX_ROLE_PREPARE;
 	rc = sbx_start(NULL, CG_SLICE_SUT, &c, &x, err);
 	close(p[1]);
 	if (rc == 0 && (rc = sbx_wait_exec(&x, entry, err)) == 0 &&

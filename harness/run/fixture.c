@@ -96,7 +96,7 @@ static void pg_bind_image(const struct fx_pg_template *t, struct sbx_config *c)
 }
 
 /* The cluster initdb made stays the sandbox user's, as PostgreSQL wants its data (the overlay's copied-up
- * files keep that owner): SBX_UID:SBX_GID, folders 0700, files 0600. Anything else (a symlink, a FIFO) is
+ * files keep that owner): SBX_FIXTURE_UID:SBX_FIXTURE_GID, folders 0700, files 0600. Anything else (a symlink, a FIFO) is
  * refused: initdb makes none. Nobody but root changes it: the folder above is root's 0700, and sandboxes only
  * ever see it through a read-only bind. */
 static int own_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -106,7 +106,7 @@ static int own_one(const char *path, const struct stat *st, int flag, struct FTW
 		return errno = ELOOP, -1;
 	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
 		return errno = EPERM, -1;
-	if (lchown(path, SBX_UID, SBX_GID) < 0 || chmod(path, S_ISDIR(st->st_mode) ? 0700 : 0600) < 0)
+	if (lchown(path, SBX_FIXTURE_UID, SBX_FIXTURE_GID) < 0 || chmod(path, S_ISDIR(st->st_mode) ? 0700 : 0600) < 0)
 		return -1;
 	return 0;
 }
@@ -229,7 +229,7 @@ static int pg_make_template(struct fx_pg_template *t, const char *tmp, int netns
 	char path[PATH_MAX + 32], pw[40];
 
 	unpack_remove_tree(tmp);
-	if (mkdir(tmp, 0700) < 0 || chown(tmp, SBX_UID, SBX_GID) < 0)
+	if (mkdir(tmp, 0700) < 0 || chown(tmp, SBX_FIXTURE_UID, SBX_FIXTURE_GID) < 0)
 		return hx_syserr(err, "postgres template: %s", tmp);
 	if (RAND_bytes(raw, sizeof(raw)) != 1)
 		return hx_fail(err, HX_EXIT_INTERNAL, EIO, "postgres template: no random bytes for the password");
@@ -245,7 +245,7 @@ static int pg_make_template(struct fx_pg_template *t, const char *tmp, int netns
 	if (write_owned(path,
 			"# harness: password logins (SCRAM-SHA-256) over the loopback only, the runtime's role only\n"
 			"host " FX_PG_DATABASE " " FX_PG_USER " 127.0.0.1/32 scram-sha-256\n",
-			SBX_UID, SBX_GID, 0600, err) < 0)
+			SBX_FIXTURE_UID, SBX_FIXTURE_GID, 0600, err) < 0)
 		return -err->errnum;
 	snprintf(path, sizeof(path), "%s/password", tmp);
 	return write_owned(path, pw, 0, 0, 0600, err);
@@ -257,7 +257,7 @@ static int pg_template_dir(const struct img_cache *c, const struct manifest *m, 
 {
 	char what[512], key[65];
 
-	snprintf(what, sizeof(what), "%s %s uid=%d", st->digest, FX_PG_LAYOUT, SBX_UID);
+	snprintf(what, sizeof(what), "%s %s uid=%d", st->digest, FX_PG_LAYOUT, SBX_FIXTURE_UID);
 	if (util_sha256_hex(what, strlen(what), key, sizeof(key)) < 0)
 		return -EIO;
 	snprintf(buf, len, "%s/fixtures/%s-%.16s", c->root, m->name, key);

@@ -209,7 +209,8 @@ int prep_ensure(const struct scenario *s, const struct manifest *m, const struct
 	if (!util_exists(ret)) {
 		fprintf(stderr, "harness: preparing scenario %s on %s (PREPARE=1, with the network)\n", s->name,
 			m->name);
-		if (mkdir(tmp, 0700) < 0 || chown(tmp, SBX_UID, SBX_GID) < 0)
+		if (mkdir(tmp, 0700) < 0 ||
+		    chown(tmp, sbx_role_uid(SBX_ROLE_PREPARE), sbx_role_gid(SBX_ROLE_PREPARE)) < 0)
 			rc = hx_syserr(err, "prepare: %s", tmp);
 		else if (prep_run(s, m, st, tmp, log, sizeof(log), err) < 0)
 			rc = hx_wrap(err, "cannot prepare scenario %s on %s (offline?)", s->name, m->name);

@@ -12,6 +12,7 @@
 #include "base/err.h"
 #include "sandbox/sbx_mount.h"
 #include "sandbox/sbx_seccomp.h"
+#include "sandbox/sbx_userns.h"
 
 #define SBX_MAX_ENV	64
 #define SBX_ENV_LEN	1024
@@ -34,7 +35,9 @@ struct sbx_config {
 	 * environment, limits, user and init, but no namespace of its own, no root of its own and no seccomp
 	 * filter; the paths inside become host paths (sandbox_internal.h). */
 	bool bare;
-	const char *bare_dir; /* bare: where each start's scratch folder is made; NULL: /tmp */
+	const char *bare_dir;
+	enum sbx_role role;
+		/* SBX_ROLE_OF_SLICE (0): the slice's role; bare: SBX_ROLE_BARE */ /* bare: where each start's scratch folder is made; NULL: /tmp */
 };
 
 /* Where the time went, stamped with CLOCK_MONOTONIC (ns) by parent and child alike. */

@@ -18,6 +18,7 @@ int sbx_run_to_end(struct sbx_config *c, const char *who, int timeout_s, char *l
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return hx_syserr(err, "%s: pipe", who);
 	c->out_fd = p[1];
+	c->role = SBX_ROLE_PREPARE;
 	rc = sbx_start(NULL, CG_SLICE_SUT, c, &x, err);
 	close(p[1]);
 	c->out_fd = -1;
