@@ -23,6 +23,7 @@
 #include "base/cleanup.h"
 #include "base/proc.h"
 #include "run/pgwire.h"
+#include "sandbox/sbx_run.h"
 #include "base/procfs.h"
 #include "image/unpack.h"
 #include "base/util.h"
@@ -153,6 +154,7 @@ static int pg_run_once(const struct fx_pg_template *t, const char *tmp, int netn
 	char logpath[PATH_MAX + 16], tail[2048];
 	struct sbx_config c;
 	struct sbx x = {.pid = -1, .report_fd = -1};
+	struct cg_tree *tree = NULL;
 	_cleanup_close_ int logfd = -1;
 	int status = 0;
 
@@ -161,13 +163,18 @@ static int pg_run_once(const struct fx_pg_template *t, const char *tmp, int netn
 			      &(struct sbx_bind){.src = tmp, .dst = "/data", .rw = true}, &c, &logfd, err) < 0)
 		return -err->errnum;
 	c.in_fd = in_fd;
-	if (sbx_start(NULL, CG_SLICE_FIXTURE, &c, &x, err) < 0 || sbx_wait_exec(&x, argv[0], err) < 0) {
+	c.role = SBX_ROLE_FIXTURE; /* the cluster is the fixture user's; the slice is a prepare slice */
+	if (sbx_prepare_begin(&tree, err) < 0)
+		return hx_wrap(err, "postgres template: %s", what);
+	if (sbx_start(tree, CG_SLICE_PREPARE, &c, &x, err) < 0 || sbx_wait_exec(&x, argv[0], err) < 0) {
 		sbx_release(&x);
+		sbx_prepare_end(tree);
 		return hx_wrap(err, "postgres template: %s", what);
 	}
 	while (waitpid(x.pid, &status, 0) < 0 && errno == EINTR)
 		;
 	sbx_release(&x);
+	sbx_prepare_end(tree);
 	util_log_tail(logpath, tail, sizeof(tail));
 	unlink(logpath);
 	if (util_exit_code(status) != 0)

@@ -247,7 +247,7 @@ static int parse_http(const char *file, const cJSON *root, struct scenario *s, s
 	static const char *const ready_keys[] = {"path", "status", "timeout_s", NULL};
 	static const char *const load_keys[] = {"connections",	   "threads",	  "pipeline",	 "requests",
 						"warmup_requests", "body_length", "body_sha256", "sweep",
-						"duration_s",	   "warmup_s",	  NULL};
+						"duration_s",	   "warmup_s",	  "timeout_ms",	 NULL};
 	const cJSON *ready = cJSON_GetObjectItemCaseSensitive(root, "ready");
 	const cJSON *load = cJSON_GetObjectItemCaseSensitive(root, "load");
 	const cJSON *tls = cJSON_GetObjectItemCaseSensitive(root, "tls");

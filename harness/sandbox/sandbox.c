@@ -413,17 +413,17 @@ static int sbx_prepare(const struct sbx_config *c, struct sbx *out, struct sbx_b
 static enum sbx_role sbx_role_of(const struct sbx_config *c, enum cg_slice s)
 {
 	static const enum sbx_role of_slice[CG_NR_SLICES] = {
-		[CG_SLICE_SUT] = SBX_ROLE_SUT,
-		[CG_SLICE_CLIENT] = SBX_ROLE_CLIENT,
-		[CG_SLICE_FIXTURE] = SBX_ROLE_FIXTURE,
-		[CG_SLICE_NOISE] = SBX_ROLE_NOISE,
+		[CG_SLICE_SUT] = SBX_ROLE_SUT,	       [CG_SLICE_CLIENT] = SBX_ROLE_CLIENT,
+		[CG_SLICE_FIXTURE] = SBX_ROLE_FIXTURE, [CG_SLICE_NOISE] = SBX_ROLE_NOISE,
+		[CG_SLICE_PREPARE] = SBX_ROLE_PREPARE,
 	};
 	enum sbx_role r = c->role != SBX_ROLE_OF_SLICE ? c->role : of_slice[s];
 
 	return c->bare && r == SBX_ROLE_SUT ? SBX_ROLE_BARE : r;
 }
 
-int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, struct sbx *ret, struct hx_err *err)
+static int sbx_start_in(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, struct sbx *ret,
+			struct hx_err *err)
 {
 	enum sbx_role role = sbx_role_of(c, s);
 	struct sbx_child x = {.c = c, .uid = sbx_role_uid(role), .gid = sbx_role_gid(role)};
@@ -471,6 +471,18 @@ int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, st
 	out.report_fd = report[0];
 	*ret = out;
 	return 0;
+}
+
+int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, struct sbx *ret, struct hx_err *err)
+{
+	if (!t) /* every sandbox is in a slice: a caller outside one makes a prepare slice (sbx_run.h) */
+		return hx_fail(err, HX_EXIT_INTERNAL, EINVAL, "sandbox: no slice to start in");
+	return sbx_start_in(t, s, c, ret, err);
+}
+
+int sbx_start_here(enum cg_slice s, const struct sbx_config *c, struct sbx *ret, struct hx_err *err)
+{
+	return sbx_start_in(NULL, s, c, ret, err);
 }
 
 static const char *sbx_fix(const char *step, int errnum)

@@ -52,6 +52,13 @@ uid_t sbx_role_uid(enum sbx_role r)
 	return userns_active ? 0 : SBX_UID + (uid_t)(r > SBX_ROLE_SUT ? r - SBX_ROLE_SUT : 0);
 }
 
+const char *sbx_role_name_of_uid(uid_t uid)
+{
+	static const char *const names[] = {"sut", "bare", "client", "fixture", "noise", "prepare"};
+
+	return uid >= SBX_UID && uid - SBX_UID < HX_ARRAY_SIZE(names) ? names[uid - SBX_UID] : NULL;
+}
+
 gid_t sbx_role_gid(enum sbx_role r)
 {
 	return userns_active ? 0 : SBX_GID + (gid_t)(r > SBX_ROLE_SUT ? r - SBX_ROLE_SUT : 0);

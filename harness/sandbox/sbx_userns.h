@@ -55,5 +55,7 @@ bool sbx_userns_active(struct sbx_userns_map *ret);
  * one id only) in a rootless run. */
 uid_t sbx_role_uid(enum sbx_role r);
 gid_t sbx_role_gid(enum sbx_role r);
+/* The role whose user uid is ("sut", "client", "fixture", ...), as a root-started run has them; NULL for none. */
+const char *sbx_role_name_of_uid(uid_t uid);
 
 #endif

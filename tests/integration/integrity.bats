@@ -16,6 +16,17 @@ teardown() {
 	assert_no_leftovers
 }
 
+# A cache of the test's own (nothing prepared in it yet) that shares the machine's unpacked images.
+own_cache() {
+	local real=${HARNESS_CACHE_DIR:-/var/cache/harness} t
+	export HARNESS_CACHE_DIR=$BATS_TEST_TMPDIR/cache
+	mkdir -p "$HARNESS_CACHE_DIR/trees"
+	for t in "$real"/trees/sha*; do
+		[ -d "$t" ] && ln -sfnr "$t" "$HARNESS_CACHE_DIR/trees/$(basename "$t")"
+	done
+	return 0
+}
+
 @test "postgres: COPY FROM PROGRAM, COPY to and from a file, pg_read_file, CREATE ROLE and the bootstrap database, from the runtime's role: all refused" {
 	need_postgres
 
@@ -96,4 +107,122 @@ except OSError as e:
 	[[ "$output" == *"/proc/1/environ refused: Permission denied"* ]]
 	[[ "$output" == *"/proc/1/fd refused: Permission denied"* ]]
 	[[ "$output" != *opened* ]]
+}
+
+# The cgroups of slice $1 of this test's run (one per hierarchy), once they exist.
+slice_dirs() {
+	find /sys/fs/cgroup -mindepth 2 -maxdepth 9 -type d -path "*/harness-$HARNESS_RUN_TAG-*/$1" 2>/dev/null
+}
+
+# Wait (20 s at most) until condition $@ holds.
+wait_for() {
+	local end=$((SECONDS + 20))
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.05
+	done
+}
+
+sut_listening() {
+	local d p
+	for d in $(slice_dirs sut); do
+		for p in $(cat "$d/cgroup.procs" 2>/dev/null); do
+			if grep -q ' 0100007F:0BB8 00000000:0000 0A ' "/proc/$p/net/tcp" 2>/dev/null &&
+				[ "$(awk '/^Uid:/{print $2}' "/proc/$p/status")" = "$SBX_UID" ]; then
+				SUT_PID=$p
+				return 0
+			fi
+		done
+	done
+	return 1
+}
+
+@test "served by the runtime: a listener planted on the runtime's port from the client slice, with SO_REUSEPORT and the runtime's uid, fails the trial naming it" {
+	need_root
+	command -v nsenter >/dev/null || hx_skip "needs nsenter (util-linux)"
+	"$HARNESS" images path node24 >/dev/null 2>&1 || hx_skip "needs the node24 image"
+	"$HARNESS" run --cpus 1 --runtimes node24 --repeat 1 --out r.json "$FIXTURES/scenarios/shared-port" >out.log 2>&1 &
+	RUN=$!
+	wait_for sut_listening
+	# the plant: in the run's network namespace, as the runtime's uid (what one uid for every role allowed), an
+	# HTTP server that joins the port with SO_REUSEPORT, moved into the client slice
+	nsenter -t "$SUT_PID" -n setpriv --reuid="$SBX_UID" --regid="$SBX_UID" --clear-groups /usr/bin/python3 -c '
+import http.server, socket
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        self.send_response(200); self.send_header("Content-Length", "13"); self.end_headers(); self.wfile.write(b"Hello, World!")
+    def log_message(self, *a): pass
+class S(http.server.ThreadingHTTPServer):
+    def server_bind(self):
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1); super().server_bind()
+S(("127.0.0.1", 3000), H).serve_forever()' &
+	PLANT=$!
+	for d in $(slice_dirs client); do echo "$PLANT" >"$d/cgroup.procs"; done
+	status=0
+	wait "$RUN" || status=$?
+	kill "$PLANT" 2>/dev/null || true
+	wait "$PLANT" 2>/dev/null || true
+	cat out.log | tail -5
+	[ "$status" -eq 1 ]
+	python3 - "$PLANT" "$SBX_UID" <<'PY'
+import json, sys
+t = json.load(open("r.json"))["trials"][0]
+print(t["status"], t.get("error"))
+assert t["status"] == "failed", t["status"]
+want = f"port 3000 is not only the runtime's: a listener there is held by pid {sys.argv[1]} (python3) in the client slice, uid {sys.argv[2]} (the sut role)"
+assert want in t["error"], t["error"]
+PY
+}
+
+@test "sock_diag refused: the runtime cannot list the run's sockets (the client's, the fixture's) through netlink; NETLINK_ROUTE still opens" {
+	run --separate-stderr "$HARNESS" exec -- /usr/bin/python3 -c "
+import socket
+for name, proto in (('route', 0), ('sock_diag', 4)):
+    try:
+        socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, proto).close(); print(name, 'opened')
+    except OSError as e:
+        print(name, 'refused:', e.strerror)"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"route opened"* ]]
+	[[ "$output" == *"sock_diag refused: Operation not permitted"* ]]
+	# and the policy says so (results and exec --json carry it)
+	run "$HARNESS" exec --json --stats -- true
+	[[ "$output" == *'"socket AF_NETLINK NETLINK_SOCK_DIAG"'* ]]
+}
+
+@test "prepare slice: a fork storm in a scenario's prepare step stops at the prepare slice's pids limit (1024)" {
+	[ -x "$HELPERS/forks" ] || hx_skip "needs the forks helper (make build/helpers/forks)"
+	own_cache # a prepare of its own, whatever ran before
+	"$HARNESS" images path node20 >/dev/null 2>&1 || hx_skip "needs the node20 image (harness images pull node20)"
+	cp -r "$FIXTURES/scenarios/prepare-forks" pf
+	cp "$HELPERS/forks" pf/forks
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --repeat 1 --out r.json ./pf
+	echo "$stderr" | tail -5
+	[ "$status" -eq 0 ]
+	n=$(python3 -c 'import json; print(int(json.load(open("r.json"))["trials"][0]["script"]["prepare_forks"]))')
+	echo "prepare forked $n"
+	# node and the helper themselves count against the 1024 (threads too)
+	[ "$n" -gt 900 ] && [ "$n" -lt 1024 ]
+}
+
+@test "trial deadline: a silent server (it answers only the readiness probe) is ended by the deadline derived from the load, and the trial says why" {
+	"$HARNESS" images path node20 >/dev/null 2>&1 || hx_skip "needs the node20 image (harness images pull node20)"
+	# 10 s + 5 s readiness + a 20 s response timeout + 20 requests at 100 a second: 35 s, where the load alone
+	# would take 20 requests / 2 connections x 20 s = 200 s
+	start=$SECONDS
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --repeat 1 --out r.json "$FIXTURES/scenarios/silent-server"
+	took=$((SECONDS - start))
+	echo "$stderr" | tail -3
+	echo "took $took s"
+	[ "$status" -eq 1 ]
+	[ "$took" -lt 100 ]
+	python3 - <<'PY'
+import json
+t = json.load(open("r.json"))["trials"][0]
+print(t["status"], t["error"])
+assert t["status"] == "failed", t
+assert "past the trial's deadline of 35 s" in t["error"], t["error"]
+PY
 }

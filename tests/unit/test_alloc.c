@@ -246,6 +246,22 @@ static void test_plan_does_not_fit(void **state)
 	assert_non_null(strstr(err.msg, "quota mode can give the runtime at most 2"));
 }
 
+/* The prepare slice is limited in memory, processes and CPU time, on whatever CPUs harness may use. */
+static void test_plan_prepare_limited(void **state)
+{
+	struct cg_limits l;
+	struct hx_err err = {0};
+
+	(void)state;
+	assert_int_equal(cg_plan_prepare(&l, &err), 0);
+	assert_int_equal(l.memory_max, (uint64_t)2 << 30);
+	assert_int_equal(l.pids_max, 1024);
+	assert_false(cg_cpus_empty(&l.cpus));
+	assert_true(l.cpu_quota_us >= l.cpu_period_us && l.cpu_period_us > 0);
+	assert_true(l.cpu_quota_us <= (uint64_t)(cg_cpus_count(&l.cpus) + 1) / 2 * l.cpu_period_us ||
+		    cg_cpus_count(&l.cpus) == 1);
+}
+
 /* No slice of a plan is left without a memory and a pids limit, whatever the budget leaves out. */
 static void test_plan_every_slice_limited(void **state)
 {
@@ -257,6 +273,10 @@ static void test_plan_every_slice_limited(void **state)
 	(void)state;
 	assert_int_equal(cg_plan_slices(t, &t->online, &b, &p, &err), 0);
 	for (int s = 0; s < CG_NR_SLICES; s++) {
+		if (s == CG_SLICE_PREPARE) { /* a tree of its own, outside every trial's plan */
+			assert_false(p.slices & (1u << s));
+			continue;
+		}
 		assert_true(p.slices & (1u << s));
 		assert_true(p.limits[s].memory_max > 0);
 		assert_true(p.limits[s].pids_max > 0);
@@ -482,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_noise_sibling_without_smt),
 		cmocka_unit_test(test_noise_quota_anywhere),
 		cmocka_unit_test(test_plan_every_slice_limited),
+		cmocka_unit_test(test_plan_prepare_limited),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
