@@ -345,9 +345,10 @@ static int parse_script(const char *file, const cJSON *root, struct scenario *s,
 	double iter = 1000;
 
 	s->timeout_s = 600;
-	if (prep && !cJSON_IsBool(prep))
-		return hx_fail_field(err, file, "prepare", "expected true or false");
-	s->prepare = cJSON_IsTrue(prep);
+	if (prep && !cJSON_IsBool(prep) && !(cJSON_IsString(prep) && strcmp(prep->valuestring, "network") == 0))
+		return hx_fail_field(err, file, "prepare", "expected true, false or \"network\"");
+	s->prepare_network = cJSON_IsString(prep);
+	s->prepare = cJSON_IsTrue(prep) || s->prepare_network;
 	if (cJSON_GetObjectItemCaseSensitive(root, "load") || cJSON_GetObjectItemCaseSensitive(root, "chat") ||
 	    cJSON_GetObjectItemCaseSensitive(root, "ready"))
 		return hx_fail_field(err, file, "load",

@@ -226,3 +226,62 @@ assert t["status"] == "failed", t
 assert "past the trial's deadline of 35 s" in t["error"], t["error"]
 PY
 }
+
+@test "memory of the whole tree: a forked worker's 200 MiB are in the slice's peak, and the table shows that peak, marked 'tree'" {
+	"$HARNESS" images path node20 >/dev/null 2>&1 || hx_skip "needs the node20 image (harness images pull node20)"
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --repeat 1 --out r.json "$FIXTURES/scenarios/forked-worker"
+	echo "$output"
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	python3 - <<'PY'
+import json
+t = json.load(open("r.json"))["trials"][0]
+pid_peak = t["server"]["peak_rss_kb"] / 1024
+tree_peak = t["slices"]["sut"]["memory_peak_bytes"] / 2**20
+print("server VmHWM", pid_peak, "MiB; slice peak", tree_peak, "MiB")
+assert pid_peak < 150 and tree_peak > 200, (pid_peak, tree_peak)
+PY
+	row=$(grep -E '^node20 +pinned' <<<"$output")
+	echo "$row"
+	[[ "$row" =~ →\ ([0-9]+)\.[0-9]\ tree ]]
+	[ "${BASH_REMATCH[1]}" -gt 200 ]
+}
+
+@test "prepare without the host's network: a prepare step reaches neither a host service on 127.0.0.1 nor a host abstract unix socket" {
+	own_cache # a prepare of its own, whatever ran before
+	"$HARNESS" images path node20 >/dev/null 2>&1 || hx_skip "needs the node20 image (harness images pull node20)"
+	/usr/bin/python3 -c '
+import socket, time
+t = socket.socket(); t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); t.bind(("127.0.0.1", 47391)); t.listen()
+u = socket.socket(socket.AF_UNIX); u.bind("\0hx-integrity-host"); u.listen()
+open("listening", "w").close()
+time.sleep(120)' &
+	HOSTSRV=$!
+	wait_for test -e listening
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --repeat 1 --out r.json "$FIXTURES/scenarios/prepare-reach"
+	kill "$HOSTSRV"
+	wait "$HOSTSRV" 2>/dev/null || true
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	[[ "$stderr" == *"preparing scenario prepare-reach on node20 (PREPARE=1, no network)"* ]]
+	python3 - <<'PY'
+import json
+d = json.load(open("r.json"))
+m = d["trials"][0]["script"]
+print(m)
+assert m["tcp_reached"] == 0 and m["abstract_reached"] == 0, m
+assert d["config"]["prepare_network"] is False, d["config"]
+PY
+}
+
+@test "prepare with the network only when the scenario declares it and the run allows it: refused otherwise, exit 2 naming the option" {
+	own_cache
+	"$HARNESS" images path node20 >/dev/null 2>&1 || hx_skip "needs the node20 image (harness images pull node20)"
+	cp -r "$FIXTURES/scenarios/prepare-reach" pr
+	sed -i 's/"prepare": true/"prepare": "network"/' pr/scenario.json
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --repeat 1 --out r.json ./pr
+	echo "$stderr" | tail -3
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *'scenario prepare-reach prepares with the network ("prepare": "network"): run with --allow-prepare-network to let it'* ]]
+	[ ! -e r.json ]
+}
