@@ -604,6 +604,42 @@ static size_t slice_dirs(const struct cg_tree *t, enum cg_slice s, char dirs[][P
 	return n;
 }
 
+/* Add the pids dir/cgroup.procs lists to ret (up to max), each once. */
+static void pids_listed(const char *dir, pid_t *ret, size_t max, size_t *n)
+{
+	struct hx_err err = {0};
+	char path[PATH_MAX];
+	_cleanup_free_ char *text = NULL;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	if (util_read_file(path, &text, NULL, &err) < 0)
+		return;
+	for (char *p = text, *end; *p && *n < max; p = end) {
+		long pid = strtol(p, &end, 10);
+		bool seen = false;
+
+		if (end == p)
+			break;
+		for (size_t i = 0; i < *n && !seen; i++)
+			seen = ret[i] == (pid_t)pid;
+		if (pid > 0 && !seen)
+			ret[(*n)++] = (pid_t)pid;
+	}
+}
+
+size_t cg_slice_pids(const struct cg_tree *t, enum cg_slice s, pid_t *ret, size_t max)
+{
+	char dirs[CG_NR_CTRLS + 1][PATH_MAX];
+	size_t n, got = 0;
+
+	if (!(t->created & (1u << s)))
+		return 0;
+	n = slice_dirs(t, s, dirs, HX_ARRAY_SIZE(dirs));
+	for (size_t d = 0; d < n; d++)
+		pids_listed(dirs[d], ret, max, &got);
+	return got;
+}
+
 /* SIGKILL every pid listed in dir/cgroup.procs, with a pidfd of each in fds (up to max) to wait on;
  * returns how many were listed. */
 static int kill_listed(const char *dir, int *fds, size_t max, size_t *nfds)

@@ -89,6 +89,9 @@ int cg_slice_stats(struct cg_tree *t, enum cg_slice s, struct cg_stats *ret, str
  * resets memory.max_usage_in_bytes. -EOPNOTSUPP (or the errno) when the kernel cannot: the peak then
  * covers the slice's whole life, and its stats say so. */
 int cg_slice_peak_reset(struct cg_tree *t, enum cg_slice s, struct hx_err *err);
+/* The processes in the slice now (each hierarchy's cgroup.procs, each pid once), up to max: how many. None
+ * for a slice the tree does not have. */
+size_t cg_slice_pids(const struct cg_tree *t, enum cg_slice s, pid_t *ret, size_t max);
 /* Kill every process in the slice and wait until it is empty. */
 int cg_slice_kill(struct cg_tree *t, enum cg_slice s, struct hx_err *err);
 /* Kill, remove every cgroup of the tree leaf-first, free it, whatever fails on the way; the first

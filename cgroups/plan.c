@@ -132,8 +132,11 @@ static int plan_alloc(const struct cg_topo *t, const struct cg_cpus *usable, con
 static const struct {
 	uint64_t memory_max, pids_max;
 } cg_slice_defaults[CG_NR_SLICES] = {
-	[CG_SLICE_SUT] = {(uint64_t)2 << 30, 4096},	[CG_SLICE_CLIENT] = {(uint64_t)1 << 30, 1024},
-	[CG_SLICE_FIXTURE] = {(uint64_t)2 << 30, 1024}, [CG_SLICE_NOISE] = {(uint64_t)512 << 20, 64},
+	[CG_SLICE_SUT] = {(uint64_t)2 << 30, 4096},
+	[CG_SLICE_CLIENT] = {(uint64_t)1 << 30, 1024},
+	[CG_SLICE_FIXTURE] = {(uint64_t)2 << 30, 1024},
+	[CG_SLICE_NOISE] = {(uint64_t)512 << 20, 64},
+	[CG_SLICE_PREPARE] = {CG_PREPARE_MEMORY, CG_PREPARE_PIDS},
 	[CG_SLICE_SUT_B] = {(uint64_t)2 << 30, 4096},
 };
 
@@ -193,6 +196,23 @@ int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const 
 	p.limits[CG_SLICE_SUT].pids_max = b->pids_max;
 	plan_default_limits(&p);
 	*ret = p;
+	return 0;
+}
+
+int cg_plan_prepare(struct cg_limits *ret, struct hx_err *err)
+{
+	struct cg_cpus cpuset, affinity;
+	unsigned n;
+
+	if (cg_own_cpuset(&cpuset, err) < 0 || cg_own_affinity(&affinity, err) < 0)
+		return -err->errnum;
+	cg_cpus_and(&cpuset, &affinity);
+	n = cg_cpus_count(&cpuset);
+	*ret = (struct cg_limits){.cpus = cpuset,
+				  .cpu_quota_us = (uint64_t)(n > 1 ? (n + 1) / 2 : 1) * CG_QUOTA_PERIOD_US,
+				  .cpu_period_us = CG_QUOTA_PERIOD_US,
+				  .memory_max = CG_PREPARE_MEMORY,
+				  .pids_max = CG_PREPARE_PIDS};
 	return 0;
 }
 

@@ -44,7 +44,7 @@
 #define RUN_MAX_REPEAT 30 /* --precision's default --max-repeat */
 
 struct run_opts {
-	bool help, keep, isolate, no_sandbox;
+	bool help, keep, isolate, no_sandbox, allow_prepare_network;
 	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement, *shard, *engine, *node_env;
 	unsigned cpus, client_cpus, repeat, connections, requests, max_repeat;
 	uint64_t memory, client_memory;
@@ -106,6 +106,9 @@ static const struct hx_opt run_tab[] = {
 	{"isolate", 0, OPT_FLAG, offsetof(struct run_opts, isolate), NULL,
 	 .help = "pinned mode: make the runtime's CPUs its own (cgroup v2 partitions; exit 3 where the host cannot: "
 		 "harness doctor says why)"},
+	{"allow-prepare-network", 0, OPT_FLAG, offsetof(struct run_opts, allow_prepare_network), NULL,
+	 .help = "let a scenario whose prepare step declares it (\"prepare\": \"network\") reach the host's network "
+		 "(config.prepare_network)"},
 	{"no-sandbox", 0, OPT_FLAG, offsetof(struct run_opts, no_sandbox), NULL,
 	 .help = "for comparison only: the runtime out of the sandbox, in the same slice, network namespace, "
 		 "environment and user, without namespaces, root or seccomp filter of its own; the results say so "
@@ -121,7 +124,8 @@ const struct hx_opt *const verb_run_opts = run_tab;
 #define RUN_MAX_ARGS 128
 
 struct run_plan {
-	char *cmd[RUN_MAX_ARGS]; /* the command line as given, for the results (opt_parse reorders argv) */
+	char *cmd[RUN_MAX_ARGS];    /* the command line as given, for the results (opt_parse reorders argv) */
+	bool allow_prepare_network; /* --allow-prepare-network */
 	int ncmd;
 	struct scenario scn[RUN_MAX_SCN];
 	size_t nscn;
@@ -491,6 +495,7 @@ static int run_plan(const struct run_opts *o, char **names, int n, struct run_pl
 	env->cap_s = o->cap;
 	p->precision = o->precision;
 	p->max_repeat = o->max_repeat ? o->max_repeat : RUN_MAX_REPEAT;
+	p->allow_prepare_network = o->allow_prepare_network;
 	if (p->precision && p->nshards)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 			       "run: --precision adds trials as the results come in, --shard splits a fixed plan: "
@@ -709,7 +714,8 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 		return hx_syserr(err, "run: %s", env->dir);
 	/* an io neighbour writes on the disk under the run folder, as the sandbox user */
 	snprintf(env->noise_io_dir, sizeof(env->noise_io_dir), "%s/noise-io", env->dir);
-	if (mkdir(env->noise_io_dir, 0700) < 0 || chown(env->noise_io_dir, sbx_uid(), sbx_gid()) < 0)
+	if (mkdir(env->noise_io_dir, 0700) < 0 ||
+	    chown(env->noise_io_dir, sbx_role_uid(SBX_ROLE_NOISE), sbx_role_gid(SBX_ROLE_NOISE)) < 0)
 		return hx_syserr(err, "run: %s", env->noise_io_dir);
 	if (sbx_net_prepare(&env->netns_fd, err) < 0 || reserve_ports(p, env->netns_fd, err) < 0)
 		return -err->errnum;
@@ -731,8 +737,9 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 		for (size_t k = 0; s->prepare && k < p->nimg; k++) {
 			char dir[PATH_MAX], key[65];
 
-			if (scn_supports(s, &p->img[k]) && prep_ensure(s, &p->img[k], &p->st[k], dir, sizeof(dir), key,
-								       &p->prepared_held[p->nprepared_held], err) < 0)
+			if (scn_supports(s, &p->img[k]) &&
+			    prep_ensure(s, &p->img[k], &p->st[k], p->allow_prepare_network, dir, sizeof(dir), key,
+					&p->prepared_held[p->nprepared_held], err) < 0)
 				return -err->errnum;
 			if (scn_supports(s, &p->img[k]))
 				p->nprepared_held++;
@@ -898,9 +905,12 @@ static void prepared_record(const struct run_plan *p, struct res_doc *d)
 			if (!scn_supports(s, &p->img[k]) ||
 			    prep_path(s, &p->img[k], &p->st[k], dir, sizeof(dir), key, &ignored) < 0)
 				continue;
-			if (!all)
-				all = cJSON_AddObjectToObject(cJSON_GetObjectItemCaseSensitive(d->head, "config"),
-							      "prepared");
+			if (!all) {
+				cJSON *config = cJSON_GetObjectItemCaseSensitive(d->head, "config");
+
+				all = cJSON_AddObjectToObject(config, "prepared");
+				cJSON_AddBoolToObject(config, "prepare_network", p->allow_prepare_network);
+			}
 			if (!o)
 				o = cJSON_AddObjectToObject(all, p->scn[i].name);
 			snprintf(v, sizeof(v), "sha256-%s", key);

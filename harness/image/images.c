@@ -23,6 +23,7 @@
 #include "image/fetch.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sbx_net.h"
+#include "sandbox/sbx_run.h"
 #include "image/unpack.h"
 #include "sandbox/sbx_userns.h"
 #include "base/util.h"
@@ -413,6 +414,7 @@ static int run_version_command(const struct manifest *m, const struct img_status
 	char *argv[MAN_MAX_ARGV + 1], entry[PATH_MAX];
 	struct sbx_config c;
 	struct sbx x = {.pid = -1, .report_fd = -1};
+	struct cg_tree *t = NULL;
 	int netns = -1, p[2] = {-1, -1}, rc, status = 0;
 
 	out[0] = '\0';
@@ -431,7 +433,9 @@ static int run_version_command(const struct manifest *m, const struct img_status
 		return hx_syserr(err, "image %s: pipe", m->name);
 	}
 	c.out_fd = p[1];
-	rc = sbx_start(NULL, CG_SLICE_SUT, &c, &x, err);
+	rc = sbx_prepare_begin(&t, err);
+	if (rc == 0)
+		rc = sbx_start(t, CG_SLICE_PREPARE, &c, &x, err);
 	close(p[1]);
 	if (rc == 0 && (rc = sbx_wait_exec(&x, entry, err)) == 0 &&
 	    (rc = util_read_until(p[0], util_now_ns() + VERIFY_TIMEOUT_MS * 1000000ull, out, len)) < 0)
@@ -444,6 +448,8 @@ static int run_version_command(const struct manifest *m, const struct img_status
 			;
 	}
 	sbx_release(&x);
+	if (t)
+		sbx_prepare_end(t);
 	close(p[0]);
 	sbx_net_cleanup(&netns);
 	return rc;

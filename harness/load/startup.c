@@ -85,7 +85,7 @@ static void run_sandboxed(struct series *s, struct run_record *rec)
 	int status = 0;
 
 	memset(rec, 0, sizeof(*rec));
-	if (sbx_start(NULL, CG_SLICE_SUT, &s->sbx, &x, &err) < 0) {
+	if (sbx_start_here(CG_SLICE_SUT, &s->sbx, &x, &err) < 0) {
 		rec->status = -(err.errnum ? err.errnum : EIO);
 		return;
 	}

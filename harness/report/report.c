@@ -263,6 +263,18 @@ static void legend_flush(struct legend *l, FILE *out)
 	l->n = 0;
 }
 
+/* idle → peak: the peak is the larger of the server's VmHWM and its slice's memory peak (the whole process
+ * tree: a forked worker, a cluster's processes, and its page cache), marked "tree" when the slice's is. */
+static void memory_cell(char *buf, size_t len, const struct res_summary *g, double idle_kb)
+{
+	double pid = res_median(g, RES_M_PEAK_RSS_KB), tree = res_median(g, RES_M_SUT_SLICE_PEAK_KB);
+
+	if (!isnan(tree) && (isnan(pid) || tree > pid))
+		snprintf(buf, len, "%.1f → %.1f tree", idle_kb / 1024, tree / 1024);
+	else
+		snprintf(buf, len, "%.1f → %.1f", idle_kb / 1024, pid / 1024);
+}
+
 static void render_rows(const struct res_doc *doc, const struct res_summary *groups, size_t n, enum report_format f,
 			FILE *out)
 {
@@ -306,7 +318,7 @@ static void render_rows(const struct res_doc *doc, const struct res_summary *gro
 		else if (isnan(idle))
 			snprintf(d, sizeof(d), "–");
 		else
-			snprintf(d, sizeof(d), "%.1f → %.1f", idle / 1024, res_median(g, RES_M_PEAK_RSS_KB) / 1024);
+			memory_cell(d, sizeof(d), g, idle);
 		cell(e, sizeof(e), 0, "", errs);
 		vs_pinned(r, sizeof(r), base ? &g->vs_pinned : NULL);
 		/* The flags are a column of the table (inside the last '|'), so a Markdown renderer keeps them; their
@@ -756,7 +768,9 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 		"\nMedians over trials. ops/s: requests, chat deliveries or a script's operations (queries) per "
 		"second; p99: of requests, chat round trips or a script's batches; startup: each trial's median "
 		"of its runs; 95%% CI of the median: of ops/s, else startup, none below 6 trials (n= says how many); "
-		"memory: the server's RSS idle and its peak under load, or a script's peak. vs pinned: "
+		"memory: the server's RSS idle and its peak under load (the larger of its VmHWM and its slice's memory "
+		"peak, "
+		"its whole process tree: 'tree' when that is the larger), or a script's peak. vs pinned: "
 		"the ratio of the named metric (ops/s, else startup) to the pinned row's, with the 95%% bootstrap CI "
 		"over the trial "
 		"pairs that ran side by side (none below 6 pairs: n= says how many); *: significant (Wilcoxon "

@@ -59,6 +59,7 @@ const char *const res_metric_names[RES_NR_METRICS] = {
 	"script_max_rss_kb",
 	"fixture_ready_ms",
 	"noise_ops_per_s",
+	"sut_slice_peak_kb",
 };
 
 /* ---- the trial ---- */
@@ -420,6 +421,11 @@ double res_metric(const struct trial_result *t, enum res_metric m)
 		return t->have & RES_HAVE_NEIGHBOUR && t->neighbour && t->neighbour->have_generator &&
 				       t->neighbour->generator.seconds > 0
 			       ? (double)t->neighbour->generator.ops / t->neighbour->generator.seconds
+			       : NAN;
+	case RES_M_SUT_SLICE_PEAK_KB:
+		return server && (t->slices_have & (1u << CG_SLICE_SUT)) &&
+				       t->slices[CG_SLICE_SUT].have[CG_STAT_MEMORY_PEAK]
+			       ? (double)t->slices[CG_SLICE_SUT].v[CG_STAT_MEMORY_PEAK] / 1024
 			       : NAN;
 	case RES_NR_METRICS:
 		break;

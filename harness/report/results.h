@@ -317,6 +317,7 @@ enum res_metric {
 	RES_M_SCRIPT_MAX_RSS_KB,
 	RES_M_FIXTURE_READY_MS,
 	RES_M_NOISE_OPS_PER_S,
+	RES_M_SUT_SLICE_PEAK_KB, /* the sut slice's memory peak: the server's whole process tree, its page cache too */
 	RES_NR_METRICS
 };
 extern const char *const res_metric_names[RES_NR_METRICS];

@@ -150,7 +150,8 @@ int bundle_make(struct scenario *s, const char *run_dir, int netns_fd, struct hx
 
 	snprintf(outdir, sizeof(outdir), "%s/bundle-%s", run_dir, s->name);
 	snprintf(out, sizeof(out), "%s/out.js", outdir);
-	if (mkdir(outdir, 0700) < 0 || chown(outdir, sbx_uid(), sbx_gid()) < 0)
+	if (mkdir(outdir, 0700) < 0 ||
+	    chown(outdir, sbx_role_uid(SBX_ROLE_PREPARE), sbx_role_gid(SBX_ROLE_PREPARE)) < 0)
 		return hx_syserr(err, "bundle: %s", outdir);
 	if (bundler_image(b->with, &m, &st, err) < 0)
 		return hx_wrap(err, "scenario %s: cannot bundle %s for %s", s->name, b->entry, b->for_runtime);

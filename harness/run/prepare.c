@@ -21,6 +21,7 @@
 #include "image/images.h"
 #include "image/unpack.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/sbx_net.h"
 #include "sandbox/sbx_run.h"
 #include "sandbox/sbx_mount.h"
 
@@ -124,20 +125,31 @@ static int make_root_readable(const char *path, const struct stat *st, int flag,
 	return chmod(path, (st->st_mode & 0755) | (S_ISDIR(st->st_mode) ? 0555 : 0444)) < 0 ? -1 : 0;
 }
 
-/* The scenario's script as a trial runs it, but with PREPARE=1, the host's network namespace, the
- * registry, and dir writable at /prepared. */
+/* The step's network: a namespace of its own with only lo (its own loopback: no host service, no host abstract
+ * socket), or for a scenario that declares it, the host's. */
+static int prep_netns(const struct scenario *s, int *ret, struct hx_err *err)
+{
+	if (!s->prepare_network)
+		return sbx_net_prepare(ret, err);
+	if ((*ret = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
+		return hx_syserr(err, "prepare: the host's network namespace");
+	return 0;
+}
+
+/* The scenario's script as a trial runs it, but with PREPARE=1 and dir writable at /prepared; with the host's
+ * network and the registry only when the scenario declares it ("prepare": "network"). */
 static int prep_run(const struct scenario *s, const struct manifest *m, const struct img_status *st, const char *dir,
 		    char *log, size_t len, struct hx_err *err)
 {
 	char *argv[MAN_MAX_ARGV + 1], entry[PATH_MAX], script[PATH_MAX], registry[1024];
 	char store[MAN_MAX_ARGV][PATH_MAX];
 	struct sbx_config c;
-	_cleanup_close_ int netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	int netns = -1, rc;
 	size_t i = 0;
 
-	if (netns < 0)
-		return hx_syserr(err, "prepare: the host's network namespace");
-	if (img_npm_registry("", registry, sizeof(registry), err) < 0)
+	if (s->prepare_network && img_npm_registry("", registry, sizeof(registry), err) < 0)
+		return -err->errnum;
+	if (prep_netns(s, &netns, err) < 0)
 		return -err->errnum;
 	img_entry_inside(m, entry, sizeof(entry));
 	snprintf(script, sizeof(script), "/scenario/%s", scn_script_for(s, m));
@@ -160,11 +172,16 @@ static int prep_run(const struct scenario *s, const struct manifest *m, const st
 		c.rootfs.binds[c.rootfs.nbinds++] =
 			(struct sbx_bind){.src = s->node_modules, .dst = "/scenario/node_modules"};
 	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = dir, .dst = "/prepared", .rw = true};
-	if (img_apply_to_sandbox(m, st, &c, err) < 0)
+	if (img_apply_to_sandbox(m, st, &c, err) < 0) {
+		sbx_net_cleanup(&netns);
 		return -err->errnum;
-	dep_registry_access(&c, registry);
+	}
+	if (s->prepare_network)
+		dep_registry_access(&c, registry);
 	sbx_env_set(&c, "PREPARE=1");
-	return sbx_run_to_end(&c, "it", PREPARE_TIMEOUT_S, log, len, err);
+	rc = sbx_run_to_end(&c, "it", PREPARE_TIMEOUT_S, log, len, err);
+	sbx_net_cleanup(&netns);
+	return rc;
 }
 
 /* The existing entry at path, held with a shared flock; -ENOENT when there is none, or when a gc removed it
@@ -186,8 +203,8 @@ static int prep_hold(const char *path, int *ret_hold)
 	return 0;
 }
 
-int prep_ensure(const struct scenario *s, const struct manifest *m, const struct img_status *st, char *ret, size_t len,
-		char key[65], int *ret_hold, struct hx_err *err)
+int prep_ensure(const struct scenario *s, const struct manifest *m, const struct img_status *st, bool allow_network,
+		char *ret, size_t len, char key[65], int *ret_hold, struct hx_err *err)
 {
 	struct img_cache c = {.lock_fd = -1};
 	char tmp[PATH_MAX], log[4096];
@@ -206,10 +223,16 @@ int prep_ensure(const struct scenario *s, const struct manifest *m, const struct
 	}
 	snprintf(tmp, sizeof(tmp), "%s/prepared/.tmp-%s-%d", c.root, key, (int)getpid());
 	unpack_remove_tree(tmp);
-	if (!util_exists(ret)) {
-		fprintf(stderr, "harness: preparing scenario %s on %s (PREPARE=1, with the network)\n", s->name,
-			m->name);
-		if (mkdir(tmp, 0700) < 0 || chown(tmp, SBX_UID, SBX_GID) < 0)
+	if (!util_exists(ret) && s->prepare_network && !allow_network) {
+		rc = hx_fail(err, HX_EXIT_USAGE, EPERM,
+			     "scenario %s prepares with the network (\"prepare\": \"network\"): run with "
+			     "--allow-prepare-network to let it",
+			     s->name);
+	} else if (!util_exists(ret)) {
+		fprintf(stderr, "harness: preparing scenario %s on %s (PREPARE=1, %s)\n", s->name, m->name,
+			s->prepare_network ? "with the network" : "no network");
+		if (mkdir(tmp, 0700) < 0 ||
+		    chown(tmp, sbx_role_uid(SBX_ROLE_PREPARE), sbx_role_gid(SBX_ROLE_PREPARE)) < 0)
 			rc = hx_syserr(err, "prepare: %s", tmp);
 		else if (prep_run(s, m, st, tmp, log, sizeof(log), err) < 0)
 			rc = hx_wrap(err, "cannot prepare scenario %s on %s (offline?)", s->name, m->name);

@@ -23,6 +23,7 @@
 #include "load/load.h"
 #include "base/procfs.h"
 #include "sandbox/sandbox.h"
+#include "run/owner.h"
 #include "run/prepare.h"
 #include "run/script.h"
 #include "run/wire.h"
@@ -43,6 +44,8 @@ void run_stage(const char *stage)
 	fprintf(stderr, "harness: run: stopped at %s (HARNESS_STOP_AT); SIGCONT goes on\n", stage);
 	raise(SIGSTOP);
 }
+
+#define RUN_FLOOR_RPS 100 /* the slowest a real server answers (the emulated guest: a few hundred a second) */
 
 static double now_s(void)
 {
@@ -508,6 +511,11 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 	sbx_release(&x);
 	if (end == WAIT_SERVER_GONE)
 		return hx_fail(err, HX_EXIT_VERDICT, EPIPE, "the server exited during the load");
+	if (end == WAIT_CUT && !run_interrupted && now_s() >= env->trial_end_s)
+		return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT,
+			       "past the trial's deadline of %.0f s (from its load: 10 s, the readiness timeout, a "
+			       "response timeout and its requests at %d a second; docs/scenario.md)",
+			       run_trial_budget_s(s), RUN_FLOOR_RPS);
 	if (end == WAIT_CUT) {
 		t->status = run_interrupted ? TRIAL_INTERRUPTED : TRIAL_CUT;
 		return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT, "%s",
@@ -760,6 +768,16 @@ static int server_memory(struct run_env *env, const struct scenario *s, const st
 	return 0;
 }
 
+/* Every listener on the scenario's port is the runtime's (run/owner.h): what the load measures is then the
+ * runtime, not a process another role planted there. */
+static int sut_serves(const struct run_env *env, const struct scenario *s, const struct cg_tree *tree, const char *when,
+		      struct hx_err *err)
+{
+	if (owner_check(env->netns_fd, s->port, tree, CG_SLICE_SUT, "the runtime", err) < 0)
+		return hx_wrap(err, "%s", when);
+	return 0;
+}
+
 static int trial_http(struct run_env *env, const struct scenario *s, const struct manifest *m,
 		      const struct img_status *st, struct cg_tree *tree, struct run_noise *nz, double deadline,
 		      struct trial_result *t, struct hx_err *err)
@@ -778,6 +796,11 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	snprintf(t->server.log, sizeof(t->server.log), "%s", logpath);
 	if (run_server_start(env, s, m, st, tree, NULL, logfd, logpath, &x, t, err) < 0)
 		return -err->errnum;
+	if (sut_serves(env, s, tree, "at readiness", err) < 0) {
+		stop_server(tree, &x, t);
+		rc = -err->errnum;
+		goto out;
+	}
 	payload = sbx_payload_pid(x.pid);
 	t->server.idle_rss_kb = (double)proc_status_kb(payload, "VmRSS:");
 	proc_cpus(payload, t->server.cpus, sizeof(t->server.cpus));
@@ -812,6 +835,8 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 			rc = run_client(env, tree, s, &args, true, deadline - now_s(), &x, t, err);
 		}
 	}
+	if (rc == 0 && x.pid > 0)
+		rc = sut_serves(env, s, tree, "after the load", err);
 	/* the chat's verdict: every client got every message exactly once */
 	if (rc == 0 && (t->have & RES_HAVE_CHAT) && !t->chat.invariant_ok)
 		rc = hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "chat invariant broken: %s", t->chat.why);
@@ -948,6 +973,14 @@ static int trial_startup(struct run_env *env, const struct scenario *s, const st
 	return 0;
 }
 
+/* Every listener on the fixture's port is the fixture's postgres (run/owner.h). */
+static int fixture_serves(const struct run_env *env, const struct cg_tree *tree, const char *when, struct hx_err *err)
+{
+	if (owner_check(env->netns_fd, FX_PG_PORT, tree, CG_SLICE_FIXTURE, "the fixture's postgres", err) < 0)
+		return hx_wrap(err, "%s", when);
+	return 0;
+}
+
 /* The trial's own Postgres in the fixture slice; its log is per trial, its record under "fixture". */
 static int fixture_start(struct run_env *env, const struct scenario *s, const struct manifest *m, enum cg_cpu_mode mode,
 			 struct cg_tree *tree, struct trial_result *t, struct fx_pg *pg, struct hx_err *err)
@@ -965,13 +998,16 @@ static int fixture_start(struct run_env *env, const struct scenario *s, const st
 	int rc = fx_pg_start(env->pg, tree, env->netns_fd, logpath, pg, &t->fixture, err);
 
 	res_overhead_add(&t->overhead, RES_PH_FIXTURE, ms_since(t0));
+	if (rc == 0 && (rc = fixture_serves(env, tree, "at readiness", err)) < 0)
+		fx_pg_stop(tree, pg, &t->fixture);
 	return rc < 0 ? hx_wrap(err, "fixture") : 0;
 }
 
 /* After the workload: the fixture's slice stats, then its fast shutdown. A fixture that died during the
  * trial fails it, and is named first: what the workload saw (refused connections, a server that exited) is
  * its consequence. */
-static int fixture_stop(struct cg_tree *tree, struct fx_pg *pg, struct trial_result *t, int rc, struct hx_err *err)
+static int fixture_stop(const struct run_env *env, struct cg_tree *tree, struct fx_pg *pg, struct trial_result *t,
+			int rc, struct hx_err *err)
 {
 	char tail[2048], then[sizeof(err->msg)] = "";
 	int status = 0;
@@ -981,6 +1017,9 @@ static int fixture_stop(struct cg_tree *tree, struct fx_pg *pg, struct trial_res
 	uint64_t by = util_now_ns() + (rc < 0 ? 1000000000ull : 0);
 	bool died = proc_wait_first(&pg->x.pid, 1, by, NULL, &status) == 0;
 	double t0;
+
+	if (!died && rc == 0)
+		rc = fixture_serves(env, tree, "after the workload", err);
 
 	stats_into(t, tree, CG_SLICE_FIXTURE);
 	t0 = now_s();
@@ -1065,6 +1104,22 @@ static int oom_verdict(const struct cg_slice_plan *plan, const struct cg_tree *t
 	return rc;
 }
 
+double run_trial_budget_s(const struct scenario *s)
+{
+	double timeout_s = s->timeout_ms / 1000.0, b;
+
+	if (s->workload != SCN_HTTP)
+		return 0; /* a script has timeout_s; startup, chat and rpc series end by their own counts */
+	b = 10 + s->ready_timeout_s + timeout_s;
+	if (s->nroutes)
+		b += (double)(s->nroutes * s->nsweep) * (s->warmup_s + s->duration_s + timeout_s);
+	else
+		b += (double)(s->requests + s->warmup_requests) / RUN_FLOOR_RPS;
+	if (s->memory_idle_s > 0)
+		b += s->memory_idle_s + s->ready_timeout_s;
+	return b;
+}
+
 int run_trial(struct run_env *env, const struct scenario *s, const struct manifest *m, const struct img_status *st,
 	      enum cg_cpu_mode mode, const struct noise_spec *noise, double deadline, struct trial_result *trial,
 	      struct hx_err *err)
@@ -1073,7 +1128,7 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 	struct fx_pg pg = {.x = {.pid = -1, .report_fd = -1}};
 	struct run_noise nz = {.spec = *noise, .sut_cpus = env->plan[mode].limits[CG_SLICE_SUT].cpus};
 	struct hx_err derr = {0};
-	double t0 = now_s(), t1;
+	double t0 = now_s(), t1, budget = run_trial_budget_s(s);
 	/* the fixture slice only for a scenario that has a fixture, the noise slice only for a noisy trial */
 	unsigned slices = env->plan[mode].slices & ~(s->fixtures ? 0u : 1u << CG_SLICE_FIXTURE) &
 			  ~(noise->kind != NOISE_NONE ? 0u : 1u << CG_SLICE_NOISE);
@@ -1089,6 +1144,9 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 			trial->cpus_have |= 1u << sl;
 		}
 	noise_record(env, mode, noise, trial);
+	env->trial_end_s = budget > 0 ? t0 + budget : 1e18;
+	if (env->trial_end_s < deadline)
+		deadline = env->trial_end_s;
 	if (cg_tree_from_plan(&env->plan[mode], slices, NULL, &tree, err) < 0)
 		return -err->errnum;
 	if (env->isolate && mode == CG_CPU_PINNED && isolate(env, mode, slices, tree, trial, err) < 0) {
@@ -1109,7 +1167,7 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 		rc = trial_http(env, s, m, st, tree, &nz, deadline, trial, err);
 	rc = noise_end(tree, &nz, trial, rc, err); /* when the workload failed with it running */
 	if (pg.x.pid > 0)
-		rc = fixture_stop(tree, &pg, trial, rc, err);
+		rc = fixture_stop(env, tree, &pg, trial, rc, err);
 	rc = oom_verdict(&env->plan[mode], tree, trial, rc, err);
 	run_stage("teardown");
 	t1 = now_s();

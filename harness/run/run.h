@@ -35,6 +35,7 @@ struct run_env {
 	enum load_engine engine;	 /* --engine: the load client's on http trials (auto: it picks) */
 	char prepared[PATH_MAX];	 /* the current trial's prepared state (a bind's source must outlive it) */
 	bool bare;			 /* --no-sandbox: the runtime out of the sandbox, for comparison only */
+	double trial_end_s;		 /* the current trial's own deadline (run_trial_budget_s), CLOCK_MONOTONIC s */
 	char node_env[RUN_NODE_ENV_LEN]; /* NODE_ENV in every runtime's sandbox (--node-env); "": unset */
 	struct wire_refs wire;		 /* each scenario's first answer at readiness in the run */
 };
@@ -81,6 +82,12 @@ void run_server_stop(struct cg_tree *tree, enum cg_slice sl, struct sbx *x, stru
 int run_sut_config(struct run_env *env, const struct scenario *s, const struct manifest *m, const struct img_status *st,
 		   const struct run_side *side, struct sbx_config *c, char **argv, char store[][PATH_MAX],
 		   struct hx_err *err);
+
+/* The default deadline of one trial of s, in seconds (0: none, for the workloads that bound themselves): for an
+ * http load, 10 s + the readiness timeout + one response timeout + its requests (warm-up included) at 100 a
+ * second; for a route matrix, each cell's warm-up, duration and a response timeout; plus the memory run's idle
+ * period and restart. A trial past it fails with its reason (docs/scenario.md). */
+double run_trial_budget_s(const struct scenario *s);
 
 /* HARNESS_STOP_AT=STAGE (plan, prepare, readiness, warmup, load, teardown): harness says so on stderr and
  * stops itself (SIGSTOP) the first time it enters that stage, so that a fault test, or someone inspecting a

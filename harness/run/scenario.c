@@ -294,7 +294,7 @@ static int parse_http(const char *file, const cJSON *root, struct scenario *s, s
 	static const char *const ready_keys[] = {"path", "status", "timeout_s", NULL};
 	static const char *const load_keys[] = {"connections",	   "threads",	  "pipeline",	 "requests",
 						"warmup_requests", "body_length", "body_sha256", "sweep",
-						"duration_s",	   "warmup_s",	  NULL};
+						"duration_s",	   "warmup_s",	  "timeout_ms",	 NULL};
 	const cJSON *ready = cJSON_GetObjectItemCaseSensitive(root, "ready");
 	const cJSON *load = cJSON_GetObjectItemCaseSensitive(root, "load");
 	const cJSON *tls = cJSON_GetObjectItemCaseSensitive(root, "tls");
@@ -392,9 +392,10 @@ static int parse_script(const char *file, const cJSON *root, struct scenario *s,
 	double iter = 1000;
 
 	s->timeout_s = 600;
-	if (prep && !cJSON_IsBool(prep))
-		return hx_fail_field(err, file, "prepare", "expected true or false");
-	s->prepare = cJSON_IsTrue(prep);
+	if (prep && !cJSON_IsBool(prep) && !(cJSON_IsString(prep) && strcmp(prep->valuestring, "network") == 0))
+		return hx_fail_field(err, file, "prepare", "expected true, false or \"network\"");
+	s->prepare_network = cJSON_IsString(prep);
+	s->prepare = cJSON_IsTrue(prep) || s->prepare_network;
 	if (cJSON_GetObjectItemCaseSensitive(root, "load") || cJSON_GetObjectItemCaseSensitive(root, "chat") ||
 	    cJSON_GetObjectItemCaseSensitive(root, "ready"))
 		return hx_fail_field(err, file, "load",

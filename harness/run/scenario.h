@@ -125,7 +125,8 @@ struct scenario {
 	char metrics[SCN_MAX_METRICS][32]; /* required beyond ops, seconds and ops_per_s */
 	size_t nmetrics;
 	unsigned fixtures; /* enum scn_fixture bits */
-	bool prepare;	   /* script: run once per runtime with PREPARE=1 and the network first (run/prepare.h) */
+	bool prepare;	   /* script: run once per runtime with PREPARE=1 first (run/prepare.h) */
+	bool prepare_network; /* "prepare": "network": that step needs the host's network (and run --allow-prepare-network) */
 	/* every workload but startup: a measured phase shorter than this is flagged short (results.h) */
 	double min_duration_s;
 	/* both */

@@ -116,11 +116,8 @@ static void test_log_tail_end(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_term),
-		cmocka_unit_test(test_cut_whole),
-		cmocka_unit_test(test_csv),
-		cmocka_unit_test(test_md),
-		cmocka_unit_test(test_log_tail_end),
+		cmocka_unit_test(test_term), cmocka_unit_test(test_cut_whole),	  cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_md),   cmocka_unit_test(test_log_tail_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

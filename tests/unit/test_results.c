@@ -239,6 +239,11 @@ static void test_reads_an_old_file(void **state)
 		else
 			assert_null(why);
 		cJSON_Delete(why);
+		/* a metric added since: the http trial's sut slice had a memory peak then too */
+		why = cJSON_DetachItemFromObject(cJSON_GetObjectItem(t, "metrics"), "sut_slice_peak_kb");
+		if (i == 1)
+			assert_non_null(why);
+		cJSON_Delete(why);
 	}
 	assert_true(cJSON_Compare(orig, again, true));
 	cJSON_Delete(orig);

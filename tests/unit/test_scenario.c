@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 
+#include "run/run.h"
 #include "run/scenario.h"
 
 /* A runtime as a scenario is asked about it: an image's name, its family and version. */
@@ -259,7 +260,7 @@ static void test_mistakes(void **state)
 	       "\"bundle\":{\"for\":\"workerd\",\"with\":\"bun\",\"entry\":\"a.js\"}}",
 	       "out: missing");
 	expect("{\"name\":\"x\",\"workload\":\"script\"," RT ",\"script\":\"a\",\"prepare\":1}",
-	       "prepare: expected true or false");
+	       "prepare: expected true, false or \"network\"");
 	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"load\":{},\"prepare\":true}",
 	       "are for script workloads");
 }
@@ -454,6 +455,37 @@ static void test_warmups(void **state)
 	assert_non_null(strstr(err.msg, "t.json: min_duration_s"));
 }
 
+/* load.timeout_ms, as documented; the trial's default deadline from the load; "prepare": "network". */
+static void test_timeout_deadline_and_prepare_network(void **state)
+{
+	static const char timed[] =
+		"{\"name\":\"h\",\"workload\":\"http\",\"runtimes\":[\"node20\"],\"script\":\"s.js\","
+		"\"ready\":{\"timeout_s\":5},\"load\":{\"connections\":2,\"requests\":20,"
+		"\"warmup_requests\":0,\"timeout_ms\":20000}}";
+	static const char net[] = "{\"name\":\"p\",\"workload\":\"script\",\"runtimes\":[\"node20\"],"
+				  "\"script\":\"p.mjs\",\"prepare\":\"network\"}";
+	struct scenario s;
+	struct hx_err err = {0};
+
+	(void)state;
+	if (scn_parse("h.json", timed, &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(s.timeout_ms, 20000);
+	assert_true(run_trial_budget_s(&s) > 35.1 && run_trial_budget_s(&s) < 35.3); /* 10 + 5 + 20 + 20/100 */
+	assert_int_equal(scn_parse("h.json", http_ok, &s, &err), 0);
+	/* 10 + 15 + 30 + (100,000 + 4,000) / 100 */
+	assert_true(run_trial_budget_s(&s) > 1094.9 && run_trial_budget_s(&s) < 1095.1);
+	if (scn_parse("p.json", net, &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_true(s.prepare && s.prepare_network);
+	assert_true(run_trial_budget_s(&s) == 0); /* a script has its timeout_s */
+	assert_true(scn_parse("p.json",
+			      "{\"name\":\"p\",\"workload\":\"script\",\"runtimes\":[\"node20\"],\"script\":\"p.mjs\","
+			      "\"prepare\":\"yes\"}",
+			      &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "expected true, false or \"network\""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -469,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_version_order),
 		cmocka_unit_test(test_shipped_on_a_user_node),
+		cmocka_unit_test(test_timeout_deadline_and_prepare_network),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
