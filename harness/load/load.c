@@ -99,6 +99,7 @@ struct worker {
 	uint64_t start_ns, deadline_ns;
 	bool stop;
 	struct load_result r;
+	struct tl_totals tot; /* r's counters, for the timeline */
 	char buf[65536];
 };
 
@@ -440,6 +441,8 @@ static void conn_response(struct worker *w, struct conn *c, uint64_t now)
 	int status = c->parser.status;
 
 	if (now <= w->deadline_ns || w->quota != UINT64_MAX) {
+		tl_tick(&w->r.timeline, now, &w->tot);
+		tl_latency(&w->r.timeline, now - c->intended[slot]);
 		hist_record(&w->r.latency_uncorrected, now - c->sent_at[slot]);
 		hist_record(&w->r.latency, now - c->intended[slot]);
 		w->r.requests++;
@@ -908,6 +911,7 @@ static void *worker_main(void *arg)
 	for (now = util_now_ns(); !worker_done(w, now); now = util_now_ns()) {
 		w->eng->wait(w, worker_wait_ms(w, now));
 		now = util_now_ns();
+		tl_tick(&w->r.timeline, now, &w->tot);
 		if (w->quota == UINT64_MAX && now >= w->deadline_ns)
 			w->stop = true;
 		/* each pass either sends from the top connection or takes it out of the heap */
@@ -922,11 +926,12 @@ static void *worker_main(void *arg)
 	w->r.cpu_s = (double)(thread_cpu_ns() - cpu0) / 1e9;
 	for (unsigned i = 0; i < w->nconns; i++)
 		conn_close(w, &w->conns[i]);
+	tl_close(&w->r.timeline, &w->tot);
 	return NULL;
 }
 
 static int worker_setup(struct worker *w, const struct load_config *c, unsigned idx, enum load_engine engine,
-			struct hx_err *err)
+			uint64_t origin_ns, struct hx_err *err)
 {
 	unsigned n = c->conns / c->threads + (idx < c->conns % c->threads);
 
@@ -948,6 +953,9 @@ static int worker_setup(struct worker *w, const struct load_config *c, unsigned 
 		return -err->errnum;
 	hist_init(&w->r.latency);
 	hist_init(&w->r.latency_uncorrected);
+	if (tl_init(&w->r.timeline, origin_ns, c->interval_ns) < 0)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	w->tot = (struct tl_totals){&w->r.requests, &w->r.bytes, w->r.errors, LE_NR};
 	w->quota = c->requests ? c->requests / c->threads + (idx < c->requests % c->threads) : UINT64_MAX;
 	w->deadline_ns = c->requests ? UINT64_MAX : util_now_ns() + (uint64_t)(c->duration_s * 1e9);
 	if (c->rate > 0) {
@@ -1024,9 +1032,10 @@ static void worker_free(struct worker *w)
 	free(w->conns);
 	free(w->heap);
 	free(w->wbuf);
+	tl_free(&w->r.timeline);
 }
 
-static void worker_merge(struct load_result *ret, const struct worker *w)
+static void worker_merge(struct load_result *ret, struct worker *w)
 {
 	ret->requests += w->r.requests;
 	ret->bytes += w->r.bytes;
@@ -1035,6 +1044,7 @@ static void worker_merge(struct load_result *ret, const struct worker *w)
 		ret->errors[e] += w->r.errors[e];
 	hist_merge(&ret->latency, &w->r.latency);
 	hist_merge(&ret->latency_uncorrected, &w->r.latency_uncorrected);
+	tl_merge(&ret->timeline, &w->r.timeline);
 	ret->cpu_s += w->r.cpu_s;
 	if (w->r.duration_s > ret->duration_s)
 		ret->duration_s = w->r.duration_s;
@@ -1046,6 +1056,7 @@ int load_run(const struct load_config *c, struct load_result *ret, struct hx_err
 {
 	struct worker *ws;
 	enum load_engine engine = LOAD_ENGINE_EPOLL;
+	uint64_t origin_ns = util_now_ns(); /* every thread's intervals count from here */
 	int rc = 0;
 
 	if (load_engine_pick(c, &engine, err) < 0)
@@ -1062,10 +1073,11 @@ int load_run(const struct load_config *c, struct load_result *ret, struct hx_err
 		return -err->errnum;
 	}
 	memset(ret, 0, sizeof(*ret));
+	tl_init(&ret->timeline, origin_ns, 0);
 	hist_init(&ret->latency);
 	hist_init(&ret->latency_uncorrected);
 	for (unsigned i = 0; i < c->threads && rc == 0; i++)
-		rc = worker_setup(&ws[i], c, i, engine, err);
+		rc = worker_setup(&ws[i], c, i, engine, origin_ns, err);
 	for (unsigned i = 0; i < c->threads && rc == 0; i++)
 		if ((errno = pthread_create(&ws[i].tid, NULL, worker_main, &ws[i])) != 0)
 			rc = hx_syserr(err, "load: pthread_create");
@@ -1082,4 +1094,9 @@ int load_run(const struct load_config *c, struct load_result *ret, struct hx_err
 	free(ws);
 	tp_tls_free();
 	return rc;
+}
+
+void load_result_free(struct load_result *r)
+{
+	tl_free(&r->timeline);
 }

@@ -10,6 +10,7 @@
 
 #include "base/err.h"
 #include "load/hist.h"
+#include "load/timeline.h"
 
 /* LE_BODY: a complete response whose body is not the one expected (--expect-length, --expect-sha256). */
 enum load_err { LE_CONNECT, LE_READ, LE_WRITE, LE_TIMEOUT, LE_STATUS_4XX, LE_STATUS_5XX, LE_PARSE, LE_BODY, LE_NR };
@@ -57,6 +58,7 @@ struct load_config {
 	uint64_t expect_length;
 	unsigned char expect_sha256[32];
 	enum load_engine engine;
+	uint64_t interval_ns; /* the timeline's interval; 0: no timeline */
 };
 
 struct load_result {
@@ -68,6 +70,7 @@ struct load_result {
 	double max_thread_busy;		 /* the busiest thread's CPU time per wall second */
 	unsigned threads;
 	enum load_engine engine; /* the one that ran (never auto) */
+	struct tl timeline;	 /* per interval; its sums are the totals above (load_result_free) */
 };
 
 /* Build the request bytes from method, headers and body. */
@@ -79,5 +82,6 @@ int load_build_request(struct load_config *c, const char *method, const char *co
 #define LOAD_NOFILE_SPARE 64
 int load_nofile(unsigned conns, struct hx_err *err);
 int load_run(const struct load_config *c, struct load_result *ret, struct hx_err *err);
+void load_result_free(struct load_result *r);
 
 #endif

@@ -96,8 +96,9 @@ double res_script_value(const struct res_script *s, const char *name)
 	return NAN;
 }
 
-const char *const res_noisy_names[RES_NR_NOISY] = {"throttled", "cpu_pressure", "client_saturated", "stall",
-						   "steal",	"foreign",	"spread",	    "contended"};
+const char *const res_noisy_names[RES_NR_NOISY] = {"throttled", "cpu_pressure", "client_saturated",
+						   "stall",	"steal",	"foreign",
+						   "spread",	"contended",	"not_steady"};
 
 static bool stalled(double max_s, double duration_s)
 {
@@ -135,6 +136,8 @@ unsigned res_trial_noisy(const struct trial_result *t)
 	if ((t->have & RES_HAVE_STARTUP) && t->startup.expected_cv > 0 && t->startup.wall_ms.n > 1 &&
 	    t->startup.wall_ms.cv > t->startup.expected_cv)
 		why |= 1u << RES_NOISY_SPREAD;
+	if (t->timeline.steady.not_steady)
+		why |= 1u << RES_NOISY_NOT_STEADY;
 	return why;
 }
 
@@ -188,6 +191,14 @@ void res_noisy_reason(const struct trial_result *t, enum res_noisy r, char *buf,
 			 "contended: none of the runtime's tasks could run while one waited for a CPU %.2f s of the "
 			 "trial's %.1f s (above %.0f%%: something else held its CPUs)",
 			 (double)sut->psi[CG_PSI_CPU].full_total_usec / 1e6, t->wall_s, RES_CONTENDED * 100);
+		return;
+	case RES_NOISY_NOT_STEADY:
+		snprintf(buf, len,
+			 "not_steady: the throughput moved %+.1f%% over the measured phase's %u intervals (Theil-Sen "
+			 "%+.1f req/s per s, Mann-Kendall p = %.2g; the rule: p < %.2g and more than %.0f%%)",
+			 t->timeline.steady.change * 100, t->timeline.steady.intervals,
+			 t->timeline.steady.slope_rps_per_s, t->timeline.steady.p, RES_STEADY_ALPHA,
+			 RES_STEADY_CHANGE * 100);
 		return;
 	case RES_NR_NOISY:
 		break;
@@ -251,6 +262,7 @@ void res_trial_free(struct trial_result *t)
 	free(t->cells);
 	t->cells = NULL;
 	t->ncells = 0;
+	res_timeline_free(&t->timeline);
 }
 
 struct res_cell *res_cell_add(struct trial_result *t)

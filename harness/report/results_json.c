@@ -881,6 +881,8 @@ cJSON *res_trial_json(const struct trial_result *t)
 		cJSON_AddItemToObject(o, "chat", res_chat_json(&t->chat));
 	if (t->ncells)
 		cJSON_AddItemToObject(o, "cells", cells_json(t));
+	if (t->timeline.n)
+		cJSON_AddItemToObject(o, "timeline", res_timeline_json(&t->timeline, false));
 	if (t->have & RES_HAVE_SCRIPT)
 		cJSON_AddItemToObject(o, "script", script_json(&t->script));
 	if (t->slices_have)
@@ -974,6 +976,8 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 		ret->have |= RES_HAVE_LOAD;
 	if (res_chat_parse(get(o, "chat"), &ret->chat) == 0)
 		ret->have |= RES_HAVE_CHAT;
+	if (res_timeline_parse(get(o, "timeline"), &ret->timeline) == -ENOMEM)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	return cells_parse(get(o, "cells"), ret, err);
 }
 

@@ -24,6 +24,7 @@
 #include "base/procfs.h"
 #include "sandbox/sandbox.h"
 #include "run/prepare.h"
+#include "run/sampler.h"
 #include "run/script.h"
 #include "load/startup.h"
 #include "report/stats.h"
@@ -488,6 +489,10 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 	if (res_load_read(text, &t->load, err) < 0)
 		return -err->errnum;
 	t->have |= RES_HAVE_LOAD;
+	if (measured && s->workload == SCN_HTTP && !s->nroutes) { /* a timeline is the trial's one load's */
+		res_timeline_free(&t->timeline);
+		res_timeline_read(text, &t->timeline);
+	}
 	return s->workload == SCN_WS_RPC ? rpc_verdict(env, s, text, err) : 0;
 }
 
@@ -696,6 +701,26 @@ static int server_memory(struct run_env *env, const struct scenario *s, const st
 	return 0;
 }
 
+/* The measured load with the server sampled beside it; the timeline then says what both saw. */
+static int measured_client(struct run_env *env, struct cg_tree *tree, const struct scenario *s,
+			   const struct client_args *args, pid_t payload, double deadline, struct sbx *x,
+			   struct trial_result *t, struct hx_err *err)
+{
+	struct smp m;
+	bool sampled = s->workload == SCN_HTTP &&
+		       smp_start(&m, tree, CG_SLICE_SUT, payload, TL_DEFAULT_NS, &(struct hx_err){0}) == 0;
+	int rc = run_client(env, tree, s, args, true, deadline - now_s(), x, t, err);
+
+	if (sampled) {
+		smp_stop(&m);
+		if (t->timeline.n)
+			smp_into(&m, &t->timeline);
+		smp_free(&m);
+	}
+	res_timeline_analyse(&t->timeline);
+	return rc;
+}
+
 static int trial_http(struct run_env *env, const struct scenario *s, const struct manifest *m,
 		      const struct img_status *st, struct cg_tree *tree, struct run_noise *nz, double deadline,
 		      struct trial_result *t, struct hx_err *err)
@@ -742,7 +767,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 			cg_slice_peak_reset(tree, CG_SLICE_SUT, &(struct hx_err){0});
 			run_stage("load");
 			client_args_for(s, env->engine, s->requests, &args);
-			rc = run_client(env, tree, s, &args, true, deadline - now_s(), &x, t, err);
+			rc = measured_client(env, tree, s, &args, payload, deadline, &x, t, err);
 		}
 	}
 	/* the chat's verdict: every client got every message exactly once */

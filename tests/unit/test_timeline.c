@@ -1,0 +1,225 @@
+/* The load's timeline (per-thread intervals merged after join, coarsened when full) and the trial's
+ * timeline model: intervals sum to the totals exactly, JSON round trip, the steady and leak tests. */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "load/timeline.h"
+#include "report/results.h"
+
+struct counters {
+	uint64_t requests, bytes, errors[3];
+};
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* A thread's load of `events` responses at random gaps (some beyond an interval): counters and ticks as the
+ * load client's hot loop makes them. */
+static void drive(struct tl *t, struct counters *c, uint64_t origin, uint64_t seed, unsigned events, uint64_t max_gap)
+{
+	struct tl_totals tot = {&c->requests, &c->bytes, c->errors, 3};
+	uint64_t now = origin;
+
+	for (unsigned i = 0; i < events; i++) {
+		now += xorshift(&seed) % max_gap;
+		tl_tick(t, now, &tot);
+		tl_latency(t, 1000 + xorshift(&seed) % 100000);
+		c->requests++;
+		c->bytes += 100 + xorshift(&seed) % 50;
+		if (xorshift(&seed) % 17 == 0)
+			c->errors[xorshift(&seed) % 3]++;
+	}
+	tl_close(t, &tot);
+}
+
+static void assert_sums(const struct tl *t, uint64_t requests, uint64_t bytes, uint64_t errors)
+{
+	uint64_t r = 0, b = 0, e = 0, hist = 0;
+
+	for (unsigned i = 0; i < t->n; i++) {
+		r += t->iv[i].requests;
+		b += t->iv[i].bytes;
+		e += t->iv[i].errors;
+		for (unsigned k = 0; k < TL_BUCKETS; k++)
+			hist += t->iv[i].counts[k];
+	}
+	assert_true(r == requests && b == bytes && e == errors);
+	assert_true(hist == requests); /* every response's latency in some interval */
+}
+
+static void test_sums_exact_after_merge(void **state)
+{
+	struct tl a, b, sum;
+	struct counters ca = {0}, cb = {0};
+	uint64_t origin = 5000000000u;
+
+	(void)state;
+	assert_int_equal(tl_init(&a, origin, 1000000), 0);
+	assert_int_equal(tl_init(&b, origin, 1000000), 0);
+	/* b runs long enough to fill TL_MAX_INTERVALS and coarsen (twice as long intervals) */
+	drive(&a, &ca, origin, 7, 20000, 50000);
+	drive(&b, &cb, origin, 9, 5000, 800000);
+	assert_true(b.interval_ns > a.interval_ns);
+	assert_sums(&a, ca.requests, ca.bytes, ca.errors[0] + ca.errors[1] + ca.errors[2]);
+	assert_sums(&b, cb.requests, cb.bytes, cb.errors[0] + cb.errors[1] + cb.errors[2]);
+	memset(&sum, 0, sizeof(sum));
+	assert_int_equal(tl_merge(&sum, &a), 0);
+	assert_int_equal(tl_merge(&sum, &b), 0);
+	assert_true(sum.interval_ns == b.interval_ns);
+	assert_true(sum.n <= TL_MAX_INTERVALS);
+	assert_sums(&sum, ca.requests + cb.requests, ca.bytes + cb.bytes,
+		    ca.errors[0] + ca.errors[1] + ca.errors[2] + cb.errors[0] + cb.errors[1] + cb.errors[2]);
+	tl_free(&a);
+	tl_free(&b);
+	tl_free(&sum);
+}
+
+static void test_quantile_coarse(void **state)
+{
+	static struct tl_interval iv;
+	uint64_t p50, p99;
+
+	(void)state;
+	for (uint64_t v = 1; v <= 1000; v++)
+		iv.counts[hist_index(v * 1000) >> TL_SHIFT]++; /* 1 µs .. 1 ms, uniform */
+	p50 = tl_quantile(&iv, 0.5);
+	p99 = tl_quantile(&iv, 0.99);
+	assert_true(fabs((double)p50 - 500000) <= 0.033 * 500000);
+	assert_true(fabs((double)p99 - 990000) <= 0.033 * 990000);
+	memset(&iv, 0, sizeof(iv));
+	assert_true(tl_quantile(&iv, 0.5) == 0);
+}
+
+static void test_off(void **state)
+{
+	struct tl t;
+	struct counters c = {0};
+
+	(void)state;
+	assert_int_equal(tl_init(&t, 1, 0), 0);
+	drive(&t, &c, 1, 3, 100, 1000);
+	assert_null(t.iv);
+	tl_free(&t);
+}
+
+/* A timeline of n intervals of 100 ms: rps(i) requests/s, and RSS samples every 100 ms at
+ * base + grow_per_req bytes per request answered so far (jittered). */
+static void synth(struct res_timeline *t, unsigned n, double (*rps)(unsigned), double grow_per_req)
+{
+	uint64_t seed = 11;
+	double done = 0;
+
+	assert_int_equal(res_timeline_from_tl(&(struct tl){0}, t), 0);
+	t->interval_ms = 100;
+	t->n = n;
+	t->requests = calloc(n, sizeof(uint64_t));
+	t->errors = calloc(n, sizeof(uint64_t));
+	t->bytes = calloc(n, sizeof(uint64_t));
+	t->p50_us = calloc(n, sizeof(double));
+	t->p99_us = calloc(n, sizeof(double));
+	assert_int_equal(res_timeline_samples(t, n), 0);
+	t->sample_ms = 100;
+	for (unsigned i = 0; i < n; i++) {
+		t->requests[i] = (uint64_t)(rps(i) / 10 + (double)(xorshift(&seed) % 40) - 20);
+		t->bytes[i] = t->requests[i] * 120;
+		t->p50_us[i] = 50;
+		t->p99_us[i] = i == 3 ? NAN : 400;
+		done += (double)t->requests[i];
+		t->t_ms[i] = (i + 1) * 100.0;
+		t->cpu_ms[i] = 95;
+		t->rss_kb[i] = round((50e6 + grow_per_req * done + (double)(xorshift(&seed) % 200000)) / 1024);
+		t->memory_kb[i] = t->rss_kb[i] + 1000;
+	}
+	res_timeline_analyse(t);
+}
+
+static double flat(unsigned i)
+{
+	(void)i;
+	return 10000;
+}
+
+static double speeding_up(unsigned i)
+{
+	return 5000 + 100.0 * i; /* 5k -> 13k req/s over 8 s */
+}
+
+static void test_steady_and_leak(void **state)
+{
+	struct res_timeline t;
+
+	(void)state;
+	synth(&t, 80, flat, 0);
+	assert_true(t.steady.tested && !t.steady.not_steady);
+	assert_true(t.growth.tested && !t.growth.leak);
+	res_timeline_free(&t);
+	synth(&t, 80, speeding_up, 0);
+	assert_true(t.steady.not_steady);
+	assert_true(t.steady.change > 0.5);
+	res_timeline_free(&t);
+	synth(&t, 80, flat, 4096); /* keeps 4 KB a request */
+	assert_true(t.growth.leak);
+	assert_true(fabs(t.growth.rss - 4096 * 1000) < 0.05 * 4096 * 1000);
+	assert_true(t.growth.rss_low < 4096 * 1000 && t.growth.rss_high > 4096 * 1000);
+	assert_true(!t.steady.not_steady);
+	res_timeline_free(&t);
+	synth(&t, 5, flat, 4096); /* too short to say */
+	assert_false(t.steady.tested || t.growth.tested);
+	res_timeline_free(&t);
+}
+
+static void test_round_trip(void **state)
+{
+	struct res_doc d, back;
+	struct hx_err err = {0};
+	struct trial_result *tr;
+	char dir[] = "/tmp/test-timeline-XXXXXX", path[64];
+	cJSON *a, *b;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	assert_int_equal(res_doc_init(&d, "9.9.9", "abc", &err), 0);
+	tr = res_doc_add(&d);
+	res_trial_init(tr, "http-hello", "node24", "pinned", 1, 1);
+	snprintf(tr->workload, sizeof(tr->workload), "http");
+	synth(&tr->timeline, 80, speeding_up, 4096);
+	assert_int_equal(res_write(&d, path, &err), 0);
+	assert_int_equal(res_read(path, &back, &err), 0);
+	assert_int_equal(back.ntrials, 1);
+	a = res_trial_json(&d.trials[0]);
+	b = res_trial_json(&back.trials[0]);
+	assert_true(cJSON_Compare(a, b, true));
+	assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(b, "timeline"), "server"));
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	assert_int_equal(back.trials[0].timeline.n, 80);
+	assert_int_equal(back.trials[0].timeline.ns, 80);
+	assert_true(back.trials[0].timeline.requests[7] == d.trials[0].timeline.requests[7]);
+	assert_true(isnan(back.trials[0].timeline.p99_us[3])); /* an empty interval stays empty */
+	assert_true(back.trials[0].timeline.growth.leak && back.trials[0].timeline.steady.not_steady);
+	assert_true(res_trial_noisy(&back.trials[0]) & (1u << RES_NOISY_NOT_STEADY));
+	res_doc_free(&d);
+	res_doc_free(&back);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sums_exact_after_merge),
+		cmocka_unit_test(test_quantile_coarse),
+		cmocka_unit_test(test_off),
+		cmocka_unit_test(test_steady_and_leak),
+		cmocka_unit_test(test_round_trip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
