@@ -370,3 +370,27 @@ int res_timeline_read(const char *text, struct res_timeline *ret)
 	cJSON_Delete(o);
 	return rc;
 }
+
+cJSON *res_warmup_json(const struct res_warmup *w)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "mode", "auto");
+	cJSON_AddNumberToObject(o, "rounds", w->rounds);
+	cJSON_AddNumberToObject(o, "requests", (double)w->requests);
+	cJSON_AddNumberToObject(o, "seconds", round(w->seconds * 1000) / 1000);
+	cJSON_AddBoolToObject(o, "steady", w->steady);
+	return o;
+}
+
+void res_warmup_parse(const cJSON *o, struct res_warmup *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	if (!cJSON_IsObject(o))
+		return;
+	ret->have = true;
+	ret->rounds = (unsigned)fmax(0, item_num(cJSON_GetObjectItemCaseSensitive(o, "rounds")));
+	ret->requests = (uint64_t)fmax(0, item_num(cJSON_GetObjectItemCaseSensitive(o, "requests")));
+	ret->seconds = item_num(cJSON_GetObjectItemCaseSensitive(o, "seconds"));
+	ret->steady = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "steady"));
+}

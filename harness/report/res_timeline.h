@@ -38,6 +38,18 @@ struct res_growth {
 	bool leak;
 };
 
+/* --warmup auto (docs/results.md, warmup): warm-up loads until one is steady, at most RES_WARMUP_MAX_S. */
+#define RES_WARMUP_MAX_S      60.0
+#define RES_WARMUP_MAX_ROUNDS 12
+struct res_warmup {
+	bool have, steady; /* steady: the last round was; false: the cap ended it */
+	unsigned rounds;
+	uint64_t requests;
+	double seconds;
+};
+cJSON *res_warmup_json(const struct res_warmup *w);
+void res_warmup_parse(const cJSON *o, struct res_warmup *ret);
+
 struct res_timeline {
 	/* the client's intervals; origin_ns (CLOCK_MONOTONIC) is where the first begins */
 	double interval_ms;

@@ -203,6 +203,7 @@ struct trial_result {
 	struct res_cell *cells;
 	unsigned ncells;
 	struct res_timeline timeline; /* an http trial's measured load; owned by the trial (res_trial_free) */
+	struct res_warmup warmup;     /* --warmup auto: what the warm-up took */
 };
 
 /* Clear t and name it; every measurement starts absent. */

@@ -883,6 +883,8 @@ cJSON *res_trial_json(const struct trial_result *t)
 		cJSON_AddItemToObject(o, "cells", cells_json(t));
 	if (t->timeline.n)
 		cJSON_AddItemToObject(o, "timeline", res_timeline_json(&t->timeline, false));
+	if (t->warmup.have)
+		cJSON_AddItemToObject(o, "warmup", res_warmup_json(&t->warmup));
 	if (t->have & RES_HAVE_SCRIPT)
 		cJSON_AddItemToObject(o, "script", script_json(&t->script));
 	if (t->slices_have)
@@ -976,6 +978,7 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 		ret->have |= RES_HAVE_LOAD;
 	if (res_chat_parse(get(o, "chat"), &ret->chat) == 0)
 		ret->have |= RES_HAVE_CHAT;
+	res_warmup_parse(get(o, "warmup"), &ret->warmup);
 	if (res_timeline_parse(get(o, "timeline"), &ret->timeline) == -ENOMEM)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	return cells_parse(get(o, "cells"), ret, err);

@@ -489,7 +489,7 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 	if (res_load_read(text, &t->load, err) < 0)
 		return -err->errnum;
 	t->have |= RES_HAVE_LOAD;
-	if (measured && s->workload == SCN_HTTP && !s->nroutes) { /* a timeline is the trial's one load's */
+	if (s->workload == SCN_HTTP && !s->nroutes) { /* a warm-up's, until the measured load's replaces it */
 		res_timeline_free(&t->timeline);
 		res_timeline_read(text, &t->timeline);
 	}
@@ -701,15 +701,48 @@ static int server_memory(struct run_env *env, const struct scenario *s, const st
 	return 0;
 }
 
+/* --warmup auto: warm-up loads of a quarter of the measured requests (at least the scenario's warm-up), each
+ * tested as the measured phase is, until one is steady or the cap; a round too short to test makes the next
+ * twice as long. */
+static int warmup_auto(struct run_env *env, struct cg_tree *tree, const struct scenario *s, double deadline,
+		       struct sbx *x, struct trial_result *t, struct hx_err *err)
+{
+	uint64_t chunk = s->requests / 4 > s->warmup_requests ? s->requests / 4 : s->warmup_requests;
+	double t0 = now_s();
+	struct client_args args;
+	int rc = 0;
+
+	t->warmup = (struct res_warmup){.have = true};
+	for (chunk = chunk < 1000 ? 1000 : chunk; rc == 0 && x->pid > 0;) {
+		client_args_for(s, env->engine, chunk, &args);
+		rc = run_client(env, tree, s, &args, false, deadline - now_s(), x, t, err);
+		res_timeline_analyse(&t->timeline);
+		t->warmup.rounds++;
+		t->warmup.requests += chunk;
+		t->warmup.steady = t->timeline.steady.tested && !t->timeline.steady.not_steady;
+		if (t->warmup.steady || now_s() - t0 >= RES_WARMUP_MAX_S || t->warmup.rounds >= RES_WARMUP_MAX_ROUNDS)
+			break;
+		if (!t->timeline.steady.tested)
+			chunk *= 2;
+	}
+	t->warmup.seconds = now_s() - t0;
+	res_timeline_free(&t->timeline);
+	return rc;
+}
+
 /* The measured load with the server sampled beside it; the timeline then says what both saw. */
 static int measured_client(struct run_env *env, struct cg_tree *tree, const struct scenario *s,
 			   const struct client_args *args, pid_t payload, double deadline, struct sbx *x,
 			   struct trial_result *t, struct hx_err *err)
 {
 	struct smp m;
-	bool sampled = s->workload == SCN_HTTP &&
-		       smp_start(&m, tree, CG_SLICE_SUT, payload, TL_DEFAULT_NS, &(struct hx_err){0}) == 0;
-	int rc = run_client(env, tree, s, args, true, deadline - now_s(), x, t, err);
+	bool sampled;
+	int rc;
+
+	res_timeline_free(&t->timeline); /* the warm-up's */
+	sampled = s->workload == SCN_HTTP &&
+		  smp_start(&m, tree, CG_SLICE_SUT, payload, TL_DEFAULT_NS, &(struct hx_err){0}) == 0;
+	rc = run_client(env, tree, s, args, true, deadline - now_s(), x, t, err);
 
 	if (sampled) {
 		smp_stop(&m);
@@ -754,7 +787,10 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	} else {
 		struct client_args args;
 
-		if (s->workload == SCN_HTTP && s->warmup_requests) {
+		if (s->workload == SCN_HTTP && env->warmup_auto) {
+			run_stage("warmup");
+			rc = warmup_auto(env, tree, s, deadline, &x, t, err);
+		} else if (s->workload == SCN_HTTP && s->warmup_requests) {
 			run_stage("warmup");
 			client_args_for(s, env->engine, s->warmup_requests, &args);
 			rc = run_client(env, tree, s, &args, false, deadline - now_s(), &x, t, err);

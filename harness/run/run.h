@@ -29,6 +29,7 @@ struct run_env {
 	enum load_engine engine;     /* --engine: the load client's on http trials (auto: it picks) */
 	char prepared[PATH_MAX];     /* the current trial's prepared state (a bind's source must outlive it) */
 	bool bare;		     /* --no-sandbox: the runtime out of the sandbox, for comparison only */
+	bool warmup_auto;	     /* --warmup auto: http warm-ups last until the throughput is steady */
 };
 
 /* A trial's measured phase: its neighbour (NOISE_NONE for a quiet trial) and generator while it runs, and

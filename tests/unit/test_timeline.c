@@ -190,6 +190,7 @@ static void test_round_trip(void **state)
 	res_trial_init(tr, "http-hello", "node24", "pinned", 1, 1);
 	snprintf(tr->workload, sizeof(tr->workload), "http");
 	synth(&tr->timeline, 80, speeding_up, 4096);
+	tr->warmup = (struct res_warmup){.have = true, .steady = true, .rounds = 3, .requests = 7000, .seconds = 4.25};
 	assert_int_equal(res_write(&d, path, &err), 0);
 	assert_int_equal(res_read(path, &back, &err), 0);
 	assert_int_equal(back.ntrials, 1);
@@ -205,6 +206,9 @@ static void test_round_trip(void **state)
 	assert_true(isnan(back.trials[0].timeline.p99_us[3])); /* an empty interval stays empty */
 	assert_true(back.trials[0].timeline.growth.leak && back.trials[0].timeline.steady.not_steady);
 	assert_true(res_trial_noisy(&back.trials[0]) & (1u << RES_NOISY_NOT_STEADY));
+	assert_true(back.trials[0].warmup.have && back.trials[0].warmup.steady);
+	assert_true(back.trials[0].warmup.rounds == 3 && back.trials[0].warmup.requests == 7000);
+	assert_true(back.trials[0].warmup.seconds == 4.25);
 	res_doc_free(&d);
 	res_doc_free(&back);
 	unlink(path);

@@ -1,0 +1,85 @@
+#!/usr/bin/env bats
+# The timeline inside an http trial: the client's intervals sum to its totals, harness's samples of the server,
+# a leak found with its slope, a server still speeding up flagged not_steady, a steady one flagged neither.
+
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+setup() {
+	need_root
+	cd "$BATS_TEST_TMPDIR"
+}
+
+teardown() {
+	assert_no_leftovers
+}
+
+@test "timeline: the intervals sum to the trial's totals, the server is sampled, a steady server is flagged neither" {
+	run --separate-stderr "$HARNESS" run --runtimes node20 --out s.json "$HARNESS_FIXTURES/scenarios/timeline-steady"
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 - <<'PY'
+import json
+t = json.load(open("s.json"))["trials"][0]
+tl, l = t["timeline"], t["load"]
+assert sum(tl["requests"]) == l["requests"] and sum(tl["errors"]) == l["errors"]["total"], (tl, l)
+assert sum(tl["bytes"]) == l["bytes"], l
+assert tl["interval_ms"] == 100 and len(tl["requests"]) >= 5
+s = tl["server"]
+assert len(s["t_ms"]) >= len(tl["requests"]) - 2, s
+assert all(v is not None and v > 0 for v in s["rss_kb"]) and all(v is not None for v in s["memory_current_kb"])
+assert sum(v for v in s["cpu_ms"] if v is not None) > 0
+assert not tl["growth"]["leak"], tl["growth"]
+assert "not_steady" not in t.get("noisy", []), t.get("noisy_reasons")
+PY
+	run "$HARNESS" report s.json --format json
+	[ "$status" -eq 0 ]
+}
+
+@test "timeline: a server keeping 4,096 bytes a request is flagged leak with its slope within 20%" {
+	run --separate-stderr "$HARNESS" run --runtimes node20 --out k.json "$HARNESS_FIXTURES/scenarios/timeline-leak"
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 - <<'PY'
+import json
+g = json.load(open("k.json"))["trials"][0]["timeline"]["growth"]
+print(g)
+assert g["leak"], g
+assert abs(g["rss_bytes_per_1k_requests"] - 4096000) <= 0.2 * 4096000, g
+PY
+}
+
+@test "timeline: a server still speeding up after a short fixed warm-up is flagged not_steady" {
+	run --separate-stderr "$HARNESS" run --runtimes node20 --out u.json "$HARNESS_FIXTURES/scenarios/timeline-speedup"
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 - <<'PY'
+import json
+t = json.load(open("u.json"))["trials"][0]
+print(t["timeline"]["steady"])
+assert t["timeline"]["steady"]["not_steady"] and t["timeline"]["steady"]["change"] > 0.1, t["timeline"]["steady"]
+assert "not_steady" in t["noisy"], t.get("noisy")
+PY
+}
+
+@test "timeline: --warmup auto warms the speeding-up server until steady, records what it took, and the trial is steady" {
+	run --separate-stderr "$HARNESS" run --runtimes node20 --warmup auto --out a.json "$HARNESS_FIXTURES/scenarios/timeline-speedup"
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 - <<'PY'
+import json
+t = json.load(open("a.json"))["trials"][0]
+w, st = t["warmup"], t["timeline"]["steady"]
+print(w, st)
+assert w["mode"] == "auto" and w["steady"] and w["rounds"] >= 2 and w["seconds"] >= 3, w
+assert st["intervals"] >= 10 and not st["not_steady"], st
+assert "not_steady" not in t.get("noisy", []), t.get("noisy_reasons")
+PY
+}
+
+@test "timeline: --warmup takes auto only" {
+	run --separate-stderr "$HARNESS" run --runtimes node20 --warmup 5 --out a.json "$HARNESS_FIXTURES/scenarios/timeline-speedup"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--warmup takes auto"* ]]
+}
