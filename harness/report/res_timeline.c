@@ -394,3 +394,32 @@ void res_warmup_parse(const cJSON *o, struct res_warmup *ret)
 	ret->seconds = item_num(cJSON_GetObjectItemCaseSensitive(o, "seconds"));
 	ret->steady = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "steady"));
 }
+
+cJSON *res_startup_trend_json(const double *runs_ms, unsigned n)
+{
+	double *v, *dev, med, mad, z;
+	struct trend_mk mk;
+	cJSON *o;
+
+	if (n < 3 || !(v = malloc(2 * n * sizeof(*v))))
+		return NULL;
+	dev = v + n;
+	for (unsigned i = 0; i < n; i++)
+		v[i] = round(runs_ms[i] * 1e3) / 1e3;
+	trend_mann_kendall(v, n, &mk);
+	z = v[0];
+	qsort(v, n, sizeof(*v), cmp_double);
+	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	for (unsigned i = 0; i < n; i++)
+		dev[i] = fabs(v[i] - med);
+	qsort(dev, n, sizeof(*dev), cmp_double);
+	mad = n % 2 ? dev[n / 2] : (dev[n / 2 - 1] + dev[n / 2]) / 2;
+	z = mad > 0 ? 0.6745 * (z - med) / mad : NAN;
+	free(v);
+	o = cJSON_CreateObject();
+	add_num(o, "tau", mk.tau, 10000);
+	add_num(o, "p", mk.p, 1e6);
+	add_num(o, "first_run_z", z, 100);
+	cJSON_AddBoolToObject(o, "first_run_slower", z > RES_FIRST_RUN_Z);
+	return o;
+}

@@ -66,6 +66,12 @@ struct res_timeline {
 	struct res_growth growth;
 };
 
+/* A startup series' runs in order: their Mann-Kendall trend, and hyperfine's "first run slower" check (the
+ * first run's modified z-score, 0.6745 (x - median) / MAD, above RES_FIRST_RUN_Z: caches the first run filled).
+ * Computed from the runs as the file keeps them (µs); an object from 3 runs, else NULL. */
+#define RES_FIRST_RUN_Z 14.0
+cJSON *res_startup_trend_json(const double *runs_ms, unsigned n);
+
 /* The load's timeline; -ENOMEM. ret is empty when the load kept none. */
 int res_timeline_from_tl(const struct tl *t, struct res_timeline *ret);
 /* Room for n samples of the server; -ENOMEM. */

@@ -487,6 +487,8 @@ static cJSON *startup_json(const struct res_startup *s)
 			cJSON_AddItemToArray(ms, cJSON_CreateNumber(round(s->runs_ms[i] * 1e3) / 1e3));
 			cJSON_AddItemToArray(ex, cJSON_CreateNumber(s->runs_exit[i]));
 		}
+		if (s->nruns >= 3)
+			cJSON_AddItemToObject(o, "trend", res_startup_trend_json(s->runs_ms, s->nruns));
 	}
 	return o;
 }

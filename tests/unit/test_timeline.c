@@ -215,6 +215,26 @@ static void test_round_trip(void **state)
 	rmdir(dir);
 }
 
+static void test_startup_first_run(void **state)
+{
+	double cold[8] = {100, 20, 20.5, 19.8, 20.2, 20.1, 19.9, 20.3},
+	       warm[8] = {20.4, 20, 20.5, 19.8, 20.2, 20.1, 19.9, 20.3};
+	double rising[8] = {20, 21, 22, 23, 24, 25, 26, 27};
+	cJSON *a = res_startup_trend_json(cold, 8), *b = res_startup_trend_json(warm, 8),
+	      *c = res_startup_trend_json(rising, 8);
+
+	(void)state;
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(a, "first_run_slower")));
+	assert_true(cJSON_GetObjectItem(a, "first_run_z")->valuedouble > 100);
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(b, "first_run_slower")));
+	assert_true(cJSON_GetObjectItem(c, "tau")->valuedouble == 1);
+	assert_true(cJSON_GetObjectItem(c, "p")->valuedouble < 0.01);
+	assert_null(res_startup_trend_json(cold, 2));
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	cJSON_Delete(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_off),
 		cmocka_unit_test(test_steady_and_leak),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_startup_first_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
