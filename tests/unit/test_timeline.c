@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "load/timeline.h"
+#include "report/report.h"
 #include "report/results.h"
 
 struct counters {
@@ -209,6 +210,19 @@ static void test_round_trip(void **state)
 	assert_true(back.trials[0].warmup.have && back.trials[0].warmup.steady);
 	assert_true(back.trials[0].warmup.rounds == 3 && back.trials[0].warmup.requests == 7000);
 	assert_true(back.trials[0].warmup.seconds == 4.25);
+	{ /* the text report says what the timeline found */
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		assert_int_equal(report_render(&back, RPT_TABLE, f, &err), 0);
+		fclose(f);
+		assert_non_null(
+			strstr(text, "http-hello node24 pinned trial 1: leak: RSS +4000 KB per 1,000 requests"));
+		assert_non_null(strstr(text, "not steady: throughput +"));
+		assert_non_null(strstr(text, "warm-up (auto): 3 rounds, 4.2 s, 7000 requests, steady"));
+		free(text);
+	}
 	res_doc_free(&d);
 	res_doc_free(&back);
 	unlink(path);
