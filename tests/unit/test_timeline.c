@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "load/timeline.h"
+#include "report/html.h"
 #include "report/report.h"
 #include "report/results.h"
 
@@ -221,6 +222,20 @@ static void test_round_trip(void **state)
 			strstr(text, "http-hello node24 pinned trial 1: leak: RSS +4000 KB per 1,000 requests"));
 		assert_non_null(strstr(text, "not steady: throughput +"));
 		assert_non_null(strstr(text, "warm-up (auto): 3 rounds, 4.2 s, 7000 requests, steady"));
+		free(text);
+		f = open_memstream(&text, &len);
+		assert_int_equal(html_render(&back, "r.json", f, &err), 0);
+		fclose(f);
+		{ /* four charts sharing the time axis, the flagged trial named */
+			const char *fig = strstr(text, "data-chart=\"timeline\""), *p = fig;
+			int charts = 0;
+
+			assert_non_null(fig);
+			while ((p = strstr(p + 1, "<svg")) && p < strstr(fig, "</figure>"))
+				charts++;
+			assert_int_equal(charts, 4);
+			assert_non_null(strstr(fig, "Dashed: flagged node24 trial 1 (not_steady, leak)"));
+		}
 		free(text);
 	}
 	res_doc_free(&d);
