@@ -233,9 +233,11 @@ static int load_http(const struct load_opts *o, const char *url, struct hx_err *
 	c.duration_s = o->duration > 0 ? o->duration : 10;
 	c.rate = o->rate;
 	c.insecure = o->insecure;
-	/* only the JSON shows it */
-	c.interval_ns =
-		o->json && !o->no_timeline ? o->interval > 0 ? (uint64_t)(o->interval * 1e9) : TL_DEFAULT_NS : 0;
+	/* the JSON shows the timeline; on a terminal it feeds the status line */
+	c.progress = !o->no_timeline && isatty(STDERR_FILENO) ? stderr : NULL;
+	c.interval_ns = (o->json || c.progress) && !o->no_timeline
+				? o->interval > 0 ? (uint64_t)(o->interval * 1e9) : TL_DEFAULT_NS
+				: 0;
 	c.check_length = o->expect_length != UINT64_MAX;
 	c.expect_length = o->expect_length;
 	/* with an encoding the digest is of the decoded body: the first request's, each encoder's bytes differ */

@@ -100,6 +100,7 @@ struct worker {
 	bool stop;
 	struct load_result r;
 	struct tl_totals tot; /* r's counters, for the timeline */
+	bool done;	      /* its load is over (load_progress stops) */
 	char buf[65536];
 };
 
@@ -922,6 +923,7 @@ static void *worker_main(void *arg)
 			last_house = now;
 		}
 	}
+	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
 	w->r.duration_s = (double)(now - w->start_ns) / 1e9;
 	w->r.cpu_s = (double)(thread_cpu_ns() - cpu0) / 1e9;
 	for (unsigned i = 0; i < w->nconns; i++)
@@ -1052,6 +1054,49 @@ static void worker_merge(struct load_result *ret, struct worker *w)
 		ret->max_thread_busy = w->r.cpu_s / w->r.duration_s;
 }
 
+static bool workers_done(const struct load_config *c, struct worker *ws)
+{
+	for (unsigned i = 0; i < c->threads; i++)
+		if (ws[i].tid && !__atomic_load_n(&ws[i].done, __ATOMIC_ACQUIRE))
+			return false;
+	return true;
+}
+
+/* One status line a second while the workers run, from what their timelines publish: req/s over the last
+ * second, the worst thread's p99 of its last interval, errors, elapsed and (with -d) the duration. */
+static void load_progress(const struct load_config *c, struct worker *ws, uint64_t origin_ns)
+{
+	uint64_t last = 0, last_ns = origin_ns;
+
+	for (;;) {
+		uint64_t req = 0, errs = 0, p99 = 0, now;
+
+		for (int k = 0; k < 10 && !workers_done(c, ws); k++)
+			nanosleep(&(struct timespec){0, 100000000}, NULL);
+		if (workers_done(c, ws))
+			break;
+		now = util_now_ns();
+		for (unsigned i = 0; i < c->threads; i++) {
+			uint64_t r, e, p;
+
+			tl_live(&ws[i].r.timeline, &r, &e, &p);
+			req += r;
+			errs += e;
+			p99 = p > p99 ? p : p99;
+		}
+		fprintf(c->progress, "\r\033[K  %.0f req/s  p99 %.2f ms  %llu errors  %.0f s",
+			(double)(req - last) * 1e9 / (double)(now - last_ns), (double)p99 / 1e6,
+			(unsigned long long)errs, (double)(now - origin_ns) / 1e9);
+		if (!c->requests)
+			fprintf(c->progress, " of %g s", c->duration_s);
+		fflush(c->progress);
+		last = req;
+		last_ns = now;
+	}
+	fprintf(c->progress, "\r\033[K");
+	fflush(c->progress);
+}
+
 int load_run(const struct load_config *c, struct load_result *ret, struct hx_err *err)
 {
 	struct worker *ws;
@@ -1081,6 +1126,8 @@ int load_run(const struct load_config *c, struct load_result *ret, struct hx_err
 	for (unsigned i = 0; i < c->threads && rc == 0; i++)
 		if ((errno = pthread_create(&ws[i].tid, NULL, worker_main, &ws[i])) != 0)
 			rc = hx_syserr(err, "load: pthread_create");
+	if (rc == 0 && c->progress && c->interval_ns)
+		load_progress(c, ws, origin_ns);
 	for (unsigned i = 0; i < c->threads; i++) {
 		if (ws[i].tid)
 			pthread_join(ws[i].tid, NULL);

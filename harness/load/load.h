@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/socket.h>
 
 #include "base/err.h"
@@ -59,6 +60,7 @@ struct load_config {
 	unsigned char expect_sha256[32];
 	enum load_engine engine;
 	uint64_t interval_ns; /* the timeline's interval; 0: no timeline */
+	FILE *progress;	      /* a status line here every second, from the timeline (needs interval_ns); NULL: none */
 };
 
 struct load_result {

@@ -79,6 +79,9 @@ void tl_roll(struct tl *t, uint64_t now, const struct tl_totals *tot)
 	if (!t->iv)
 		return;
 	tl_account(t, tot);
+	__atomic_store_n(&t->live_requests, t->base_requests, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->live_errors, t->base_errors, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->live_p99_ns, tl_quantile(&t->iv[t->cur], 0.99), __ATOMIC_RELAXED);
 	while ((idx = (now - t->origin_ns) / t->interval_ns) >= TL_MAX_INTERVALS)
 		tl_coarsen(t);
 	t->cur = (unsigned)idx;
@@ -111,6 +114,13 @@ int tl_merge(struct tl *dst, struct tl *src)
 	if (src->n > dst->n)
 		dst->n = src->n;
 	return 0;
+}
+
+void tl_live(const struct tl *t, uint64_t *ret_requests, uint64_t *ret_errors, uint64_t *ret_p99_ns)
+{
+	*ret_requests = __atomic_load_n(&t->live_requests, __ATOMIC_RELAXED);
+	*ret_errors = __atomic_load_n(&t->live_errors, __ATOMIC_RELAXED);
+	*ret_p99_ns = __atomic_load_n(&t->live_p99_ns, __ATOMIC_RELAXED);
 }
 
 uint64_t tl_quantile(const struct tl_interval *iv, double q)

@@ -26,6 +26,9 @@ struct tl {
 	/* the thread's totals when the current interval began: what came since is the interval's */
 	uint64_t base_requests, base_errors, base_bytes;
 	struct tl_interval *iv; /* TL_MAX_INTERVALS of them; NULL: no timeline */
+	/* at each roll, for a reader on another thread (tl_live): the totals and the p99 of the interval that
+	 * ended, stored relaxed (a plain store on the writer's side: nothing added to the hot path) */
+	uint64_t live_requests, live_errors, live_p99_ns;
 };
 
 /* interval_ns 0: no timeline (tl_tick and tl_latency then cost one compare). */
@@ -51,6 +54,8 @@ static inline void tl_latency(struct tl *t, uint64_t ns)
 void tl_close(struct tl *t, const struct tl_totals *tot);
 /* Add src into dst (same origin): the finer of the two is coarsened to the other's interval first. */
 int tl_merge(struct tl *dst, struct tl *src);
+/* What the last roll published, read from another thread. */
+void tl_live(const struct tl *t, uint64_t *ret_requests, uint64_t *ret_errors, uint64_t *ret_p99_ns);
 /* Latency at quantile q of one interval (ns): the midpoint of the coarse bucket holding the rank; 0 when empty. */
 uint64_t tl_quantile(const struct tl_interval *iv, double q);
 
