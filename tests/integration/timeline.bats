@@ -7,15 +7,49 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 setup() {
-	need_root
 	cd "$BATS_TEST_TMPDIR"
 }
 
 teardown() {
+	[ -z "${SERVER:-}" ] || { kill -TERM "$SERVER"; wait "$SERVER" || true; }
 	assert_no_leftovers
 }
 
+start_server() {
+	"$HELPERS/hello-server" >"$BATS_TEST_TMPDIR/server.out" &
+	SERVER=$!
+	wait_until 10 grep -qs '^port ' "$BATS_TEST_TMPDIR/server.out"
+	PORT=$(awk '/^port /{print $2}' "$BATS_TEST_TMPDIR/server.out")
+	[ -n "$PORT" ]
+}
+
+@test "load: the JSON's timeline sums to the totals at the interval asked; --no-timeline keeps none" {
+	start_server
+	run --separate-stderr "$HARNESS" load "http://127.0.0.1:$PORT/" -c 4 -t 2 -R 2000 -d 1.2s --interval 50ms --json
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ] # not a terminal: no status line
+	/usr/bin/python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); t = d["timeline"]
+assert t["interval_ms"] == 50 and 24 <= len(t["requests"]) <= 26, t["interval_ms"]
+assert sum(t["requests"]) == d["requests"] and sum(t["bytes"]) == d["bytes"] and sum(t["errors"]) == d["errors"]["total"]
+assert all(p is None or p > 0 for p in t["p99_us"]) and t["origin_ns"] > 0' "$output"
+	run --separate-stderr "$HARNESS" load "http://127.0.0.1:$PORT/" -c 2 -R 500 -d 0.3s --json --no-timeline
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 -c 'import json, sys; assert "timeline" not in json.loads(sys.argv[1])' "$output"
+}
+
+@test "load: on a terminal, a status line each second, cleared at the end" {
+	command -v script >/dev/null || skip "script(1) is missing: no terminal to test on"
+	start_server
+	run script -qc "$HARNESS load http://127.0.0.1:$PORT/ -c 2 -R 400 -d 2.5s" /dev/null
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"req/s  p99 "*" ms  0 errors  1 s of 2.5 s"* ]]
+	[[ "$output" == *"Requests/sec:"* ]]
+}
+
 @test "timeline: the intervals sum to the trial's totals, the server is sampled, a steady server is flagged neither" {
+	need_root
 	run --separate-stderr "$HARNESS" run --runtimes node20 --out s.json "$HARNESS_FIXTURES/scenarios/timeline-steady"
 	echo "$stderr" | tail -3
 	[ "$status" -eq 0 ]
@@ -38,6 +72,7 @@ PY
 }
 
 @test "timeline: a server keeping 4,096 bytes a request is flagged leak with its slope within 20%" {
+	need_root
 	run --separate-stderr "$HARNESS" run --runtimes node20 --out k.json "$HARNESS_FIXTURES/scenarios/timeline-leak"
 	echo "$stderr" | tail -3
 	[ "$status" -eq 0 ]
@@ -51,6 +86,7 @@ PY
 }
 
 @test "timeline: a server still speeding up after a short fixed warm-up is flagged not_steady" {
+	need_root
 	run --separate-stderr "$HARNESS" run --runtimes node20 --out u.json "$HARNESS_FIXTURES/scenarios/timeline-speedup"
 	echo "$stderr" | tail -3
 	[ "$status" -eq 0 ]
@@ -64,6 +100,7 @@ PY
 }
 
 @test "timeline: --warmup auto warms the speeding-up server until steady, records what it took, and the trial is steady" {
+	need_root
 	run --separate-stderr "$HARNESS" run --runtimes node20 --warmup auto --out a.json "$HARNESS_FIXTURES/scenarios/timeline-speedup"
 	echo "$stderr" | tail -3
 	[ "$status" -eq 0 ]
@@ -79,6 +116,7 @@ PY
 }
 
 @test "timeline: --warmup takes auto only" {
+	need_root
 	run --separate-stderr "$HARNESS" run --runtimes node20 --warmup 5 --out a.json "$HARNESS_FIXTURES/scenarios/timeline-speedup"
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"--warmup takes auto"* ]]
