@@ -66,9 +66,14 @@ static void chart(FILE *out, const struct res_doc *d, const char *scn, enum tl_s
 	size_t cap = 0, nx, ny;
 	char id[32], title[160];
 
-	for (size_t i = 0; i < d->ntrials; i++)
-		if (!strcmp(d->trials[i].scenario, scn))
-			cap = fmax(cap, fmax(d->trials[i].timeline.n, d->trials[i].timeline.ns));
+	for (size_t i = 0; i < d->ntrials; i++) {
+		const struct res_timeline *tl = &d->trials[i].timeline;
+
+		if (!strcmp(d->trials[i].scenario, scn)) {
+			cap = tl->n > cap ? tl->n : cap;
+			cap = tl->ns > cap ? tl->ns : cap;
+		}
+	}
 	x = malloc((cap + 1) * sizeof(*x));
 	y = malloc((cap + 1) * sizeof(*y));
 	for (size_t i = 0; x && y && i < d->ntrials; i++)

@@ -65,8 +65,11 @@ int res_timeline_from_tl(const struct tl *l, struct res_timeline *ret)
 		ret->requests[i] = l->iv[i].requests;
 		ret->errors[i] = l->iv[i].errors;
 		ret->bytes[i] = l->iv[i].bytes;
-		ret->p50_us[i] = (double)tl_quantile(&l->iv[i], 0.5) / 1e3;
-		ret->p99_us[i] = (double)tl_quantile(&l->iv[i], 0.99) / 1e3;
+		uint64_t p50 = tl_quantile(&l->iv[i], 0.5), p99 = tl_quantile(&l->iv[i], 0.99);
+
+		/* 0: no answer in the interval (an answer takes at least a few µs) */
+		ret->p50_us[i] = p50 ? (double)p50 / 1e3 : NAN;
+		ret->p99_us[i] = p99 ? (double)p99 / 1e3 : NAN;
 	}
 	return 0;
 }

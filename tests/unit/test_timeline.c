@@ -98,6 +98,32 @@ static void test_quantile_coarse(void **state)
 	assert_true(tl_quantile(&iv, 0.5) == 0);
 }
 
+/* An interval without an answer has no latency (null in the JSON), never 0. */
+static void test_empty_interval(void **state)
+{
+	struct tl t;
+	struct res_timeline r;
+	uint64_t req = 0, bytes = 0, errs = 0;
+	struct tl_totals tot = {&req, &bytes, &errs, 1};
+
+	(void)state;
+	assert_int_equal(tl_init(&t, 1000, 100), 0);
+	tl_tick(&t, 1010, &tot);
+	tl_latency(&t, 5000);
+	req++;
+	tl_tick(&t, 1350, &tot); /* intervals 1 and 2 pass with nothing */
+	tl_latency(&t, 7000);
+	req++;
+	tl_close(&t, &tot);
+	assert_int_equal(res_timeline_from_tl(&t, &r), 0);
+	assert_int_equal(r.n, 4);
+	assert_true(r.requests[0] == 1 && r.requests[1] == 0 && r.requests[3] == 1);
+	assert_true(isnan(r.p99_us[1]) && isnan(r.p50_us[2]));
+	assert_true(fabs(r.p99_us[3] - 7) < 0.25);
+	res_timeline_free(&r);
+	tl_free(&t);
+}
+
 static void test_off(void **state)
 {
 	struct tl t;
@@ -270,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_sums_exact_after_merge),
 		cmocka_unit_test(test_quantile_coarse),
 		cmocka_unit_test(test_off),
+		cmocka_unit_test(test_empty_interval),
 		cmocka_unit_test(test_steady_and_leak),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_startup_first_run),
