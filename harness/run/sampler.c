@@ -6,9 +6,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -83,80 +88,84 @@ uint64_t smp_tree_rss_kb(pid_t pid)
 	return sum;
 }
 
-static void smp_take(struct smp *m)
+static void smp_take(const struct smp *m, struct smp_shared *sh)
 {
 	struct smp_sample *x;
 
-	if (m->n == SMP_MAX) { /* keep every other one: the cadence halves, the span stays whole */
+	if (sh->n == SMP_MAX) { /* keep every other one: the cadence halves, the span stays whole */
 		for (unsigned i = 0; i < SMP_MAX / 2; i++)
-			m->s[i] = m->s[2 * i];
-		m->n = SMP_MAX / 2;
-		m->interval_ns *= 2;
+			sh->s[i] = sh->s[2 * i];
+		sh->n = SMP_MAX / 2;
+		sh->interval_ns *= 2;
 	}
-	x = &m->s[m->n++];
+	x = &sh->s[sh->n];
 	x->t_ns = util_now_ns();
 	cg_slice_sample(m->tree, m->slice, &x->cpu_usec, &x->memory);
 	x->rss_kb = smp_tree_rss_kb(m->pid);
+	__atomic_store_n(&sh->n, sh->n + 1, __ATOMIC_RELEASE);
 }
 
-static void *smp_main(void *arg)
+/* The sampling process: only fresh opens of /proc and cgroup files, so every inherited descriptor goes
+ * (a pipe's write end kept here would hold off its reader's end of file); it dies with harness. */
+static _Noreturn void smp_main(const struct smp *m)
 {
-	struct smp *m = arg;
 	struct timespec at;
 
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (getppid() == 1)
+		_exit(0);
+	syscall(SYS_close_range, 3u, ~0u, 0u); /* Linux 5.9+; before, the descriptors stay */
 	clock_gettime(CLOCK_MONOTONIC, &at);
-	pthread_mutex_lock(&m->lock);
-	while (!m->stop) {
-		uint64_t ns = (uint64_t)at.tv_nsec + m->interval_ns;
+	for (;;) {
+		uint64_t ns = (uint64_t)at.tv_nsec + m->sh->interval_ns;
 
-		smp_take(m);
+		smp_take(m, m->sh);
 		at.tv_sec += (time_t)(ns / 1000000000u);
 		at.tv_nsec = (long)(ns % 1000000000u);
-		while (!m->stop && pthread_cond_timedwait(&m->wake, &m->lock, &at) != ETIMEDOUT)
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR)
 			;
 	}
-	smp_take(m);
-	pthread_mutex_unlock(&m->lock);
-	return NULL;
 }
 
 int smp_start(struct smp *m, const struct cg_tree *tree, enum cg_slice slice, pid_t pid, uint64_t interval_ns,
 	      struct hx_err *err)
 {
-	pthread_condattr_t ca;
-	int r;
-
 	memset(m, 0, sizeof(*m));
 	m->tree = tree;
 	m->slice = slice;
 	m->pid = pid;
-	m->interval_ns = interval_ns ? interval_ns : TL_DEFAULT_NS;
-	if (!(m->s = calloc(SMP_MAX, sizeof(*m->s))))
-		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&m->wake, &ca);
-	pthread_condattr_destroy(&ca);
-	pthread_mutex_init(&m->lock, NULL);
-	if ((r = pthread_create(&m->tid, NULL, smp_main, m)) != 0) {
-		smp_free(m);
-		errno = r;
-		return hx_syserr(err, "run: the sampler's thread");
+	m->sampler = -1;
+	m->sh = mmap(NULL, sizeof(*m->sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m->sh == MAP_FAILED) {
+		m->sh = NULL;
+		return hx_syserr(err, "run: the sampler's memory");
 	}
-	m->running = true;
+	m->sh->interval_ns = interval_ns ? interval_ns : TL_DEFAULT_NS;
+	fflush(NULL); /* nothing buffered is written twice */
+	m->sampler = fork();
+	if (m->sampler == 0)
+		smp_main(m);
+	if (m->sampler < 0) {
+		smp_free(m);
+		return hx_syserr(err, "run: the sampler's process");
+	}
 	return 0;
 }
 
 void smp_stop(struct smp *m)
 {
-	if (!m->running)
+	int status;
+
+	if (m->sampler <= 0)
 		return;
-	pthread_mutex_lock(&m->lock);
-	m->stop = true;
-	pthread_cond_signal(&m->wake);
-	pthread_mutex_unlock(&m->lock);
-	pthread_join(m->tid, NULL);
-	m->running = false;
+	kill(m->sampler, SIGTERM);
+	while (waitpid(m->sampler, &status, 0) < 0 && errno == EINTR)
+		;
+	m->sampler = -1;
+	smp_take(m, m->sh);
 }
 
 static double kb_or_nan(uint64_t v, uint64_t div)
@@ -166,11 +175,13 @@ static double kb_or_nan(uint64_t v, uint64_t div)
 
 int smp_into(const struct smp *m, struct res_timeline *t)
 {
-	if (!m->n || res_timeline_samples(t, m->n) < 0)
-		return m->n ? -ENOMEM : 0;
-	t->sample_ms = (double)m->interval_ns / 1e6;
-	for (unsigned i = 0; i < m->n; i++) {
-		const struct smp_sample *x = &m->s[i], *prev = i ? &m->s[i - 1] : NULL;
+	unsigned n = m->sh ? m->sh->n : 0;
+
+	if (!n || res_timeline_samples(t, n) < 0)
+		return n ? -ENOMEM : 0;
+	t->sample_ms = (double)m->sh->interval_ns / 1e6;
+	for (unsigned i = 0; i < n; i++) {
+		const struct smp_sample *x = &m->sh->s[i], *prev = i ? &m->sh->s[i - 1] : NULL;
 
 		t->t_ms[i] = ((double)x->t_ns - (double)t->origin_ns) / 1e6;
 		t->cpu_ms[i] = !prev || x->cpu_usec == UINT64_MAX || prev->cpu_usec == UINT64_MAX
@@ -185,11 +196,7 @@ int smp_into(const struct smp *m, struct res_timeline *t)
 void smp_free(struct smp *m)
 {
 	smp_stop(m);
-	free(m->s);
-	m->s = NULL;
-	if (m->tree) {
-		pthread_cond_destroy(&m->wake);
-		pthread_mutex_destroy(&m->lock);
-	}
-	m->tree = NULL;
+	if (m->sh)
+		munmap(m->sh, sizeof(*m->sh));
+	m->sh = NULL;
 }

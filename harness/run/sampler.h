@@ -1,10 +1,11 @@
 /* harness's samples of a server while it is measured, for the trial's timeline (docs/results.md): the sut
- * slice's CPU time and memory.current and the server tree's RSS, read from outside the sandbox on a thread of
- * harness's own at the load client's cadence. The runtime pays only the kernel's side of the reads. */
+ * slice's CPU time and memory.current and the server tree's RSS, read from outside the sandbox by a small
+ * process of harness's own at the load client's cadence. The runtime pays only the kernel's side of the reads.
+ * A process, not a thread: harness spawns the client's sandbox with clone(2) meanwhile, and a child cloned
+ * while another thread held a lock (malloc's) would inherit it held and wait forever. */
 #ifndef HX_SAMPLER_H
 #define HX_SAMPLER_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -19,24 +20,26 @@ struct smp_sample {
 	uint64_t t_ns, cpu_usec, memory, rss_kb; /* UINT64_MAX: not read */
 };
 
+/* Shared with the sampling process (MAP_SHARED): it appends, the parent reads once it has stopped. */
+struct smp_shared {
+	uint64_t interval_ns;
+	unsigned n;
+	struct smp_sample s[SMP_MAX];
+};
+
 struct smp {
 	const struct cg_tree *tree;
 	enum cg_slice slice;
-	pid_t pid; /* the server's payload: its tree's RSS */
-	uint64_t interval_ns;
-	pthread_t tid;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	bool running, stop;
-	unsigned n;
-	struct smp_sample *s;
+	pid_t pid;     /* the server's payload: its tree's RSS */
+	pid_t sampler; /* the sampling process; -1: none */
+	struct smp_shared *sh;
 };
 
-/* Start sampling now and every interval_ns; -errno when the thread cannot start (the trial goes on
+/* Start sampling now and every interval_ns; -errno when the process cannot start (the trial goes on
  * without server samples). */
 int smp_start(struct smp *m, const struct cg_tree *tree, enum cg_slice slice, pid_t pid, uint64_t interval_ns,
 	      struct hx_err *err);
-/* One last sample, then the thread joins. */
+/* The sampling process ends (SIGTERM, reaped), then one last sample here. */
 void smp_stop(struct smp *m);
 /* The samples into t's server columns, in ms from t->origin_ns; -ENOMEM. */
 int smp_into(const struct smp *m, struct res_timeline *t);

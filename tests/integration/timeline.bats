@@ -71,7 +71,7 @@ PY
 	[ "$status" -eq 0 ]
 }
 
-@test "timeline: a server keeping 4,096 bytes a request is flagged leak with its slope within 20%" {
+@test "timeline: a server keeping 16,384 bytes a request is flagged leak with its slope within 20%" {
 	need_root
 	run --separate-stderr "$HARNESS" run --runtimes node20 --out k.json "$HARNESS_FIXTURES/scenarios/timeline-leak"
 	echo "$stderr" | tail -3
@@ -81,7 +81,7 @@ import json
 g = json.load(open("k.json"))["trials"][0]["timeline"]["growth"]
 print(g)
 assert g["leak"], g
-assert abs(g["rss_bytes_per_1k_requests"] - 4096000) <= 0.2 * 4096000, g
+assert abs(g["rss_bytes_per_1k_requests"] - 16384000) <= 0.2 * 16384000, g
 PY
 }
 

@@ -3,11 +3,14 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include "load/timeline.h"
 #include "report/html.h"
 #include "report/report.h"
 #include "report/results.h"
+#include "run/sampler.h"
 
 struct counters {
 	uint64_t requests, bytes, errors[3];
@@ -290,6 +293,38 @@ static void test_startup_first_run(void **state)
 	cJSON_Delete(c);
 }
 
+/* The server tree's RSS: a process and its descendants, read from /proc; a pid that is gone reads as such. */
+static void test_tree_rss(void **state)
+{
+	int p[2];
+	pid_t child;
+	uint64_t alone, with_child;
+	char c;
+
+	(void)state;
+	alone = smp_tree_rss_kb(getpid());
+	assert_true(alone > 0 && alone != UINT64_MAX);
+	assert_int_equal(pipe(p), 0);
+	child = fork();
+	if (child == 0) {
+		static char touched[8 << 20];
+
+		memset(touched, 1, sizeof(touched)); /* 8 MB of its own */
+		close(p[0]);
+		assert_int_equal(write(p[1], "x", 1), 1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	with_child = smp_tree_rss_kb(getpid());
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(p[0]);
+	assert_true(with_child >= alone + 8000);
+	assert_true(smp_tree_rss_kb(child) == UINT64_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_steady_and_leak),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_startup_first_run),
+		cmocka_unit_test(test_tree_rss),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
