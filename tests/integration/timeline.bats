@@ -107,8 +107,9 @@ PY
 	/usr/bin/python3 - <<'PY'
 import json
 t = json.load(open("a.json"))["trials"][0]
-w, st = t["warmup"], t["timeline"]["steady"]
-print(w, st)
+w, st = t["warmup"], t["timeline"].get("steady")
+print(w, st, len(t["timeline"]["requests"]), t["load"]["rps"])
+assert st, "the measured load was too short to be tested"
 assert w["mode"] == "auto" and w["steady"] and w["rounds"] >= 2 and w["seconds"] >= 3, w
 assert st["intervals"] >= 10 and not st["not_steady"], st
 assert "not_steady" not in t.get("noisy", []), t.get("noisy_reasons")
