@@ -569,6 +569,30 @@ int cg_slice_stats(struct cg_tree *t, enum cg_slice s, struct cg_stats *ret, str
 	return 0;
 }
 
+static uint64_t sample_u64(const struct cg_tree *t, enum cg_slice s, enum cg_file f, const char *key)
+{
+	_cleanup_free_ char *text = NULL;
+	uint64_t v;
+
+	if (cg_read_file(t, (int)s, f, &text) < 0)
+		return UINT64_MAX;
+	if (key ? util_keyed_u64(text, key, &v) : util_parse_u64(util_rstrip(text), &v))
+		return UINT64_MAX;
+	return v;
+}
+
+void cg_slice_sample(const struct cg_tree *t, enum cg_slice s, uint64_t *ret_cpu_usec, uint64_t *ret_memory)
+{
+	*ret_memory = sample_u64(t, s, CG_F_MEMORY_CURRENT, NULL);
+	if (t->be == &cg_backend_v2) {
+		*ret_cpu_usec = sample_u64(t, s, CG_F_CPU_STAT, "usage_usec");
+	} else {
+		uint64_t user = sample_u64(t, s, CG_F_CPU_USER, NULL), sys = sample_u64(t, s, CG_F_CPU_SYSTEM, NULL);
+
+		*ret_cpu_usec = user == UINT64_MAX || sys == UINT64_MAX ? UINT64_MAX : (user + sys) / 1000; /* ns */
+	}
+}
+
 int cg_slice_peak_reset(struct cg_tree *t, enum cg_slice s, struct hx_err *err)
 {
 	int r;

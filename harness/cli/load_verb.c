@@ -21,10 +21,10 @@
 #include "cli/verbs.h"
 
 struct load_opts {
-	bool help, json, insecure, chat, rpc, counter, startup, no_sandbox, show_output;
+	bool help, json, insecure, chat, rpc, counter, startup, no_sandbox, show_output, no_timeline;
 	unsigned conns, threads, pipeline, timeout_ms, clients, messages, window, runs, warmup, expect_status;
 	uint64_t requests, expect_length;
-	double duration, rate;
+	double duration, rate, interval;
 	const char *method, *body_file, *export_hyperfine, *sweep, *expect_sha256, *engine, *expect_encoding,
 		*expect_range, *duet_b, *duet_order;
 	double duet_window;
@@ -63,6 +63,11 @@ static const struct hx_opt load_tab[] = {
 	 .help = "the first request's Content-Encoding (gzip, br; default: none)"},
 	{"expect-range", 0, OPT_STR, offsetof(struct load_opts, expect_range), "'bytes A-B/N'",
 	 .help = "the first request's Content-Range"},
+	{"interval", 0, OPT_DURATION, offsetof(struct load_opts, interval), "DURATION",
+	 .help = "the JSON's timeline: requests, errors, bytes, p50 and p99 per interval (default 100ms)", .min = 0.001,
+	 .max = 3600},
+	{"no-timeline", 0, OPT_FLAG, offsetof(struct load_opts, no_timeline), NULL,
+	 .help = "keep no timeline (to measure what it costs)"},
 	{"engine", 0, OPT_STR, offsetof(struct load_opts, engine), "ENGINE",
 	 .help = "epoll, io_uring or auto (default: io_uring for http:// where the kernel allows it, else epoll)"},
 	{"insecure", 'k', OPT_FLAG, offsetof(struct load_opts, insecure), NULL,
@@ -134,6 +139,13 @@ static cJSON *load_json(const struct load_config *c, const struct load_result *r
 	res_load_from(c, r, list, l);
 	j = res_load_json(l);
 	free(l);
+	if (j && r->timeline.iv) {
+		struct res_timeline tl;
+
+		if (res_timeline_from_tl(&r->timeline, &tl) == 0)
+			cJSON_AddItemToObject(j, "timeline", res_timeline_json(&tl, true));
+		res_timeline_free(&tl);
+	}
 	return j;
 }
 
@@ -281,6 +293,11 @@ static int load_http(const struct load_opts *o, const char *url, struct hx_err *
 	c.duration_s = o->duration > 0 ? o->duration : 10;
 	c.rate = o->rate;
 	c.insecure = o->insecure;
+	/* the JSON shows the timeline; on a terminal it feeds the status line */
+	c.progress = !o->no_timeline && isatty(STDERR_FILENO) ? stderr : NULL;
+	c.interval_ns = (o->json || c.progress) && !o->no_timeline
+				? o->interval > 0 ? (uint64_t)(o->interval * 1e9) : TL_DEFAULT_NS
+				: 0;
 	c.check_length = o->expect_length != UINT64_MAX;
 	c.expect_length = o->expect_length;
 	/* with an encoding the digest is of the decoded body: the first request's, each encoder's bytes differ */
@@ -310,14 +327,18 @@ static int load_http(const struct load_opts *o, const char *url, struct hx_err *
 	     : expects(o) && check_first(o, url, &c, err) < 0 ? -err->errnum
 							      : load_run(&c, r, err);
 	free(c.request);
-	if (rc < 0)
+	if (rc < 0) {
+		load_result_free(r);
 		return rc;
+	}
 	if (c.duet) { /* the windows are the figures; the last line sums them up */
 		printf("{\"end\":true,\"requests\":%llu,\"errors\":%llu,\"reconnects\":%llu,\"cpu_s\":%.6f,"
 		       "\"engine\":\"%s\",\"threads\":%u}\n",
 		       (unsigned long long)r->requests, (unsigned long long)r->errors_total,
 		       (unsigned long long)r->reconnects, r->cpu_s, load_engine_names[r->engine], r->threads);
-		return r->errors_total ? HX_EXIT_VERDICT : HX_EXIT_OK;
+		rc = r->errors_total ? HX_EXIT_VERDICT : HX_EXIT_OK;
+		load_result_free(r);
+		return rc;
 	}
 	if (o->json) {
 		cJSON *j = load_json(&c, r);
@@ -328,6 +349,7 @@ static int load_http(const struct load_opts *o, const char *url, struct hx_err *
 	} else {
 		load_print(url, &c, r);
 	}
+	load_result_free(r);
 	return r->errors_total ? HX_EXIT_VERDICT : HX_EXIT_OK;
 }
 

@@ -45,7 +45,8 @@
 
 struct run_opts {
 	bool help, keep, isolate, no_sandbox, allow_prepare_network;
-	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement, *shard, *engine, *node_env;
+	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement, *shard, *engine, *node_env,
+		*warmup;
 	unsigned cpus, client_cpus, repeat, connections, requests, max_repeat;
 	uint64_t memory, client_memory;
 	double cap, precision;
@@ -80,6 +81,9 @@ static const struct hx_opt run_tab[] = {
 	 .help = "http and ws-rpc scenarios: N measured requests per trial instead of the profile's share (warm-up in "
 		 "proportion)",
 	 .min = 1},
+	{"warmup", 0, OPT_STR, offsetof(struct run_opts, warmup), "auto",
+	 .help = "http scenarios: warm up until the throughput is steady (at most 60 s), not for the scenario's "
+		 "warmup_requests; each trial records what it took (warmup)"},
 	{"engine", 0, OPT_STR, offsetof(struct run_opts, engine), "ENGINE",
 	 .help = "http scenarios: the load client's engine, auto (io_uring where the kernel allows it, else epoll), "
 		 "epoll or io_uring; each trial records the one that ran (load.engine)"},
@@ -502,6 +506,9 @@ static int run_plan(const struct run_opts *o, char **names, int n, struct run_pl
 			       "use one or the other");
 	env->isolate = o->isolate;
 	env->bare = o->no_sandbox;
+	if (o->warmup && strcmp(o->warmup, "auto") != 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: --warmup takes auto, not '%s'", o->warmup);
+	env->warmup_auto = o->warmup != NULL;
 	if (plan_bare(p, env, err) < 0)
 		return -err->errnum;
 	for (size_t k = 0; o->isolate && k < p->nmodes; k++)

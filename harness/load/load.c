@@ -105,6 +105,8 @@ struct worker {
 	unsigned active;
 	uint64_t win_start_ns, drain_ns;
 	struct duet_sync *duet;
+	struct tl_totals tot; /* r's counters, for the timeline */
+	bool done;	      /* its load is over (load_progress stops) */
 	char buf[65536];
 };
 
@@ -451,6 +453,8 @@ static void conn_response(struct worker *w, struct conn *c, uint64_t now)
 	int status = c->parser.status;
 
 	if (now <= w->deadline_ns || w->quota != UINT64_MAX) {
+		tl_tick(&w->r.timeline, now, &w->tot);
+		tl_latency(&w->r.timeline, now - c->intended[slot]);
 		hist_record(&w->r.latency_uncorrected, now - c->sent_at[slot]);
 		hist_record(&w->r.latency, now - c->intended[slot]);
 		w->r.requests++;
@@ -922,6 +926,7 @@ static void *worker_main(void *arg)
 	for (now = util_now_ns(); !worker_done(w, now); now = util_now_ns()) {
 		w->eng->wait(w, worker_wait_ms(w, now));
 		now = util_now_ns();
+		tl_tick(&w->r.timeline, now, &w->tot);
 		if (w->quota == UINT64_MAX && now >= w->deadline_ns)
 			w->stop = true;
 		/* each pass either sends from the top connection or takes it out of the heap */
@@ -932,10 +937,12 @@ static void *worker_main(void *arg)
 			last_house = now;
 		}
 	}
+	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
 	w->r.duration_s = (double)(now - w->start_ns) / 1e9;
 	w->r.cpu_s = (double)(thread_cpu_ns() - cpu0) / 1e9;
 	for (unsigned i = 0; i < w->nconns; i++)
 		conn_close(w, &w->conns[i]);
+	tl_close(&w->r.timeline, &w->tot);
 	return NULL;
 }
 
@@ -1123,7 +1130,7 @@ static void *worker_duet_main(void *arg)
 }
 
 static int worker_setup(struct worker *w, const struct load_config *c, unsigned idx, enum load_engine engine,
-			struct hx_err *err)
+			uint64_t origin_ns, struct hx_err *err)
 {
 	unsigned per_side = c->conns / c->threads + (idx < c->conns % c->threads);
 	unsigned n = c->duet ? 2 * per_side : per_side;
@@ -1146,6 +1153,9 @@ static int worker_setup(struct worker *w, const struct load_config *c, unsigned 
 		return -err->errnum;
 	hist_init(&w->r.latency);
 	hist_init(&w->r.latency_uncorrected);
+	if (tl_init(&w->r.timeline, origin_ns, c->interval_ns) < 0)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	w->tot = (struct tl_totals){&w->r.requests, &w->r.bytes, w->r.errors, LE_NR};
 	w->quota = c->requests ? c->requests / c->threads + (idx < c->requests % c->threads) : UINT64_MAX;
 	w->deadline_ns = c->requests ? UINT64_MAX : util_now_ns() + (uint64_t)(c->duration_s * 1e9);
 	if (c->rate > 0) {
@@ -1223,9 +1233,10 @@ static void worker_free(struct worker *w)
 	free(w->conns);
 	free(w->heap);
 	free(w->wbuf);
+	tl_free(&w->r.timeline);
 }
 
-static void worker_merge(struct load_result *ret, const struct worker *w)
+static void worker_merge(struct load_result *ret, struct worker *w)
 {
 	ret->requests += w->r.requests;
 	ret->bytes += w->r.bytes;
@@ -1234,6 +1245,7 @@ static void worker_merge(struct load_result *ret, const struct worker *w)
 		ret->errors[e] += w->r.errors[e];
 	hist_merge(&ret->latency, &w->r.latency);
 	hist_merge(&ret->latency_uncorrected, &w->r.latency_uncorrected);
+	tl_merge(&ret->timeline, &w->r.timeline);
 	ret->cpu_s += w->r.cpu_s;
 	if (w->r.duration_s > ret->duration_s)
 		ret->duration_s = w->r.duration_s;
@@ -1255,11 +1267,55 @@ static int duet_setup(struct duet_sync *d, struct worker *ws, const struct load_
 	return 0;
 }
 
+static bool workers_done(const struct load_config *c, struct worker *ws)
+{
+	for (unsigned i = 0; i < c->threads; i++)
+		if (ws[i].tid && !__atomic_load_n(&ws[i].done, __ATOMIC_ACQUIRE))
+			return false;
+	return true;
+}
+
+/* One status line a second while the workers run, from what their timelines publish: req/s over the last
+ * second, the worst thread's p99 of its last interval, errors, elapsed and (with -d) the duration. */
+static void load_progress(const struct load_config *c, struct worker *ws, uint64_t origin_ns)
+{
+	uint64_t last = 0, last_ns = origin_ns;
+
+	for (;;) {
+		uint64_t req = 0, errs = 0, p99 = 0, now;
+
+		for (int k = 0; k < 10 && !workers_done(c, ws); k++)
+			nanosleep(&(struct timespec){0, 100000000}, NULL);
+		if (workers_done(c, ws))
+			break;
+		now = util_now_ns();
+		for (unsigned i = 0; i < c->threads; i++) {
+			uint64_t r, e, p;
+
+			tl_live(&ws[i].r.timeline, &r, &e, &p);
+			req += r;
+			errs += e;
+			p99 = p > p99 ? p : p99;
+		}
+		fprintf(c->progress, "\r\033[K  %.0f req/s  p99 %.2f ms  %llu errors  %.0f s",
+			(double)(req - last) * 1e9 / (double)(now - last_ns), (double)p99 / 1e6,
+			(unsigned long long)errs, (double)(now - origin_ns) / 1e9);
+		if (!c->requests)
+			fprintf(c->progress, " of %g s", c->duration_s);
+		fflush(c->progress);
+		last = req;
+		last_ns = now;
+	}
+	fprintf(c->progress, "\r\033[K");
+	fflush(c->progress);
+}
+
 int load_run(const struct load_config *c, struct load_result *ret, struct hx_err *err)
 {
 	struct duet_sync duet = {0};
 	struct worker *ws;
 	enum load_engine engine = LOAD_ENGINE_EPOLL;
+	uint64_t origin_ns = util_now_ns(); /* every thread's intervals count from here */
 	int rc = 0;
 
 	if (load_engine_pick(c, &engine, err) < 0)
@@ -1276,10 +1332,11 @@ int load_run(const struct load_config *c, struct load_result *ret, struct hx_err
 		return -err->errnum;
 	}
 	memset(ret, 0, sizeof(*ret));
+	tl_init(&ret->timeline, origin_ns, 0);
 	hist_init(&ret->latency);
 	hist_init(&ret->latency_uncorrected);
 	for (unsigned i = 0; i < c->threads && rc == 0; i++)
-		rc = worker_setup(&ws[i], c, i, engine, err);
+		rc = worker_setup(&ws[i], c, i, engine, origin_ns, err);
 	if (rc == 0 && c->duet)
 		rc = duet_setup(&duet, ws, c, ret, err);
 	for (unsigned i = 0; i < c->threads && rc == 0; i++) {
@@ -1289,6 +1346,8 @@ int load_run(const struct load_config *c, struct load_result *ret, struct hx_err
 	}
 	if (rc < 0 && duet.win)
 		duet_abort(&duet); /* those started leave their next meeting */
+	if (rc == 0 && c->progress && c->interval_ns && !c->duet)
+		load_progress(c, ws, origin_ns);
 	for (unsigned i = 0; i < c->threads; i++) {
 		if (ws[i].tid)
 			pthread_join(ws[i].tid, NULL);
@@ -1311,4 +1370,9 @@ int load_run(const struct load_config *c, struct load_result *ret, struct hx_err
 	free(ws);
 	tp_tls_free();
 	return rc;
+}
+
+void load_result_free(struct load_result *r)
+{
+	tl_free(&r->timeline);
 }

@@ -6,10 +6,12 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/socket.h>
 
 #include "base/err.h"
 #include "load/hist.h"
+#include "load/timeline.h"
 
 struct load_window;
 
@@ -69,6 +71,8 @@ struct load_config {
 	size_t nwindows;
 	bool (*on_window)(const struct load_window *win, void *ctx);
 	void *window_ctx;
+	uint64_t interval_ns; /* the timeline's interval; 0: no timeline */
+	FILE *progress;	      /* a status line here every second, from the timeline (needs interval_ns); NULL: none */
 };
 
 struct load_result {
@@ -80,6 +84,7 @@ struct load_result {
 	double max_thread_busy;		 /* the busiest thread's CPU time per wall second */
 	unsigned threads;
 	enum load_engine engine; /* the one that ran (never auto) */
+	struct tl timeline;	 /* per interval; its sums are the totals above (load_result_free) */
 };
 
 /* One window of a duet: what the side measured sent and got back within it, merged over the threads.
@@ -103,5 +108,6 @@ int load_build_request(struct load_config *c, const char *method, const char *co
 #define LOAD_NOFILE_SPARE 64
 int load_nofile(unsigned conns, struct hx_err *err);
 int load_run(const struct load_config *c, struct load_result *ret, struct hx_err *err);
+void load_result_free(struct load_result *r);
 
 #endif

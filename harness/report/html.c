@@ -1,5 +1,6 @@
 /* The HTML report: a results document drawn as charts with a table under each, from the file alone. */
 #include "report/html.h"
+#include "report/html_timeline.h"
 
 #include <errno.h>
 #include <math.h>
@@ -826,6 +827,15 @@ static void evidence(const struct page *pg, const char *scn)
 	fputs("</details>\n", pg->out);
 }
 
+static void html_timeline_section(struct page *pg, const char *scn)
+{
+	const char *colours[MAX_RUNTIMES];
+
+	for (size_t i = 0; i < pg->nruntimes; i++)
+		colours[i] = colour_of(pg, pg->runtimes[i]);
+	html_timelines(pg->out, pg->d, scn, pg->runtimes, colours, pg->nruntimes, &pg->nchart);
+}
+
 static void section_scenario(struct page *pg, const char *scn)
 {
 	const struct res_summary *gs[MAX_GROUPS];
@@ -851,6 +861,7 @@ static void section_scenario(struct page *pg, const char *scn)
 	chart_latency(pg, scn, gs, n);
 	if (pm && pm->m == RES_M_STARTUP_MEDIAN_MS)
 		chart_strip(pg, scn, gs, n);
+	html_timeline_section(pg, scn);
 	evidence(pg, scn);
 	fputs("</section>\n", pg->out);
 }

@@ -495,6 +495,8 @@ static const char *const noisy_advice[RES_NR_NOISY] = {
 			     "quieter host",
 	[RES_NOISY_CONTENDED] = "something outside the trial held the runtime's CPUs: run on a quiet host, or with "
 				"--isolate (harness doctor says whether it can)",
+	[RES_NOISY_NOT_STEADY] = "the throughput still moved over the measured phase: a longer warm-up (run --warmup "
+				 "auto) or a quieter host",
 	[RES_NOISY_SHORT] = "measured phases were shorter than the scenario's min_duration_s: give them more requests "
 			    "or messages (--requests, --profile standard or full)",
 };
@@ -551,6 +553,38 @@ static int cmp_double(const void *a, const void *b)
 
 /* The run's efficiency: the share of its wall time spent measuring, and the median fixed cost of a trial
  * (docs/results.md: overhead_ms). Nothing for a file from before either was recorded. */
+/* Inside the trials (their timelines): a leak, a throughput still moving, what an automatic warm-up took. */
+static void render_inside(const struct res_doc *d, enum report_format f, FILE *out)
+{
+	bool head = false;
+
+	for (size_t i = 0; i < d->ntrials; i++) {
+		const struct trial_result *t = &d->trials[i];
+		const struct res_growth *g = &t->timeline.growth;
+		const struct res_steady *st = &t->timeline.steady;
+
+		if (!g->leak && !st->not_steady && !t->warmup_auto.have)
+			continue;
+		if (!head)
+			fprintf(out, "\n%s\n\n", f == RPT_MD ? "### Inside the trials" : "== inside the trials");
+		head = true;
+		fprintf(out, "%s%s %s %s trial %u:", f == RPT_MD ? "- " : "", t->scenario, t->runtime, t->mode,
+			t->trial);
+		if (g->leak)
+			fprintf(out, " leak: RSS %+.0f KB per 1,000 requests (95%% CI %.0f to %.0f);", g->rss / 1024,
+				g->rss_low / 1024, g->rss_high / 1024);
+		if (st->not_steady)
+			fprintf(out, " not steady: throughput %+.0f%% over the measured phase (Mann-Kendall p = %.2g);",
+				st->change * 100, st->p);
+		if (t->warmup_auto.have)
+			fprintf(out, " warm-up (auto): %u round%s, %.1f s, %llu requests, %s;", t->warmup_auto.rounds,
+				t->warmup_auto.rounds == 1 ? "" : "s", t->warmup_auto.seconds,
+				(unsigned long long)t->warmup_auto.requests,
+				t->warmup_auto.steady ? "steady" : "not steady by the cap");
+		fprintf(out, "\n");
+	}
+}
+
 static void render_efficiency(const struct res_doc *d, enum report_format f, FILE *out)
 {
 	_cleanup_free_ double *oh = calloc(d->ntrials + 1, sizeof(*oh));
@@ -763,6 +797,7 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 	render_published(d, f, out);
 	iso_render(groups, n, f == RPT_MD, out);
 	matrix_render(d, f == RPT_MD, out);
+	render_inside(d, f, out);
 	render_efficiency(d, f, out);
 	fprintf(out,
 		"\nMedians over trials. ops/s: requests, chat deliveries or a script's operations (queries) per "
@@ -780,7 +815,9 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 		"for more than half the trial, the load client saturated, a request stalled (waited at least 1 s "
 		"and a quarter of the load), steal above 5%%, other tasks on the runtime's CPUs, a startup "
 		"trial's runs spread beyond the scenario's expected CV, or the runtime held off its CPUs by "
-		"something else for over 3%% of the trial (contended); counted, never dropped.\n");
+		"something else for over 3%% of the trial (contended), or the throughput still moved over the measured "
+		"phase "
+		"(not_steady); counted, never dropped.\n");
 	render_mostly_noisy(d, f, out);
 	return 0;
 }

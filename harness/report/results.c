@@ -97,8 +97,9 @@ double res_script_value(const struct res_script *s, const char *name)
 	return NAN;
 }
 
-const char *const res_noisy_names[RES_NR_NOISY] = {"throttled", "cpu_pressure", "client_saturated", "stall", "steal",
-						   "foreign",	"spread",	"contended",	    "short"};
+const char *const res_noisy_names[RES_NR_NOISY] = {"throttled", "cpu_pressure", "client_saturated", "stall",
+						   "steal",	"foreign",	"spread",	    "contended",
+						   "short",	"not_steady"};
 
 static bool stalled(double max_s, double duration_s)
 {
@@ -157,6 +158,8 @@ unsigned res_trial_noisy(const struct trial_result *t)
 	if ((t->have & RES_HAVE_STARTUP) && t->startup.expected_cv > 0 && t->startup.wall_ms.n > 1 &&
 	    t->startup.wall_ms.cv > t->startup.expected_cv)
 		why |= 1u << RES_NOISY_SPREAD;
+	if (t->timeline.steady.not_steady)
+		why |= 1u << RES_NOISY_NOT_STEADY;
 	return why;
 }
 
@@ -217,6 +220,14 @@ void res_noisy_reason(const struct trial_result *t, enum res_noisy r, char *buf,
 			 "short: the measured phase lasted %.2f s, under the scenario's min_duration_s of %.1f s (give "
 			 "it more requests or messages)",
 			 measured_s(t), t->min_duration_s);
+		return;
+	case RES_NOISY_NOT_STEADY:
+		snprintf(buf, len,
+			 "not_steady: the throughput moved %+.1f%% over the measured phase's %u intervals (Theil-Sen "
+			 "%+.1f req/s per s, Mann-Kendall p = %.2g; the rule: p < %.2g and more than %.0f%%)",
+			 t->timeline.steady.change * 100, t->timeline.steady.intervals,
+			 t->timeline.steady.slope_rps_per_s, t->timeline.steady.p, RES_STEADY_ALPHA,
+			 RES_STEADY_CHANGE * 100);
 		return;
 	case RES_NR_NOISY:
 		break;
@@ -298,6 +309,7 @@ void res_trial_free(struct trial_result *t)
 	free(t->cells);
 	t->cells = NULL;
 	t->ncells = 0;
+	res_timeline_free(&t->timeline);
 }
 
 struct res_cell *res_cell_add(struct trial_result *t)

@@ -18,6 +18,7 @@
 #include "load/load.h"
 #include "noise/noise.h"
 #include "noise/noise_ext.h"
+#include "report/res_timeline.h"
 #include "report/stats.h"
 #include "sandbox/sbx_seccomp.h"
 
@@ -231,6 +232,8 @@ struct trial_result {
 	/* a route matrix (docs/scenario.md): malloc'd, owned by the trial (res_trial_free) */
 	struct res_cell *cells;
 	unsigned ncells;
+	struct res_timeline timeline;  /* an http trial's measured load; owned by the trial (res_trial_free) */
+	struct res_warmup warmup_auto; /* --warmup auto: what the warm-up took (JSON warmup_auto) */
 };
 
 /* Clear t and name it; every measurement starts absent. */
@@ -259,6 +262,7 @@ enum res_noisy {
 	RES_NOISY_SPREAD,
 	RES_NOISY_CONTENDED,
 	RES_NOISY_SHORT,
+	RES_NOISY_NOT_STEADY, /* the throughput still moved over the measured phase (res_timeline.h) */
 	RES_NR_NOISY
 };
 #define RES_NOISY_PRESSURE 0.5

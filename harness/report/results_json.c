@@ -487,6 +487,8 @@ static cJSON *startup_json(const struct res_startup *s)
 			cJSON_AddItemToArray(ms, cJSON_CreateNumber(round(s->runs_ms[i] * 1e3) / 1e3));
 			cJSON_AddItemToArray(ex, cJSON_CreateNumber(s->runs_exit[i]));
 		}
+		if (s->nruns >= 3)
+			cJSON_AddItemToObject(o, "trend", res_startup_trend_json(s->runs_ms, s->nruns));
 	}
 	return o;
 }
@@ -891,6 +893,10 @@ cJSON *res_trial_json(const struct trial_result *t)
 		cJSON_AddItemToObject(o, "chat", res_chat_json(&t->chat));
 	if (t->ncells)
 		cJSON_AddItemToObject(o, "cells", cells_json(t));
+	if (t->timeline.n)
+		cJSON_AddItemToObject(o, "timeline", res_timeline_json(&t->timeline, false));
+	if (t->warmup_auto.have)
+		cJSON_AddItemToObject(o, "warmup_auto", res_warmup_json(&t->warmup_auto));
 	if ((t->have & RES_HAVE_SCRIPT) && t->script)
 		cJSON_AddItemToObject(o, "script", script_json(t->script));
 	if (t->slices_have)
@@ -998,6 +1004,9 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 		ret->have |= RES_HAVE_LOAD;
 	if (res_chat_parse(get(o, "chat"), &ret->chat) == 0)
 		ret->have |= RES_HAVE_CHAT;
+	res_warmup_parse(get(o, "warmup_auto"), &ret->warmup_auto);
+	if (res_timeline_parse(get(o, "timeline"), &ret->timeline) == -ENOMEM)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	return cells_parse(get(o, "cells"), ret, err);
 }
 

@@ -25,6 +25,7 @@
 #include "sandbox/sandbox.h"
 #include "run/owner.h"
 #include "run/prepare.h"
+#include "run/sampler.h"
 #include "run/script.h"
 #include "run/wire.h"
 #include "load/startup.h"
@@ -539,6 +540,10 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 	if (res_load_read(text, &t->load, err) < 0)
 		return -err->errnum;
 	t->have |= RES_HAVE_LOAD;
+	if (s->workload == SCN_HTTP && !s->nroutes) { /* a warm-up's, until the measured load's replaces it */
+		res_timeline_free(&t->timeline);
+		res_timeline_read(text, &t->timeline);
+	}
 	return s->workload == SCN_WS_RPC ? rpc_verdict(env, s, text, err) : 0;
 }
 
@@ -778,6 +783,60 @@ static int sut_serves(const struct run_env *env, const struct scenario *s, const
 	return 0;
 }
 
+/* --warmup auto: warm-up loads of a quarter of the measured requests (at least the scenario's warm-up), each
+ * tested as the measured phase is, until one is steady or the cap; a round too short to test makes the next
+ * twice as long. */
+static int warmup_auto(struct run_env *env, struct cg_tree *tree, const struct scenario *s, double deadline,
+		       struct sbx *x, struct trial_result *t, struct hx_err *err)
+{
+	uint64_t chunk = s->requests / 4 > s->warmup_requests ? s->requests / 4 : s->warmup_requests;
+	double t0 = now_s();
+	struct client_args args;
+	int rc = 0;
+
+	t->warmup_auto = (struct res_warmup){.have = true};
+	for (chunk = chunk < 1000 ? 1000 : chunk; rc == 0 && x->pid > 0;) {
+		client_args_for(s, env->engine, chunk, &args);
+		rc = run_client(env, tree, s, &args, false, deadline - now_s(), x, t, err);
+		res_timeline_analyse(&t->timeline);
+		t->warmup_auto.rounds++;
+		t->warmup_auto.requests += chunk;
+		t->warmup_auto.steady = t->timeline.steady.tested && !t->timeline.steady.not_steady;
+		if (t->warmup_auto.steady || now_s() - t0 >= RES_WARMUP_MAX_S ||
+		    t->warmup_auto.rounds >= RES_WARMUP_MAX_ROUNDS)
+			break;
+		if (!t->timeline.steady.tested)
+			chunk *= 2;
+	}
+	t->warmup_auto.seconds = now_s() - t0;
+	res_timeline_free(&t->timeline);
+	return rc;
+}
+
+/* The measured load with the server sampled beside it; the timeline then says what both saw. */
+static int measured_client(struct run_env *env, struct cg_tree *tree, const struct scenario *s,
+			   const struct client_args *args, pid_t payload, double deadline, struct sbx *x,
+			   struct trial_result *t, struct hx_err *err)
+{
+	struct smp m;
+	bool sampled;
+	int rc;
+
+	res_timeline_free(&t->timeline); /* the warm-up's */
+	sampled = s->workload == SCN_HTTP &&
+		  smp_start(&m, tree, CG_SLICE_SUT, payload, TL_DEFAULT_NS, &(struct hx_err){0}) == 0;
+	rc = run_client(env, tree, s, args, true, deadline - now_s(), x, t, err);
+
+	if (sampled) {
+		smp_stop(&m);
+		if (t->timeline.n)
+			smp_into(&m, &t->timeline);
+		smp_free(&m);
+	}
+	res_timeline_analyse(&t->timeline);
+	return rc;
+}
+
 static int trial_http(struct run_env *env, const struct scenario *s, const struct manifest *m,
 		      const struct img_status *st, struct cg_tree *tree, struct run_noise *nz, double deadline,
 		      struct trial_result *t, struct hx_err *err)
@@ -816,7 +875,10 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	} else {
 		struct client_args args;
 
-		if (s->warmup_requests) { /* every workload's, the same count on every runtime */
+		if (s->workload == SCN_HTTP && env->warmup_auto) {
+			run_stage("warmup");
+			rc = warmup_auto(env, tree, s, deadline, &x, t, err);
+		} else if (s->warmup_requests) { /* every workload's, the same count on every runtime */
 			run_stage("warmup");
 			client_args_for(s, env->engine, s->warmup_requests, &args);
 			rc = run_client(env, tree, s, &args, false, deadline - now_s(), &x, t, err);
@@ -832,7 +894,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 			cg_slice_peak_reset(tree, CG_SLICE_SUT, &(struct hx_err){0});
 			run_stage("load");
 			client_args_for(s, env->engine, s->workload == SCN_WS_CHAT ? s->messages : s->requests, &args);
-			rc = run_client(env, tree, s, &args, true, deadline - now_s(), &x, t, err);
+			rc = measured_client(env, tree, s, &args, payload, deadline, &x, t, err);
 		}
 	}
 	if (rc == 0 && x.pid > 0)

@@ -38,6 +38,7 @@ struct run_env {
 	double trial_end_s;		 /* the current trial's own deadline (run_trial_budget_s), CLOCK_MONOTONIC s */
 	char node_env[RUN_NODE_ENV_LEN]; /* NODE_ENV in every runtime's sandbox (--node-env); "": unset */
 	struct wire_refs wire;		 /* each scenario's first answer at readiness in the run */
+	bool warmup_auto;		 /* --warmup auto: http warm-ups last until the throughput is steady */
 };
 
 /* A trial's measured phase: its neighbour (NOISE_NONE for a quiet trial) and generator while it runs, and
