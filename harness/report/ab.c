@@ -3,9 +3,12 @@
 #include "report/ab.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -212,9 +215,10 @@ static cJSON *verdict_json(const struct paired_result *r)
 
 static cJSON *ab_json(const struct ab_doc *d)
 {
-	cJSON *o = cJSON_CreateObject(), *sides = cJSON_AddObjectToObject(o, "sides"), *ws, *v, *idle;
+	cJSON *o = cJSON_CreateObject(), *sides, *ws, *v, *idle;
 
-	cJSON_AddStringToObject(o, "kind", AB_KIND);
+	cJSON_AddStringToObject(o, "kind", AB_KIND); /* first: ab_is_file reads only the head */
+	sides = cJSON_AddObjectToObject(o, "sides");
 	cJSON_AddStringToObject(o, "harness_version", d->version);
 	cJSON_AddStringToObject(o, "harness_commit", d->commit);
 	cJSON_AddStringToObject(o, "started", d->started);
@@ -385,18 +389,22 @@ int ab_read(const char *path, struct ab_doc *d, struct hx_err *err)
 
 bool ab_is_file(const char *path)
 {
-	_cleanup_free_ char *text = NULL;
-	struct hx_err e = {0};
-	cJSON *j;
-	bool is;
+	/* the head only, of a regular file only: a results file may be hundreds of MB, a FIFO never ends (the
+	 * reader that follows refuses what is not a regular file, with its message) */
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	char head[4096];
+	struct stat st;
+	ssize_t n;
+	const char *p;
 
-	if (util_read_file(path, &text, NULL, &e) < 0)
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (n = read(fd, head, sizeof(head) - 1)) <= 0)
 		return false;
-	j = cJSON_Parse(text);
-	is = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "kind")) &&
-	     strcmp(cJSON_GetObjectItemCaseSensitive(j, "kind")->valuestring, AB_KIND) == 0;
-	cJSON_Delete(j);
-	return is;
+	head[n] = '\0';
+	if (!(p = strstr(head, "\"kind\"")))
+		return false;
+	for (p += 6; *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ':'; p++)
+		;
+	return strncmp(p, "\"" AB_KIND "\"", strlen(AB_KIND) + 2) == 0;
 }
 
 /* ---- text ---- */

@@ -288,6 +288,13 @@ struct res_script *res_trial_script(struct trial_result *t)
 	return t->script;
 }
 
+struct res_wire *res_trial_wire(struct trial_result *t)
+{
+	if (!t->wire)
+		t->wire = calloc(1, sizeof(*t->wire));
+	return t->wire;
+}
+
 struct res_neighbour *res_trial_neighbour(struct trial_result *t)
 {
 	if (!t->neighbour)
@@ -299,6 +306,8 @@ void res_trial_free(struct trial_result *t)
 {
 	free(t->script);
 	free(t->neighbour);
+	free(t->wire);
+	t->wire = NULL;
 	t->script = NULL;
 	t->neighbour = NULL;
 	free(t->startup.runs_ms);

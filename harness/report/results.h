@@ -220,7 +220,7 @@ struct trial_result {
 	char cpus[CG_NR_SLICES][RES_CPUS_LEN]; /* the CPU set each slice was planned */
 	struct cg_stats slices[CG_NR_SLICES];
 	struct res_server server;
-	struct res_wire wire;
+	struct res_wire *wire; /* an http trial's answer at readiness; NULL when none (res_trial_wire) */
 	struct res_load load;
 	struct res_chat chat;
 	struct res_startup startup;
@@ -407,6 +407,8 @@ void res_trial_free(struct trial_result *t);
 /* The trial's script metrics or neighbour, allocated (zeroed) the first time: the rare big parts of a trial are
  * not in every trial of a 100,000-trial file. NULL when out of memory. */
 struct res_script *res_trial_script(struct trial_result *t);
+/* The trial's wire record, allocated zeroed on first use (1.5 KB most trials never need); NULL: out of memory. */
+struct res_wire *res_trial_wire(struct trial_result *t);
 struct res_neighbour *res_trial_neighbour(struct trial_result *t);
 /* Room for one more matrix cell, zeroed; NULL when out of memory. */
 struct res_cell *res_cell_add(struct trial_result *t);

@@ -883,8 +883,8 @@ cJSON *res_trial_json(const struct trial_result *t)
 		cJSON_AddItemToObject(o, "server", server_json(&t->server));
 	if (t->have & RES_HAVE_PROCESS)
 		cJSON_AddItemToObject(o, "process", process_json(&t->process));
-	if (t->have & RES_HAVE_WIRE)
-		FIELDS_JSON(cJSON_AddObjectToObject(o, "wire"), &t->wire, wire_fields);
+	if ((t->have & RES_HAVE_WIRE) && t->wire)
+		FIELDS_JSON(cJSON_AddObjectToObject(o, "wire"), t->wire, wire_fields);
 	if (t->have & RES_HAVE_STARTUP)
 		cJSON_AddItemToObject(o, "startup", startup_json(&t->startup));
 	if (t->have & RES_HAVE_LOAD)
@@ -992,8 +992,8 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 		ret->have |= RES_HAVE_SERVER, FIELDS_PARSE(get(o, "server"), &ret->server, server_fields);
 	if (cJSON_IsObject(get(o, "process")))
 		ret->have |= RES_HAVE_PROCESS, process_parse(get(o, "process"), &ret->process);
-	if (cJSON_IsObject(get(o, "wire")))
-		ret->have |= RES_HAVE_WIRE, FIELDS_PARSE(get(o, "wire"), &ret->wire, wire_fields);
+	if (cJSON_IsObject(get(o, "wire")) && res_trial_wire(ret))
+		ret->have |= RES_HAVE_WIRE, FIELDS_PARSE(get(o, "wire"), ret->wire, wire_fields);
 	if (cJSON_IsObject(get(o, "startup")))
 		ret->have |= RES_HAVE_STARTUP, startup_parse(get(o, "startup"), &ret->startup);
 	if (cJSON_IsObject(get(o, "script")) && !res_trial_script(ret))

@@ -737,8 +737,10 @@ static int wire_at_readiness(struct run_env *env, const struct scenario *s, cons
 
 	if (!wire_wanted(s))
 		return 0;
-	rc = wire_check(&env->wire, env->netns_fd, s, m->name, &t->wire, err);
-	if (t->wire.framing[0])
+	if (!res_trial_wire(t))
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	rc = wire_check(&env->wire, env->netns_fd, s, m->name, t->wire, err);
+	if (t->wire->framing[0])
 		t->have |= RES_HAVE_WIRE;
 	return rc;
 }
