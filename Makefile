@@ -36,10 +36,22 @@ HELPER_SRC := $(wildcard tests/helpers/*.c)
 HELPER_BIN := $(HELPER_SRC:tests/helpers/%.c=$(BUILD)/helpers/%)
 SOURCES := $(wildcard harness/*/*.[ch] cgroups/*.[ch] tests/unit/*.[ch] tests/helpers/*.c)
 
-.PHONY: all test test-busy check-tree unit integration guest asan install deps test-deps format format-check run clean
+.PHONY: all test test-busy check-tree unit integration guest asan install uninstall deps test-deps format format-check run clean
 
-# The binary is bin/harness: ./harness is the folder of its sources.
-all: bin/harness
+# The binary is bin/harness: ./harness is the folder of its sources. The man page and the shell completions are
+# made from its option tables (harness --dump), so they list exactly the options it has.
+GEN_DOCS := $(BUILD)/man/harness.1 $(BUILD)/completion/harness.bash $(BUILD)/completion/_harness
+all: bin/harness $(GEN_DOCS)
+
+$(BUILD)/man/harness.1: bin/harness
+	@mkdir -p $(dir $@)
+	bin/harness --dump man >$@.tmp && mv $@.tmp $@
+$(BUILD)/completion/harness.bash: bin/harness
+	@mkdir -p $(dir $@)
+	bin/harness --dump bash >$@.tmp && mv $@.tmp $@
+$(BUILD)/completion/_harness: bin/harness
+	@mkdir -p $(dir $@)
+	bin/harness --dump zsh >$@.tmp && mv $@.tmp $@
 
 bin/harness: $(BUILD)/harness/cli/main.o $(BUILD)/libharness.a
 	@mkdir -p bin
@@ -119,10 +131,20 @@ $(BUILD)/bin/harness: $(BUILD)/harness/cli/main.o $(BUILD)/libharness.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
-install: bin/harness
+install: bin/harness $(GEN_DOCS)
 	install -D -m 0755 bin/harness $(DESTDIR)$(PREFIX)/bin/harness
 	install -d $(DESTDIR)$(PREFIX)/share/harness
 	cp -R images scenarios $(DESTDIR)$(PREFIX)/share/harness/
+	install -D -m 0644 $(BUILD)/man/harness.1 $(DESTDIR)$(PREFIX)/share/man/man1/harness.1
+	install -D -m 0644 $(BUILD)/completion/harness.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/harness
+	install -D -m 0644 $(BUILD)/completion/_harness $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_harness
+
+# What install put there, and nothing else (the image cache is data: harness images gc / rm manage it).
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/harness $(DESTDIR)$(PREFIX)/share/man/man1/harness.1 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/harness \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_harness
+	rm -rf $(DESTDIR)$(PREFIX)/share/harness
 
 # Two dependency sets (ci/deps.sh): what building and `make run` need, and that plus what the tests need.
 deps:
@@ -148,7 +170,7 @@ clean:
 	rm -rf $(BUILD) build-asan bin .git-commit
 
 # Benchmarks print figures and ratios against their peer tools; they assert nothing.
-.PHONY: bench-sandbox bench-sandbox-effect bench-load bench-instrument bench-startup bench-fixture bench-trial bench-noise bench-report bench-soak soak
+.PHONY: bench-ab bench-sandbox bench-sandbox-effect bench-load bench-instrument bench-startup bench-fixture bench-trial bench-noise bench-report bench-soak soak
 bench-sandbox: bin/harness
 	bench/sandbox.sh
 # a harness process's start (--version, the load client, a noise generator) against /bin/true
@@ -171,6 +193,8 @@ soak: bin/harness
 	tests/soak.sh $(SOAK_N) -- $(SOAK_ARGS)
 bench-startup: bin/harness
 	bench/startup.sh
+bench-ab: bin/harness
+	bench/ab.sh
 bench-instrument: bin/harness
 	bench/instrument.sh
 bench-fixture: bin/harness

@@ -81,6 +81,50 @@ static struct cg_cpus plan_quota_set(const struct cg_cpus *usable, const struct 
 	return *ret_shared ? *usable : set;
 }
 
+/* What each slice would get in pinned mode: the runtime's N CPUs, the client's, and the fixture's one when a CPU
+ * is left over (else it shares the client's, which is idle in a script workload and recorded either way). */
+static void plan_want_pinned(unsigned have, const struct cg_budget *b, struct cg_slice_plan *p,
+			     unsigned want[CG_NR_SLICES])
+{
+	memset(want, 0, CG_NR_SLICES * sizeof(*want));
+	want[CG_SLICE_SUT] = p->cpus;
+	want[CG_SLICE_CLIENT] = p->client_cpus;
+	if (b->fixture) {
+		p->slices |= 1u << CG_SLICE_FIXTURE;
+		want[CG_SLICE_FIXTURE] = have > p->cpus + p->client_cpus ? 1 : 0;
+		p->fixture_shared = !want[CG_SLICE_FIXTURE];
+	}
+}
+
+/* The client and the fixture keep pinned mode's CPUs in every mode at the same budget, so that quota and none
+ * differ from pinned in the runtime's CPU limit alone (a client moved to the CPUs pinned mode gave the runtime
+ * would measure placement too): the CPUs are allocated as for pinned mode and the runtime's set is let go.
+ * Where pinned mode does not fit (a 2-CPU host, --cpus 2), the client gets what is left of one CPU for the
+ * runtime at least, and client_as_pinned says it is elsewhere. */
+static int plan_alloc(const struct cg_topo *t, const struct cg_cpus *usable, const struct cg_budget *b,
+		      struct cg_slice_plan *p, struct cg_alloc *a, struct hx_err *err)
+{
+	unsigned want[CG_NR_SLICES], have = cg_cpus_count(usable);
+	struct hx_err pinned_err = {0};
+
+	plan_want_pinned(have, b, p, want);
+	if (b->mode == CG_CPU_PINNED)
+		return cg_alloc_cpus(t, usable, want, a, err);
+	if (cg_alloc_cpus(t, usable, want, a, &pinned_err) == 0) {
+		a->cpus[CG_SLICE_SUT] = a->mems[CG_SLICE_SUT] = (struct cg_cpus){0};
+		p->client_as_pinned = true;
+		return 0;
+	}
+	want[CG_SLICE_SUT] = 0;
+	if (p->client_cpus >= have)
+		want[CG_SLICE_CLIENT] = have > 1 ? have - 1 : 0;
+	if (b->fixture) {
+		want[CG_SLICE_FIXTURE] = have > want[CG_SLICE_CLIENT] + p->cpus ? 1 : 0;
+		p->fixture_shared = !want[CG_SLICE_FIXTURE];
+	}
+	return cg_alloc_cpus(t, usable, want, a, err);
+}
+
 /* No slice runs without a memory and a pids limit: what a budget leaves at 0 gets these. The sut's memory is
  * --memory's default; the client (harness load: buffers per connection, a thread per -t) and the fixture (Postgres:
  * shared_buffers is a quarter of its limit) get what they need with room; noise generators size their buffers
@@ -92,6 +136,8 @@ static const struct {
 	[CG_SLICE_CLIENT] = {(uint64_t)1 << 30, 1024},
 	[CG_SLICE_FIXTURE] = {(uint64_t)2 << 30, 1024},
 	[CG_SLICE_NOISE] = {(uint64_t)512 << 20, 64},
+	[CG_SLICE_PREPARE] = {CG_PREPARE_MEMORY, CG_PREPARE_PIDS},
+	[CG_SLICE_SUT_B] = {(uint64_t)2 << 30, 4096},
 };
 
 static void plan_default_limits(struct cg_slice_plan *p)
@@ -111,7 +157,6 @@ int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const 
 {
 	struct cg_slice_plan p = {0};
 	struct cg_alloc a;
-	unsigned want[CG_NR_SLICES] = {0};
 	unsigned have = cg_cpus_count(usable);
 
 	plan_split(have, b, &p.cpus, &p.client_cpus);
@@ -120,21 +165,7 @@ int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const 
 		return hx_fail(err, HX_EXIT_HOST, ERANGE,
 			       "this host has %u usable CPUs: %s mode can give the runtime at most %u (try --cpus %u)",
 			       have, cg_cpu_mode_names[b->mode], have, have);
-	/* The client keeps its own pinned set in every mode, so that numbers match across modes. */
-	want[CG_SLICE_SUT] = b->mode == CG_CPU_PINNED ? p.cpus : 0;
-	want[CG_SLICE_CLIENT] = p.client_cpus;
-	if (b->mode != CG_CPU_PINNED && p.client_cpus >= have)
-		want[CG_SLICE_CLIENT] = have > 1 ? have - 1 : 0;
-	/* The fixture gets a CPU of its own when one is left over; else it shares the client's set, which is
-	 * idle in a script workload and recorded either way. */
-	if (b->fixture) {
-		unsigned taken = want[CG_SLICE_CLIENT] + (b->mode == CG_CPU_PINNED ? want[CG_SLICE_SUT] : p.cpus);
-
-		p.slices |= 1u << CG_SLICE_FIXTURE;
-		want[CG_SLICE_FIXTURE] = have > taken ? 1 : 0;
-		p.fixture_shared = !want[CG_SLICE_FIXTURE];
-	}
-	if (cg_alloc_cpus(t, usable, want, &a, err) < 0)
+	if (plan_alloc(t, usable, b, &p, &a, err) < 0)
 		return -err->errnum;
 	if (b->noise_cpus && plan_noise(t, usable, b, &a, &p, err) < 0)
 		return -err->errnum;
@@ -165,6 +196,23 @@ int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const 
 	p.limits[CG_SLICE_SUT].pids_max = b->pids_max;
 	plan_default_limits(&p);
 	*ret = p;
+	return 0;
+}
+
+int cg_plan_prepare(struct cg_limits *ret, struct hx_err *err)
+{
+	struct cg_cpus cpuset, affinity;
+	unsigned n;
+
+	if (cg_own_cpuset(&cpuset, err) < 0 || cg_own_affinity(&affinity, err) < 0)
+		return -err->errnum;
+	cg_cpus_and(&cpuset, &affinity);
+	n = cg_cpus_count(&cpuset);
+	*ret = (struct cg_limits){.cpus = cpuset,
+				  .cpu_quota_us = (uint64_t)(n > 1 ? (n + 1) / 2 : 1) * CG_QUOTA_PERIOD_US,
+				  .cpu_period_us = CG_QUOTA_PERIOD_US,
+				  .memory_max = CG_PREPARE_MEMORY,
+				  .pids_max = CG_PREPARE_PIDS};
 	return 0;
 }
 
@@ -205,4 +253,10 @@ int cg_tree_from_plan(const struct cg_slice_plan *p, unsigned mask, const char *
 		}
 	*ret = t;
 	return 0;
+}
+
+void cg_plan_duet(struct cg_slice_plan *p)
+{
+	p->limits[CG_SLICE_SUT_B] = p->limits[CG_SLICE_SUT];
+	p->slices |= 1u << CG_SLICE_SUT_B;
 }

@@ -39,7 +39,10 @@ struct cg_slice_plan {
 	unsigned client_cpus;
 	bool fixture_shared;	/* no CPU to spare: the fixture shares the client's set */
 	bool sut_shares_client; /* quota: too few CPUs beside the client's, the runtime may run on them */
-	unsigned noise_shares;	/* pinned: a bit per slice whose CPUs the noise had to share; 0: none */
+	/* quota, none: the client (and fixture) have the CPUs pinned mode gives them at this budget; false where
+	 * pinned mode does not fit the host, and the modes then differ in placement too */
+	bool client_as_pinned;
+	unsigned noise_shares; /* pinned: a bit per slice whose CPUs the noise had to share; 0: none */
 };
 
 /* A fresh tree named by cg_run_id under root (NULL: below the cgroup harness started in), with the slices
@@ -50,7 +53,16 @@ int cg_tree_from_plan(const struct cg_slice_plan *p, unsigned mask, const char *
 int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const struct cg_budget *b,
 		   struct cg_slice_plan *ret, struct hx_err *err);
 
+/* A duet (harness ab): the sut-b slice gets exactly the sut's limits (CPU set, quota, memory, pids), so that
+ * the two sides differ by nothing the kernel enforces. */
+void cg_plan_duet(struct cg_slice_plan *p);
+
 /* The same on this host: its topology under /sys, our cpuset and affinity. */
 int cg_plan_host(const struct cg_budget *b, struct cg_slice_plan *ret, struct hx_err *err);
+/* The prepare slice's limits: every CPU harness may use but a CPU time of half of them (rounded up), 2 GiB and
+ * 1024 processes (docs/sandbox.md, Limits). */
+#define CG_PREPARE_MEMORY ((uint64_t)2 << 30)
+#define CG_PREPARE_PIDS	  1024
+int cg_plan_prepare(struct cg_limits *ret, struct hx_err *err);
 
 #endif

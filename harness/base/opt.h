@@ -12,6 +12,7 @@ enum opt_kind {
 	OPT_FLAG,     /* bool, no argument */
 	OPT_STR,      /* const char *, the argv string itself */
 	OPT_UINT,     /* unsigned, decimal */
+	OPT_COUNT,    /* uint64_t, decimal: a count too big for unsigned (requests) */
 	OPT_SIZE,     /* uint64_t bytes: 64M, 1G */
 	OPT_DURATION, /* double seconds: 10s, 500ms */
 	OPT_NUMBER,   /* double, a plain decimal number */
@@ -30,7 +31,7 @@ struct opt_list {
 /* What a path option must name before anything runs. */
 enum opt_check {
 	OPT_CHECK_NONE,
-	OPT_CHECK_OUT_FILE, /* a file to write: its folder exists and is writable, it is not a folder */
+	OPT_CHECK_OUT_FILE, /* a file to write: opt_check_out_file */
 	OPT_CHECK_IN_FILE,  /* a file to read: it exists, is readable and is not a folder */
 	OPT_CHECK_DIR,	    /* an existing folder */
 };
@@ -60,6 +61,15 @@ struct hx_opt {
  */
 int opt_parse(const char *verb, const struct hx_opt *tab, void *out, int argc, char **argv, bool stop_at_positional,
 	      int *ret_npos, struct hx_err *err);
+/* A results or report file to write (atomically, by rename) at path: a regular file or a new name, in a folder
+ * that exists, takes files (not /proc, /sys, cgroupfs, ...), and is writable (not a read-only mount); each
+ * refusal its own HX_EXIT_USAGE line naming opt. */
+int opt_check_out_file(const char *verb, const char *opt, const char *path, struct hx_err *err);
+/* For a mistyped name ("bnu", "http-helo", "profle"): the one of names[0..n) a typo away (at most 2 edits, a
+ * swap of neighbours counting one, and fewer than half the word's letters), or NULL. */
+const char *opt_suggest(const char *word, const char *const *names, size_t n);
+/* The same among the entries of dir named NAME<suffix> (suffix "" for every entry): true with NAME in ret. */
+bool opt_suggest_in_dir(const char *dir, const char *suffix, const char *word, char *ret, size_t len);
 void opt_print_help(FILE *f, const char *usage, const char *about, const struct hx_opt *tab);
 /* What an option accepts, for messages and help: "1 to 1024", "at least 4M", "at least 0.001s". */
 void opt_range_text(const struct hx_opt *o, char *buf, size_t len);

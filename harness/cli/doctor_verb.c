@@ -23,6 +23,8 @@ static const struct hx_opt doctor_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct doctor_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_doctor_opts = doctor_tab;
 
 static const char *jstr(const cJSON *o, const char *k)
 {

@@ -17,6 +17,8 @@ static const struct hx_opt gc_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct gc_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_gc_opts = gc_tab;
 
 int verb_gc(int argc, char **argv)
 {

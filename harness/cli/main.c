@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/opt.h"
 #include "base/util.h"
 #include "cli/verbs.h"
 
@@ -28,24 +29,27 @@ const char *__asan_default_options(void)
 }
 #endif
 
-struct verb {
-	const char *name;
-	int (*fn)(int argc, char **argv); /* NULL: not built yet */
-	const char *synopsis;
-};
-
-static const struct verb verbs[] = {
-	{"run", verb_run, "run scenarios on runtimes in sandboxed, pinned slices; write results"},
-	{"exec", verb_exec, "run one command in a fresh slice (pinned CPUs, memory limit), print its stats"},
-	{"load", verb_load, "HTTP/WebSocket load generator and startup timer"},
-	{"noise", verb_noise, "noise generators (cpu, cache, membw, io, alloc): the neighbours of a noisy trial"},
-	{"images", verb_images, "list, pull, verify and remove runtime images"},
-	{"scenarios", verb_scenarios, "list the scenarios"},
-	{"report", verb_report, "re-render a results file (md, json, csv, html, gab, hyperfine)"},
-	{"compare", verb_compare, "compare two results files: a verdict per row, exit 1 on a regression"},
-	{"merge", verb_merge, "join the shards of one plan (run --shard I/N) into one results file"},
-	{"doctor", verb_doctor, "report what this host offers (cgroups, CPUs, kernel facilities) and why"},
-	{"gc", verb_gc, "remove cgroup trees left behind by harness processes that died"},
+static const struct verb_info verbs[] = {
+	{"run", verb_run, "run scenarios on runtimes in sandboxed, pinned slices; write results", NULL, &verb_run_opts},
+	{"exec", verb_exec, "run one command in a fresh slice (pinned CPUs, memory limit), print its stats", NULL,
+	 &verb_exec_opts},
+	{"load", verb_load, "HTTP/WebSocket load generator and startup timer", NULL, &verb_load_opts},
+	{"noise", verb_noise, "noise generators (cpu, cache, membw, io, alloc): the neighbours of a noisy trial", NULL,
+	 &verb_noise_opts},
+	{"images", verb_images, "list, pull, verify and remove runtime images", "ls pull verify rm gc path",
+	 &verb_images_opts},
+	{"scenarios", verb_scenarios, "list the scenarios", "ls", &verb_scenarios_opts},
+	{"report", verb_report, "re-render a results file (md, json, csv, html, gab, hyperfine)", NULL,
+	 &verb_report_opts},
+	{"compare", verb_compare, "compare two results files: a verdict per row, exit 1 on a regression", NULL,
+	 &verb_compare_opts},
+	{"ab", verb_ab, "a duet: A and B up at once, the load alternated in short windows; a paired verdict", NULL,
+	 &verb_ab_opts},
+	{"merge", verb_merge, "join the shards of one plan (run --shard I/N) into one results file", NULL,
+	 &verb_merge_opts},
+	{"doctor", verb_doctor, "report what this host offers (cgroups, CPUs, kernel facilities) and why", NULL,
+	 &verb_doctor_opts},
+	{"gc", verb_gc, "remove cgroup trees left behind by harness processes that died", NULL, &verb_gc_opts},
 };
 
 static void usage(FILE *f)
@@ -65,6 +69,24 @@ static void usage(FILE *f)
 		   "harness exec exits with its command's status instead (128+N when killed by signal N).\n");
 }
 
+/* One line, with the verb a typo away when there is one ("rnu": run). */
+static int unknown_verb(const char *name)
+{
+	const char *names[HX_ARRAY_SIZE(verbs)], *near;
+
+	for (size_t i = 0; i < HX_ARRAY_SIZE(verbs); i++)
+		names[i] = verbs[i].name;
+	near = opt_suggest(name, names, HX_ARRAY_SIZE(verbs));
+	if (name[0] == '-')
+		fprintf(stderr, "harness: unknown option '%s' (see 'harness --help')\n", name);
+	else if (near)
+		fprintf(stderr, "harness: unknown verb '%s'; did you mean '%s'? (see 'harness --help' for the verbs)\n",
+			name, near);
+	else
+		fprintf(stderr, "harness: unknown verb '%s' (see 'harness --help' for the verbs)\n", name);
+	return HX_EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : NULL;
@@ -77,6 +99,9 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return HX_EXIT_OK;
 	}
+	if (strcmp(name, "--dump") == 0) /* hidden: the build's man page and completions */
+		return argc == 3 && verb_docgen(argv[2], verbs, HX_ARRAY_SIZE(verbs), stdout) == 0 ? HX_EXIT_OK
+												   : HX_EXIT_USAGE;
 	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
 		printf("harness %s (commit %s)\n", HX_VERSION, HX_COMMIT);
 		return HX_EXIT_OK;
@@ -95,9 +120,5 @@ int main(int argc, char **argv)
 		}
 		return verbs[i].fn(argc - 1, argv + 1);
 	}
-	if (name[0] == '-')
-		fprintf(stderr, "harness: unknown option '%s' (see 'harness --help')\n", name);
-	else
-		fprintf(stderr, "harness: unknown verb '%s' (see 'harness --help' for the verbs)\n", name);
-	return HX_EXIT_USAGE;
+	return unknown_verb(name);
 }

@@ -21,7 +21,8 @@ struct merge_opts {
 };
 
 static const struct hx_opt merge_tab[] = {
-	{"out", 'o', OPT_STR, offsetof(struct merge_opts, out), "FILE", .help = "the merged results file (required)"},
+	{"out", 'o', OPT_STR, offsetof(struct merge_opts, out), "FILE", .help = "the merged results file (required)",
+	 .check = OPT_CHECK_OUT_FILE},
 	{"format", 0, OPT_STR, offsetof(struct merge_opts, format), "FMT",
 	 .help = "table, md or json on stdout (default table)"},
 	{"allow-different", 0, OPT_FLAG, offsetof(struct merge_opts, allow_different), NULL,
@@ -30,6 +31,8 @@ static const struct hx_opt merge_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct merge_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_merge_opts = merge_tab;
 
 static const cJSON *shard_of(const struct res_doc *d)
 {
@@ -144,6 +147,8 @@ static void merged_note(struct res_doc *out, const struct res_doc *first, size_t
 		cJSON_AddNumberToObject(o, "plan_trials", shard_num(first, "plan_trials"));
 		cJSON_AddStringToObject(o, "plan", shard_plan(first));
 		cJSON_AddBoolToObject(o, "complete", (double)out->ntrials == shard_num(first, "plan_trials"));
+		cJSON_DeleteItemFromObjectCaseSensitive(cfg, "planned_trials"); /* the plan's, not a shard's */
+		cJSON_AddNumberToObject(cfg, "planned_trials", shard_num(first, "plan_trials"));
 	}
 }
 
@@ -168,6 +173,8 @@ static int merge(char **paths, size_t n, const struct merge_opts *o, struct hx_e
 			rc = -err->errnum;
 		else
 			fprintf(stderr, "harness: merge: %zu trials from %zu files: %s\n", out.ntrials, n, o->out);
+		if (rc == 0) /* a shard missing (a failed matrix job): written all the same, and said */
+			verb_warn_partial("merge", o->out, &out);
 	}
 	/* the trials were copied by value: their owners free what they point to */
 	free(out.trials);

@@ -27,6 +27,8 @@ static const struct hx_opt noise_tab[] = {
 	{"help", 'h', OPT_FLAG, offsetof(struct noise_verb_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_noise_opts = noise_tab;
 
 int verb_noise(int argc, char **argv)
 {

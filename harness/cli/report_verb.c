@@ -11,6 +11,7 @@
 #include "base/opt.h"
 #include "base/util.h"
 #include "cli/verbs.h"
+#include "report/ab.h"
 #include "report/export.h"
 #include "report/html.h"
 #include "report/report.h"
@@ -25,12 +26,14 @@ static const struct hx_opt report_tab[] = {
 	{"format", 0, OPT_STR, offsetof(struct report_opts, format), "FMT",
 	 .help = "md (default), table, json, csv, html, gab (github-action-benchmark) or hyperfine"},
 	{"out", 'o', OPT_STR, offsetof(struct report_opts, out), "FILE",
-	 .help = "write FILE (atomically) instead of stdout"},
+	 .help = "write FILE (atomically) instead of stdout", .check = OPT_CHECK_OUT_FILE},
 	{"direction", 0, OPT_STR, offsetof(struct report_opts, direction), "DIR",
 	 .help = "gab: bigger (throughput, default) or smaller (startup and p99 latency)"},
 	{"help", 'h', OPT_FLAG, offsetof(struct report_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
+/* For the man page and the shell completions (cli/docgen.c). */
+const struct hx_opt *const verb_report_opts = report_tab;
 
 #define REPORT_USAGE                                                                      \
 	"harness report FILE [--format md|table|json|csv|html|gab|hyperfine] [-o FILE]\n" \
@@ -99,6 +102,8 @@ static int report_two(const char *pa, const char *pb, const struct report_opts *
 		hx_syserr(&err, "report: open_memstream");
 		goto out;
 	}
+	verb_warn_partial("report", pa, &a);
+	verb_warn_partial("report", pb, &b);
 	rc = html_compare(&a, basename(pa), &b, basename(pb), m, &err);
 	fclose(m);
 	if (rc == 0 && o->out)
@@ -109,6 +114,21 @@ out:
 	res_doc_free(&a);
 	res_doc_free(&b);
 	return rc < 0 ? hx_report(&err) : HX_EXIT_OK;
+}
+
+/* A duet's document (harness ab, docs/ab.md): its first line and table, or its JSON. */
+static int report_ab(const char *path, enum report_format f, struct hx_err *err)
+{
+	struct ab_doc d;
+
+	if (f != RPT_TABLE && f != RPT_MD && f != RPT_JSON)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "report: a harness-ab file renders as table, md or json"),
+		       hx_report(err);
+	if (ab_read(path, &d, err) < 0)
+		return hx_report(err);
+	ab_print(stdout, &d, f);
+	ab_free(&d);
+	return HX_EXIT_OK;
 }
 
 int verb_report(int argc, char **argv)
@@ -157,10 +177,13 @@ int verb_report(int argc, char **argv)
 	}
 	if (npos == 2)
 		return report_two(argv[1], argv[2], &o);
+	if (ab_is_file(argv[1]))
+		return report_ab(argv[1], f, &err);
 	if (res_read(argv[1], &d, &err) < 0) {
 		hx_wrap(&err, "report");
 		return hx_report(&err);
 	}
+	verb_warn_partial("report", argv[1], &d);
 	/* summaries from the trials, so that a file written by an older harness shows every metric this one
 	 * knows */
 	rc = report_emit(&d, &o, f, basename(argv[1]), &err);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/cleanup.h"
 #include "base/util.h"
@@ -65,6 +66,50 @@ static void print_text(const char *cmd, const struct stats_summary *w, double us
 		       w->outliers);
 }
 
+/* The sandbox shows the host's system folders read-only, a fresh /tmp and its own home as the working folder: an
+ * argument naming a host file anywhere else would be missing inside, and every run would fail. */
+static bool sandbox_shows(const char *path, const struct startup_opts *o)
+{
+	static const char *const shown[] = {"/usr/",   "/bin/", "/sbin/", "/lib/", "/lib32/",
+					    "/lib64/", "/etc/", "/dev/",  "/proc/"};
+
+	for (size_t i = 0; i < HX_ARRAY_SIZE(shown); i++)
+		if (strncmp(path, shown[i], strlen(shown[i])) == 0)
+			return true;
+	for (size_t i = 0; i < o->nbinds; i++) {
+		const char *dst = strchr(o->binds[i], ':');
+		size_t len = dst ? strcspn(dst + 1, ":") : 0;
+
+		if (dst && len && strncmp(path, dst + 1, len) == 0 && (path[len] == '/' || !path[len]))
+			return true;
+	}
+	return false;
+}
+
+static int check_paths_seen(const struct startup_opts *o, int argc, char **argv, struct hx_err *err)
+{
+	struct stat st;
+
+	for (int i = 0; o->sandbox && i < argc; i++) {
+		const char *a = argv[i];
+
+		if (a[0] == '-' || (i == 0 && !strchr(a, '/')) || stat(a, &st) < 0)
+			continue; /* an option, a command found on PATH, or no host file */
+		if (a[0] != '/')
+			return hx_fail(err, HX_EXIT_USAGE, ENOENT,
+				       "load: --startup: '%s' is in this folder, which the sandbox does not show (it "
+				       "starts in its own home): add --bind \"$PWD:/src\" and name /src/%s, or time "
+				       "it out of the sandbox with --no-sandbox",
+				       a, a);
+		if (!sandbox_shows(a, o))
+			return hx_fail(err, HX_EXIT_USAGE, ENOENT,
+				       "load: --startup: the sandbox does not show '%s' (only the system folders and "
+				       "what --bind adds): add --bind SRC:DST for its folder, or use --no-sandbox",
+				       a);
+	}
+	return 0;
+}
+
 int verb_load_startup(const struct startup_opts *o, int argc, char **argv, struct hx_err *err)
 {
 	unsigned runs = o->runs, warmup = o->warmup;
@@ -85,7 +130,7 @@ int verb_load_startup(const struct startup_opts *o, int argc, char **argv, struc
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	argv[argc] = NULL;
 	command_line(argv, argc, cmd, sizeof(cmd));
-	if (startup_series(o, argv, recs, err) < 0)
+	if (check_paths_seen(o, argc, argv, err) < 0 || startup_series(o, argv, recs, err) < 0)
 		return -err->errnum;
 	for (unsigned i = 0; i < runs; i++) {
 		const struct startup_record *r = &recs[warmup + i];
@@ -96,6 +141,11 @@ int verb_load_startup(const struct startup_opts *o, int argc, char **argv, struc
 		maxrss = r->maxrss_kb > maxrss ? r->maxrss_kb : maxrss;
 		failed += r->status != 0;
 	}
+	if (failed == runs) /* the time it takes to fail is not a startup time */
+		return hx_fail(err, HX_EXIT_VERDICT, EIO,
+			       "load: all %u runs of '%s' exited non-zero (the last: status %d): no timings; "
+			       "--show-output shows what it printed",
+			       runs, cmd, recs[warmup + runs - 1].status);
 	stats_summarize(times, runs, &w);
 	if (export_hyperfine &&
 	    write_hyperfine(export_hyperfine, cmd, &w, user, sys, times, recs + warmup, runs, err) < 0)

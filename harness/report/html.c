@@ -1,5 +1,6 @@
 /* The HTML report: a results document drawn as charts with a table under each, from the file alone. */
 #include "report/html.h"
+#include "report/html_timeline.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,6 +10,7 @@
 
 #include "base/cleanup.h"
 #include "report/compare.h"
+#include "report/report.h"
 #include "report/signif.h"
 #include "report/stats.h"
 #include "report/svg.h"
@@ -313,6 +315,23 @@ static size_t legend_runtimes(const struct page *pg, const struct res_summary *c
 }
 
 /* Median per runtime × mode as a bar, its 95% CI as a whisker, each trial as a dot. */
+/* "3 of 6: contended 3, foreign 1", the dominant reason first; empty when no trial was flagged. */
+static void noisy_cell(const struct page *pg, const struct res_summary *g)
+{
+	unsigned counts[RES_NR_NOISY], n = report_noisy_count(pg->d->trials, pg->d->ntrials, g, counts);
+	char why[256], b[300];
+
+	if (!n) {
+		td(pg, "");
+		return;
+	}
+	report_noisy_reasons(counts, why, sizeof(why));
+	snprintf(b, sizeof(b), "%u of %u: %s", n, g->trials, why);
+	fputs("<td class=\"v-warn\">", pg->out);
+	esc(pg, b);
+	fputs("</td>", pg->out);
+}
+
 static void chart_bars(struct page *pg, const char *scn, const struct res_summary *const *g, size_t n,
 		       const struct primary *pm)
 {
@@ -323,8 +342,17 @@ static void chart_bars(struct page *pg, const char *scn, const struct res_summar
 	double lo = 0, hi = 0, v[1024];
 	size_t nt, nl;
 	char title[256], b[64];
-	static const char *const heads[] = {"runtime",	   "mode", "trials", "median", "95% CI low",
-					    "95% CI high", "min",  "max",    "CV %",   "flags"};
+	static const char *const heads[] = {"runtime",
+					    "mode",
+					    "trials",
+					    "median",
+					    "95% CI low",
+					    "95% CI high",
+					    "min",
+					    "max",
+					    "CV %",
+					    "flags",
+					    "noisy trials (by reason)"};
 
 	for (size_t i = 0; i < n; i++) {
 		size_t nv = trial_values(pg, g[i], pm->m, v, 1024);
@@ -366,7 +394,7 @@ static void chart_bars(struct page *pg, const char *scn, const struct res_summar
 		     "trial.");
 
 	snprintf(title, sizeof(title), "%s, %s", pm->label, pm->unit);
-	table_open(pg, title, heads, 10);
+	table_open(pg, title, heads, 11);
 	for (size_t i = 0; i < n; i++) {
 		fputs("<tr>", pg->out);
 		td(pg, g[i]->runtime);
@@ -381,6 +409,7 @@ static void chart_bars(struct page *pg, const char *scn, const struct res_summar
 		snprintf(b, sizeof(b), "%s%s", g[i]->failed ? "FAILED " : "",
 			 g[i]->client_saturated ? "client saturated" : "");
 		td(pg, b);
+		noisy_cell(pg, g[i]);
 		fputs("</tr>\n", pg->out);
 	}
 	table_close(pg);
@@ -720,6 +749,22 @@ static double stat(const struct trial_result *t, enum cg_slice sl, enum cg_stat 
 	return t->slices_have & (1u << sl) && t->slices[sl].have[k] ? (double)t->slices[sl].v[k] : NAN;
 }
 
+/* Each reason a trial was flagged noisy, with its evidence ("contended: ..."), one per line. */
+static void noisy_reasons_cell(const struct page *pg, const struct trial_result *t)
+{
+	unsigned why = res_trial_noisy(t);
+	char b[256];
+
+	fputs(why ? "<td class=\"v-warn\">" : "<td>", pg->out);
+	for (int r = 0; r < RES_NR_NOISY; r++)
+		if (why & (1u << r)) {
+			res_noisy_reason(t, (enum res_noisy)r, b, sizeof(b));
+			esc(pg, b);
+			fputs("<br>", pg->out);
+		}
+	fputs("</td>", pg->out);
+}
+
 static void evidence_row(const struct page *pg, const struct trial_result *t)
 {
 	const struct cg_psi *psi = &t->slices[CG_SLICE_SUT].psi[CG_PSI_CPU];
@@ -749,6 +794,7 @@ static void evidence_row(const struct page *pg, const struct trial_result *t)
 	snprintf(b, sizeof(b), "%s%s", sat ? "client saturated " : "",
 		 stat(t, CG_SLICE_SUT, CG_STAT_OOM_KILL) > 0 ? "OOM " : "");
 	td(pg, b);
+	noisy_reasons_cell(pg, t);
 	td(pg, t->error);
 	fputs("</tr>\n", pg->out);
 }
@@ -770,6 +816,7 @@ static void evidence(const struct page *pg, const char *scn)
 					    "CPU pressure ms (some)",
 					    "client busiest thread %",
 					    "flags",
+					    "noisy: why",
 					    "error"};
 	fputs("<details><summary>cgroup evidence of each trial</summary>", pg->out);
 	table_open(pg, NULL, heads, sizeof(heads) / sizeof(heads[0]));
@@ -778,6 +825,15 @@ static void evidence(const struct page *pg, const char *scn)
 			evidence_row(pg, &pg->d->trials[i]);
 	table_close(pg);
 	fputs("</details>\n", pg->out);
+}
+
+static void html_timeline_section(struct page *pg, const char *scn)
+{
+	const char *colours[MAX_RUNTIMES];
+
+	for (size_t i = 0; i < pg->nruntimes; i++)
+		colours[i] = colour_of(pg, pg->runtimes[i]);
+	html_timelines(pg->out, pg->d, scn, pg->runtimes, colours, pg->nruntimes, &pg->nchart);
 }
 
 static void section_scenario(struct page *pg, const char *scn)
@@ -805,6 +861,7 @@ static void section_scenario(struct page *pg, const char *scn)
 	chart_latency(pg, scn, gs, n);
 	if (pm && pm->m == RES_M_STARTUP_MEDIAN_MS)
 		chart_strip(pg, scn, gs, n);
+	html_timeline_section(pg, scn);
 	evidence(pg, scn);
 	fputs("</section>\n", pg->out);
 }
@@ -818,7 +875,8 @@ static const char style[] =
 	"th,td{border:1px solid #ddd;padding:.25em .55em;text-align:left;vertical-align:top}"
 	"thead th{background:#f3f3f3;cursor:pointer}td.n{text-align:right;font-variant-numeric:tabular-nums}"
 	"td.digest{font-family:monospace;font-size:11px;word-break:break-all;max-width:28em}"
-	".v-good{color:#006d4f}.v-bad{color:#a33a00;font-weight:600}.v-none{color:#555}"
+	".v-good{color:#006d4f}.v-bad{color:#a33a00;font-weight:600}.v-none{color:#555}.v-warn{color:#8a5a00}"
+	".cmp td:not(:last-child){white-space:nowrap}"
 	"figure{margin:1em 0}figcaption{color:#444;font-size:12px}"
 	"svg.chart{max-width:100%;height:auto;background:#fff}"
 	"svg .grid{stroke:#e3e3e3}svg .axis{stroke:#333}svg text{font:11px system-ui,sans-serif;fill:#222}"
@@ -855,6 +913,20 @@ static void page_open(FILE *out, const char *kind, const char *name)
 	fputs("</h1>\n", out);
 }
 
+/* The warning report prints on stderr, on the page too: a partial file's figures cover only its trials. */
+static void partial_note(FILE *out, const char *name, const struct res_doc *d)
+{
+	char why[512];
+
+	if (!report_partial(d, why, sizeof(why)))
+		return;
+	fputs("<p class=\"v-bad\">", out);
+	svg_escape(out, name);
+	fputs(" is partial: ", out);
+	svg_escape(out, why);
+	fputs("; the figures cover only those trials.</p>\n", out);
+}
+
 static void page_head(const struct page *pg, const char *name)
 {
 	page_open(pg->out, "harness report", name);
@@ -863,11 +935,12 @@ static void page_head(const struct page *pg, const char *name)
 	fputs(" (", pg->out);
 	esc(pg, jstr(pg->head, "harness.commit"));
 	fputs("), verdict <strong>", pg->out);
-	esc(pg, !pg->d->finished ? "unfinished" : pg->d->verdict_ok ? "ok" : "failed");
-	fputs("</strong>", pg->out);
-	if (pg->d->interrupted)
-		fputs(", <strong>interrupted</strong>: the trials that finished", pg->out);
-	fputs(". Tables sort by a click on a column's header.</p>\n", pg->out);
+	esc(pg, !pg->d->finished     ? "unfinished"
+		: pg->d->interrupted ? "interrupted"
+		: pg->d->verdict_ok  ? "ok"
+				     : "failed");
+	fputs("</strong>. Tables sort by a click on a column's header.</p>\n", pg->out);
+	partial_note(pg->out, name, pg->d);
 }
 
 int html_render(const struct res_doc *d, const char *name, FILE *out, struct hx_err *err)
@@ -914,84 +987,165 @@ static const char *verdict_class(const struct cmp_row *r)
 	return r->verdict == CMP_BETTER ? "good" : r->verdict == CMP_WORSE ? "bad" : "none";
 }
 
-/* B / A per row of one scenario on a log axis around 1, with its CI, coloured by compare's verdict. */
-static void compare_chart(FILE *out, unsigned id, const char *scn, const struct cmp_row *const *rows, size_t n)
-{
-	struct svg_plot p = {0};
-	struct svg_tick t[SVG_MAX_TICKS];
-	double lo = 1 / 1.1, hi = 1.1;
-	size_t nt;
-	char cid[32], title[160];
+/* How the terminal shows each metric (harness compare's table): its label, the scale to that unit, the decimals,
+ * and the family whose chart it is drawn in (B / A of a throughput and of a memory size are not one axis). */
+static const struct cmp_display {
+	const char *metric, *label;
+	double scale;
+	int decimals;
+	const char *family;
+} cmp_displays[] = {
+	{"rps", "req/s", 1, 0, "throughput"},
+	{"deliveries_per_s", "deliveries/s", 1, 0, "throughput"},
+	{"ops_per_s", "ops/s", 1, 1, "throughput"},
+	{"startup_median_ms", "startup ms", 1, 2, "time and latency"},
+	{"p99_us", "p99 ms", 1e-3, 2, "time and latency"},
+	{"rtt_p99_us", "rtt p99 ms", 1e-3, 2, "time and latency"},
+	{"script_p50_ms", "script p50 ms", 1, 2, "time and latency"},
+	{"script_p99_ms", "script p99 ms", 1, 2, "time and latency"},
+	{"fixture_ready_ms", "fixture ready ms", 1, 1, "time and latency"},
+	{"idle_rss_kb", "idle MB", 1.0 / 1024, 1, "memory"},
+	{"peak_rss_kb", "peak MB", 1.0 / 1024, 1, "memory"},
+	{"post_load_rss_kb", "post-load MB", 1.0 / 1024, 1, "memory"},
+	{"script_max_rss_kb", "script peak MB", 1.0 / 1024, 1, "memory"},
+	{"client_cpu_us_per_request", "client µs/req", 1, 2, "the load client's cost"},
+};
 
+static const struct cmp_display *display_of(const char *metric)
+{
+	static const struct cmp_display other = {"", "", 1, 3, "other"};
+
+	for (size_t i = 0; i < sizeof(cmp_displays) / sizeof(cmp_displays[0]); i++)
+		if (!strcmp(cmp_displays[i].metric, metric))
+			return &cmp_displays[i];
+	return &other;
+}
+
+#define CMP_ROW_PX 22
+
+/* "bun · quota · req/s": a row's label, left of its dot. */
+static void row_label(const struct cmp_row *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s · %s · %s", r->a->runtime, r->a->mode, display_of(r->a->metric)->label);
+}
+
+/* The x axis around 1, linear, sized to the rows' CIs and at least 0.9 to 1.1: a 5% change stays visible. */
+static size_t ratio_axis(const struct cmp_row *const *rows, size_t n, double *lo, double *hi, struct svg_tick *t)
+{
+	*lo = 0.9, *hi = 1.1;
 	for (size_t i = 0; i < n; i++) {
 		const struct sig_ci *c = &rows[i]->ratio;
 
-		lo = fmin(lo, fmin(c->estimate, isnan(c->low) ? c->estimate : c->low));
-		hi = fmax(hi, fmax(c->estimate, isnan(c->high) ? c->estimate : c->high));
+		if (!isfinite(c->estimate) || c->estimate <= 0) /* from or to 0: no ratio to place (the row says so) */
+			continue;
+		*lo = fmin(*lo, fmin(c->estimate, isfinite(c->low) ? c->low : c->estimate));
+		*hi = fmax(*hi, fmax(c->estimate, isfinite(c->high) ? c->high : c->estimate));
 	}
-	if (!(lo > 0))
-		lo = 1e-3;
-	nt = svg_ticks_log(&lo, &hi, t, SVG_MAX_TICKS);
-	p.x = (struct svg_scale){SVG_LINEAR, 0, (double)n, 0, 0};
-	p.y = (struct svg_scale){SVG_LOG, lo, hi, 0, 0};
-	p.left = 64, p.right = 16, p.top = 24, p.bottom = 64;
+	*lo = fmax(0, *lo - 0.02 * (*hi - *lo));
+	*hi += 0.02 * (*hi - *lo);
+	return svg_ticks_linear(lo, hi, 6, t, SVG_MAX_TICKS);
+}
+
+/* One chart of a family's rows: a row per runtime, mode and metric (a forest plot: the labels run across, one
+ * line each, so they stay readable at any count), B / A as a dot with its CI on a linear axis around 1. */
+static void compare_chart(FILE *out, unsigned id, const char *scn, const char *family,
+			  const struct cmp_row *const *rows, size_t n)
+{
+	struct svg_plot p = {0};
+	struct svg_tick t[SVG_MAX_TICKS];
+	double lo, hi, label_px = 60;
+	size_t nt = ratio_axis(rows, n, &lo, &hi, t);
+	char cid[48], title[200], lab[160];
+
+	for (size_t i = 0; i < n; i++) {
+		row_label(rows[i], lab, sizeof(lab));
+		label_px = fmax(label_px, 6.6 * (double)strlen(lab) + 16);
+	}
+	p.x = (struct svg_scale){SVG_LINEAR, lo, hi, 0, 0};
+	p.y = (struct svg_scale){SVG_LINEAR, (double)n, 0, 0, 0};
+	p.left = label_px, p.right = 24, p.top = 12, p.bottom = 44;
 	snprintf(cid, sizeof(cid), "chart-c%u", id);
-	snprintf(title, sizeof(title), "%s: B / A per runtime, mode and metric (log scale; 1: no change)", scn);
+	snprintf(title, sizeof(title), "%s, %s: B / A per runtime, mode and metric (1: no change)", scn, family);
 	fputs("<figure data-chart=\"compare\" data-scenario=\"", out);
 	svg_escape(out, scn);
+	fputs("\" data-family=\"", out);
+	svg_escape(out, family);
 	fputs("\"><h3>", out);
 	svg_escape(out, title);
 	fputs("</h3>", out);
-	svg_begin(&p, out, fmax(420, 70.0 * (double)n + 90), 330, cid, title);
-	svg_axis_y(&p, t, nt, "B / A");
-	svg_axis_x(&p, NULL, 0, NULL);
-	fprintf(out, "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", p.x.r0, p.x.r1,
-		svg_map(&p.y, 1), svg_map(&p.y, 1));
+	svg_begin(&p, out, fmax(640, label_px + 520), (double)n * CMP_ROW_PX + p.top + p.bottom, cid, title);
+	svg_axis_x(&p, t, nt, "B / A (median of B over median of A)");
+	fprintf(out, "<line class=\"median\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", svg_map(&p.x, 1),
+		svg_map(&p.x, 1), p.y.r1, p.y.r0);
 	for (size_t i = 0; i < n; i++) {
 		const struct cmp_row *r = rows[i];
-		double x = (double)i + 0.5;
-		char tip[200], lab[64];
+		double y = (double)i + 0.5;
+		char tip[240];
 
-		if (r->verdict != CMP_TOO_FEW) /* too few trials: no CI worth drawing */
-			svg_whisker(&p, x, r->ratio.low, r->ratio.high);
-		snprintf(tip, sizeof(tip), "%s %s %s: B/A %.3f, %s", r->a->runtime, r->a->mode, r->a->metric,
-			 r->ratio.estimate, cmp_verdict_word(r));
-		svg_dot(&p, x, r->ratio.estimate, verdict_colour(r), "ratio", tip);
-		svg_text(&p, svg_map(&p.x, x), p.y.r0 + 14, "middle", "tick", r->a->runtime);
-		svg_text(&p, svg_map(&p.x, x), p.y.r0 + 27, "middle", "tick sub", r->a->mode);
-		snprintf(lab, sizeof(lab), "%.20s", r->a->metric);
-		svg_text(&p, svg_map(&p.x, x), p.y.r0 + 40, "middle", "tick sub", lab);
+		row_label(r, lab, sizeof(lab));
+		svg_text(&p, p.x.r0 - 8, svg_map(&p.y, y) + 4, "end", "tick", lab);
+		if (!isfinite(r->ratio.estimate) || r->ratio.estimate <= 0)
+			continue; /* a median of 0 on a side: the label and the table say "from 0" or "to 0" */
+		if (r->verdict != CMP_TOO_FEW && isfinite(r->ratio.low) && isfinite(r->ratio.high))
+			svg_whisker_h(&p, y, r->ratio.low, r->ratio.high); /* too few trials: no CI worth drawing */
+		snprintf(tip, sizeof(tip), "%s: B/A %.3f (95%% CI %.3f–%.3f), %s", lab, r->ratio.estimate, r->ratio.low,
+			 r->ratio.high, cmp_verdict_word(r));
+		svg_dot(&p, r->ratio.estimate, y, verdict_colour(r), "ratio", tip);
 	}
 	svg_end(&p);
 	fputs("<figcaption>Dots: median(B) / median(A); whiskers: bootstrap 95% CI; green: better, vermillion: worse, "
 	      "grey: below threshold, equivalent, inconclusive or too few trials (no whisker) (harness compare's "
-	      "verdicts).</figcaption></figure>\n",
+	      "verdicts). Right of 1 is a larger value, better for throughput, worse for times and memory."
+	      "</figcaption></figure>\n",
 	      out);
+}
+
+/* "2 of 6": a side's noisy trials, empty when none. */
+static void noisy_text(const struct cmp_cell *c, char *buf, size_t len)
+{
+	if (c->noisy)
+		snprintf(buf, len, "%zu of %zu", c->noisy, c->n);
+	else
+		snprintf(buf, len, "0");
 }
 
 static void compare_table(FILE *out, const struct cmp_row *const *rows, size_t n)
 {
-	static const char *const heads[] = {"runtime", "mode",	 "metric",	   "A median", "B median",
-					    "B / A",   "95% CI", "Mann-Whitney p", "verdict"};
+	static const char *const heads[] = {"runtime", "mode",		 "metric",  "A median", "B median", "B / A",
+					    "95% CI",  "Mann-Whitney p", "noisy A", "noisy B",	"verdict"};
 	struct page pg = {.out = out};
 
+	fputs("<div class=\"cmp\">", out);
 	table_open(&pg, NULL, heads, sizeof(heads) / sizeof(heads[0]));
 	for (size_t i = 0; i < n; i++) {
 		const struct cmp_row *r = rows[i];
+		const struct cmp_display *m = display_of(r->a->metric);
 		char txt[96];
 
 		fputs("<tr>", out);
 		td(&pg, r->a->runtime);
 		td(&pg, r->a->mode);
-		td(&pg, r->a->metric);
-		tdn(&pg, r->a_median);
-		tdn(&pg, r->b_median);
+		td(&pg, m->label[0] ? m->label : r->a->metric);
+		snprintf(txt, sizeof(txt), "%.*f", m->decimals, r->a_median * m->scale);
+		fputs("<td class=\"n\">", out);
+		svg_escape(out, txt);
+		snprintf(txt, sizeof(txt), "%.*f", m->decimals, r->b_median * m->scale);
+		fputs("</td><td class=\"n\">", out);
+		svg_escape(out, txt);
+		fputs("</td>", out);
 		tdn(&pg, r->ratio.estimate);
 		snprintf(txt, sizeof(txt), "–");
 		if (!isnan(r->ratio.low) && r->verdict != CMP_TOO_FEW)
 			snprintf(txt, sizeof(txt), "%.3f – %.3f", r->ratio.low, r->ratio.high);
 		td(&pg, txt);
 		tdn(&pg, r->mwu.p);
+		noisy_text(r->a, txt, sizeof(txt));
+		fprintf(out, "<td class=\"%s\">", r->a->noisy ? "v-warn" : "n");
+		svg_escape(out, txt);
+		noisy_text(r->b, txt, sizeof(txt));
+		fprintf(out, "</td><td class=\"%s\">", r->b->noisy ? "v-warn" : "n");
+		svg_escape(out, txt);
+		fputs("</td>", out);
 		snprintf(txt, sizeof(txt), "%s%s", cmp_verdict_word(r), r->regression ? " (regression)" : "");
 		if (r->verdict == CMP_INCONCLUSIVE && r->trials_needed)
 			snprintf(txt, sizeof(txt), "inconclusive: %zu trials a side would tell", r->trials_needed);
@@ -1003,6 +1157,31 @@ static void compare_table(FILE *out, const struct cmp_row *const *rows, size_t n
 		fputs("</td></tr>\n", out);
 	}
 	table_close(&pg);
+	fputs("</div>", out);
+}
+
+/* A scenario's rows, a chart per metric family in the order the families first appear; rows keep compare's
+ * order within a family, and the table under the charts keeps compare's order. */
+static void compare_charts(FILE *out, unsigned *nchart, const char *scn, const struct cmp_row *const *rows, size_t n)
+{
+	const char *done[16];
+	size_t ndone = 0;
+	_cleanup_free_ const struct cmp_row **fam = calloc(n + 1, sizeof(*fam));
+
+	for (size_t i = 0; fam && i < n; i++) {
+		const char *f = display_of(rows[i]->a->metric)->family;
+		size_t k = 0, m = 0;
+
+		while (k < ndone && strcmp(done[k], f) != 0)
+			k++;
+		if (k < ndone || ndone == sizeof(done) / sizeof(done[0]))
+			continue;
+		done[ndone++] = f;
+		for (size_t j = i; j < n; j++)
+			if (!strcmp(display_of(rows[j]->a->metric)->family, f))
+				fam[m++] = rows[j];
+		compare_chart(out, ++*nchart, scn, f, fam, m);
+	}
 }
 
 static void compare_diffs(FILE *out, const struct cmp_result *r)
@@ -1026,8 +1205,8 @@ static void compare_diffs(FILE *out, const struct cmp_result *r)
 	table_close(&pg);
 }
 
-static void compare_page(FILE *out, const char *na, const char *nb, const struct cmp_opts *o,
-			 const struct cmp_result *r, const struct cmp_row **rows)
+static void compare_page(FILE *out, const char *na, const char *nb, const struct res_doc *const docs[2],
+			 const struct cmp_opts *o, const struct cmp_result *r, const struct cmp_row **rows)
 {
 	char title[512];
 	unsigned nchart = 0;
@@ -1043,6 +1222,8 @@ static void compare_page(FILE *out, const char *na, const char *nb, const struct
 		"tables sort by a click on a column's header.</p>\n",
 		r->nrows, r->regressions, o->threshold * 100, o->alpha);
 	compare_diffs(out, r);
+	partial_note(out, na, docs[0]);
+	partial_note(out, nb, docs[1]);
 	for (size_t i = 0; i < r->nrows;) {
 		const char *scn = r->rows[i].a->scenario;
 		size_t n = 0;
@@ -1053,7 +1234,7 @@ static void compare_page(FILE *out, const char *na, const char *nb, const struct
 		fputs("<section class=\"scenario\"><h2>", out);
 		svg_escape(out, scn);
 		fputs("</h2>\n", out);
-		compare_chart(out, ++nchart, scn, rows, n);
+		compare_charts(out, &nchart, scn, rows, n);
 		compare_table(out, rows, n);
 		fputs("</section>\n", out);
 		i += n;
@@ -1084,7 +1265,7 @@ int html_compare(const struct res_doc *a, const char *na, const struct res_doc *
 		hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 		goto out;
 	}
-	compare_page(out, na, nb, &o, &r, rows);
+	compare_page(out, na, nb, (const struct res_doc *const[2]){a, b}, &o, &r, rows);
 	rc = 0;
 out:
 	cmp_result_free(&r);

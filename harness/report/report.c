@@ -12,6 +12,7 @@
 #include "cgroups/cpus.h"
 #include "report/isolation.h"
 #include "report/matrix.h"
+#include "report/signif.h"
 
 /* Indexed by enum report_format. */
 const char *const report_format_names[RPT_NR_FORMATS] = {"table", "md", "json", "csv", "html", "gab", "hyperfine"};
@@ -96,6 +97,24 @@ static void vs_pinned(char *buf, size_t len, const struct res_twin *t)
 			 t->ci95_high, t->significant ? "*" : " ");
 }
 
+/* Where a mode's client is not where pinned mode put it (or would have: a host too small for pinned mode at this
+ * budget), the modes differ in placement as well as in the runtime's CPU limit: said after the mode's line. */
+static const char *placement_note(const cJSON *modes, const cJSON *m)
+{
+	const cJSON *pinned = cJSON_GetObjectItemCaseSensitive(modes, "pinned");
+	const cJSON *pc = cJSON_GetObjectItemCaseSensitive(pinned, "client");
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "client");
+
+	if (m == pinned)
+		return "";
+	if (cJSON_IsString(pc) && cJSON_IsString(c) && strcmp(pc->valuestring, c->valuestring) != 0)
+		return " (NOT the client's CPUs in pinned mode: the modes differ in placement too)";
+	if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(m, "client_as_pinned")))
+		return " (the client is not where pinned mode would put it: this host is too small for pinned mode at "
+		       "this budget)";
+	return "";
+}
+
 /* Where each slice ran, per mode, from the results' CPU plan, and where the client shares the runtime's
  * CPUs (quota mode on a small host): the runtime's numbers then include the client's interference. */
 static void render_placement(const struct res_doc *d, enum report_format f, FILE *out)
@@ -117,26 +136,157 @@ static void render_placement(const struct res_doc *d, enum report_format f, FILE
 			cg_cpus_and(&a, &b);
 			overlap = !cg_cpus_empty(&a);
 		}
-		fprintf(out, "%s%s: runtime on CPUs %s, client on CPUs %s%s\n", f == RPT_MD ? "- " : "  ",
+		fprintf(out, "%s%s: runtime on CPUs %s, client on CPUs %s%s%s\n", f == RPT_MD ? "- " : "  ",
 			esc_cell(f == RPT_MD, m->string, name, sizeof(name)),
 			esc_cell(f == RPT_MD, sut->valuestring, on, sizeof(on)),
 			esc_cell(f == RPT_MD, client->valuestring, by, sizeof(by)),
 			overlap ? " (OVERLAP: the client shares the runtime's CPUs; its load counts against the "
 				  "runtime)"
-				: "");
+				: "",
+			placement_note(modes, m));
 	}
 }
 
-static void render_rows(const struct res_summary *groups, size_t n, enum report_format f, FILE *out)
+static bool in_group(const struct trial_result *t, const struct res_summary *g)
+{
+	return !strcmp(t->scenario, g->scenario) && !strcmp(t->runtime, g->runtime) && !strcmp(t->mode, g->mode) &&
+	       !strcmp(t->noise, g->noise);
+}
+
+/* How a group's trials ended, beyond its summary: interrupted ones apart from failed ones (a signal is not a
+ * verdict on the runtime). */
+struct group_ends {
+	unsigned interrupted, failed;
+	const char *adapter; /* the first trial's, when the scenario declares one for the runtime */
+};
+
+static struct group_ends group_ends(const struct res_doc *d, const struct res_summary *g)
+{
+	struct group_ends e = {0};
+
+	for (size_t i = 0; i < d->ntrials; i++) {
+		const struct trial_result *t = &d->trials[i];
+
+		if (!in_group(t, g))
+			continue;
+		e.interrupted += t->status == TRIAL_INTERRUPTED;
+		e.failed += t->status != TRIAL_OK && t->status != TRIAL_INTERRUPTED && t->status != TRIAL_SKIPPED;
+		if (!e.adapter && t->adapter[0])
+			e.adapter = t->adapter;
+	}
+	return e;
+}
+
+unsigned report_noisy_count(const struct trial_result *trials, size_t n, const struct res_summary *g,
+			    unsigned counts[RES_NR_NOISY])
+{
+	unsigned noisy = 0;
+
+	memset(counts, 0, RES_NR_NOISY * sizeof(*counts));
+	for (size_t i = 0; i < n; i++) {
+		unsigned why;
+
+		if ((g && !in_group(&trials[i], g)) || trials[i].status == TRIAL_SKIPPED)
+			continue;
+		why = res_trial_noisy(&trials[i]);
+		noisy += why != 0;
+		for (int r = 0; r < RES_NR_NOISY; r++)
+			counts[r] += (why >> r) & 1;
+	}
+	return noisy;
+}
+
+/* The reason with the largest count not yet taken (ties: the order of enum res_noisy); -1 when none is left. */
+static int next_reason(const unsigned counts[RES_NR_NOISY], unsigned *taken)
+{
+	int best = -1;
+
+	for (int r = 0; r < RES_NR_NOISY; r++)
+		if (counts[r] && !(*taken & (1u << r)) && (best < 0 || counts[r] > counts[best]))
+			best = r;
+	if (best >= 0)
+		*taken |= 1u << best;
+	return best;
+}
+
+void report_noisy_reasons(const unsigned counts[RES_NR_NOISY], char *buf, size_t len)
+{
+	unsigned taken = 0;
+	size_t at = 0;
+	int r;
+
+	buf[0] = '\0';
+	while ((r = next_reason(counts, &taken)) >= 0 && at < len)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s %u", at ? ", " : "", res_noisy_names[r], counts[r]);
+}
+
+/* The notes column: FAILED, interrupted, client saturated, noisy trials, "; "-separated. */
+static void row_notes(const struct res_doc *d, const struct res_summary *g, const char *reasons, char *buf, size_t len)
+{
+	struct group_ends e = group_ends(d, g);
+	size_t at = 0;
+
+	buf[0] = '\0';
+	if (e.failed)
+		at += (size_t)snprintf(buf + at, len - at, "FAILED");
+	if (e.interrupted && at < len)
+		at += (size_t)snprintf(buf + at, len - at, "%sinterrupted", at ? "; " : "");
+	if (g->client_saturated && at < len)
+		at += (size_t)snprintf(buf + at, len - at, "%sclient saturated", at ? "; " : "");
+	if (g->noisy_trials && at < len)
+		at += (size_t)snprintf(buf + at, len - at, "%s%u noisy trial%s", at ? "; " : "", g->noisy_trials,
+				       g->noisy_trials == 1 ? "" : "s");
+	if (g->noisy_trials && at < len)
+		at += (size_t)snprintf(buf + at, len - at, " %s", reasons);
+	if (e.adapter && at < len) { /* the runtime serves the app through code of the scenario's (docs/scenario.md) */
+		char a[ESC_LEN], what[64];
+
+		/* its first words (the file: "serve-node.mjs"); the whole statement is the trial's adapter in the JSON */
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(e.adapter, ":;|"), e.adapter);
+		snprintf(buf + at, len - at, "%sthrough an adapter (%s)", at ? "; " : "", esc_term(what, a, sizeof(a)));
+	}
+}
+
+/* The reasons of a table's flagged cells, under the table: "  [1] contended 3, foreign 1". */
+struct legend {
+	char line[16][256];
+	unsigned n, first; /* first: the number of line[0], counted over the whole table */
+};
+
+static void legend_flush(struct legend *l, FILE *out)
+{
+	if (l->n)
+		fprintf(out, "\nnoisy trials by reason (docs/statistics.md):\n");
+	for (unsigned i = 0; i < l->n; i++)
+		fprintf(out, "  [%u] %s\n", l->first + i, l->line[i]);
+	l->first += l->n;
+	l->n = 0;
+}
+
+/* idle → peak: the peak is the larger of the server's VmHWM and its slice's memory peak (the whole process
+ * tree: a forked worker, a cluster's processes, and its page cache), marked "tree" when the slice's is. */
+static void memory_cell(char *buf, size_t len, const struct res_summary *g, double idle_kb)
+{
+	double pid = res_median(g, RES_M_PEAK_RSS_KB), tree = res_median(g, RES_M_SUT_SLICE_PEAK_KB);
+
+	if (!isnan(tree) && (isnan(pid) || tree > pid))
+		snprintf(buf, len, "%.1f → %.1f tree", idle_kb / 1024, tree / 1024);
+	else
+		snprintf(buf, len, "%.1f → %.1f", idle_kb / 1024, pid / 1024);
+}
+
+static void render_rows(const struct res_doc *doc, const struct res_summary *groups, size_t n, enum report_format f,
+			FILE *out)
 {
 	const char *sep = f == RPT_MD ? " | " : "  ";
 	const char *lead = f == RPT_MD ? "| " : "";
 	const char *tail = f == RPT_MD ? " |" : "";
 	const char *last = "";
+	struct legend legend = {.first = 1};
 
 	for (size_t i = 0; i < n; i++) {
 		const struct res_summary *g = &groups[i], *base = baseline(groups, n, g);
-		char a[32], b[32], c[32], d[48], e[32], r[80], noisy[32], notes[96], ci[48];
+		char a[32], b[32], c[32], d[48], e[32], r[80], notes[256], ci[48], reasons[160];
 		char name[ESC_LEN], rt[ESC_LEN], mode[ESC_LEN];
 		bool md = f == RPT_MD;
 		double rps = ops_per_s(g);
@@ -150,6 +300,7 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 			continue; /* noisy groups are in the isolation table */
 
 		if (strcmp(last, g->scenario) != 0) {
+			legend_flush(&legend, out);
 			last = g->scenario;
 			fprintf(out, "\n%s%s\n\n", md ? "### " : "== ", esc_cell(md, last, name, sizeof(name)));
 			fprintf(out, "%s%-8s%s%-7s%s%10s%s%10s%s%20s%s%9s%s%17s%s%6s%s%20s%s%s%s\n", lead, "runtime",
@@ -167,18 +318,34 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 		else if (isnan(idle))
 			snprintf(d, sizeof(d), "–");
 		else
-			snprintf(d, sizeof(d), "%.1f → %.1f", idle / 1024, res_median(g, RES_M_PEAK_RSS_KB) / 1024);
+			memory_cell(d, sizeof(d), g, idle);
 		cell(e, sizeof(e), 0, "", errs);
 		vs_pinned(r, sizeof(r), base ? &g->vs_pinned : NULL);
-		if (g->noisy_trials)
-			snprintf(noisy, sizeof(noisy), "%u noisy trial%s", g->noisy_trials,
-				 g->noisy_trials == 1 ? "" : "s");
-		else
-			noisy[0] = '\0';
-		/* The flags are a column of the table (inside the last '|'), so a Markdown renderer keeps them. */
-		snprintf(notes, sizeof(notes), "%s%s%s%s%s", g->failed ? "FAILED" : "",
-			 g->failed && g->client_saturated ? "; " : "", g->client_saturated ? "client saturated" : "",
-			 (g->failed || g->client_saturated) && noisy[0] ? "; " : "", noisy);
+		/* The flags are a column of the table (inside the last '|'), so a Markdown renderer keeps them; their
+		 * reasons are in the cell in Markdown, in a legend under the table in text */
+		reasons[0] = '\0';
+		if (g->noisy_trials) {
+			unsigned counts[RES_NR_NOISY];
+
+			report_noisy_count(doc->trials, doc->ntrials, g, counts);
+			if (f == RPT_MD) {
+				snprintf(reasons, sizeof(reasons), "(");
+				report_noisy_reasons(counts, reasons + 1, sizeof(reasons) - 2);
+				strcat(reasons, ")");
+			} else if (legend.n < HX_ARRAY_SIZE(legend.line)) {
+				char *l = legend.line[legend.n];
+				int k = snprintf(l, sizeof(legend.line[0]),
+						 "%s %s: ", esc_term(g->runtime, rt, sizeof(rt)),
+						 esc_term(g->mode, mode, sizeof(mode)));
+
+				if (k < 0 ||
+				    (size_t)k >= sizeof(legend.line[0]) - 1) /* long escaped names: cut there */
+					k = (int)strlen(l);
+				report_noisy_reasons(counts, l + k, sizeof(legend.line[0]) - (size_t)k);
+				snprintf(reasons, sizeof(reasons), "[%u]", legend.first + legend.n++);
+			}
+		}
+		row_notes(doc, g, reasons, notes, sizeof(notes));
 		if (!notes[0] && f == RPT_MD)
 			snprintf(notes, sizeof(notes), " ");
 		spread(ci, sizeof(ci), g);
@@ -186,6 +353,168 @@ static void render_rows(const struct res_summary *groups, size_t n, enum report_
 			esc_cell(md, g->runtime, rt, sizeof(rt)), sep, esc_cell(md, g->mode, mode, sizeof(mode)), sep,
 			a, sep, b, sep, ci, sep, c, sep, d, sep, e, sep, r, notes[0] ? sep : "", notes, tail);
 	}
+	legend_flush(&legend, out);
+}
+
+/* The passed trials' values of m in group g; how many (at most max). */
+static size_t group_values(const struct res_doc *d, const struct res_summary *g, enum res_metric m, double *ret,
+			   size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->ntrials && n < max; i++)
+		if (in_group(&d->trials[i], g) && d->trials[i].status == TRIAL_OK &&
+		    !isnan(res_metric(&d->trials[i], m)))
+			ret[n++] = res_metric(&d->trials[i], m);
+	return n;
+}
+
+#define RPT_MAX_VERSUS 16
+/* The runtimes of one scenario and mode, quiet, by what the row's main figure says: the best first. */
+struct versus {
+	const struct res_summary *g[RPT_MAX_VERSUS];
+	size_t n;
+	enum res_metric m;
+	bool smaller_better;
+};
+
+static int versus_cmp_ctx(const struct versus *v, const struct res_summary *a, const struct res_summary *b)
+{
+	double x = res_median(a, v->m), y = res_median(b, v->m);
+
+	return v->smaller_better ? (x > y) - (x < y) : (x < y) - (x > y);
+}
+
+/* The metric every group of v has, of the ones the table leads with: ops/s (bigger is better), else startup. */
+static bool versus_metric(struct versus *v)
+{
+	static const enum res_metric order[] = {RES_M_RPS, RES_M_DELIVERIES_PER_S, RES_M_OPS_PER_S,
+						RES_M_STARTUP_MEDIAN_MS};
+
+	for (size_t k = 0; k < HX_ARRAY_SIZE(order); k++) {
+		bool all = true;
+
+		for (size_t i = 0; i < v->n; i++)
+			all &= !isnan(res_median(v->g[i], order[k]));
+		if (all) {
+			v->m = order[k];
+			v->smaller_better = order[k] == RES_M_STARTUP_MEDIAN_MS;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* "2.31x (95% CI 2.20–2.45, significant)": the best against one other, the ratio oriented so that above 1 is
+ * faster; significant when Mann-Whitney p < 0.05 and the CI excludes 1; no CI below REPORT_MIN_CI_PAIRS trials. */
+static void versus_ratio(const struct res_doc *d, const struct versus *v, const struct res_summary *other, char *buf,
+			 size_t len)
+{
+	/* every trial of both groups, so that the ratio and its CI come from the same samples */
+	_cleanup_free_ double *a = calloc(v->g[0]->trials + 1, sizeof(double));
+	_cleanup_free_ double *b = calloc(other->trials + 1, sizeof(double));
+	size_t na = a ? group_values(d, v->g[0], v->m, a, v->g[0]->trials) : 0;
+	size_t nb = b ? group_values(d, other, v->m, b, other->trials) : 0;
+	double best = res_median(v->g[0], v->m), them = res_median(other, v->m);
+	double ratio = v->smaller_better ? them / best : best / them;
+	struct sig_ci ci;
+	struct sig_test mw;
+
+	if (na < REPORT_MIN_CI_PAIRS || nb < REPORT_MIN_CI_PAIRS ||
+	    (v->smaller_better ? sig_ratio_ci(a, na, b, nb, false, 0.95, SIG_SEED, &ci)
+			       : sig_ratio_ci(b, nb, a, na, false, 0.95, SIG_SEED, &ci)) < 0 ||
+	    sig_mann_whitney(a, na, b, nb, &mw) < 0 || isnan(ci.low)) {
+		snprintf(buf, len, "%.2fx (n=%zu and %zu, no CI)", ratio, na, nb);
+		return;
+	}
+	snprintf(buf, len, "%.2fx (95%% CI %.2f–%.2f, %s)", ratio, ci.low, ci.high,
+		 mw.p < 0.05 && (ci.low > 1 || ci.high < 1) ? "significant" : "not significant");
+}
+
+/* hyperfine's summary, per scenario and mode that several runtimes ran quietly: "http-hello pinned: bun ran 2.31x
+ * (95% CI 2.20–2.45, significant) faster than node24, 3.10x (...) than deno, by ops/s". */
+static void render_versus(const struct res_doc *d, const struct res_summary *groups, size_t n, enum report_format f,
+			  FILE *out)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < n; i++) {
+		struct versus v = {0};
+		char r[96], name[ESC_LEN], mode[ESC_LEN], rt[ESC_LEN];
+
+		if (strcmp(groups[i].noise, "none") != 0)
+			continue;
+		for (size_t j = 0; j < n && v.n < RPT_MAX_VERSUS; j++) {
+			const struct res_summary *h = &groups[j];
+
+			if (strcmp(h->noise, "none") || strcmp(h->scenario, groups[i].scenario) ||
+			    strcmp(h->mode, groups[i].mode))
+				continue;
+			if (j < i)
+				break; /* this scenario and mode were summed up at their first group */
+			v.g[v.n++] = h;
+		}
+		if (v.n < 2 || v.g[0] != &groups[i] || !versus_metric(&v))
+			continue;
+		for (size_t a = 1; a < v.n; a++) /* a few runtimes: insertion sort, best first */
+			for (size_t b = a; b > 0 && versus_cmp_ctx(&v, v.g[b], v.g[b - 1]) < 0; b--) {
+				const struct res_summary *t = v.g[b];
+
+				v.g[b] = v.g[b - 1];
+				v.g[b - 1] = t;
+			}
+		if (!header)
+			fprintf(out, "\n%s\n", f == RPT_MD ? "#### Summary" : "Summary");
+		header = true;
+		fprintf(out, "%s%s %s: %s ran", f == RPT_MD ? "- " : "  ",
+			esc_cell(f == RPT_MD, v.g[0]->scenario, name, sizeof(name)),
+			esc_cell(f == RPT_MD, v.g[0]->mode, mode, sizeof(mode)),
+			esc_cell(f == RPT_MD, v.g[0]->runtime, rt, sizeof(rt)));
+		for (size_t k = 1; k < v.n; k++) {
+			versus_ratio(d, &v, v.g[k], r, sizeof(r));
+			fprintf(out, "%s %s faster than %s", k > 1 ? "," : "", r,
+				esc_cell(f == RPT_MD, v.g[k]->runtime, rt, sizeof(rt)));
+		}
+		fprintf(out, ", by %s\n", v.smaller_better ? "startup time" : "ops/s");
+	}
+}
+
+/* What to do when most trials were noisy, by the dominant reason. */
+static const char *const noisy_advice[RES_NR_NOISY] = {
+	[RES_NOISY_THROTTLED] = "a pinned runtime was throttled: its budget is misconfigured (harness doctor)",
+	[RES_NOISY_CPU_PRESSURE] = "other work competes for the runtime's CPUs: run on a quiet host, or with --isolate "
+				   "(harness doctor says whether it can)",
+	[RES_NOISY_CLIENT_SATURATED] = "the load client is the bottleneck: give it CPUs (--client-cpus) and threads "
+				       "(the scenario's load.threads)",
+	[RES_NOISY_STALL] = "requests stalled for seconds: look at the server's log (run --keep) and the host's load",
+	[RES_NOISY_STEAL] = "the hypervisor takes CPU time: a dedicated runner, or compare with --fail-on "
+			    "quiet-regression",
+	[RES_NOISY_FOREIGN] = "other tasks ran on the runtime's CPUs: run on a quiet host, or with --isolate (harness "
+			      "doctor says whether it can)",
+	[RES_NOISY_SPREAD] = "startup runs varied beyond the scenario's expected CV: more runs (--profile full) or a "
+			     "quieter host",
+	[RES_NOISY_CONTENDED] = "something outside the trial held the runtime's CPUs: run on a quiet host, or with "
+				"--isolate (harness doctor says whether it can)",
+	[RES_NOISY_NOT_STEADY] = "the throughput still moved over the measured phase: a longer warm-up (run --warmup "
+				 "auto) or a quieter host",
+	[RES_NOISY_SHORT] = "measured phases were shorter than the scenario's min_duration_s: give them more requests "
+			    "or messages (--requests, --profile standard or full)",
+};
+
+/* One line when most trials were flagged: the figures then say more about the host than the runtimes. */
+static void render_mostly_noisy(const struct res_doc *d, enum report_format f, FILE *out)
+{
+	unsigned counts[RES_NR_NOISY], taken = 0, noisy = report_noisy_count(d->trials, d->ntrials, NULL, counts);
+	size_t ran = 0;
+	int top;
+
+	for (size_t i = 0; i < d->ntrials; i++)
+		ran += d->trials[i].status != TRIAL_SKIPPED;
+	if (!ran || noisy * 2 <= ran || (top = next_reason(counts, &taken)) < 0)
+		return;
+	fprintf(out, "\n%sMOST TRIALS WERE NOISY: %u of %zu (%s in %u): %s.%s\n", f == RPT_MD ? "**" : "", noisy, ran,
+		res_noisy_names[top], counts[top],
+		noisy_advice[top] ? noisy_advice[top] : "docs/statistics.md says why", f == RPT_MD ? "**" : "");
 }
 
 static void render_csv(const struct res_summary *groups, size_t n, FILE *out)
@@ -224,6 +553,38 @@ static int cmp_double(const void *a, const void *b)
 
 /* The run's efficiency: the share of its wall time spent measuring, and the median fixed cost of a trial
  * (docs/results.md: overhead_ms). Nothing for a file from before either was recorded. */
+/* Inside the trials (their timelines): a leak, a throughput still moving, what an automatic warm-up took. */
+static void render_inside(const struct res_doc *d, enum report_format f, FILE *out)
+{
+	bool head = false;
+
+	for (size_t i = 0; i < d->ntrials; i++) {
+		const struct trial_result *t = &d->trials[i];
+		const struct res_growth *g = &t->timeline.growth;
+		const struct res_steady *st = &t->timeline.steady;
+
+		if (!g->leak && !st->not_steady && !t->warmup_auto.have)
+			continue;
+		if (!head)
+			fprintf(out, "\n%s\n\n", f == RPT_MD ? "### Inside the trials" : "== inside the trials");
+		head = true;
+		fprintf(out, "%s%s %s %s trial %u:", f == RPT_MD ? "- " : "", t->scenario, t->runtime, t->mode,
+			t->trial);
+		if (g->leak)
+			fprintf(out, " leak: RSS %+.0f KB per 1,000 requests (95%% CI %.0f to %.0f);", g->rss / 1024,
+				g->rss_low / 1024, g->rss_high / 1024);
+		if (st->not_steady)
+			fprintf(out, " not steady: throughput %+.0f%% over the measured phase (Mann-Kendall p = %.2g);",
+				st->change * 100, st->p);
+		if (t->warmup_auto.have)
+			fprintf(out, " warm-up (auto): %u round%s, %.1f s, %llu requests, %s;", t->warmup_auto.rounds,
+				t->warmup_auto.rounds == 1 ? "" : "s", t->warmup_auto.seconds,
+				(unsigned long long)t->warmup_auto.requests,
+				t->warmup_auto.steady ? "steady" : "not steady by the cap");
+		fprintf(out, "\n");
+	}
+}
+
 static void render_efficiency(const struct res_doc *d, enum report_format f, FILE *out)
 {
 	_cleanup_free_ double *oh = calloc(d->ntrials + 1, sizeof(*oh));
@@ -359,6 +720,45 @@ static void render_published(const struct res_doc *d, enum report_format f, FILE
 	free(done);
 }
 
+static double config_num(const struct res_doc *d, const char *obj, const char *key)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(d->head, "config");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj ? cJSON_GetObjectItemCaseSensitive(c, obj) : c, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+bool report_partial(const struct res_doc *d, char *buf, size_t len)
+{
+	double planned = config_num(d, NULL, "planned_trials"), count = config_num(d, "shard", "count");
+	double plan = config_num(d, "merged", "plan_trials"), merged = config_num(d, "merged", "trials");
+	char of[64] = "";
+	size_t at = 0;
+
+	buf[0] = '\0';
+	if (!isnan(planned))
+		snprintf(of, sizeof(of), " of the %.0f planned", planned);
+	if (d->interrupted)
+		at += (size_t)snprintf(buf, len, "the run was interrupted after %zu trial%s%s", d->ntrials,
+				       d->ntrials == 1 ? "" : "s", of);
+	else if (!d->finished)
+		at += (size_t)snprintf(buf, len, "the run did not finish (killed, or still running): %zu trial%s%s",
+				       d->ntrials, d->ntrials == 1 ? "" : "s", of);
+	else if (!isnan(planned) && (double)d->ntrials < planned && isnan(plan))
+		at += (size_t)snprintf(buf, len, "it holds %zu of the %.0f trials its run planned", d->ntrials,
+				       planned);
+	if (count > 1 && at < len)
+		at += (size_t)snprintf(buf + at, len - at,
+				       "%sit is shard %.0f of %.0f, %.0f of the plan's %.0f trials "
+				       "(harness merge joins the shards)",
+				       at ? "; " : "", config_num(d, "shard", "index"), count,
+				       config_num(d, "shard", "trials"), config_num(d, "shard", "plan_trials"));
+	if (!isnan(plan) && merged < plan && at < len)
+		snprintf(buf + at, len - at, "%sa merge of %.0f of the plan's %.0f trials: a shard is missing",
+			 at ? "; " : "", merged, plan);
+	return buf[0] != '\0';
+}
+
 int report_render(const struct res_doc *d, enum report_format f, FILE *out, struct hx_err *err)
 {
 	_cleanup_free_ struct res_summary *groups = NULL;
@@ -392,16 +792,20 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 			? ", out of the sandbox (--no-sandbox: for comparison only)"
 			: "");
 	render_placement(d, f, out);
-	render_rows(groups, n, f, out);
+	render_rows(d, groups, n, f, out);
+	render_versus(d, groups, n, f, out);
 	render_published(d, f, out);
 	iso_render(groups, n, f == RPT_MD, out);
 	matrix_render(d, f == RPT_MD, out);
+	render_inside(d, f, out);
 	render_efficiency(d, f, out);
 	fprintf(out,
 		"\nMedians over trials. ops/s: requests, chat deliveries or a script's operations (queries) per "
 		"second; p99: of requests, chat round trips or a script's batches; startup: each trial's median "
 		"of its runs; 95%% CI of the median: of ops/s, else startup, none below 6 trials (n= says how many); "
-		"memory: the server's RSS idle and its peak under load, or a script's peak. vs pinned: "
+		"memory: the server's RSS idle and its peak under load (the larger of its VmHWM and its slice's memory "
+		"peak, "
+		"its whole process tree: 'tree' when that is the larger), or a script's peak. vs pinned: "
 		"the ratio of the named metric (ops/s, else startup) to the pinned row's, with the 95%% bootstrap CI "
 		"over the trial "
 		"pairs that ran side by side (none below 6 pairs: n= says how many); *: significant (Wilcoxon "
@@ -411,6 +815,9 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 		"for more than half the trial, the load client saturated, a request stalled (waited at least 1 s "
 		"and a quarter of the load), steal above 5%%, other tasks on the runtime's CPUs, a startup "
 		"trial's runs spread beyond the scenario's expected CV, or the runtime held off its CPUs by "
-		"something else for over 3%% of the trial (contended); counted, never dropped.\n");
+		"something else for over 3%% of the trial (contended), or the throughput still moved over the measured "
+		"phase "
+		"(not_steady); counted, never dropped.\n");
+	render_mostly_noisy(d, f, out);
 	return 0;
 }

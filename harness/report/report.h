@@ -2,6 +2,7 @@
 #ifndef HX_REPORT_H
 #define HX_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "base/err.h"
@@ -16,6 +17,14 @@ extern const char *const report_format_names[RPT_NR_FORMATS];
 int report_format_parse(const char *s, enum report_format *ret);
 /* The document as a table (a row per scenario × runtime × mode, summaries recomputed from the trials),
  * as CSV of the summaries, or as its JSON. */
+/* Why d holds less than a whole run (interrupted, unfinished, a shard, an incomplete merge), in words for a
+ * warning; false when it is whole. */
+bool report_partial(const struct res_doc *d, char *buf, size_t len);
+/* Of the trials (of group g; all when g is NULL), how many are noisy, and in counts how many for each reason. */
+unsigned report_noisy_count(const struct trial_result *trials, size_t n, const struct res_summary *g,
+			    unsigned counts[RES_NR_NOISY]);
+/* The reasons of counts, the dominant first: "contended 3, foreign 1". */
+void report_noisy_reasons(const unsigned counts[RES_NR_NOISY], char *buf, size_t len);
 int report_render(const struct res_doc *d, enum report_format f, FILE *out, struct hx_err *err);
 
 #endif

@@ -342,6 +342,16 @@ void svg_whisker(const struct svg_plot *p, double x, double lo, double hi)
 		px - 5, a, px + 5, px - 5, b, px + 5);
 }
 
+void svg_whisker_h(const struct svg_plot *p, double y, double lo, double hi)
+{
+	double py = svg_map(&p->y, y), a = svg_map(&p->x, lo), b = svg_map(&p->x, hi);
+
+	if (!isfinite(a) || !isfinite(b))
+		return;
+	fprintf(p->out, "<path class=\"whisker\" d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f %.1fV%.1f\"/>", a, py, b, a,
+		py - 4, py + 4, b, py - 4, py + 4);
+}
+
 void svg_dot(const struct svg_plot *p, double x, double y, const char *colour, const char *cls, const char *tip)
 {
 	double px = svg_map(&p->x, x), py = svg_map(&p->y, y);

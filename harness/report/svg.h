@@ -69,6 +69,8 @@ void svg_axis_y(const struct svg_plot *p, const struct svg_tick *t, size_t n, co
 void svg_bar(const struct svg_plot *p, double x0, double x1, double y, const char *colour, const char *label);
 /* A vertical whisker from lo to hi at x, with caps. */
 void svg_whisker(const struct svg_plot *p, double x, double lo, double hi);
+/* The same across: from lo to hi on x, at y. */
+void svg_whisker_h(const struct svg_plot *p, double y, double lo, double hi);
 /* A dot of class cls (tests count them) with a tooltip. */
 void svg_dot(const struct svg_plot *p, double x, double y, const char *colour, const char *cls, const char *tip);
 /* A polyline through the points with a finite value, no markers. */

@@ -261,6 +261,9 @@ for k in ("mean", "stddev", "user", "system"): assert k in r
 PY
 	run "$HARNESS" load --startup --no-sandbox -r 3 -w 0 -- /bin/false
 	[ "$status" -eq 1 ]
+	# every run failed: no timings (the time it takes to fail is no startup time), and why
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "harness: load: all 3 runs of '/bin/false' exited non-zero (the last: status 1): no timings; --show-output shows what it printed" ]]
 	run "$HARNESS" load --startup --no-sandbox -r 3 -- /nonexistent
 	[ "$status" -eq 2 ]
 }
@@ -274,5 +277,23 @@ PY
 	[[ "$output" != *hidden-42* ]]
 	run "$HARNESS" load --startup -r 2 -w 0 --show-output -- sh -c 'echo "shown-$((40 + 2))"'
 	[[ "$output" == *shown-42* ]]
+	assert_no_leftovers
+}
+
+@test "startup, sandboxed: a script in this folder, which the sandbox does not show, is refused before any run, with the fix" {
+	need_root
+	cd "$BATS_TEST_TMPDIR"
+	echo 'console.log("hi")' >hi.js
+	run "$HARNESS" load --startup -r 3 -w 0 -- node hi.js
+	[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"load: --startup: 'hi.js' is in this folder, which the sandbox does not show"*'--bind "$PWD:/src" and name /src/hi.js'*"--no-sandbox"* ]]
+	run "$HARNESS" load --startup -r 3 -w 0 -- node "$PWD/hi.js"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"the sandbox does not show '$PWD/hi.js'"* ]]
+	# the fix it names works
+	command -v node >/dev/null || hx_skip "needs a node on the host"
+	run --separate-stderr "$HARNESS" load --startup -r 3 -w 0 --bind "$PWD:/src" -- node /src/hi.js
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Benchmark: node /src/hi.js (sandboxed)"* ]]
 	assert_no_leftovers
 }

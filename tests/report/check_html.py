@@ -117,15 +117,35 @@ def fail(msg):
 VERDICT_FILL = {"better": "#009E73", "worse": "#D55E00"}
 
 
+# The chart each metric is drawn in (report/html.c's cmp_displays): B / A of a throughput and of a memory size
+# share no axis.
+FAMILY = {"rps": "throughput", "deliveries_per_s": "throughput", "ops_per_s": "throughput",
+          "idle_rss_kb": "memory", "peak_rss_kb": "memory", "post_load_rss_kb": "memory",
+          "script_max_rss_kb": "memory", "client_cpu_us_per_request": "the load client's cost"}
+
+
+def family(metric):
+    return FAMILY.get(metric, "time and latency")
+
+
 def expected_compare(cmp):
-    """Per scenario: the fill of each row's dot, in compare's order."""
-    out = {}
+    """Per scenario: the fill of each row's dot, a chart per metric family in the order the families first
+    appear, compare's order within each."""
+    rows = {}
     for r in cmp["rows"]:
-        v = r["verdict"]
-        # compare's words for each direction (report/compare.c's metric table)
-        kind = "better" if v in ("faster", "smaller", "cheaper") else "worse" if v in (
-            "slower", "larger", "dearer") else None
-        out.setdefault(r["scenario"], []).append((v, kind))
+        rows.setdefault(r["scenario"], []).append(r)
+    out = {}
+    for scn, rs in rows.items():
+        fams = list(dict.fromkeys(family(r["metric"]) for r in rs))
+        for f in fams:
+            for r in rs:
+                if family(r["metric"]) != f:
+                    continue
+                v = r["verdict"]
+                # compare's words for each direction (report/compare.c's metric table)
+                kind = "better" if v in ("faster", "smaller", "cheaper") else "worse" if v in (
+                    "slower", "larger", "dearer") else None
+                out.setdefault(scn, []).append((v, kind))
     return out
 
 

@@ -202,14 +202,16 @@ static void test_plan_modes(void **state)
 	assert_int_equal(p.limits[CG_SLICE_SUT].memory_max, 64 << 20);
 
 	plan("vm2", CG_CPU_QUOTA, 1, &p, &err, 0);
-	assert_cpus(&p.limits[CG_SLICE_CLIENT].cpus, "1");
-	assert_cpus(&p.limits[CG_SLICE_SUT].cpus, "0"); /* every CPU but the client's */
+	assert_cpus(&p.limits[CG_SLICE_CLIENT].cpus, "0"); /* where pinned mode puts it */
+	assert_cpus(&p.limits[CG_SLICE_SUT].cpus, "1");	   /* every CPU but the client's */
 	assert_false(p.sut_shares_client);
+	assert_true(p.client_as_pinned);
 	assert_int_equal(p.limits[CG_SLICE_SUT].cpu_quota_us, 100000);
 	assert_int_equal(p.limits[CG_SLICE_SUT].cpu_period_us, 100000);
 	plan("vm2", CG_CPU_QUOTA, 2, &p, &err, 0);
 	assert_cpus(&p.limits[CG_SLICE_SUT].cpus, "0-1"); /* no room beside the client: shared, recorded */
 	assert_true(p.sut_shares_client);
+	assert_false(p.client_as_pinned); /* pinned mode cannot give 2 + 1 CPUs of 2: no placement to keep */
 
 	plan("vm2", CG_CPU_NONE, 0, &p, &err, 0);
 	assert_cpus(&p.limits[CG_SLICE_SUT].cpus, "0-1");
@@ -233,6 +235,53 @@ static void test_plan_modes(void **state)
 	assert_false(p.sut_shares_client);
 }
 
+/* Quota and none keep the client's and the fixture's CPUs of pinned mode at the same budget: the modes differ
+ * in the runtime's CPU limit alone; the runtime's quota runs on every other CPU. */
+static void test_plan_client_as_pinned(void **state)
+{
+	static const struct {
+		const char *tree;
+		unsigned cpus;
+		bool fixture;
+	} cases[] = {{"vm2", 1, false},	    {"vm2", 1, true},	    {"smt2x8x2", 4, false}, {"smt2x8x2", 4, true},
+		     {"smt2x8x2", 1, true}, {"smt2x8x2", 8, false}, {"isolated", 1, false}, {"offline", 1, false}};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct cg_topo *t = load(cases[i].tree);
+		struct cg_budget b = {.mode = CG_CPU_PINNED, .cpus = cases[i].cpus, .fixture = cases[i].fixture};
+		struct cg_slice_plan pinned, other;
+		struct hx_err err = {0};
+		struct cg_cpus rest = t->online;
+
+		assert_int_equal(cg_plan_slices(t, &t->online, &b, &pinned, &err), 0);
+		for (enum cg_cpu_mode m = CG_CPU_QUOTA; m <= CG_CPU_NONE; m++) {
+			b.mode = m;
+			assert_int_equal(cg_plan_slices(t, &t->online, &b, &other, &err), 0);
+			assert_true(other.client_as_pinned);
+			assert_true(cg_cpus_equal(&other.limits[CG_SLICE_CLIENT].cpus,
+						  &pinned.limits[CG_SLICE_CLIENT].cpus));
+			assert_true(cg_cpus_equal(&other.limits[CG_SLICE_FIXTURE].cpus,
+						  &pinned.limits[CG_SLICE_FIXTURE].cpus));
+			assert_int_equal(other.fixture_shared, pinned.fixture_shared);
+		}
+		/* quota: the runtime on every CPU but the client's and the fixture's, pinned mode's own among them */
+		b.mode = CG_CPU_QUOTA;
+		assert_int_equal(cg_plan_slices(t, &t->online, &b, &other, &err), 0);
+		cg_cpus_andnot(&rest, &pinned.limits[CG_SLICE_CLIENT].cpus);
+		if (!pinned.fixture_shared)
+			cg_cpus_andnot(&rest, &pinned.limits[CG_SLICE_FIXTURE].cpus);
+		assert_true(cg_cpus_equal(&other.limits[CG_SLICE_SUT].cpus, &rest));
+		{
+			struct cg_cpus own = pinned.limits[CG_SLICE_SUT].cpus;
+
+			cg_cpus_andnot(&own, &other.limits[CG_SLICE_SUT].cpus);
+			assert_true(cg_cpus_empty(&own));
+		}
+		assert_false(other.sut_shares_client);
+	}
+}
+
 static void test_plan_does_not_fit(void **state)
 {
 	struct cg_slice_plan p;
@@ -246,6 +295,42 @@ static void test_plan_does_not_fit(void **state)
 	assert_non_null(strstr(err.msg, "quota mode can give the runtime at most 2"));
 }
 
+/* A duet's sut-b slice: exactly the sut's limits, in every mode; the other slices as they were. */
+static void test_plan_duet(void **state)
+{
+	static const enum cg_cpu_mode modes[] = {CG_CPU_PINNED, CG_CPU_QUOTA, CG_CPU_NONE};
+	struct cg_slice_plan p, before;
+	struct hx_err err = {0};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		plan("vm2", modes[i], 1, &p, &err, 0);
+		before = p;
+		cg_plan_duet(&p);
+		assert_true(p.slices & (1u << CG_SLICE_SUT_B));
+		assert_memory_equal(&p.limits[CG_SLICE_SUT_B], &p.limits[CG_SLICE_SUT], sizeof(p.limits[0]));
+		assert_memory_equal(&p.limits[CG_SLICE_CLIENT], &before.limits[CG_SLICE_CLIENT], sizeof(p.limits[0]));
+		assert_int_equal(p.slices & ~(1u << CG_SLICE_SUT_B), before.slices);
+	}
+	assert_string_equal(cg_slice_names[CG_SLICE_SUT_B], "sut-b");
+}
+
+/* The prepare slice is limited in memory, processes and CPU time, on whatever CPUs harness may use. */
+static void test_plan_prepare_limited(void **state)
+{
+	struct cg_limits l;
+	struct hx_err err = {0};
+
+	(void)state;
+	assert_int_equal(cg_plan_prepare(&l, &err), 0);
+	assert_int_equal(l.memory_max, (uint64_t)2 << 30);
+	assert_int_equal(l.pids_max, 1024);
+	assert_false(cg_cpus_empty(&l.cpus));
+	assert_true(l.cpu_quota_us >= l.cpu_period_us && l.cpu_period_us > 0);
+	assert_true(l.cpu_quota_us <= (uint64_t)(cg_cpus_count(&l.cpus) + 1) / 2 * l.cpu_period_us ||
+		    cg_cpus_count(&l.cpus) == 1);
+}
+
 /* No slice of a plan is left without a memory and a pids limit, whatever the budget leaves out. */
 static void test_plan_every_slice_limited(void **state)
 {
@@ -256,7 +341,13 @@ static void test_plan_every_slice_limited(void **state)
 
 	(void)state;
 	assert_int_equal(cg_plan_slices(t, &t->online, &b, &p, &err), 0);
+	assert_false(p.slices & (1u << CG_SLICE_SUT_B)); /* a duet's only (cg_plan_duet) */
+	cg_plan_duet(&p);
 	for (int s = 0; s < CG_NR_SLICES; s++) {
+		if (s == CG_SLICE_PREPARE) { /* a tree of its own, outside every trial's plan */
+			assert_false(p.slices & (1u << s));
+			continue;
+		}
 		assert_true(p.slices & (1u << s));
 		assert_true(p.limits[s].memory_max > 0);
 		assert_true(p.limits[s].pids_max > 0);
@@ -472,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_offline_never_used),
 		cmocka_unit_test(test_isolated_first_for_sut),
 		cmocka_unit_test(test_plan_modes),
+		cmocka_unit_test(test_plan_client_as_pinned),
 		cmocka_unit_test(test_plan_does_not_fit),
 		cmocka_unit_test(test_plan_fixture),
 		cmocka_unit_test(test_plan_no_fixture),
@@ -482,6 +574,8 @@ int main(void)
 		cmocka_unit_test(test_noise_sibling_without_smt),
 		cmocka_unit_test(test_noise_quota_anywhere),
 		cmocka_unit_test(test_plan_every_slice_limited),
+		cmocka_unit_test(test_plan_duet),
+		cmocka_unit_test(test_plan_prepare_limited),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -204,12 +204,13 @@ static const struct hx_opt ranged_tab[] = {
 static int ranged(const char *opt, const char *val, struct ranged *r, struct hx_err *err)
 {
 	const char *const src[] = {"t", opt, val};
-	char **argv = dupv(src, 3);
+	int argc = val ? 3 : 2;
+	char **argv = dupv(src, argc);
 	int npos, rc;
 
 	memset(r, 0, sizeof(*r));
 	memset(err, 0, sizeof(*err));
-	rc = opt_parse("t", ranged_tab, r, 3, argv, false, &npos, err);
+	rc = opt_parse("t", ranged_tab, r, argc, argv, false, &npos, err);
 	freevp(&argv);
 	return rc;
 }
@@ -278,6 +279,19 @@ static void test_paths(void **state)
 	assert_true(ranged("--out", dir, &r, &err) < 0);
 	assert_non_null(strstr(err.msg, "is a folder; name a file"));
 	assert_true(ranged("--out", "", &r, &err) < 0);
+	/* the kernel's files, a device, a file as a folder: each its own line */
+	assert_true(ranged("--out", "/proc/r.json", &r, &err) < 0);
+	assert_string_equal(err.msg,
+			    "t: --out: the folder '/proc' is on /proc (procfs), the kernel's files: write elsewhere");
+	assert_true(ranged("--out", "/proc/self/status", &r, &err) < 0);
+	assert_non_null(strstr(err.msg, "is on /proc (procfs)"));
+	assert_true(ranged("--out", "/sys/kernel/r.json", &r, &err) < 0);
+	assert_string_equal(err.msg,
+			    "t: --out: the folder '/sys/kernel' is on sysfs, the kernel's files: write elsewhere");
+	assert_true(ranged("--out", "/dev/null", &r, &err) < 0);
+	assert_string_equal(err.msg,
+			    "t: --out: '/dev/null' is not a regular file (a device, pipe or socket): name a file");
+	assert_int_equal(err.exit, HX_EXIT_USAGE);
 
 	assert_true(ranged("--in", file, &r, &err) < 0);
 	assert_non_null(strstr(err.msg, "cannot read"));
@@ -287,9 +301,38 @@ static void test_paths(void **state)
 	assert_int_equal(ranged("--dir", dir, &r, &err), 0);
 	assert_true(ranged("--dir", file, &r, &err) < 0);
 	assert_non_null(strstr(err.msg, "is not an existing folder"));
+	snprintf(sub, sizeof(sub), "%s/r.json", file);
+	assert_true(ranged("--out", sub, &r, &err) < 0);
+	assert_non_null(strstr(err.msg, "/f' is not a folder"));
 
 	unlink(file);
 	rmdir(dir);
+}
+
+static void test_suggest(void **state)
+{
+	static const char *const verbs[] = {"run", "exec", "load", "report", "compare", "merge"};
+	static const char *const rts[] = {"node20", "node22", "node24", "bun", "deno", "workerd"};
+	static const char *const opts[] = {"profile", "precision", "repeat", "runtimes"};
+	struct ranged r;
+	struct hx_err err;
+
+	(void)state;
+	assert_string_equal(opt_suggest("bnu", rts, 6), "bun"); /* a swap is one edit */
+	assert_string_equal(opt_suggest("nod22", rts, 6), "node22");
+	assert_string_equal(opt_suggest("profle", opts, 4), "profile");
+	assert_string_equal(opt_suggest("reprot", verbs, 6), "report");
+	assert_string_equal(opt_suggest("rnu", verbs, 6), "run");
+	assert_null(opt_suggest("x", verbs, 6));	  /* one letter is no word to correct */
+	assert_null(opt_suggest("frobnicate", verbs, 6)); /* nothing near */
+	assert_null(opt_suggest("bunx", rts, 0));
+	/* an unknown option of a table says the one a typo away, with --name=value too */
+	assert_true(ranged("--dru", "1s", &r, &err) < 0);
+	assert_string_equal(err.msg, "t: unknown option '--dru'; did you mean '--dur'? (see 'harness t --help')");
+	assert_true(ranged("--cpuss=1", NULL, &r, &err) < 0);
+	assert_string_equal(err.msg, "t: unknown option '--cpuss'; did you mean '--cpus'? (see 'harness t --help')");
+	assert_true(ranged("--zzzzzz", "1", &r, &err) < 0);
+	assert_string_equal(err.msg, "t: unknown option '--zzzzzz' (see 'harness t --help')");
 }
 
 static void test_keyed(void **state)
@@ -353,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_keyed),	     cmocka_unit_test(test_error_model),
 		cmocka_unit_test(test_write_atomic), cmocka_unit_test(test_number),
 		cmocka_unit_test(test_ranges),	     cmocka_unit_test(test_paths),
+		cmocka_unit_test(test_suggest),	     cmocka_unit_test(test_suggest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
