@@ -25,7 +25,7 @@ void trend_mann_kendall(const double *y, size_t n, struct trend_mk *ret);
  * autocorrelation rho_s(k) = 6/pi asin(rho^k / 2) of a normal AR(1). rho is the lag-1 autocorrelation of the
  * series less its monotone (isotonic) fit in the direction of S, so a curved trend is not counted as
  * correlation, corrected for its small-sample bias, (n r + 2) / (n - 4), and kept within [0, 0.95]. The false
- * positives that stay on simulated AR(1) series are in tests/unit/test_trend.c; -ENOMEM. */
+ * positives that stay on simulated AR(1) series: tests/unit/test_timeline.c; -ENOMEM. */
 int trend_mann_kendall_ar1(const double *y, size_t n, struct trend_mk *ret);
 /* The least-squares fit to y that never falls (up) or never rises (pool adjacent violators), into ret;
  * -ENOMEM. */
