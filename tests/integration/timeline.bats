@@ -94,7 +94,9 @@ PY
 import json
 t = json.load(open("u.json"))["trials"][0]
 print(t["timeline"]["steady"])
-assert t["timeline"]["steady"]["not_steady"] and t["timeline"]["steady"]["change"] > 0.1, t["timeline"]["steady"]
+st = t["timeline"]["steady"]
+assert st["not_steady"] and st["change"] > 0.1 and st["apart"] and st["p"] < 0.01, st
+assert st["last_third_rps"] > st["first_third_rps"] and st["variance_factor"] >= 1, st
 assert "not_steady" in t["noisy"], t.get("noisy")
 PY
 }
