@@ -329,7 +329,7 @@ static void kv(FILE *out, const char *k, const char *v)
 
 static void settings(FILE *out, const struct ab_doc *d)
 {
-	static const char *const heads[] = {"", ""};
+	static const char *const heads[] = {"setting", "value"};
 	static const char *const side_heads[] = {"side",	"runtime",  "arguments",
 						 "environment", "scenario", "slice",
 						 "CPUs",	"port",	    "CPU while the other is measured (max)"};
@@ -346,9 +346,11 @@ static void settings(FILE *out, const struct ab_doc *d)
 	kv(out, "CPU model", d->cpu_model);
 	snprintf(b, sizeof(b), "%s (%s), mode %s, engine %s", d->scenario, d->workload, d->mode, d->engine);
 	kv(out, "scenario", b);
-	snprintf(b, sizeof(b), "%u connections, %u threads, per side; %.2f s windows", d->connections, d->threads,
-		 d->window_s);
-	kv(out, "client", b);
+	if (ab_headline(d) != AB_STARTUP) { /* a startup duet's windows are single runs: no client */
+		snprintf(b, sizeof(b), "%u connections, %u threads, per side; %.2f s windows", d->connections,
+			 d->threads, d->window_s);
+		kv(out, "client", b);
+	}
 	snprintf(b, sizeof(b), "threshold %g%%, precision %g%%, max time %.0f s, seed %llu", d->threshold * 100,
 		 d->precision * 100, d->max_time_s, (unsigned long long)d->seed);
 	kv(out, "settings", b);
