@@ -905,6 +905,7 @@ static const char style[] =
 	"svg .whisker{stroke:#000;stroke-width:1.5;fill:none}svg .trial{stroke:#000;stroke-width:1}"
 	"svg .pt,svg .run{stroke:#fff;stroke-width:.6}svg .curve{stroke-width:2}"
 	"svg .median{stroke:#000;stroke-width:2}svg .swatch{stroke:#333;stroke-width:.5}"
+	"svg .pair{stroke:#fff;stroke-width:.6}svg .pair-noisy,svg .pair-warmup{stroke:#000;stroke-width:1}"
 	"details{margin:.5em 0 1.5em}summary{cursor:pointer;color:#0b5394}";
 
 /* Sorting by a column header: numbers by their exact value, the rest as text. */
