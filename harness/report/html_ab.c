@@ -9,6 +9,7 @@
 
 #include "base/cleanup.h"
 #include "report/html.h"
+#include "report/stats.h"
 #include "report/svg.h"
 
 #define COL_A	    "#0072B2"
@@ -95,19 +96,34 @@ static void point_tip(const struct point *pt, enum ab_metric m, char *buf, size_
 		 why[pt->use]);
 }
 
-/* The y domain: the points, the CI and the threshold lines, with a margin. */
+/* The y domain: the points within 5 robust SDs (1.4826 MAD) of their median, the CI and the threshold lines, with a
+ * margin, never below 0. A few wild pairs (a noisy one at 3x) would squash the band and the threshold into a line:
+ * a point beyond is drawn on the axis's edge. */
 static size_t ratio_axis(const struct point *pt, size_t n, double clo, double chi, double t, double *lo, double *hi,
 			 struct svg_tick *ticks)
 {
+	_cleanup_free_ double *v = calloc(n + 1, sizeof(double)), *dev = calloc(n + 1, sizeof(double));
+
 	*lo = 1 - t, *hi = 1 + t;
-	for (size_t i = 0; i < n; i++) {
-		*lo = fmin(*lo, pt[i].cost);
-		*hi = fmax(*hi, pt[i].cost);
+	if (v && dev && n) {
+		double med, mad;
+
+		for (size_t i = 0; i < n; i++)
+			v[i] = pt[i].cost;
+		qsort(v, n, sizeof(double), stats_cmp_double);
+		med = stats_median_sorted(v, n);
+		for (size_t i = 0; i < n; i++)
+			dev[i] = fabs(v[i] - med);
+		qsort(dev, n, sizeof(double), stats_cmp_double);
+		mad = stats_median_sorted(dev, n) * 1.4826;
+		for (size_t i = 0; i < n; i++)
+			if (!(mad > 0) || fabs(v[i] - med) <= 5 * mad)
+				*lo = fmin(*lo, v[i]), *hi = fmax(*hi, v[i]);
 	}
 	if (isfinite(clo) && isfinite(chi))
 		*lo = fmin(*lo, clo), *hi = fmax(*hi, chi);
-	*lo -= 0.05 * (*hi - *lo);
-	*hi += 0.05 * (*hi - *lo);
+	*lo = fmax(0, *lo - 0.1 * (*hi - *lo));
+	*hi += 0.1 * (*hi - *lo);
 	return svg_ticks_linear(lo, hi, 6, ticks, SVG_MAX_TICKS);
 }
 
@@ -182,15 +198,21 @@ static void chart_ratio(FILE *out, const struct ab_doc *d, enum ab_metric m, con
 		static const char *const cls[AB_NR_PAIR_USES] = {"pair", "pair-warmup", "pair-noisy"};
 		static const char *const col[AB_NR_PAIR_USES] = {COL_COUNTED, COL_WARMUP, COL_NOISY};
 
+		double y = fmin(fmax(pt[i].cost, ylo), yhi);
+
 		point_tip(&pt[i], m, tip, sizeof(tip));
-		svg_dot(&p, pt[i].x, pt[i].cost, col[pt[i].use], cls[pt[i].use], tip);
+		if (y != pt[i].cost)
+			snprintf(tip + strlen(tip), sizeof(tip) - strlen(tip), " (off the scale: drawn on its edge)");
+		svg_dot(&p, pt[i].x, y, col[pt[i].use], cls[pt[i].use], tip);
 	}
 	ratio_legend(&p, t);
-	figure_close(&p,
-		     "Dots: each pair's cost ratio B/A (a time as it is, a throughput inverted: above 1 is B "
-		     "slower), in the order the pairs ran; the line and the band: the geometric mean of the counted "
-		     "pairs and its bootstrap 95% CI, the first line's figures; dashed: the threshold either side of "
-		     "1. Vermillion: a noisy pair, white: the warm-up pair, both left out of the verdict.");
+	figure_close(
+		&p,
+		"Dots: each pair's cost ratio B/A (a time as it is, a throughput inverted: above 1 is B "
+		"slower), in the order the pairs ran; the line and the band: the geometric mean of the counted "
+		"pairs and its bootstrap 95% CI, the first line's figures; dashed: the threshold either side of "
+		"1. Vermillion: a noisy pair, white: the warm-up pair, both left out of the verdict. The axis spans "
+		"the pairs within 5 robust SDs of their median: a pair beyond is drawn on its edge.");
 }
 
 /* The headline metric of each side per pair: the shared noise the ratio cancels. */
