@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/cleanup.h"
+#include "base/esc.h"
 #include "base/util.h"
 
 const char *const ab_metric_names[AB_NR_METRICS] = {"throughput", "p50", "p99", "startup"};
@@ -409,10 +410,14 @@ bool ab_is_file(const char *path)
 
 /* ---- text ---- */
 
-static const char *side_name(const struct ab_side *s, char *buf, size_t len)
+/* A side as given (its runtime, arguments and environment: a user's text), as one cell of the format's. */
+static const char *side_name(const struct ab_side *s, bool md, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s%s%s", s->runtime, s->args[0] ? " " : "", s->args, s->env[0] ? " " : "", s->env);
-	return buf;
+	char raw[600];
+
+	snprintf(raw, sizeof(raw), "%s%s%s%s%s", s->runtime, s->args[0] ? " " : "", s->args, s->env[0] ? " " : "",
+		 s->env);
+	return esc_cell(md, raw, buf, len);
 }
 
 /* "B ran 1.021x [1.012-1.030] slower than A: slower beyond 2%", from throughput: a cost ratio. */
@@ -521,7 +526,7 @@ static void table(FILE *f, const struct ab_doc *d, bool md)
 
 void ab_print(FILE *f, const struct ab_doc *d, enum report_format fmt)
 {
-	char a[600], b[600];
+	char a[ESC_LEN], b[ESC_LEN], scn[ESC_LEN];
 
 	if (fmt == RPT_JSON) {
 		cJSON *j = ab_json(d);
@@ -539,9 +544,10 @@ void ab_print(FILE *f, const struct ab_doc *d, enum report_format fmt)
 	else
 		snprintf(what, sizeof(what), "%.2f s windows", d->window_s);
 	fprintf(f, "%sA: %s   B: %s   %s, %zu pairs of %s in %.0f s (stopped: %s), CI half-width %.2f%%\n",
-		fmt == RPT_MD ? "\n" : "", side_name(&d->side[0], a, sizeof(a)), side_name(&d->side[1], b, sizeof(b)),
-		d->scenario, d->pairs, what, d->wall_s, d->stopped[0] ? d->stopped : "-",
-		d->metric[ab_headline(d)].half_width * 100);
+		fmt == RPT_MD ? "\n" : "", side_name(&d->side[0], fmt == RPT_MD, a, sizeof(a)),
+		side_name(&d->side[1], fmt == RPT_MD, b, sizeof(b)),
+		esc_cell(fmt == RPT_MD, d->scenario, scn, sizeof(scn)), d->pairs, what, d->wall_s,
+		d->stopped[0] ? d->stopped : "-", d->metric[ab_headline(d)].half_width * 100);
 	flags_line(f, d);
 	table(f, d, fmt == RPT_MD);
 }
