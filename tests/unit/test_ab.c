@@ -95,6 +95,33 @@ static void test_first_line(void **state)
 	ab_free(&d);
 }
 
+/* The md format (the CI job summary's) shows the sides' text, a user's, as text: no HTML, link or table cell of its
+ * own; the table format as it was given. */
+static void test_md_escapes_the_sides(void **state)
+{
+	struct ab_doc d;
+	char buf[8192] = "";
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+
+	(void)state;
+	make_doc(&d, 30, 1 / 1.05, 0);
+	snprintf(d.side[0].runtime, sizeof(d.side[0].runtime), "node");
+	snprintf(d.side[1].runtime, sizeof(d.side[1].runtime), "node");
+	snprintf(d.side[1].env, sizeof(d.side[1].env), "X=<b>|[y](z)");
+	assert_int_equal(ab_analyze(&d), 0);
+	ab_print(f, &d, RPT_MD);
+	fclose(f);
+	assert_true(strncmp(buf, "B ran 1.05", 10) == 0);
+	assert_non_null(strstr(buf, "B: node X=&lt;b&gt;\\|\\[y\\](z)   http-hello,"));
+	assert_null(strstr(buf, "<b>"));
+	assert_non_null(strstr(buf, "\n| metric | A | B | B/A | 95% CI | p | verdict |\n"));
+	f = fmemopen(buf, sizeof(buf) - 1, "w");
+	ab_print(f, &d, RPT_TABLE);
+	fclose(f);
+	assert_non_null(strstr(buf, "B: node X=<b>|[y](z)   http-hello,"));
+	ab_free(&d);
+}
+
 static void test_round_trip(void **state)
 {
 	struct ab_doc d, r;
@@ -403,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_pairs_leave_out_warmup_and_noisy),
 		cmocka_unit_test(test_slower_is_a_regression),
 		cmocka_unit_test(test_first_line),
+		cmocka_unit_test(test_md_escapes_the_sides),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_html_one_point_per_pair),
 		cmocka_unit_test(test_html_band_and_threshold),
