@@ -2,8 +2,9 @@
 # harness ab: bad usage; one A/A duet of the ab-burn fixture on bun read back from its harness-ab/1 document (the
 # windows alternate in randomized pairs, each window one side, nothing reconnects: each server accepted exactly the
 # probe's, the warm-up's and the duet's connections; no false verdict); then B given a calibrated extra CPU per
-# request (3% of A's cost, from the A/A run's own throughput) is called slower with exit 1; harness report reads
-# the document back (table, json, csv, and the html page in headless Chromium); a startup A/A duet of node24 alternates single runs. About 3 minutes (three duets of at most 60 s).
+# request (15% of A's cost, from the A/A run's own throughput) is called slower with exit 1; harness report reads
+# the document back (table, json, csv, and the html page in headless Chromium); a startup A/A duet of node24
+# alternates single runs. About 3 minutes (duets of at most 60, 40 and 30 s).
 
 bats_require_minimum_version 1.5.0
 
