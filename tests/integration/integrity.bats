@@ -227,6 +227,26 @@ assert "past the trial's deadline of 35 s" in t["error"], t["error"]
 PY
 }
 
+@test "wire deadline: a server trickling the capture at readiness a byte every 4 s is ended by the capture's deadline of 10 s, naming the scenario and what was slow" {
+	"$HARNESS" images path node20 >/dev/null 2>&1 || hx_skip "needs the node20 image (harness images pull node20)"
+	# the body's 1000 bytes at one every 4 s would hold the trial 4,000 s: a timeout per read never fires
+	start=$SECONDS
+	run --separate-stderr timeout 120 "$HARNESS" run --cpus 1 --runtimes node20 --repeat 1 --out r.json "$FIXTURES/scenarios/trickle-wire"
+	took=$((SECONDS - start))
+	echo "$stderr" | tail -3
+	echo "took $took s"
+	[ "$status" -eq 1 ]
+	[ "$took" -lt 60 ]
+	[[ "$stderr" == *"the wire at readiness: scenario trickle-wire, runtime node20: the server sent no whole answer to GET / within 10 s: "*" bytes came, its body not whole"* ]]
+	python3 - <<'PY'
+import json
+t = json.load(open("r.json"))["trials"][0]
+print(t["status"], t["error"])
+assert t["status"] == "failed", t
+assert "no whole answer to GET / within 10 s" in t["error"], t["error"]
+PY
+}
+
 @test "memory of the whole tree: a forked worker's 200 MiB are in the slice's peak, and the table shows that peak, marked 'tree'" {
 	"$HARNESS" images path node20 >/dev/null 2>&1 || hx_skip "needs the node20 image (harness images pull node20)"
 	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --repeat 1 --out r.json "$FIXTURES/scenarios/forked-worker"
