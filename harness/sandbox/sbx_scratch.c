@@ -96,12 +96,11 @@ bool sbx_scratch_full(const struct sbx_scratch *s)
 	       ((uint64_t)f.f_bavail * (uint64_t)f.f_bsize < 4096 || (f.f_files && f.f_ffree == 0));
 }
 
-/* The bytes a name costs: its blocks (a sparse file's holes are free), a folder's or link's own at least. */
+/* The bytes a name costs: its blocks, as tmpfs counts them (a sparse file's holes, an empty file, a folder and a
+ * short link are free there): a copy charged more than that would refuse a step that kept within its size. */
 static uint64_t cost(const struct stat *st)
 {
-	uint64_t b = (uint64_t)st->st_blocks * 512;
-
-	return b ? b : 512;
+	return (uint64_t)st->st_blocks * 512;
 }
 
 /* A file with more than one name, copied once: its other names become links to that copy (bun's installs link
@@ -141,7 +140,8 @@ static int seen_add(struct copy *k, const struct stat *st, const char *name)
 		k->seen = n;
 		k->cap = cap;
 	}
-	snprintf(rel, sizeof(rel), "%s%s", k->rel, name);
+	if ((size_t)snprintf(rel, sizeof(rel), "%s%s", k->rel, name) >= sizeof(rel))
+		return -ENAMETOOLONG; /* a cut path would link another file */
 	if (!(k->seen[k->nseen].rel = strdup(rel)))
 		return -ENOMEM;
 	k->seen[k->nseen].dev = st->st_dev;
@@ -173,6 +173,7 @@ static int copy_file(int from, int to, const char *name, const struct stat *st, 
 {
 	_cleanup_close_ int in = -1, out = -1;
 	const struct seen *first = st->st_nlink > 1 ? seen_find(k, st) : NULL;
+	int rc;
 
 	if (first)
 		return linkat(k->root, first->rel, to, name, 0) < 0 ? -errno : 0;
@@ -182,8 +183,8 @@ static int copy_file(int from, int to, const char *name, const struct stat *st, 
 	if ((in = openat(from, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0 ||
 	    (out = openat(to, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st->st_mode & 0777)) < 0)
 		return -errno;
-	if (st->st_nlink > 1 && seen_add(k, st, name) < 0)
-		return -ENOMEM;
+	if (st->st_nlink > 1 && (rc = seen_add(k, st, name)) < 0)
+		return rc;
 	return util_copy_sparse(in, out, (uint64_t)st->st_size);
 }
 
@@ -236,10 +237,11 @@ static int copy_tree(int from, int to, unsigned depth, struct copy *k)
 
 static uint64_t fallback_used;
 
+/* nftw visits every name: a file's blocks shared among its names (bun links its cache into node_modules) */
 static int add_cost(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)path, (void)flag, (void)ftw;
-	fallback_used += cost(st);
+	fallback_used += cost(st) / (S_ISREG(st->st_mode) && st->st_nlink > 1 ? st->st_nlink : 1);
 	return 0;
 }
 
@@ -259,7 +261,7 @@ int sbx_scratch_finish(struct sbx_scratch *s, const char *fix, struct hx_err *er
 		fallback_used = 0;
 		if (nftw(s->dir, add_cost, 16, FTW_PHYS) != 0)
 			return hx_syserr(err, "%s: %s", s->what, s->dir);
-		return fallback_used > s->size + 512 ? too_big(s, fix, err) : 0;
+		return fallback_used > s->size ? too_big(s, fix, err) : 0;
 	}
 	if (sbx_scratch_full(s))
 		return too_big(s, fix, err);
@@ -274,6 +276,11 @@ int sbx_scratch_finish(struct sbx_scratch *s, const char *fix, struct hx_err *er
 	free(k.seen);
 	if (rc == -EFBIG)
 		return too_big(s, fix, err);
+	if (rc == -ELOOP || rc == -ENAMETOOLONG) /* the step's tree, not harness */
+		return hx_fail(err, HX_EXIT_USAGE, -rc,
+			       "%s left a tree deeper than %d folders or a path longer than %d bytes: keep what it "
+			       "writes shallower",
+			       s->what, SCRATCH_MAX_DEPTH, PATH_MAX - 1);
 	if (rc < 0)
 		return errno = -rc, hx_syserr(err, "%s: copying it to %s", s->what, s->dir);
 	return 0;

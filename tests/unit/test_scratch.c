@@ -147,12 +147,66 @@ static void test_hard_links(void **state)
 	unpack_remove_tree(dir);
 }
 
+/* A step that kept within its size is never refused: 800 KiB and 600 empty files in 1 MiB (an empty file costs
+ * tmpfs nothing; a copy that charged each 512 bytes ran past its budget and refused it). */
+static void test_empty_files_fit(void **state)
+{
+	struct sbx_scratch s;
+	struct hx_err err = {0};
+	char dir[64], name[16];
+	int root;
+
+	(void)state;
+	if (!fresh(dir, sizeof(dir), &s, 1 << 20))
+		skip();
+	root = open(sbx_scratch_path(&s), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(root >= 0);
+	assert_int_equal(put(root, "data", 800 << 10), 0);
+	for (int i = 0; i < 600; i++) {
+		snprintf(name, sizeof(name), "e%d", i);
+		assert_int_equal(put(root, name, 0), 0);
+	}
+	close(root);
+	assert_false(sbx_scratch_full(&s));
+	if (sbx_scratch_finish(&s, "raise it", &err) < 0)
+		fail_msg("%s", err.msg);
+	sbx_scratch_close(&s);
+	unpack_remove_tree(dir);
+}
+
+/* A tree deeper than the copy goes is the step's doing: exit 2 naming it, not an internal error. */
+static void test_deep_tree(void **state)
+{
+	struct sbx_scratch s;
+	struct hx_err err = {0};
+	char dir[64];
+	int fd, next;
+
+	(void)state;
+	if (!fresh(dir, sizeof(dir), &s, 4 << 20))
+		skip();
+	fd = open(sbx_scratch_path(&s), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (int i = 0; i < 140; i++) {
+		assert_true(fd >= 0);
+		assert_int_equal(mkdirat(fd, "d", 0755), 0);
+		next = openat(fd, "d", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = next;
+	}
+	close(fd);
+	assert_true(sbx_scratch_finish(&s, "raise it", &err) < 0);
+	assert_int_equal(err.exit, HX_EXIT_USAGE);
+	assert_non_null(strstr(err.msg, "the test's scratch left a tree deeper than 128 folders"));
+	sbx_scratch_close(&s);
+	unpack_remove_tree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_copy_out),
-		cmocka_unit_test(test_full),
-		cmocka_unit_test(test_hard_links),
+		cmocka_unit_test(test_copy_out),   cmocka_unit_test(test_full),
+		cmocka_unit_test(test_hard_links), cmocka_unit_test(test_empty_files_fit),
+		cmocka_unit_test(test_deep_tree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
