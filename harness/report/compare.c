@@ -570,6 +570,12 @@ static const char *spec_of(const cJSON *head, const char *name)
 	return name;
 }
 
+/* A word a shell reads as itself: the hint is a command to paste, and the file's text is anyone's. */
+static bool shell_word(const char *w)
+{
+	return w[0] && w[strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@._/:+=-")] == '\0';
+}
+
 bool cmp_duet_sides(const struct cmp_side *a, const struct cmp_side *b, const struct cmp_result *r, char *buf,
 		    size_t len)
 {
@@ -587,6 +593,8 @@ bool cmp_duet_sides(const struct cmp_side *a, const struct cmp_side *b, const st
 	}
 	if (!strcmp(ra, rb) && !other_image)
 		return false; /* the same runtime twice: run to run, not A against B */
+	if (!shell_word(spec_of(a->head, ra)) || !shell_word(spec_of(b->head, rb)) || !shell_word(a->cells[0].scenario))
+		return false; /* no command with words a shell would take apart */
 	snprintf(buf, len, "harness ab %s %s %s", spec_of(a->head, ra), spec_of(b->head, rb), a->cells[0].scenario);
 	return true;
 }

@@ -551,6 +551,14 @@ static void test_duet_sides(void **state)
 	assert_true(cmp_duet_sides(&sa, &sb, &r, cmd, sizeof(cmd)));
 	assert_string_equal(cmd, "harness ab bun ./pr/bun http-hello");
 	cmp_result_free(&r);
+	/* a spec a shell would take apart ("x;curl ...|sh" from a file anyone wrote): no command to paste */
+	cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(build, "images"), 0), "spec",
+				  cJSON_CreateString("./pr/bun;curl x|sh"));
+	assert_int_equal(cmp_run(&sa, &sb, &opts, &r, &err), 0);
+	assert_false(cmp_duet_sides(&sa, &sb, &r, cmd, sizeof(cmd)));
+	cmp_result_free(&r);
+	cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(build, "images"), 0), "spec",
+				  cJSON_CreateString("./pr/bun"));
 	sb.head = same; /* two runtimes by name: no row in common, and still a duet's sides */
 	snprintf(b[0].runtime, sizeof(b[0].runtime), "node24");
 	snprintf(b[1].runtime, sizeof(b[1].runtime), "node24");
