@@ -116,7 +116,9 @@ duet() {
 	[ "$(id -u)" = 0 ] || as_root chown "$(id -u):$(id -g)" "$dout" "$dtable" "$derr" 2>/dev/null || true
 	duet_verdict=error
 	if [ -s "$dout" ] && [ "$duet_status" -le 1 ]; then
-		duet_verdict=$(grep -o '"verdict":[[:space:]]*"[a-z_]*"' "$dout" | head -1 | sed 's/.*"\([a-z_]*\)"$/\1/')
+		duet_verdict=$({ grep -o '"verdict":[[:space:]]*"[a-z_]*"' "$dout" || true; } | head -1 |
+			sed 's/.*"\([a-z_]*\)"$/\1/')
+		[ -n "$duet_verdict" ] || duet_verdict=error
 		head -1 "$dtable" >>"$tmp/$name.line"
 	else
 		echo "Not run: $(tail -1 "$derr" | md_text)" >"$dtable"
@@ -127,7 +129,14 @@ duet() {
 }
 
 ab() {
-	local s scn=() suffix
+	local s scn=() suffix i=0
+	case "${HARNESS_FAIL_ON:-regression}" in
+	regression | none) ;;
+	*)
+		echo "ci/run.sh: fail-on '${HARNESS_FAIL_ON}' is not a gate of the ab mode: use regression or none" >&2
+		exit 2
+		;;
+	esac
 	read -r -a extra <<<"${HARNESS_AB_ARGS:-}"
 	read -r -a scn <<<"${HARNESS_SCENARIOS:-startup http-hello}"
 	[ -z "${HARNESS_A_SCENARIO:-}" ] || scn=("")
@@ -138,8 +147,9 @@ ab() {
 	: >"$tmp/$name.line"
 	: >"$tmp/$name.summary"
 	for s in "${scn[@]}"; do
-		suffix=""
-		[ "${#scn[@]}" -eq 1 ] || suffix=-$(basename "$s")
+		suffix="" i=$((i + 1))
+		# the index keeps two folders of one name (a/http-hello, b/http-hello) apart
+		[ "${#scn[@]}" -eq 1 ] || suffix=-$i-$(basename "$s")
 		[ "${#scn[@]}" -eq 1 ] || echo "### $(basename "$s" | md_text)" >>"$tmp/$name.summary"
 		duet "$s" "$suffix"
 		[ "$duet_status" -le "$status" ] || status=$duet_status
