@@ -164,7 +164,7 @@ clean:
 	rm -rf $(BUILD) build-asan bin .git-commit
 
 # Benchmarks print figures and ratios against their peer tools; they assert nothing.
-.PHONY: bench-sandbox bench-sandbox-effect bench-load bench-instrument bench-startup bench-fixture bench-trial bench-noise bench-report bench-soak soak
+.PHONY: bench-ab bench-sandbox bench-sandbox-effect bench-load bench-instrument bench-startup bench-fixture bench-trial bench-noise bench-report bench-soak soak
 bench-sandbox: bin/harness
 	bench/sandbox.sh
 bench-load: bin/harness $(BUILD)/helpers/hello-server
@@ -183,6 +183,8 @@ soak: bin/harness
 	tests/soak.sh $(SOAK_N) -- $(SOAK_ARGS)
 bench-startup: bin/harness
 	bench/startup.sh
+bench-ab: bin/harness
+	bench/ab.sh
 bench-instrument: bin/harness
 	bench/instrument.sh
 bench-fixture: bin/harness

@@ -569,6 +569,30 @@ int cg_slice_stats(struct cg_tree *t, enum cg_slice s, struct cg_stats *ret, str
 	return 0;
 }
 
+static uint64_t sample_u64(const struct cg_tree *t, enum cg_slice s, enum cg_file f, const char *key)
+{
+	_cleanup_free_ char *text = NULL;
+	uint64_t v;
+
+	if (cg_read_file(t, (int)s, f, &text) < 0)
+		return UINT64_MAX;
+	if (key ? util_keyed_u64(text, key, &v) : util_parse_u64(util_rstrip(text), &v))
+		return UINT64_MAX;
+	return v;
+}
+
+void cg_slice_sample(const struct cg_tree *t, enum cg_slice s, uint64_t *ret_cpu_usec, uint64_t *ret_memory)
+{
+	*ret_memory = sample_u64(t, s, CG_F_MEMORY_CURRENT, NULL);
+	if (t->be == &cg_backend_v2) {
+		*ret_cpu_usec = sample_u64(t, s, CG_F_CPU_STAT, "usage_usec");
+	} else {
+		uint64_t user = sample_u64(t, s, CG_F_CPU_USER, NULL), sys = sample_u64(t, s, CG_F_CPU_SYSTEM, NULL);
+
+		*ret_cpu_usec = user == UINT64_MAX || sys == UINT64_MAX ? UINT64_MAX : (user + sys) / 1000; /* ns */
+	}
+}
+
 int cg_slice_peak_reset(struct cg_tree *t, enum cg_slice s, struct hx_err *err)
 {
 	int r;
@@ -602,6 +626,42 @@ static size_t slice_dirs(const struct cg_tree *t, enum cg_slice s, char dirs[][P
 			n++;
 	}
 	return n;
+}
+
+/* Add the pids dir/cgroup.procs lists to ret (up to max), each once. */
+static void pids_listed(const char *dir, pid_t *ret, size_t max, size_t *n)
+{
+	struct hx_err err = {0};
+	char path[PATH_MAX];
+	_cleanup_free_ char *text = NULL;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	if (util_read_file(path, &text, NULL, &err) < 0)
+		return;
+	for (char *p = text, *end; *p && *n < max; p = end) {
+		long pid = strtol(p, &end, 10);
+		bool seen = false;
+
+		if (end == p)
+			break;
+		for (size_t i = 0; i < *n && !seen; i++)
+			seen = ret[i] == (pid_t)pid;
+		if (pid > 0 && !seen)
+			ret[(*n)++] = (pid_t)pid;
+	}
+}
+
+size_t cg_slice_pids(const struct cg_tree *t, enum cg_slice s, pid_t *ret, size_t max)
+{
+	char dirs[CG_NR_CTRLS + 1][PATH_MAX];
+	size_t n, got = 0;
+
+	if (!(t->created & (1u << s)))
+		return 0;
+	n = slice_dirs(t, s, dirs, HX_ARRAY_SIZE(dirs));
+	for (size_t d = 0; d < n; d++)
+		pids_listed(dirs[d], ret, max, &got);
+	return got;
 }
 
 /* SIGKILL every pid listed in dir/cgroup.procs, with a pidfd of each in fds (up to max) to wait on;

@@ -84,11 +84,17 @@ int cg_slice_apply(struct cg_tree *t, enum cg_slice s, const struct cg_limits *l
 int cg_spawn(struct cg_tree *t, enum cg_slice s, unsigned long clone_flags, int (*fn)(void *), void *arg,
 	     pid_t *ret_pid, struct hx_err *err);
 int cg_slice_stats(struct cg_tree *t, enum cg_slice s, struct cg_stats *ret, struct hx_err *err);
+/* A timeline's sample: the slice's CPU time (user + system, µs) and memory.current (v1: usage_in_bytes), only
+ * those files read; UINT64_MAX for what the host cannot tell. Safe beside the owner's thread while it waits. */
+void cg_slice_sample(const struct cg_tree *t, enum cg_slice s, uint64_t *ret_cpu_usec, uint64_t *ret_memory);
 /* Start the slice's memory peak again from its usage now (between a warm-up and the measurement):
  * v2 writes memory.peak (Linux 6.12+) and keeps that descriptor, whose reads give the peak since; v1
  * resets memory.max_usage_in_bytes. -EOPNOTSUPP (or the errno) when the kernel cannot: the peak then
  * covers the slice's whole life, and its stats say so. */
 int cg_slice_peak_reset(struct cg_tree *t, enum cg_slice s, struct hx_err *err);
+/* The processes in the slice now (each hierarchy's cgroup.procs, each pid once), up to max: how many. None
+ * for a slice the tree does not have. */
+size_t cg_slice_pids(const struct cg_tree *t, enum cg_slice s, pid_t *ret, size_t max);
 /* Kill every process in the slice and wait until it is empty. */
 int cg_slice_kill(struct cg_tree *t, enum cg_slice s, struct hx_err *err);
 /* Kill, remove every cgroup of the tree leaf-first, free it, whatever fails on the way; the first

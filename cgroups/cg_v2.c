@@ -288,7 +288,10 @@ static int v2_destroy(struct cg_tree *t, struct hx_err *ret_err)
 			cg_rmdir(path);
 	/* Give back what we enabled, bottom-up (a parent cannot drop a controller a child still enables),
 	 * so that we may rejoin our own cgroup. Another run still using one keeps it enabled (EBUSY). */
-	if (t->added_ctrls) {
+	/* A prepare tree leaves them enabled: the run's trees follow it at once, and taking cpuset away from the
+	 * cgroup harness started in and giving it back before a CPU partition is made left the partition unable
+	 * to keep the other tasks there off its CPUs (cgroup v2, Linux 6.1). */
+	if (t->added_ctrls && t->slices != 1u << CG_SLICE_PREPARE) {
 		v2_disable(tree, ~0u);
 		v2_disable(t->ubase, t->added_ctrls);
 	}

@@ -136,6 +136,8 @@ static const struct {
 	[CG_SLICE_CLIENT] = {(uint64_t)1 << 30, 1024},
 	[CG_SLICE_FIXTURE] = {(uint64_t)2 << 30, 1024},
 	[CG_SLICE_NOISE] = {(uint64_t)512 << 20, 64},
+	[CG_SLICE_PREPARE] = {CG_PREPARE_MEMORY, CG_PREPARE_PIDS},
+	[CG_SLICE_SUT_B] = {(uint64_t)2 << 30, 4096},
 };
 
 static void plan_default_limits(struct cg_slice_plan *p)
@@ -197,6 +199,23 @@ int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const 
 	return 0;
 }
 
+int cg_plan_prepare(struct cg_limits *ret, struct hx_err *err)
+{
+	struct cg_cpus cpuset, affinity;
+	unsigned n;
+
+	if (cg_own_cpuset(&cpuset, err) < 0 || cg_own_affinity(&affinity, err) < 0)
+		return -err->errnum;
+	cg_cpus_and(&cpuset, &affinity);
+	n = cg_cpus_count(&cpuset);
+	*ret = (struct cg_limits){.cpus = cpuset,
+				  .cpu_quota_us = (uint64_t)(n > 1 ? (n + 1) / 2 : 1) * CG_QUOTA_PERIOD_US,
+				  .cpu_period_us = CG_QUOTA_PERIOD_US,
+				  .memory_max = CG_PREPARE_MEMORY,
+				  .pids_max = CG_PREPARE_PIDS};
+	return 0;
+}
+
 int cg_plan_host(const struct cg_budget *b, struct cg_slice_plan *ret, struct hx_err *err)
 {
 	struct cg_topo *t = calloc(1, sizeof(*t));
@@ -234,4 +253,10 @@ int cg_tree_from_plan(const struct cg_slice_plan *p, unsigned mask, const char *
 		}
 	*ret = t;
 	return 0;
+}
+
+void cg_plan_duet(struct cg_slice_plan *p)
+{
+	p->limits[CG_SLICE_SUT_B] = p->limits[CG_SLICE_SUT];
+	p->slices |= 1u << CG_SLICE_SUT_B;
 }

@@ -53,7 +53,16 @@ int cg_tree_from_plan(const struct cg_slice_plan *p, unsigned mask, const char *
 int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const struct cg_budget *b,
 		   struct cg_slice_plan *ret, struct hx_err *err);
 
+/* A duet (harness ab): the sut-b slice gets exactly the sut's limits (CPU set, quota, memory, pids), so that
+ * the two sides differ by nothing the kernel enforces. */
+void cg_plan_duet(struct cg_slice_plan *p);
+
 /* The same on this host: its topology under /sys, our cpuset and affinity. */
 int cg_plan_host(const struct cg_budget *b, struct cg_slice_plan *ret, struct hx_err *err);
+/* The prepare slice's limits: every CPU harness may use but a CPU time of half of them (rounded up), 2 GiB and
+ * 1024 processes (docs/sandbox.md, Limits). */
+#define CG_PREPARE_MEMORY ((uint64_t)2 << 30)
+#define CG_PREPARE_PIDS	  1024
+int cg_plan_prepare(struct cg_limits *ret, struct hx_err *err);
 
 #endif

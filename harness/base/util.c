@@ -619,11 +619,12 @@ int util_sha256_hex(const void *data, size_t len, char *hex, size_t hexlen)
  * after the first is indented, so nothing in it can pass for a line of harness's own. */
 void util_log_tail(const char *path, char *buf, size_t len)
 {
-	char text[16384], esc[sizeof(text)];
+	char text[16384];
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	_cleanup_free_ char *esc = NULL, *out = NULL;
 	struct stat st;
 	ssize_t n = 0;
-	size_t o = 0;
+	size_t o = 0, elen;
 	const char *p;
 	int lines = 0;
 
@@ -638,16 +639,22 @@ void util_log_tail(const char *path, char *buf, size_t len)
 		return;
 	text[n] = '\0';
 	util_rstrip(text);
-	esc_term_lines(text, esc, sizeof(esc));
-	for (p = esc + strlen(esc); p > esc && lines < 8; p--)
+	/* the last 8 lines of the raw text, then escaped (up to 4 bytes a byte) and indented (5 a line feed) */
+	for (p = text + strlen(text); p > text && lines < 8; p--)
 		if (p[-1] == '\n')
 			lines++;
 	if (*p == '\n')
 		p++;
-	for (; *p && o + 6 < len; p++) {
-		buf[o++] = *p;
+	elen = 4 * strlen(p) + 1;
+	if (!(esc = malloc(elen)) || !(out = malloc(2 * elen)))
+		return;
+	esc_term_lines(p, esc, elen);
+	for (p = esc; *p; p++) {
+		out[o++] = *p;
 		if (*p == '\n')
-			o += (size_t)snprintf(buf + o, len - o, "    ");
+			o += (size_t)snprintf(out + o, 2 * elen - o, "    ");
 	}
-	buf[o < len ? o : len - 1] = '\0';
+	out[o] = '\0';
+	/* the end is what explains a failure: keep it when the lines are longer than buf */
+	snprintf(buf, len, "%s", o >= len ? out + o - (len - 1) : out);
 }

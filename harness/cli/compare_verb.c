@@ -13,7 +13,7 @@
 #include "report/results.h"
 
 struct compare_opts {
-	bool help, allow_different_host;
+	bool help, allow_different_host, allow_different_images;
 	const char *format, *fail_on;
 	double threshold, alpha;
 };
@@ -30,6 +30,9 @@ static const struct hx_opt compare_tab[] = {
 		 "only on one with no noisy trial on either side; none: never"},
 	{"allow-different-host", 0, OPT_FLAG, offsetof(struct compare_opts, allow_different_host), NULL,
 	 .help = "compare files from different hosts, CPU plans or runtime images (the differences are still printed)"},
+	{"allow-different-images", 0, OPT_FLAG, offsetof(struct compare_opts, allow_different_images), NULL,
+	 .help = "compare runtimes of one name whose images differ (two builds, two versions) on the same host and "
+		 "plan"},
 	{"help", 'h', OPT_FLAG, offsetof(struct compare_opts, help), NULL, .help = "show this help"},
 	OPT_END,
 };
@@ -82,6 +85,7 @@ static int parse_opts(const struct compare_opts *co, struct cmp_opts *o, enum cm
 			       "compare: --fail-on: expected regression, quiet-regression or none, not '%s'",
 			       co->fail_on);
 	o->allow_different_host = co->allow_different_host;
+	o->allow_different_images = co->allow_different_images;
 	for (int i = 0; i < 3; i++)
 		if (!strcmp(fmt, formats[i])) {
 			*f = (enum cmp_format)i;
@@ -91,10 +95,13 @@ static int parse_opts(const struct compare_opts *co, struct cmp_opts *o, enum cm
 }
 
 /* The first field that makes the files incomparable, printed with every difference; 0 when none. */
-static int refuse(const struct cmp_result *r, const char *a, const char *b, struct hx_err *err)
+static int refuse(const struct cmp_result *r, const struct cmp_opts *o, const char *a, const char *b,
+		  struct hx_err *err)
 {
+	if (o->allow_different_host)
+		return 0;
 	for (size_t i = 0; i < r->ndiffs; i++)
-		if (r->diffs[i].refuse) {
+		if (r->diffs[i].refuse && !(r->diffs[i].image && o->allow_different_images)) {
 			fprintf(stderr, "harness: compare: %s and %s differ:\n", a, b);
 			for (size_t j = 0; j < r->ndiffs; j++) {
 				char sa[ESC_LEN], sb[ESC_LEN];
@@ -105,8 +112,9 @@ static int refuse(const struct cmp_result *r, const char *a, const char *b, stru
 			}
 			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 				       "compare: %s differs (%.60s vs %.60s): these runs measured different things; "
-				       "--allow-different-host compares them anyway",
-				       r->diffs[i].field, r->diffs[i].a, r->diffs[i].b);
+				       "%s compares them anyway",
+				       r->diffs[i].field, r->diffs[i].a, r->diffs[i].b,
+				       r->diffs[i].image ? "--allow-different-images" : "--allow-different-host");
 		}
 	return 0;
 }
@@ -121,8 +129,7 @@ static int compare(const char *pa, const char *pb, const struct cmp_opts *o, enu
 		unload(&a);
 		return -1;
 	}
-	if (load(pb, &b, err) < 0 || cmp_run(&a.side, &b.side, o, &r, err) < 0 ||
-	    (!o->allow_different_host && refuse(&r, pa, pb, err) < 0))
+	if (load(pb, &b, err) < 0 || cmp_run(&a.side, &b.side, o, &r, err) < 0 || refuse(&r, o, pa, pb, err) < 0)
 		rc = -1;
 	else if (!r.nrows)
 		rc = hx_fail(err, HX_EXIT_USAGE, ENOENT,
@@ -153,7 +160,8 @@ int verb_compare(int argc, char **argv)
 		opt_print_help(
 			stdout,
 			"harness compare A.json B.json [--threshold 5%] [--alpha 0.05] [--format table|md|json]\n"
-			"                [--fail-on regression|quiet-regression|none] [--allow-different-host]",
+			"                [--fail-on regression|quiet-regression|none] [--allow-different-host]\n"
+			"                [--allow-different-images]",
 			"Compare two results files: per scenario, runtime, mode and metric in both, the medians,\n"
 			"their ratio B/A with a bootstrap CI, a Mann-Whitney p (Holm-adjusted over the rows) and a\n"
 			"verdict: better, worse, below threshold, equivalent, inconclusive (with the trials that\n"

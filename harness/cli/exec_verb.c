@@ -21,6 +21,7 @@
 #include "base/cleanup.h"
 #include "host/rootless.h"
 #include "image/images.h"
+#include "image/spec.h"
 #include "base/opt.h"
 #include "base/pty.h"
 #include "sandbox/sandbox.h"
@@ -149,10 +150,15 @@ static int exec_sandbox_plan(const struct exec_opts *o, struct exec_plan *p, str
 	if (o->image) {
 		struct img_cache cache = {.lock_fd = -1};
 		struct manifest m;
+		char note[512];
 		int r;
 
-		if (man_load(img_manifest_dir(), o->image, &m, err) < 0)
-			return verb_suggest(err, img_manifest_dir(), ".json", o->image);
+		if (img_spec_load(o->image, &m, note, sizeof(note), err) < 0)
+			return strchr(o->image, '/') || strchr(o->image, '@')
+				       ? -err->errnum
+				       : verb_suggest(err, img_manifest_dir(), ".json", o->image);
+		if (note[0])
+			fprintf(stderr, "harness: exec: %s\n", note);
 		r = img_cache_open(&cache, err);
 		if (r == 0)
 			r = img_status(&cache, &m, false, &p->img, err);

@@ -1,5 +1,6 @@
 /* `harness images ls | pull NAME...|--all | verify [NAME...] | rm NAME... | gc | path NAME`. A NAME is
- * a shipped manifest (images/<name>.json) or the path of a manifest file. */
+ * a shipped manifest (images/<name>.json), an npm spec pulled before (its pinned name), the path of a manifest
+ * file or of a local build, or an npm spec (node@26.10.0). */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "run/prepare.h"
 #include "run/scenario.h"
 #include "image/images.h"
+#include "image/spec.h"
 #include "base/opt.h"
 #include "base/util.h"
 #include "cli/verbs.h"
@@ -49,10 +51,12 @@ static size_t shipped(char names[][64], size_t max)
 
 static int images_ls(struct img_cache *c, const struct images_opts *o, struct hx_err *err)
 {
-	static char names[256][64];
+	static char names[512][64];
 	bool json = o->json;
 	size_t n = shipped(names, 256);
 	cJSON *arr = cJSON_CreateArray();
+
+	n += img_spec_pins(names + n, 256); /* the npm specs pulled here, after the shipped images */
 
 	if (!json)
 		printf("%-12s %-16s %-8s %-8s %-8s %10s  %s\n", "NAME", "VERSION", "KIND", "SOURCE", "STATUS", "SIZE",
@@ -60,8 +64,9 @@ static int images_ls(struct img_cache *c, const struct images_opts *o, struct hx
 	for (size_t i = 0; i < n; i++) {
 		struct manifest m;
 		struct img_status st;
+		char note[8];
 
-		if (man_load(img_manifest_dir(), names[i], &m, err) < 0 || img_status(c, &m, true, &st, err) < 0) {
+		if (img_spec_load(names[i], &m, note, sizeof(note), err) < 0 || img_status(c, &m, true, &st, err) < 0) {
 			cJSON_Delete(arr);
 			return hx_report(err);
 		}
@@ -91,7 +96,7 @@ static int one_pull(struct img_cache *c, const struct manifest *m, bool *bad, st
 	struct img_status st;
 
 	(void)bad;
-	if (img_pull(c, m, e) < 0 || img_status(c, m, false, &st, e) < 0)
+	if (img_spec_pin(m, e) < 0 || img_pull(c, m, e) < 0 || img_status(c, m, false, &st, e) < 0)
 		return -e->errnum;
 	printf("%s %s: present (%s, %.1f MB)\n", m->name, m->version, st.digest[0] ? st.digest : m->entry,
 	       (double)st.size / 1e6);
@@ -151,13 +156,16 @@ static int images_each(struct img_cache *c, const char *verb, images_one_fn one,
 	for (int i = 0; i < n; i++) {
 		struct hx_err e = {0};
 		struct manifest m;
+		char note[512];
 		bool bad = false;
 
-		if (man_load(img_manifest_dir(), names ? names[i] : ship[i], &m, &e) < 0) {
+		if (img_spec_load(names ? names[i] : ship[i], &m, note, sizeof(note), &e) < 0) {
 			verb_suggest(&e, img_manifest_dir(), ".json", names ? names[i] : ship[i]);
 			failed++, rc = hx_report(&e);
 			continue;
 		}
+		if (note[0])
+			fprintf(stderr, "harness: images: %s\n", note);
 		if (one(c, &m, &bad, &e) < 0)
 			failed++, rc = hx_report(&e);
 		else if (bad)

@@ -2,6 +2,7 @@
  * request/response with a window (--rpc), and startup timing (--startup). Text like wrk's, or one JSON document (docs/load.md). */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,13 @@
 #include "cli/verbs.h"
 
 struct load_opts {
-	bool help, json, insecure, chat, rpc, counter, startup, no_sandbox, show_output;
+	bool help, json, insecure, chat, rpc, counter, startup, no_sandbox, show_output, no_timeline;
 	unsigned conns, threads, pipeline, timeout_ms, clients, messages, window, runs, warmup, expect_status;
 	uint64_t requests, expect_length;
-	double duration, rate;
+	double duration, rate, interval;
 	const char *method, *body_file, *export_hyperfine, *sweep, *expect_sha256, *engine, *expect_encoding,
-		*expect_range;
+		*expect_range, *duet_b, *duet_order;
+	double duet_window;
 	struct opt_list headers, binds;
 };
 
@@ -61,6 +63,11 @@ static const struct hx_opt load_tab[] = {
 	 .help = "the first request's Content-Encoding (gzip, br; default: none)"},
 	{"expect-range", 0, OPT_STR, offsetof(struct load_opts, expect_range), "'bytes A-B/N'",
 	 .help = "the first request's Content-Range"},
+	{"interval", 0, OPT_DURATION, offsetof(struct load_opts, interval), "DURATION",
+	 .help = "the JSON's timeline: requests, errors, bytes, p50 and p99 per interval (default 100ms)", .min = 0.001,
+	 .max = 3600},
+	{"no-timeline", 0, OPT_FLAG, offsetof(struct load_opts, no_timeline), NULL,
+	 .help = "keep no timeline (to measure what it costs)"},
 	{"engine", 0, OPT_STR, offsetof(struct load_opts, engine), "ENGINE",
 	 .help = "epoll, io_uring or auto (default: io_uring for http:// where the kernel allows it, else epoll)"},
 	{"insecure", 'k', OPT_FLAG, offsetof(struct load_opts, insecure), NULL,
@@ -92,6 +99,13 @@ static const struct hx_opt load_tab[] = {
 	 .help = "startup: unmeasured runs first (default 5)", .max = 100000},
 	{"export-hyperfine", 0, OPT_STR, offsetof(struct load_opts, export_hyperfine), "FILE",
 	 .help = "startup: also write hyperfine's JSON format", .check = OPT_CHECK_OUT_FILE},
+	{"duet", 0, OPT_STR, offsetof(struct load_opts, duet_b), "URL_B",
+	 .help = "a duet (harness ab): connections to URL and URL_B, all kept open; the load on one side per window "
+		 "(--duet-order), each window one JSON line on stdout (docs/ab.md)"},
+	{"duet-order", 0, OPT_STR, offsetof(struct load_opts, duet_order), "AB...",
+	 .help = "duet: the side of each window, A (URL) or B (URL_B), e.g. ABBAAB"},
+	{"duet-window", 0, OPT_DURATION, offsetof(struct load_opts, duet_window), "SECONDS",
+	 .help = "duet: each window's length (default 0.5s)", .min = 0.01, .max = 600},
 	{"json", 0, OPT_FLAG, offsetof(struct load_opts, json), NULL, .help = "print one JSON document"},
 	{"help", 'h', OPT_FLAG, offsetof(struct load_opts, help), NULL, .help = "show this help"},
 	OPT_END,
@@ -125,6 +139,13 @@ static cJSON *load_json(const struct load_config *c, const struct load_result *r
 	res_load_from(c, r, list, l);
 	j = res_load_json(l);
 	free(l);
+	if (j && r->timeline.iv) {
+		struct res_timeline tl;
+
+		if (res_timeline_from_tl(&r->timeline, &tl) == 0)
+			cJSON_AddItemToObject(j, "timeline", res_timeline_json(&tl, true));
+		res_timeline_free(&tl);
+	}
 	return j;
 }
 
@@ -201,8 +222,57 @@ static int check_first(const struct load_opts *o, const char *url, const struct 
 	return 0;
 }
 
+/* A duet's window as one line; false when nobody reads any more (harness ab has what it needs). */
+static bool duet_line(const struct load_window *w, void *ctx)
+{
+	const struct hist *h = &w->latency;
+	int n;
+
+	(void)ctx;
+	n = printf("{\"window\":%zu,\"side\":\"%c\",\"start_s\":%.6f,\"duration_s\":%.6f,\"requests\":%llu,"
+		   "\"errors\":%llu,\"reconnects\":%llu,\"drain_ms\":%.3f,\"latency_us\":{\"mean\":%.3f,"
+		   "\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f}}\n",
+		   w->index, w->side ? 'B' : 'A', w->start_s, w->duration_s, (unsigned long long)w->requests,
+		   (unsigned long long)w->errors_total, (unsigned long long)w->reconnects, w->drain_ms,
+		   hist_mean(h) / 1e3, (double)hist_quantile(h, 0.5) / 1e3, (double)hist_quantile(h, 0.9) / 1e3,
+		   (double)hist_quantile(h, 0.99) / 1e3, (double)h->max / 1e3);
+	return n > 0 && fflush(stdout) == 0;
+}
+
+/* --duet: URL_B, the order of the sides, the window; the connections per side are -c's. */
+static int duet_config(const struct load_opts *o, struct load_config *c, unsigned char **ret_order, struct hx_err *err)
+{
+	size_t n = o->duet_order ? strlen(o->duet_order) : 0;
+	unsigned char *order;
+
+	if (!n || strspn(o->duet_order, "AB") != n)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "load: --duet takes --duet-order, a side per window: A or B");
+	if (o->rate > 0 || o->requests || o->duration > 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "load: a duet runs closed loop by windows: drop -R, -n and -d (--duet-window sets the "
+			       "window)");
+	if (load_parse_url(o->duet_b, &c->url_b, err) < 0)
+		return -err->errnum;
+	if (c->url_b.tls != c->url.tls || c->url_b.ws)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: --duet: both URLs http, or both https");
+	if (!(order = malloc(n)))
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		order[i] = o->duet_order[i] == 'B';
+	c->duet = true;
+	c->order = order;
+	c->nwindows = n;
+	c->window_s = o->duet_window > 0 ? o->duet_window : 0.5;
+	c->on_window = duet_line;
+	signal(SIGPIPE, SIG_IGN); /* harness ab closes the pipe when it has enough: a failed write ends the load */
+	*ret_order = order;
+	return 0;
+}
+
 static int load_http(const struct load_opts *o, const char *url, struct hx_err *err)
 {
+	_cleanup_free_ unsigned char *order = NULL;
 	struct load_config c = {0};
 	_cleanup_free_ char *body = NULL;
 	_cleanup_free_ struct load_result *r = calloc(1, sizeof(*r));
@@ -223,6 +293,11 @@ static int load_http(const struct load_opts *o, const char *url, struct hx_err *
 	c.duration_s = o->duration > 0 ? o->duration : 10;
 	c.rate = o->rate;
 	c.insecure = o->insecure;
+	/* the JSON shows the timeline; on a terminal it feeds the status line */
+	c.progress = !o->no_timeline && isatty(STDERR_FILENO) ? stderr : NULL;
+	c.interval_ns = (o->json || c.progress) && !o->no_timeline
+				? o->interval > 0 ? (uint64_t)(o->interval * 1e9) : TL_DEFAULT_NS
+				: 0;
 	c.check_length = o->expect_length != UINT64_MAX;
 	c.expect_length = o->expect_length;
 	/* with an encoding the digest is of the decoded body: the first request's, each encoder's bytes differ */
@@ -243,13 +318,28 @@ static int load_http(const struct load_opts *o, const char *url, struct hx_err *
 	if (load_build_request(&c, o->method ? o->method : "GET", o->headers.items, o->headers.n, body, body_len, err) <
 	    0)
 		return -err->errnum;
+	if (o->duet_b && (duet_config(o, &c, &order, err) < 0 || load_probe(&c.url_b, c.timeout_ms, err) < 0)) {
+		free(c.request);
+		return -err->errnum;
+	}
 	rc = load_engine_pick(&c, &(enum load_engine){0}, err) < 0 || load_probe(&c.url, c.timeout_ms, err) < 0
 		     ? -err->errnum
 	     : expects(o) && check_first(o, url, &c, err) < 0 ? -err->errnum
 							      : load_run(&c, r, err);
 	free(c.request);
-	if (rc < 0)
+	if (rc < 0) {
+		load_result_free(r);
 		return rc;
+	}
+	if (c.duet) { /* the windows are the figures; the last line sums them up */
+		printf("{\"end\":true,\"requests\":%llu,\"errors\":%llu,\"reconnects\":%llu,\"cpu_s\":%.6f,"
+		       "\"engine\":\"%s\",\"threads\":%u}\n",
+		       (unsigned long long)r->requests, (unsigned long long)r->errors_total,
+		       (unsigned long long)r->reconnects, r->cpu_s, load_engine_names[r->engine], r->threads);
+		rc = r->errors_total ? HX_EXIT_VERDICT : HX_EXIT_OK;
+		load_result_free(r);
+		return rc;
+	}
 	if (o->json) {
 		cJSON *j = load_json(&c, r);
 		_cleanup_free_ char *s = cJSON_Print(j);
@@ -259,6 +349,7 @@ static int load_http(const struct load_opts *o, const char *url, struct hx_err *
 	} else {
 		load_print(url, &c, r);
 	}
+	load_result_free(r);
 	return r->errors_total ? HX_EXIT_VERDICT : HX_EXIT_OK;
 }
 

@@ -43,6 +43,8 @@ static const struct verb_info verbs[] = {
 	 &verb_report_opts},
 	{"compare", verb_compare, "compare two results files: a verdict per row, exit 1 on a regression", NULL,
 	 &verb_compare_opts},
+	{"ab", verb_ab, "a duet: A and B up at once, the load alternated in short windows; a paired verdict", NULL,
+	 &verb_ab_opts},
 	{"merge", verb_merge, "join the shards of one plan (run --shard I/N) into one results file", NULL,
 	 &verb_merge_opts},
 	{"doctor", verb_doctor, "report what this host offers (cgroups, CPUs, kernel facilities) and why", NULL,

@@ -11,6 +11,7 @@
 #include "base/opt.h"
 #include "base/util.h"
 #include "cli/verbs.h"
+#include "report/ab.h"
 #include "report/export.h"
 #include "report/html.h"
 #include "report/report.h"
@@ -115,6 +116,21 @@ out:
 	return rc < 0 ? hx_report(&err) : HX_EXIT_OK;
 }
 
+/* A duet's document (harness ab, docs/ab.md): its first line and table, or its JSON. */
+static int report_ab(const char *path, enum report_format f, struct hx_err *err)
+{
+	struct ab_doc d;
+
+	if (f != RPT_TABLE && f != RPT_MD && f != RPT_JSON)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "report: a harness-ab file renders as table, md or json"),
+		       hx_report(err);
+	if (ab_read(path, &d, err) < 0)
+		return hx_report(err);
+	ab_print(stdout, &d, f);
+	ab_free(&d);
+	return HX_EXIT_OK;
+}
+
 int verb_report(int argc, char **argv)
 {
 	const char *format = "md";
@@ -161,6 +177,8 @@ int verb_report(int argc, char **argv)
 	}
 	if (npos == 2)
 		return report_two(argv[1], argv[2], &o);
+	if (ab_is_file(argv[1]))
+		return report_ab(argv[1], f, &err);
 	if (res_read(argv[1], &d, &err) < 0) {
 		hx_wrap(&err, "report");
 		return hx_report(&err);

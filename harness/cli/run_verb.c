@@ -32,8 +32,10 @@
 #include "sandbox/sbx_userns.h"
 #include "report/precision.h"
 #include "run/tlscert.h"
+#include "image/spec.h"
 #include "image/unpack.h"
 #include "base/util.h"
+#include "base/valid.h"
 #include "cli/verbs.h"
 
 #define RUN_MAX_SCN    16
@@ -42,8 +44,9 @@
 #define RUN_MAX_REPEAT 30 /* --precision's default --max-repeat */
 
 struct run_opts {
-	bool help, keep, isolate, no_sandbox;
-	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement, *shard, *engine, *node_env;
+	bool help, keep, isolate, no_sandbox, allow_prepare_network;
+	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement, *shard, *engine, *node_env,
+		*warmup;
 	unsigned cpus, client_cpus, repeat, connections, requests, max_repeat;
 	uint64_t memory, client_memory;
 	double cap, precision;
@@ -51,7 +54,9 @@ struct run_opts {
 
 static const struct hx_opt run_tab[] = {
 	{"runtimes", 0, OPT_STR, offsetof(struct run_opts, runtimes), "LIST",
-	 .help = "images to run, comma-separated (default: every shipped runtime image, pulled when absent)"},
+	 .help = "runtimes to run, comma-separated: shipped names (node24), manifest files, npm specs (node@26.10.0, "
+		 "node@22) or local builds' paths (./out/Release/node) (default: every shipped runtime image, pulled "
+		 "when absent)"},
 	{"cpus", 0, OPT_UINT, offsetof(struct run_opts, cpus), "N",
 	 .help = "CPU budget of the runtime (default: from the host, at most 4)", .min = 1, .max = CG_MAX_CPUS},
 	{"client-cpus", 0, OPT_UINT, offsetof(struct run_opts, client_cpus), "N",
@@ -76,6 +81,9 @@ static const struct hx_opt run_tab[] = {
 	 .help = "http and ws-rpc scenarios: N measured requests per trial instead of the profile's share (warm-up in "
 		 "proportion)",
 	 .min = 1},
+	{"warmup", 0, OPT_STR, offsetof(struct run_opts, warmup), "auto",
+	 .help = "http scenarios: warm up until the throughput is steady (at most 60 s), not for the scenario's "
+		 "warmup_requests; each trial records what it took (warmup)"},
 	{"engine", 0, OPT_STR, offsetof(struct run_opts, engine), "ENGINE",
 	 .help = "http scenarios: the load client's engine, auto (io_uring where the kernel allows it, else epoll), "
 		 "epoll or io_uring; each trial records the one that ran (load.engine)"},
@@ -102,6 +110,9 @@ static const struct hx_opt run_tab[] = {
 	{"isolate", 0, OPT_FLAG, offsetof(struct run_opts, isolate), NULL,
 	 .help = "pinned mode: make the runtime's CPUs its own (cgroup v2 partitions; exit 3 where the host cannot: "
 		 "harness doctor says why)"},
+	{"allow-prepare-network", 0, OPT_FLAG, offsetof(struct run_opts, allow_prepare_network), NULL,
+	 .help = "let a scenario whose prepare step declares it (\"prepare\": \"network\") reach the host's network "
+		 "(config.prepare_network)"},
 	{"no-sandbox", 0, OPT_FLAG, offsetof(struct run_opts, no_sandbox), NULL,
 	 .help = "for comparison only: the runtime out of the sandbox, in the same slice, network namespace, "
 		 "environment and user, without namespaces, root or seccomp filter of its own; the results say so "
@@ -117,7 +128,8 @@ const struct hx_opt *const verb_run_opts = run_tab;
 #define RUN_MAX_ARGS 128
 
 struct run_plan {
-	char *cmd[RUN_MAX_ARGS]; /* the command line as given, for the results (opt_parse reorders argv) */
+	char *cmd[RUN_MAX_ARGS];    /* the command line as given, for the results (opt_parse reorders argv) */
+	bool allow_prepare_network; /* --allow-prepare-network */
 	int ncmd;
 	struct scenario scn[RUN_MAX_SCN];
 	size_t nscn;
@@ -234,11 +246,29 @@ static int plan_modes(const struct run_opts *o, struct run_plan *p, struct run_e
 	return 0;
 }
 
-/* The runtimes: those named, or every shipped runtime image; their manifests only (prepare pulls). */
+/* Two local builds of one file name (a/out/Release/node, b/out/Release/node) are node and node-2 in the results. */
+static void plan_unique_name(const struct run_plan *p, struct manifest *m)
+{
+	char base[64];
+
+	snprintf(base, sizeof(base), "%s", m->name);
+	for (unsigned n = 2; n < 100; n++) {
+		bool taken = false;
+
+		for (size_t i = 0; i + 1 < p->nimg; i++)
+			taken |= strcmp(p->img[i].name, m->name) == 0;
+		if (!taken || !m->spec[0])
+			return;
+		snprintf(m->name, sizeof(m->name), "%.58s-%u", base, n);
+	}
+}
+
+/* The runtimes: those named (shipped names, manifests, local builds, npm specs), or every shipped runtime image;
+ * their manifests only (prepare pulls). */
 static int plan_images(const struct run_opts *o, struct run_plan *p, struct hx_err *err)
 {
-	static const char *const defaults[] = {"node20", "node22", "node24", "bun", "deno", "workerd"};
-	char buf[1024], *save = NULL;
+	static const char *const defaults[] = {"node20", "node22", "node24", "node26", "bun", "deno", "workerd"};
+	char buf[1024], note[512], *save = NULL;
 
 	snprintf(buf, sizeof(buf), "%s", o->runtimes ? o->runtimes : "");
 	for (size_t i = 0; !o->runtimes && i < HX_ARRAY_SIZE(defaults); i++)
@@ -249,9 +279,14 @@ static int plan_images(const struct run_opts *o, struct run_plan *p, struct hx_e
 
 		if (p->nimg == RUN_MAX_RT)
 			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "run: at most %d runtimes", RUN_MAX_RT);
-		if (man_load(img_manifest_dir(), name, m, err) < 0)
-			return verb_suggest(err, img_manifest_dir(), ".json", name);
+		if (img_spec_load(name, m, note, sizeof(note), err) < 0)
+			return name[0] && !strchr(name, '/') && !strchr(name, '@')
+				       ? verb_suggest(err, img_manifest_dir(), ".json", name)
+				       : hx_wrap(err, "run: --runtimes");
+		if (note[0])
+			fprintf(stderr, "harness: run: %s\n", note);
 		p->nimg++;
+		plan_unique_name(p, m);
 		if (m->kind != MAN_RUNTIME)
 			return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: %s is a fixture, not a runtime", name);
 	}
@@ -372,7 +407,44 @@ static int plan_bare(const struct run_plan *p, const struct run_env *env, struct
 	return 0;
 }
 
-static bool plan_has_image(const struct run_plan *p, const char *name);
+/* The cells of the plan a scenario runs on a runtime; with say, each it cannot run on and why: every one when
+ * the runtimes were named, else those the scenario names (a version too old, its "skip"): a default run does
+ * not list every family a scenario lacks. */
+static size_t plan_cells(const struct run_plan *p, bool say)
+{
+	size_t cells = 0;
+
+	for (size_t i = 0; i < p->nscn; i++)
+		for (size_t k = 0; k < p->nimg; k++) {
+			const struct scenario *s = &p->scn[i];
+			char why[512], shown[ESC_LEN];
+
+			if (!scn_why_not(s, &p->img[k], why, sizeof(why))) {
+				cells++;
+				continue;
+			}
+			if (say && (p->runtimes_named || scn_names(s, &p->img[k]))) /* the scenario file's words */
+				fprintf(stderr, "harness: run: %s skips %s: %s\n", s->name, p->img[k].name,
+					esc_term(why, shown, sizeof(shown)));
+		}
+	return cells;
+}
+
+/* A run in which nothing would run is a request that cannot match: exit 2, after the lines that say why. At
+ * plan time (say false) only then are the lines printed; prepare, which knows a local build's version, says
+ * them all. */
+static int note_skips(const struct run_plan *p, bool say, struct hx_err *err)
+{
+	if (plan_cells(p, say) > 0)
+		return 0;
+	if (!say)
+		plan_cells(p, true);
+	return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+		       "run: no scenario of the run runs on any of its runtimes (the lines above say why): name "
+		       "runtimes of the scenarios' families");
+}
+
+static bool plan_needs_bundle(const struct run_plan *p, const struct scenario *s);
 
 /* --node-env: one mode for every runtime; a bundle defines NODE_ENV in itself, so a run whose mode is not
  * the bundle's would compare two builds of the same libraries. */
@@ -390,8 +462,7 @@ static int plan_node_env(const struct run_opts *o, const struct run_plan *p, str
 	for (size_t i = 0; i < p->nscn; i++) {
 		const struct scn_bundle *b = &p->scn[i].bundle;
 
-		if (plan_has_image(p, b->for_runtime) && scn_supports(&p->scn[i], b->for_runtime) &&
-		    strcmp(bundle_node_env(b), v) != 0)
+		if (plan_needs_bundle(p, &p->scn[i]) && strcmp(bundle_node_env(b), v) != 0)
 			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 				       "run: --node-env '%s': scenario %s runs %s from a bundle built with "
 				       "NODE_ENV=%s; the other runtimes would run another build (use --node-env %s, "
@@ -422,18 +493,22 @@ static int run_plan(const struct run_opts *o, char **names, int n, struct run_pl
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: --format takes table, md or json, not '%s'",
 			       o->format);
 	if (plan_out(o, p, err) < 0 || plan_noise_kinds(o, p, err) < 0 || plan_scenarios(names, n, o, p, err) < 0 ||
-	    plan_engine(o, p, env, err) < 0 || plan_images(o, p, err) < 0 || plan_modes(o, p, env, err) < 0 ||
-	    plan_node_env(o, p, env, err) < 0)
+	    plan_engine(o, p, env, err) < 0 || plan_images(o, p, err) < 0 || note_skips(p, false, err) < 0 ||
+	    plan_modes(o, p, env, err) < 0 || plan_node_env(o, p, env, err) < 0)
 		return -err->errnum;
 	env->cap_s = o->cap;
 	p->precision = o->precision;
 	p->max_repeat = o->max_repeat ? o->max_repeat : RUN_MAX_REPEAT;
+	p->allow_prepare_network = o->allow_prepare_network;
 	if (p->precision && p->nshards)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 			       "run: --precision adds trials as the results come in, --shard splits a fixed plan: "
 			       "use one or the other");
 	env->isolate = o->isolate;
 	env->bare = o->no_sandbox;
+	if (o->warmup && strcmp(o->warmup, "auto") != 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: --warmup takes auto, not '%s'", o->warmup);
+	env->warmup_auto = o->warmup != NULL;
 	if (plan_bare(p, env, err) < 0)
 		return -err->errnum;
 	for (size_t k = 0; o->isolate && k < p->nmodes; k++)
@@ -442,6 +517,34 @@ static int run_plan(const struct run_opts *o, char **names, int n, struct run_pl
 	if (o->isolate)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 			       "run: --isolate makes pinned CPUs exclusive: add --mode pinned");
+	return 0;
+}
+
+/* A local build, before the first trial: its version command runs in its sandbox (the bind, the loader, its
+ * libraries: what a trial needs); named by path, what it prints is its version, so that a scenario's min_version
+ * applies (a manifest says its own). */
+static int prepare_local(struct manifest *m, struct img_status *st, struct hx_err *err)
+{
+	const char *what = m->spec[0] ? m->spec : m->name;
+	char version[64];
+
+	if (!st->present)
+		return hx_fail(err, HX_EXIT_USAGE, ENOENT, "run: runtime %s: %s is gone or not executable", what,
+			       m->entry);
+	if (img_binary_version_strict(m, st, err) < 0) {
+		err->exit = HX_EXIT_USAGE;
+		return hx_wrap(err, "run: runtime %s does not run in the sandbox (bound at %s)", what, st->bind_dst);
+	}
+	img_version_of(st->binary_version, version, sizeof(version));
+	if (m->spec[0] && (!version[0] || valid_label(version)))
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "run: runtime %s: its version command printed '%.60s', which names no version", what,
+			       st->binary_version);
+	if (m->spec[0])
+		snprintf(m->version, sizeof(m->version), "%s", version);
+	fprintf(stderr, "harness: run: %s is %s %s (a local build at %s, sha256 %.12s…, %.1f MB)\n", what,
+		m->family[0] ? m->family : "a runtime", m->version, st->bind_dst, st->digest + 7,
+		(double)st->size / 1e6);
 	return 0;
 }
 
@@ -460,8 +563,9 @@ static int prepare_images(struct run_plan *p, struct hx_err *err)
 		struct hx_err pe = {0};
 
 		img_status(&cache, m, true, st, err);
-		if (rc == 0 && !st->present &&
-		    (img_pull(&cache, m, &pe) < 0 || img_status(&cache, m, true, st, &pe) < 0)) {
+		if (rc == 0 && ((!st->present && (img_spec_pin(m, &pe) < 0 || img_pull(&cache, m, &pe) < 0 ||
+						  img_status(&cache, m, true, st, &pe) < 0)) ||
+				(st->present && img_spec_pin(m, &pe) < 0))) {
 			if (p->runtimes_named) {
 				*err = pe;
 				rc = hx_wrap(err, "run: runtime %s", m->name);
@@ -474,7 +578,12 @@ static int prepare_images(struct run_plan *p, struct hx_err *err)
 			man_free(m);
 			continue;
 		}
-		img_binary_version(m, st);
+		if (man_is_local(m) && (rc = prepare_local(m, st, err)) < 0) {
+			man_free(m);
+			continue;
+		}
+		if (!man_is_local(m))
+			img_binary_version(m, st);
 		p->img[kept] = *m;
 		p->st[kept++] = *st;
 	}
@@ -586,10 +695,11 @@ static int reserve_ports(const struct run_plan *p, int netns_fd, struct hx_err *
 	return sbx_net_reserve_ports(netns_fd, ports, n, err);
 }
 
-static bool plan_has_image(const struct run_plan *p, const char *name)
+/* The scenario's bundle is for a runtime of the run that runs it. */
+static bool plan_needs_bundle(const struct run_plan *p, const struct scenario *s)
 {
-	for (size_t i = 0; name[0] && i < p->nimg; i++)
-		if (strcmp(p->img[i].name, name) == 0)
+	for (size_t i = 0; i < p->nimg; i++)
+		if (scn_bundle_for(s, &p->img[i]) && scn_supports(s, &p->img[i]))
 			return true;
 	return false;
 }
@@ -611,7 +721,8 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 		return hx_syserr(err, "run: %s", env->dir);
 	/* an io neighbour writes on the disk under the run folder, as the sandbox user */
 	snprintf(env->noise_io_dir, sizeof(env->noise_io_dir), "%s/noise-io", env->dir);
-	if (mkdir(env->noise_io_dir, 0700) < 0 || chown(env->noise_io_dir, sbx_uid(), sbx_gid()) < 0)
+	if (mkdir(env->noise_io_dir, 0700) < 0 ||
+	    chown(env->noise_io_dir, sbx_role_uid(SBX_ROLE_NOISE), sbx_role_gid(SBX_ROLE_NOISE)) < 0)
 		return hx_syserr(err, "run: %s", env->noise_io_dir);
 	if (sbx_net_prepare(&env->netns_fd, err) < 0 || reserve_ports(p, env->netns_fd, err) < 0)
 		return -err->errnum;
@@ -628,17 +739,16 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 				return -err->errnum;
 			snprintf(s->dir, sizeof(s->dir), "%s", staged);
 		}
-		if (plan_has_image(p, s->bundle.for_runtime) && scn_supports(s, s->bundle.for_runtime) &&
-		    bundle_make(s, env->dir, env->netns_fd, err) < 0)
+		if (plan_needs_bundle(p, s) && bundle_make(s, env->dir, env->netns_fd, err) < 0)
 			return -err->errnum;
 		for (size_t k = 0; s->prepare && k < p->nimg; k++) {
 			char dir[PATH_MAX], key[65];
 
-			if (scn_supports(s, p->img[k].name) &&
-			    prep_ensure(s, &p->img[k], &p->st[k], dir, sizeof(dir), key,
+			if (scn_supports(s, &p->img[k]) &&
+			    prep_ensure(s, &p->img[k], &p->st[k], p->allow_prepare_network, dir, sizeof(dir), key,
 					&p->prepared_held[p->nprepared_held], err) < 0)
 				return -err->errnum;
-			if (scn_supports(s, p->img[k].name))
+			if (scn_supports(s, &p->img[k]))
 				p->nprepared_held++;
 		}
 	}
@@ -660,21 +770,6 @@ static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_er
 
 /* The side effects the plan asks for, before the first trial: pulls, npm, the results folder, the run
  * folder, the network namespace, the fixture's template, certificates. */
-/* The runtimes of the run that a scenario skips, each with the scenario's reason. */
-static void note_skips(const struct run_plan *p)
-{
-	for (size_t i = 0; i < p->nscn; i++)
-		for (size_t k = 0; k < p->nimg; k++) {
-			const char *why = scn_skip_reason(&p->scn[i], p->img[k].name);
-
-			char shown[ESC_LEN];
-
-			if (why) /* the scenario file's words */
-				fprintf(stderr, "harness: run: %s skips %s: %s\n", p->scn[i].name, p->img[k].name,
-					esc_term(why, shown, sizeof(shown)));
-		}
-}
-
 static int run_prepare(const struct run_opts *o, struct run_plan *p, struct run_env *env, struct hx_err *err)
 {
 	struct sigaction sa = {.sa_handler = on_signal};
@@ -690,7 +785,8 @@ static int run_prepare(const struct run_opts *o, struct run_plan *p, struct run_
 		return -err->errnum;
 	if (p->nscn == 0)
 		return hx_fail(err, HX_EXIT_HOST, ENOENT, "run: no scenario can run here (see the messages above)");
-	note_skips(p);
+	if (note_skips(p, true, err) < 0)
+		return -err->errnum;
 	if (!o->out && util_mkdir_p("results", 0755) < 0)
 		return hx_syserr(err, "run: results/");
 	if (prepare_run_dir(p, env, err) < 0)
@@ -813,12 +909,15 @@ static void prepared_record(const struct run_plan *p, struct res_doc *d)
 			char dir[PATH_MAX], key[65], v[80];
 			struct hx_err ignored = {0};
 
-			if (!scn_supports(s, p->img[k].name) ||
+			if (!scn_supports(s, &p->img[k]) ||
 			    prep_path(s, &p->img[k], &p->st[k], dir, sizeof(dir), key, &ignored) < 0)
 				continue;
-			if (!all)
-				all = cJSON_AddObjectToObject(cJSON_GetObjectItemCaseSensitive(d->head, "config"),
-							      "prepared");
+			if (!all) {
+				cJSON *config = cJSON_GetObjectItemCaseSensitive(d->head, "config");
+
+				all = cJSON_AddObjectToObject(config, "prepared");
+				cJSON_AddBoolToObject(config, "prepare_network", p->allow_prepare_network);
+			}
 			if (!o)
 				o = cJSON_AddObjectToObject(all, p->scn[i].name);
 			snprintf(v, sizeof(v), "sha256-%s", key);
@@ -1043,13 +1142,12 @@ static double trial_cost(const struct scenario *s)
 
 /* The plan in the order trials run: for each scenario, trial i of every runtime, mode and noise before
  * trial i+1; (q).order is the body's position in the plan (0-based). */
-#define RUN_PLAN_FOREACH(p, q)                                                                                    \
-	for ((q).s = 0; (q).s < (p)->nscn; (q).s++)                                                               \
-		for ((q).t = 1; (q).t <= (p)->scn[(q).s].repeat; (q).t++)                                         \
-			for ((q).i = 0; (q).i < (p)->nimg; (q).i++)                                               \
-				for ((q).k = 0;                                                                   \
-				     (q).k < (p)->nmodes && scn_supports(&(p)->scn[(q).s], (p)->img[(q).i].name); \
-				     (q).k++)                                                                     \
+#define RUN_PLAN_FOREACH(p, q)                                                                                         \
+	for ((q).s = 0; (q).s < (p)->nscn; (q).s++)                                                                    \
+		for ((q).t = 1; (q).t <= (p)->scn[(q).s].repeat; (q).t++)                                              \
+			for ((q).i = 0; (q).i < (p)->nimg; (q).i++)                                                    \
+				for ((q).k = 0;                                                                        \
+				     (q).k < (p)->nmodes && scn_supports(&(p)->scn[(q).s], &(p)->img[(q).i]); (q).k++) \
 					for ((q).j = 0; (q).j < (p)->nnoise; (q).j++, (q).order++)
 
 /* Which trials of the plan are this run's (all of them without --shard); *ret is malloc'd, a shard
@@ -1161,7 +1259,7 @@ static int run_extra(struct run_plan *p, struct run_env *env, struct res_doc *d,
 
 		for (q->t = sc->repeat + 1; another_round(p, d, sc, q->t, deadline); q->t++)
 			for (q->i = 0; q->i < p->nimg && !run_interrupted; q->i++)
-				for (q->k = 0; q->k < p->nmodes && scn_supports(sc, p->img[q->i].name); q->k++)
+				for (q->k = 0; q->k < p->nmodes && scn_supports(sc, &p->img[q->i]); q->k++)
 					for (q->j = 0; q->j < p->nnoise && !run_interrupted; q->j++) {
 						q->order++;
 						if (run_at(p, env, d, q, deadline, bad, err) < 0)
@@ -1267,10 +1365,11 @@ int verb_run(int argc, char **argv)
 	if (o.help) {
 		opt_print_help(
 			stdout, "harness run [SCENARIO...] [OPTIONS]",
-			"Run scenarios (default: startup and http-hello) on runtimes (default: every runtime image,\n"
-			"pulled when absent) in sandboxed, pinned slices (--no-sandbox: out of the sandbox, for\n"
-			"comparison); interleave the trials; print a table and write the results file after every\n"
-			"trial. Exit 1 when a trial failed or had errors.",
+			"Run scenarios (default: startup and http-hello) on every runtime of a family they support\n"
+			"(default runtimes: every shipped runtime image, pulled when absent) in sandboxed, pinned\n"
+			"slices (--no-sandbox: out of the sandbox, for comparison); interleave the trials; print a\n"
+			"table and write the results file after every trial. Exit 1 when a trial failed or had\n"
+			"errors.",
 			run_tab);
 		return HX_EXIT_OK;
 	}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/esc.h"
 #include "base/cleanup.h"
 #include "base/err.h"
 #include "base/opt.h"
@@ -29,13 +30,15 @@ const struct hx_opt *const verb_scenarios_opts = scenarios_tab;
 
 static void print_one(const struct scenario *s, cJSON *all)
 {
-	char rts[512] = "";
+	char rts[512] = "", name[ESC_LEN], desc[ESC_LEN], r[ESC_LEN];
 	cJSON *o, *list;
 
-	if (!all) {
+	if (!all) { /* a user's scenario folder wrote these: shown, never obeyed by the terminal */
 		for (size_t i = 0; i < s->nruntimes; i++)
-			snprintf(rts + strlen(rts), sizeof(rts) - strlen(rts), "%s%s", i ? "," : "", s->runtimes[i]);
-		printf("%-16s %-8s %-48s %s\n", s->name, scn_workload_names[s->workload], rts, s->description);
+			snprintf(rts + strlen(rts), sizeof(rts) - strlen(rts), "%s%s", i ? "," : "",
+				 esc_term(s->runtimes[i], r, sizeof(r)));
+		printf("%-16s %-8s %-48s %s\n", esc_term(s->name, name, sizeof(name)), scn_workload_names[s->workload],
+		       rts, esc_term(s->description, desc, sizeof(desc)));
 		return;
 	}
 	o = cJSON_CreateObject();

@@ -98,7 +98,7 @@ static int check_paths_seen(const struct startup_opts *o, int argc, char **argv,
 		if (a[0] != '/')
 			return hx_fail(err, HX_EXIT_USAGE, ENOENT,
 				       "load: --startup: '%s' is in this folder, which the sandbox does not show (it "
-				       "starts in its own home): add --bind \"$PWD:/work\" and name /work/%s, or time "
+				       "starts in its own home): add --bind \"$PWD:/src\" and name /src/%s, or time "
 				       "it out of the sandbox with --no-sandbox",
 				       a, a);
 		if (!sandbox_shows(a, o))

@@ -17,22 +17,25 @@ int verb_scenarios(int argc, char **argv);
 int verb_report(int argc, char **argv);
 int verb_compare(int argc, char **argv);
 int verb_merge(int argc, char **argv);
+int verb_ab(int argc, char **argv);
 
 struct hx_err;
 struct hx_opt;
 struct startup_opts;
 
 /* Each verb's option table, for the man page and the shell completions. */
-extern const struct hx_opt *const verb_compare_opts,
-	*const verb_doctor_opts,
-		*const verb_exec_opts,
-			*const verb_gc_opts, *const verb_images_opts,
-						     *const verb_load_opts,
-							     *const verb_merge_opts,
-								     *const verb_noise_opts,
-									     *const verb_report_opts,
-										     *const verb_run_opts,
-											     *const verb_scenarios_opts;
+extern const struct hx_opt *const verb_ab_opts,
+	*const verb_compare_opts,
+		*const verb_doctor_opts,
+			*const verb_exec_opts,
+				*const verb_gc_opts,
+					*const verb_images_opts,
+						*const verb_load_opts,
+							*const verb_merge_opts,
+								*const verb_noise_opts,
+									*const verb_report_opts,
+										*const verb_run_opts,
+											*const verb_scenarios_opts;
 
 /* A verb of the command line: main.c's table, which the man page and the completions are made from. */
 struct verb_info {

@@ -105,7 +105,7 @@ static int npm_ci(const char *dir, const char *registry, char *log, size_t len, 
 	struct sbx_config c;
 	_cleanup_close_ int netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 
-	if (netns < 0 || chown(dir, sbx_uid(), sbx_gid()) < 0)
+	if (netns < 0 || chown(dir, sbx_role_uid(SBX_ROLE_PREPARE), sbx_role_gid(SBX_ROLE_PREPARE)) < 0)
 		return hx_syserr(err, "npm ci in %s", dir);
 	sbx_config_init(&c);
 	c.argv = argv;

@@ -23,6 +23,7 @@
 #include "image/fetch.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sbx_net.h"
+#include "sandbox/sbx_run.h"
 #include "image/unpack.h"
 #include "sandbox/sbx_userns.h"
 #include "base/util.h"
@@ -51,6 +52,11 @@ static void cache_root(char *buf, size_t len)
 		snprintf(buf, len, IMG_SYSTEM_CACHE);
 	else
 		snprintf(buf, len, "%s/.cache/harness", home ? home : "/tmp");
+}
+
+void img_cache_path(char *buf, size_t len)
+{
+	cache_root(buf, len);
 }
 
 /* Root's cache is made by root on first use (0755 whatever the umask: users read it); to anyone else it is
@@ -161,6 +167,37 @@ static int hash_file(const char *path, const char *algo, char *hex, size_t len)
 	return 0;
 }
 
+/* A local build's folder is bound when the sandbox user may search it and read and run the binary (out/Release
+ * of a checkout: libraries beside the binary are then there, for a RUNPATH of $ORIGIN); a private folder (0700,
+ * mktemp -d) is not the sandbox user's to enter, so the binary alone is bound. */
+static void local_bind(const struct manifest *m, struct img_status *st)
+{
+	char dir[PATH_MAX];
+	struct stat d, f;
+
+	snprintf(dir, sizeof(dir), "%s", m->entry);
+	*strrchr(dir, '/') = '\0';
+	if (stat(dir, &d) == 0 && (d.st_mode & S_IXOTH) && stat(m->entry, &f) == 0 &&
+	    (f.st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH))
+		snprintf(st->bind, sizeof(st->bind), "%s", dir[0] ? dir : "/");
+	else
+		snprintf(st->bind, sizeof(st->bind), "%s", m->entry);
+	if (strcmp(st->bind, m->entry) == 0)
+		img_entry_inside(m, st->bind_dst, sizeof(st->bind_dst));
+	else
+		snprintf(st->bind_dst, sizeof(st->bind_dst), IMG_MOUNT);
+}
+
+void img_entry_inside(const struct manifest *m, char *buf, size_t len)
+{
+	if (man_is_local(m))
+		snprintf(buf, len, IMG_MOUNT "/%s", strrchr(m->entry, '/') + 1);
+	else if (m->source == MAN_SRC_HOST)
+		snprintf(buf, len, "%s", m->entry);
+	else
+		snprintf(buf, len, IMG_MOUNT "/%s", m->entry);
+}
+
 int img_status(struct img_cache *c, const struct manifest *m, bool hash_host, struct img_status *st, struct hx_err *err)
 {
 	struct stat sb;
@@ -170,6 +207,8 @@ int img_status(struct img_cache *c, const struct manifest *m, bool hash_host, st
 		snprintf(st->entry, sizeof(st->entry), "%s", m->entry);
 		st->present = stat(m->entry, &sb) == 0 && (sb.st_mode & 0111);
 		st->size = st->present ? (uint64_t)sb.st_size : 0;
+		if (man_is_local(m))
+			local_bind(m, st);
 		if (st->present && hash_host) {
 			strcpy(st->digest, "sha256-");
 			if (hash_file(m->entry, "sha256", st->digest + 7, sizeof(st->digest) - 7) < 0)
@@ -214,25 +253,33 @@ int img_npm_registry(const char *package, char *buf, size_t len, struct hx_err *
 		"npm_config_registry");
 }
 
+int img_npm_document(const char *package, char **ret, struct hx_err *err)
+{
+	char reg[1024], doc_url[2048], name[300];
+	const char *slash = strchr(package, '/');
+
+	if (img_npm_registry(package, reg, sizeof(reg), err) < 0)
+		return -err->errnum;
+	if (package[0] == '@' && slash)
+		snprintf(name, sizeof(name), "%.*s%%2f%s", (int)(slash - package), package, slash + 1);
+	else
+		snprintf(name, sizeof(name), "%s", package);
+	snprintf(doc_url, sizeof(doc_url), "%s%s%s", reg, reg[strlen(reg) - 1] == '/' ? "" : "/", name);
+	if (fetch_text(doc_url, "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8", ret, err) < 0)
+		return hx_wrap(err, "npm package %s", package);
+	return 0;
+}
+
 /* Ask the registry where the tarball of package@version is, and check it names the same bytes. */
 static int npm_tarball(const struct manifest *m, char *url, size_t len, struct hx_err *err)
 {
-	char reg[1024], doc_url[2048], name[300];
 	_cleanup_free_ char *doc = NULL;
 	const cJSON *ver, *dist, *tarball, *integrity;
 	cJSON *root;
-	const char *slash = strchr(m->package, '/');
 	int rc = 0;
 
-	if (img_npm_registry(m->package, reg, sizeof(reg), err) < 0)
-		return -err->errnum;
-	if (m->package[0] == '@' && slash)
-		snprintf(name, sizeof(name), "%.*s%%2f%s", (int)(slash - m->package), m->package, slash + 1);
-	else
-		snprintf(name, sizeof(name), "%s", m->package);
-	snprintf(doc_url, sizeof(doc_url), "%s%s%s", reg, reg[strlen(reg) - 1] == '/' ? "" : "/", name);
-	if (fetch_text(doc_url, "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8", &doc, err) < 0)
-		return hx_wrap(err, "image %s: npm package %s", m->name, m->package);
+	if (img_npm_document(m->package, &doc, err) < 0)
+		return hx_wrap(err, "image %s", m->name);
 	root = cJSON_Parse(doc);
 	ver = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "versions"), m->pkg_version);
 	dist = cJSON_GetObjectItemCaseSensitive(ver, "dist");
@@ -367,10 +414,11 @@ static int run_version_command(const struct manifest *m, const struct img_status
 	char *argv[MAN_MAX_ARGV + 1], entry[PATH_MAX];
 	struct sbx_config c;
 	struct sbx x = {.pid = -1, .report_fd = -1};
+	struct cg_tree *t = NULL;
 	int netns = -1, p[2] = {-1, -1}, rc, status = 0;
 
 	out[0] = '\0';
-	snprintf(entry, sizeof(entry), m->source == MAN_SRC_HOST ? "%s" : IMG_MOUNT "/%s", m->entry);
+	img_entry_inside(m, entry, sizeof(entry));
 	for (size_t i = 0; i <= MAN_MAX_ARGV; i++)
 		argv[i] = m->version_command[i] && strcmp(m->version_command[i], "{entry}") == 0
 				  ? entry
@@ -385,7 +433,9 @@ static int run_version_command(const struct manifest *m, const struct img_status
 		return hx_syserr(err, "image %s: pipe", m->name);
 	}
 	c.out_fd = p[1];
-	rc = sbx_start(NULL, CG_SLICE_SUT, &c, &x, err);
+	rc = sbx_prepare_begin(&t, err);
+	if (rc == 0)
+		rc = sbx_start(t, CG_SLICE_PREPARE, &c, &x, err);
 	close(p[1]);
 	if (rc == 0 && (rc = sbx_wait_exec(&x, entry, err)) == 0 &&
 	    (rc = util_read_until(p[0], util_now_ns() + VERIFY_TIMEOUT_MS * 1000000ull, out, len)) < 0)
@@ -398,6 +448,8 @@ static int run_version_command(const struct manifest *m, const struct img_status
 			;
 	}
 	sbx_release(&x);
+	if (t)
+		sbx_prepare_end(t);
 	close(p[0]);
 	sbx_net_cleanup(&netns);
 	return rc;
@@ -580,13 +632,13 @@ int img_apply_to_sandbox(const struct manifest *m, const struct img_status *st, 
 	if (!st->present)
 		return hx_fail(err, HX_EXIT_HOST, ENOENT, "image %s is not present (harness images pull %s)", m->name,
 			       m->name);
-	if (m->source == MAN_SRC_HOST) {
-		snprintf(inside, sizeof(inside), "%s", m->entry);
-	} else {
+	img_entry_inside(m, inside, sizeof(inside));
+	if (m->source != MAN_SRC_HOST || man_is_local(m)) {
 		if (c->rootfs.nbinds == SBX_MAX_BINDS)
 			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "too many binds for the image");
-		c->rootfs.binds[c->rootfs.nbinds++] = (struct sbx_bind){.src = st->tree, .dst = IMG_MOUNT, .rw = false};
-		snprintf(inside, sizeof(inside), IMG_MOUNT "/%s", m->entry);
+		c->rootfs.binds[c->rootfs.nbinds++] =
+			man_is_local(m) ? (struct sbx_bind){.src = st->bind, .dst = st->bind_dst, .rw = false}
+					: (struct sbx_bind){.src = st->tree, .dst = IMG_MOUNT, .rw = false};
 	}
 	snprintf(dir, sizeof(dir), "%s", inside);
 	slash = strrchr(dir, '/');

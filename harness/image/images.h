@@ -24,6 +24,10 @@ struct img_status {
 	char digest[160];	 /* of the download, or of the host binary */
 	uint64_t size;		 /* bytes on disk */
 	char binary_version[96]; /* what the version command printed (first line); "" until img_binary_version */
+	/* a local build (a host binary outside /usr): what is bound at IMG_MOUNT, its folder when the sandbox user
+	 * may search it, else the binary alone (a private folder, as mktemp -d makes) */
+	char bind[PATH_MAX];
+	char bind_dst[PATH_MAX]; /* where it is bound: IMG_MOUNT, or IMG_MOUNT/<file name> for the binary alone */
 };
 
 /* The folder of the shipped manifests: $HARNESS_IMAGES_DIR, or images/ beside the binary's checkout,
@@ -31,11 +35,15 @@ struct img_status {
 const char *img_manifest_dir(void);
 /* $HARNESS_CACHE_DIR, $XDG_CACHE_HOME/harness, /var/cache/harness for root, ~/.cache/harness. */
 int img_cache_open(struct img_cache *c, struct hx_err *err);
+/* The cache's folder, as img_cache_open would open it (nothing made). */
+void img_cache_path(char *buf, size_t len);
 void img_cache_close(struct img_cache *c);
 int img_status(struct img_cache *c, const struct manifest *m, bool hash_host, struct img_status *ret,
 	       struct hx_err *err);
 /* The registry URL npm uses for package (its scope's, else the default), from `npm config get`. */
 int img_npm_registry(const char *package, char *buf, size_t len, struct hx_err *err);
+/* The registry's document of package (the abbreviated one npm installs from: dist-tags, versions, dist). */
+int img_npm_document(const char *package, char **ret, struct hx_err *err);
 /* Fetch, verify, unpack (under the cache's lock); a no-op when present. */
 int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err);
 /* Re-hash the blob, check the tree's entry, run the version command. */
@@ -62,6 +70,9 @@ int img_gc(struct img_cache *c, bool prune, struct img_gc_tally *t, struct hx_er
 int img_binary_version_strict(const struct manifest *m, struct img_status *st, struct hx_err *err);
 struct sbx_config;
 #define IMG_MOUNT "/opt/runtime"
+/* The entry's path inside the sandbox: IMG_MOUNT/<entry> for a downloaded image, the path itself for a host
+ * binary under /usr, IMG_MOUNT/<file name> for a local build. */
+void img_entry_inside(const struct manifest *m, char *buf, size_t len);
 /* The most a pull downloads when the manifest declares no source.size (the largest image here is ~60 MB). */
 #define IMG_MAX_DOWNLOAD (1ull << 30)
 /* Put a present image into a sandbox: its tree read-only at /opt/runtime (host images are already

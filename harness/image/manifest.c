@@ -15,6 +15,7 @@
 #include "base/valid.h"
 
 const char *const man_source_names[] = {"npm", "url", "host"};
+const char *const man_families[4] = {"node", "bun", "deno", "workerd"};
 
 struct field {
 	const char *key;
@@ -207,13 +208,32 @@ static int parse_source(const char *file, const cJSON *src, struct manifest *m, 
 	return 0;
 }
 
+/* "family": "node", "bun", "deno", "workerd" or "none" (the default). */
+static int get_family(const char *file, const cJSON *root, struct manifest *m, struct hx_err *err)
+{
+	char family[16] = "";
+
+	if (get_str(file, "", root, "family", family, sizeof(family), err) < 0)
+		return -err->errnum;
+	if (!family[0] || strcmp(family, "none") == 0)
+		return 0;
+	for (size_t i = 0; i < HX_ARRAY_SIZE(man_families); i++)
+		if (strcmp(family, man_families[i]) == 0) {
+			snprintf(m->family, sizeof(m->family), "%s", family);
+			return 0;
+		}
+	return hx_fail_field(err, file, "family",
+			     "expected \"node\", \"bun\", \"deno\", \"workerd\" or \"none\", not \"%s\"", family);
+}
+
 static int parse_root(const char *file, const cJSON *root, struct manifest *m, struct hx_err *err)
 {
 	static const struct field top[] = {
 		{"name", true},		{"version", true},	    {"kind", true},
 		{"description", false}, {"source", true},	    {"entry", true},
 		{"run", false},		{"version_command", false}, {"version_expect", false},
-		{"env", false},		{"soname_links", false},    {NULL, false}};
+		{"env", false},		{"soname_links", false},    {"family", false},
+		{NULL, false}};
 	char kind[16] = "";
 
 	if (!cJSON_IsObject(root))
@@ -225,6 +245,7 @@ static int parse_root(const char *file, const cJSON *root, struct manifest *m, s
 	    get_str(file, "", root, "entry", m->entry, sizeof(m->entry), err) < 0 ||
 	    get_str(file, "", root, "version_expect", m->version_expect, sizeof(m->version_expect), err) < 0 ||
 	    get_str(file, "", root, "soname_links", m->soname_links, sizeof(m->soname_links), err) < 0 ||
+	    get_family(file, root, m, err) < 0 ||
 	    parse_source(file, cJSON_GetObjectItemCaseSensitive(root, "source"), m, err) < 0 ||
 	    get_argv(file, root, "run", m->run, err) < 0 ||
 	    get_argv(file, root, "version_command", m->version_command, err) < 0 || get_env(file, root, m, err) < 0)
@@ -318,4 +339,48 @@ void man_digest_id(const struct manifest *m, char *buf, size_t len)
 	off = (size_t)snprintf(buf, len, "sha512-");
 	for (int i = 0; i < 64 && off + 2 < len; i++)
 		off += (size_t)snprintf(buf + off, len - off, "%02x", raw[i]);
+}
+
+const char *man_family_of_file(const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	for (size_t i = 0; i < HX_ARRAY_SIZE(man_families); i++) {
+		size_t n = strlen(man_families[i]);
+
+		if (strncmp(base, man_families[i], n) == 0 && strchr("-_.", base[n]))
+			return man_families[i]; /* strchr finds the terminator too: "node" itself */
+	}
+	return "";
+}
+
+/* The numbers of a version up to the first character that is neither a digit nor a dot ("26.0.0-pre": 26 0 0). */
+static void version_numbers(const char *v, unsigned long out[8])
+{
+	v += *v == 'v';
+	for (size_t n = 0; n < 8 && isdigit((unsigned char)*v); n++) {
+		char *end;
+
+		out[n] = strtoul(v, &end, 10);
+		if (*end != '.')
+			break;
+		v = end + 1;
+	}
+}
+
+int man_version_cmp(const char *a, const char *b)
+{
+	unsigned long x[8] = {0}, y[8] = {0};
+
+	version_numbers(a, x);
+	version_numbers(b, y);
+	for (size_t i = 0; i < 8; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+bool man_is_local(const struct manifest *m)
+{
+	return m->source == MAN_SRC_HOST && strncmp(m->entry, "/usr/", 5) != 0;
 }

@@ -15,10 +15,14 @@
 enum man_kind { MAN_RUNTIME, MAN_FIXTURE };
 enum man_source { MAN_SRC_NPM, MAN_SRC_URL, MAN_SRC_HOST };
 
+/* The runtime families a scenario names its scripts by; a manifest names one of them or none (""). */
+extern const char *const man_families[4];
+
 struct manifest {
 	char name[64];
 	char version[64];
 	enum man_kind kind;
+	char family[16]; /* one of man_families; "" for none */
 	enum man_source source;
 	/* npm */
 	char package[214]; /* npm's limit on a package name */
@@ -40,6 +44,7 @@ struct manifest {
 	char soname_links[256];	    /* a folder of the tree whose libraries get their SONAME links at unpack */
 	char *env[MAN_MAX_ENV + 1]; /* "K=V" */
 	char file[1024];	    /* where it was read from */
+	char spec[256];		    /* what the command line named, when it was not a name ("node@22", "./out/node") */
 };
 
 /* Parse manifest text; `file` names it in errors ("images/bun.json: source.integrity: ..."). */
@@ -50,5 +55,11 @@ void man_free(struct manifest *m);
 /* The digest that names the image's bytes in the cache: "sha512-<hex>" or "sha256-<hex>"; "" for host. */
 void man_digest_id(const struct manifest *m, char *buf, size_t len);
 extern const char *const man_source_names[];
+/* A local build: a host binary outside /usr, which the sandbox sees bound at /opt/runtime (images.h). */
+bool man_is_local(const struct manifest *m);
+/* The family a binary's file name says: "node", "node-main" and "node_pr" are node; "" when none. */
+const char *man_family_of_file(const char *path);
+/* Compare dotted versions by their numbers ("22.5" < "22.23.5"; a leading 'v' is ignored): <0, 0, >0. */
+int man_version_cmp(const char *a, const char *b);
 
 #endif

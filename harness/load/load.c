@@ -53,10 +53,12 @@ struct conn {
 	uint16_t gen;	    /* io_uring: bumped at each close, so completions of an old socket are known */
 	bool sending;	    /* io_uring: a send is in flight */
 	int heap_idx;
-	EVP_MD_CTX *md; /* the digest of the response being read, with --expect-sha256 */
+	EVP_MD_CTX *md;	    /* the digest of the response being read, with --expect-sha256 */
+	unsigned char side; /* a duet's: 0 to url, 1 to url_b */
 };
 
 struct worker;
+struct duet_sync;
 
 /* What differs between the two ways of waiting: starting a connect, writing what is queued, closing, and
  * one wait for events with their dispatch. */
@@ -99,6 +101,12 @@ struct worker {
 	uint64_t start_ns, deadline_ns;
 	bool stop;
 	struct load_result r;
+	/* a duet: the side measured, its window's start, the last drain's length, the threads' meeting point */
+	unsigned active;
+	uint64_t win_start_ns, drain_ns;
+	struct duet_sync *duet;
+	struct tl_totals tot; /* r's counters, for the timeline */
+	bool done;	      /* its load is over (load_progress stops) */
 	char buf[65536];
 };
 
@@ -286,6 +294,11 @@ static void heap_remove(struct worker *w, struct conn *c)
 
 /* --- connections (either engine) --- */
 
+static const struct load_url *conn_url(const struct worker *w, const struct conn *c)
+{
+	return c->side ? &w->cfg->url_b : &w->cfg->url;
+}
+
 static void conn_close(struct worker *w, struct conn *c)
 {
 	if (c->tp.fd >= 0)
@@ -440,6 +453,8 @@ static void conn_response(struct worker *w, struct conn *c, uint64_t now)
 	int status = c->parser.status;
 
 	if (now <= w->deadline_ns || w->quota != UINT64_MAX) {
+		tl_tick(&w->r.timeline, now, &w->tot);
+		tl_latency(&w->r.timeline, now - c->intended[slot]);
 		hist_record(&w->r.latency_uncorrected, now - c->sent_at[slot]);
 		hist_record(&w->r.latency, now - c->intended[slot]);
 		w->r.requests++;
@@ -510,6 +525,8 @@ static bool conn_input(struct worker *w, struct conn *c, const char *buf, size_t
 static void conn_ready(struct worker *w, struct conn *c, uint64_t now)
 {
 	c->state = CS_READY;
+	if (w->cfg->duet && c->side != w->active)
+		return; /* the other side's connection waits, open, for its window */
 	conn_fill(w, c, now);
 	if (w->cfg->rate > 0)
 		conn_due(w, c, now);
@@ -529,7 +546,7 @@ static void ep_events(struct worker *w, struct conn *c, unsigned want)
 
 static void ep_connect(struct worker *w, struct conn *c)
 {
-	if (connect(c->tp.fd, (const struct sockaddr *)&w->cfg->url.addr, w->cfg->url.addrlen) < 0 &&
+	if (connect(c->tp.fd, (const struct sockaddr *)&conn_url(w, c)->addr, conn_url(w, c)->addrlen) < 0 &&
 	    errno != EINPROGRESS) {
 		conn_attempt_failed(w, c);
 		return;
@@ -692,8 +709,8 @@ static void ur_connect(struct worker *w, struct conn *c)
 
 	sqe->opcode = IORING_OP_CONNECT;
 	sqe->fd = c->tp.fd;
-	sqe->addr = (uint64_t)(uintptr_t)&w->cfg->url.addr;
-	sqe->off = w->cfg->url.addrlen;
+	sqe->addr = (uint64_t)(uintptr_t)&conn_url(w, c)->addr;
+	sqe->off = conn_url(w, c)->addrlen;
 	sqe->user_data = ur_data(w, c, UR_CONNECT);
 }
 
@@ -867,7 +884,8 @@ static void worker_housekeeping(struct worker *w, uint64_t now)
 	for (unsigned i = 0; i < w->nconns; i++) {
 		struct conn *c = &w->conns[i];
 
-		if (c->state == CS_IDLE && !w->stop && may_issue(w) && now >= c->retry_at) {
+		if (c->state == CS_IDLE && !w->stop && may_issue(w) && now >= c->retry_at &&
+		    (!w->cfg->duet || c->side == w->active)) {
 			conn_open(w, c);
 		} else if (c->inflight && now - c->sent_at[c->head] > timeout) {
 			conn_fail_inflight(w, c, LE_TIMEOUT);
@@ -908,6 +926,7 @@ static void *worker_main(void *arg)
 	for (now = util_now_ns(); !worker_done(w, now); now = util_now_ns()) {
 		w->eng->wait(w, worker_wait_ms(w, now));
 		now = util_now_ns();
+		tl_tick(&w->r.timeline, now, &w->tot);
 		if (w->quota == UINT64_MAX && now >= w->deadline_ns)
 			w->stop = true;
 		/* each pass either sends from the top connection or takes it out of the heap */
@@ -918,7 +937,192 @@ static void *worker_main(void *arg)
 			last_house = now;
 		}
 	}
+	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
 	w->r.duration_s = (double)(now - w->start_ns) / 1e9;
+	w->r.cpu_s = (double)(thread_cpu_ns() - cpu0) / 1e9;
+	for (unsigned i = 0; i < w->nconns; i++)
+		conn_close(w, &w->conns[i]);
+	tl_close(&w->r.timeline, &w->tot);
+	return NULL;
+}
+
+/* --- a duet: both sides' connections open, the load on one side per window ---
+ * The threads meet at every window's end (a barrier, off the hot path): each has stopped sending and
+ * drained its in-flight requests, the last to arrive merges their windows, hands the window on and starts
+ * their counters again, and all start the next side together. The hot path is the one above, unchanged. */
+
+struct duet_sync {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned arrived, gen;
+	bool aborted; /* a thread could not start: the others leave at their next meeting */
+	struct worker *ws;
+	unsigned n;
+	uint64_t t0;
+	bool stop;
+	bool ready_failed;
+	struct load_window *win;
+	struct load_result *total;
+};
+
+#define DUET_OPEN_NS 5000000000ull /* every connection of both sides open within this, or the load ends */
+
+/* A barrier that can be called off. The last thread to arrive runs last(d, arg) before the others go on;
+ * false when the meeting was called off. */
+static bool duet_meet(struct duet_sync *d, void (*last)(struct duet_sync *, size_t), size_t arg)
+{
+	bool ok;
+
+	pthread_mutex_lock(&d->mu);
+	if (++d->arrived == d->n && !d->aborted) {
+		if (last)
+			last(d, arg);
+		d->arrived = 0;
+		d->gen++;
+		pthread_cond_broadcast(&d->cv);
+	} else {
+		unsigned gen = d->gen;
+
+		while (gen == d->gen && !d->aborted)
+			pthread_cond_wait(&d->cv, &d->mu);
+	}
+	ok = !d->aborted;
+	pthread_mutex_unlock(&d->mu);
+	return ok;
+}
+
+static void duet_abort(struct duet_sync *d)
+{
+	pthread_mutex_lock(&d->mu);
+	d->aborted = true;
+	pthread_cond_broadcast(&d->cv);
+	pthread_mutex_unlock(&d->mu);
+}
+
+static void duet_start_clock(struct duet_sync *d, size_t unused)
+{
+	(void)unused;
+	d->t0 = util_now_ns();
+}
+
+static bool duet_side_busy(const struct worker *w)
+{
+	for (unsigned i = 0; i < w->nconns; i++)
+		if (w->conns[i].side == w->active && w->conns[i].inflight)
+			return true;
+	return false;
+}
+
+static bool duet_all_open(const struct worker *w)
+{
+	for (unsigned i = 0; i < w->nconns; i++)
+		if (w->conns[i].state != CS_READY)
+			return false;
+	return true;
+}
+
+/* Events until `until`, with the housekeeping every 5 ms (timeouts, reconnects of the side measured). */
+static void duet_run_until(struct worker *w, uint64_t until, bool (*done)(const struct worker *))
+{
+	uint64_t now = util_now_ns(), last_house = now;
+
+	while (now < until && !(done && done(w))) {
+		w->eng->wait(w, done ? 1 : worker_wait_ms(w, now));
+		now = util_now_ns();
+		if (now - last_house >= 5000000u) {
+			worker_housekeeping(w, now);
+			last_house = now;
+		}
+	}
+}
+
+static bool duet_side_idle(const struct worker *w)
+{
+	return !duet_side_busy(w);
+}
+
+/* The last thread at the window's end: the threads' counters into one window, handed on, started again. */
+static void duet_merge(struct duet_sync *d, size_t k)
+{
+	struct load_window *win = d->win;
+	const struct load_config *c = d->ws[0].cfg;
+	unsigned side = c->order[k];
+
+	memset(win, 0, offsetof(struct load_window, latency));
+	hist_init(&win->latency);
+	win->index = k;
+	win->side = side;
+	win->duration_s = c->window_s;
+	win->start_s = 1e18;
+	for (unsigned i = 0; i < d->n; i++) {
+		struct worker *w = &d->ws[i];
+		double st = (double)(w->win_start_ns - d->t0) / 1e9, drain = (double)w->drain_ns / 1e6;
+
+		win->start_s = st < win->start_s ? st : win->start_s;
+		win->drain_ms = drain > win->drain_ms ? drain : win->drain_ms;
+		win->requests += w->r.requests;
+		win->reconnects += w->r.reconnects;
+		for (int e = 0; e < LE_NR; e++) {
+			win->errors[e] += w->r.errors[e];
+			win->errors_total += w->r.errors[e];
+		}
+		hist_merge(&win->latency, &w->r.latency);
+		d->total->requests += w->r.requests;
+		d->total->bytes += w->r.bytes;
+		d->total->reconnects += w->r.reconnects;
+		for (int e = 0; e < LE_NR; e++)
+			d->total->errors[e] += w->r.errors[e];
+		w->r.requests = w->r.bytes = w->r.reconnects = 0;
+		memset(w->r.errors, 0, sizeof(w->r.errors));
+		hist_init(&w->r.latency);
+		hist_init(&w->r.latency_uncorrected);
+	}
+	if (!c->on_window(win, c->window_ctx) || k + 1 >= c->nwindows)
+		d->stop = true;
+}
+
+/* One window on side `side`: its connections filled at once, events until its end, then drained. */
+static void duet_window(struct worker *w, unsigned side)
+{
+	uint64_t timeout_ns = (uint64_t)w->cfg->timeout_ms * 1000000u, t;
+
+	w->active = side;
+	w->stop = false;
+	w->win_start_ns = util_now_ns();
+	w->deadline_ns = w->win_start_ns + (uint64_t)(w->cfg->window_s * 1e9);
+	for (unsigned i = 0; i < w->nconns; i++)
+		if (w->conns[i].side == side)
+			conn_fill(w, &w->conns[i], w->win_start_ns);
+	duet_run_until(w, w->deadline_ns, NULL);
+	w->stop = true;
+	t = util_now_ns();
+	duet_run_until(w, t + timeout_ns + 100000000u, duet_side_idle);
+	w->drain_ns = util_now_ns() - t;
+}
+
+static void *worker_duet_main(void *arg)
+{
+	struct worker *w = arg;
+	struct duet_sync *d = w->duet;
+	uint64_t cpu0 = thread_cpu_ns();
+
+	w->eng->begin(w);
+	w->start_ns = util_now_ns();
+	w->stop = true; /* opening: no request before the first window */
+	w->active = 2;
+	for (unsigned i = 0; i < w->nconns; i++)
+		conn_open(w, &w->conns[i]);
+	duet_run_until(w, w->start_ns + DUET_OPEN_NS, duet_all_open);
+	if (!duet_all_open(w))
+		d->ready_failed = true;
+	if (!duet_meet(d, duet_start_clock, 0))
+		d->ready_failed = true;
+	for (size_t k = 0; !d->ready_failed && k < w->cfg->nwindows; k++) {
+		duet_window(w, w->cfg->order[k]);
+		if (!duet_meet(d, duet_merge, k) || d->stop)
+			break;
+	}
+	w->r.duration_s = (double)(util_now_ns() - w->start_ns) / 1e9;
 	w->r.cpu_s = (double)(thread_cpu_ns() - cpu0) / 1e9;
 	for (unsigned i = 0; i < w->nconns; i++)
 		conn_close(w, &w->conns[i]);
@@ -926,9 +1130,10 @@ static void *worker_main(void *arg)
 }
 
 static int worker_setup(struct worker *w, const struct load_config *c, unsigned idx, enum load_engine engine,
-			struct hx_err *err)
+			uint64_t origin_ns, struct hx_err *err)
 {
-	unsigned n = c->conns / c->threads + (idx < c->conns % c->threads);
+	unsigned per_side = c->conns / c->threads + (idx < c->conns % c->threads);
+	unsigned n = c->duet ? 2 * per_side : per_side;
 
 	w->cfg = c;
 	w->tp = c->url.tls ? &tp_tls : &tp_tcp;
@@ -948,6 +1153,9 @@ static int worker_setup(struct worker *w, const struct load_config *c, unsigned 
 		return -err->errnum;
 	hist_init(&w->r.latency);
 	hist_init(&w->r.latency_uncorrected);
+	if (tl_init(&w->r.timeline, origin_ns, c->interval_ns) < 0)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	w->tot = (struct tl_totals){&w->r.requests, &w->r.bytes, w->r.errors, LE_NR};
 	w->quota = c->requests ? c->requests / c->threads + (idx < c->requests % c->threads) : UINT64_MAX;
 	w->deadline_ns = c->requests ? UINT64_MAX : util_now_ns() + (uint64_t)(c->duration_s * 1e9);
 	if (c->rate > 0) {
@@ -962,6 +1170,7 @@ static int worker_setup(struct worker *w, const struct load_config *c, unsigned 
 	}
 	for (unsigned i = 0; i < n; i++) {
 		w->conns[i].tp.fd = -1;
+		w->conns[i].side = i >= per_side;
 		if (c->check_sha256 && !(w->conns[i].md = EVP_MD_CTX_new()))
 			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "load: out of memory");
 		w->conns[i].parser.on_body = w->conns[i].md ? body_update : NULL;
@@ -1024,9 +1233,10 @@ static void worker_free(struct worker *w)
 	free(w->conns);
 	free(w->heap);
 	free(w->wbuf);
+	tl_free(&w->r.timeline);
 }
 
-static void worker_merge(struct load_result *ret, const struct worker *w)
+static void worker_merge(struct load_result *ret, struct worker *w)
 {
 	ret->requests += w->r.requests;
 	ret->bytes += w->r.bytes;
@@ -1035,6 +1245,7 @@ static void worker_merge(struct load_result *ret, const struct worker *w)
 		ret->errors[e] += w->r.errors[e];
 	hist_merge(&ret->latency, &w->r.latency);
 	hist_merge(&ret->latency_uncorrected, &w->r.latency_uncorrected);
+	tl_merge(&ret->timeline, &w->r.timeline);
 	ret->cpu_s += w->r.cpu_s;
 	if (w->r.duration_s > ret->duration_s)
 		ret->duration_s = w->r.duration_s;
@@ -1042,10 +1253,69 @@ static void worker_merge(struct load_result *ret, const struct worker *w)
 		ret->max_thread_busy = w->r.cpu_s / w->r.duration_s;
 }
 
+static int duet_setup(struct duet_sync *d, struct worker *ws, const struct load_config *c, struct load_result *total,
+		      struct hx_err *err)
+{
+	*d = (struct duet_sync){.ws = ws, .n = c->threads, .total = total};
+	if (!c->on_window || !c->order || !c->nwindows || c->rate > 0 || c->requests)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: a duet is closed loop, by windows, with a callback");
+	d->win = calloc(1, sizeof(*d->win));
+	if (!d->win)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	pthread_mutex_init(&d->mu, NULL);
+	pthread_cond_init(&d->cv, NULL);
+	return 0;
+}
+
+static bool workers_done(const struct load_config *c, struct worker *ws)
+{
+	for (unsigned i = 0; i < c->threads; i++)
+		if (ws[i].tid && !__atomic_load_n(&ws[i].done, __ATOMIC_ACQUIRE))
+			return false;
+	return true;
+}
+
+/* One status line a second while the workers run, from what their timelines publish: req/s over the last
+ * second, the worst thread's p99 of its last interval, errors, elapsed and (with -d) the duration. */
+static void load_progress(const struct load_config *c, struct worker *ws, uint64_t origin_ns)
+{
+	uint64_t last = 0, last_ns = origin_ns;
+
+	for (;;) {
+		uint64_t req = 0, errs = 0, p99 = 0, now;
+
+		for (int k = 0; k < 10 && !workers_done(c, ws); k++)
+			nanosleep(&(struct timespec){0, 100000000}, NULL);
+		if (workers_done(c, ws))
+			break;
+		now = util_now_ns();
+		for (unsigned i = 0; i < c->threads; i++) {
+			uint64_t r, e, p;
+
+			tl_live(&ws[i].r.timeline, &r, &e, &p);
+			req += r;
+			errs += e;
+			p99 = p > p99 ? p : p99;
+		}
+		fprintf(c->progress, "\r\033[K  %.0f req/s  p99 %.2f ms  %llu errors  %.0f s",
+			(double)(req - last) * 1e9 / (double)(now - last_ns), (double)p99 / 1e6,
+			(unsigned long long)errs, (double)(now - origin_ns) / 1e9);
+		if (!c->requests)
+			fprintf(c->progress, " of %g s", c->duration_s);
+		fflush(c->progress);
+		last = req;
+		last_ns = now;
+	}
+	fprintf(c->progress, "\r\033[K");
+	fflush(c->progress);
+}
+
 int load_run(const struct load_config *c, struct load_result *ret, struct hx_err *err)
 {
+	struct duet_sync duet = {0};
 	struct worker *ws;
 	enum load_engine engine = LOAD_ENGINE_EPOLL;
+	uint64_t origin_ns = util_now_ns(); /* every thread's intervals count from here */
 	int rc = 0;
 
 	if (load_engine_pick(c, &engine, err) < 0)
@@ -1053,7 +1323,7 @@ int load_run(const struct load_config *c, struct load_result *ret, struct hx_err
 	ws = calloc(c->threads, sizeof(*ws));
 	if (!ws)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
-	if (load_nofile(c->conns, err) < 0) {
+	if (load_nofile(c->duet ? 2 * c->conns : c->conns, err) < 0) {
 		free(ws);
 		return -err->errnum;
 	}
@@ -1062,18 +1332,36 @@ int load_run(const struct load_config *c, struct load_result *ret, struct hx_err
 		return -err->errnum;
 	}
 	memset(ret, 0, sizeof(*ret));
+	tl_init(&ret->timeline, origin_ns, 0);
 	hist_init(&ret->latency);
 	hist_init(&ret->latency_uncorrected);
 	for (unsigned i = 0; i < c->threads && rc == 0; i++)
-		rc = worker_setup(&ws[i], c, i, engine, err);
-	for (unsigned i = 0; i < c->threads && rc == 0; i++)
-		if ((errno = pthread_create(&ws[i].tid, NULL, worker_main, &ws[i])) != 0)
+		rc = worker_setup(&ws[i], c, i, engine, origin_ns, err);
+	if (rc == 0 && c->duet)
+		rc = duet_setup(&duet, ws, c, ret, err);
+	for (unsigned i = 0; i < c->threads && rc == 0; i++) {
+		ws[i].duet = c->duet ? &duet : NULL;
+		if ((errno = pthread_create(&ws[i].tid, NULL, c->duet ? worker_duet_main : worker_main, &ws[i])) != 0)
 			rc = hx_syserr(err, "load: pthread_create");
+	}
+	if (rc < 0 && duet.win)
+		duet_abort(&duet); /* those started leave their next meeting */
+	if (rc == 0 && c->progress && c->interval_ns && !c->duet)
+		load_progress(c, ws, origin_ns);
 	for (unsigned i = 0; i < c->threads; i++) {
 		if (ws[i].tid)
 			pthread_join(ws[i].tid, NULL);
 		worker_merge(ret, &ws[i]);
 		worker_free(&ws[i]);
+	}
+	if (duet.win) {
+		pthread_mutex_destroy(&duet.mu);
+		pthread_cond_destroy(&duet.cv);
+		free(duet.win);
+		if (rc == 0 && duet.ready_failed)
+			rc = hx_fail(err, HX_EXIT_VERDICT, ECONNREFUSED,
+				     "load: duet: not every connection of both sides was open within %llu s",
+				     DUET_OPEN_NS / 1000000000ull);
 	}
 	for (int e = 0; e < LE_NR; e++)
 		ret->errors_total += ret->errors[e];
@@ -1082,4 +1370,9 @@ int load_run(const struct load_config *c, struct load_result *ret, struct hx_err
 	free(ws);
 	tp_tls_free();
 	return rc;
+}
+
+void load_result_free(struct load_result *r)
+{
+	tl_free(&r->timeline);
 }

@@ -6,10 +6,14 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/socket.h>
 
 #include "base/err.h"
 #include "load/hist.h"
+#include "load/timeline.h"
+
+struct load_window;
 
 /* LE_BODY: a complete response whose body is not the one expected (--expect-length, --expect-sha256). */
 enum load_err { LE_CONNECT, LE_READ, LE_WRITE, LE_TIMEOUT, LE_STATUS_4XX, LE_STATUS_5XX, LE_PARSE, LE_BODY, LE_NR };
@@ -57,6 +61,18 @@ struct load_config {
 	uint64_t expect_length;
 	unsigned char expect_sha256[32];
 	enum load_engine engine;
+	/* a duet (harness ab): connections to both url (side 0) and url_b (side 1), all opened before the first
+	 * window and kept; the load on one side at a time, window i on side order[i] for window_s, each finished
+	 * window handed to on_window (false from it ends the load) */
+	bool duet;
+	struct load_url url_b;
+	double window_s;
+	const unsigned char *order; /* a side (0 or 1) per window */
+	size_t nwindows;
+	bool (*on_window)(const struct load_window *win, void *ctx);
+	void *window_ctx;
+	uint64_t interval_ns; /* the timeline's interval; 0: no timeline */
+	FILE *progress;	      /* a status line here every second, from the timeline (needs interval_ns); NULL: none */
 };
 
 struct load_result {
@@ -68,6 +84,19 @@ struct load_result {
 	double max_thread_busy;		 /* the busiest thread's CPU time per wall second */
 	unsigned threads;
 	enum load_engine engine; /* the one that ran (never auto) */
+	struct tl timeline;	 /* per interval; its sums are the totals above (load_result_free) */
+};
+
+/* One window of a duet: what the side measured sent and got back within it, merged over the threads.
+ * Responses after the window's end (the in-flight requests drained before the other side starts) are not
+ * counted, as a duration run's are not; errors are. */
+struct load_window {
+	size_t index;
+	unsigned side;
+	double start_s, duration_s; /* from the load's start; every thread's window is this long */
+	uint64_t requests, errors_total, reconnects, errors[LE_NR];
+	double drain_ms; /* the longest thread's wait for its in-flight requests after the window */
+	struct hist latency;
 };
 
 /* Build the request bytes from method, headers and body. */
@@ -79,5 +108,6 @@ int load_build_request(struct load_config *c, const char *method, const char *co
 #define LOAD_NOFILE_SPARE 64
 int load_nofile(unsigned conns, struct hx_err *err);
 int load_run(const struct load_config *c, struct load_result *ret, struct hx_err *err);
+void load_result_free(struct load_result *r);
 
 #endif

@@ -85,7 +85,7 @@ static void run_sandboxed(struct series *s, struct run_record *rec)
 	int status = 0;
 
 	memset(rec, 0, sizeof(*rec));
-	if (sbx_start(NULL, CG_SLICE_SUT, &s->sbx, &x, &err) < 0) {
+	if (sbx_start_here(CG_SLICE_SUT, &s->sbx, &x, &err) < 0) {
 		rec->status = -(err.errnum ? err.errnum : EIO);
 		return;
 	}
@@ -123,6 +123,12 @@ static int launcher_main(void *arg)
 int startup_series_in(struct cg_tree *tree, const struct sbx_config *base, unsigned runs, unsigned warmup,
 		      struct startup_record *recs, struct hx_err *err)
 {
+	return startup_series_at(tree, CG_SLICE_SUT, base, runs, warmup, recs, err);
+}
+
+int startup_series_at(struct cg_tree *tree, enum cg_slice sl, const struct sbx_config *base, unsigned runs,
+		      unsigned warmup, struct startup_record *recs, struct hx_err *err)
+{
 	struct series s = {.argv = (char **)base->argv, .runs = runs, .warmup = warmup, .sbx = *base};
 	int p[2] = {-1, -1}, rc = 0;
 	unsigned got = 0;
@@ -131,7 +137,7 @@ int startup_series_in(struct cg_tree *tree, const struct sbx_config *base, unsig
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return hx_syserr(err, "startup: pipe");
 	s.out_fd = p[1];
-	if (cg_spawn(tree, CG_SLICE_SUT, 0, launcher_main, &s, &launcher, err) < 0) {
+	if (cg_spawn(tree, sl, 0, launcher_main, &s, &launcher, err) < 0) {
 		close(p[0]);
 		close(p[1]);
 		return -err->errnum;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "cgroups/alloc.h"
 
 struct startup_opts {
 	unsigned runs, warmup;
@@ -29,6 +30,10 @@ struct startup_record {
 /* warmup + runs sandboxed runs of base->argv, cloned by a launcher placed once in tree's sut slice. */
 int startup_series_in(struct cg_tree *tree, const struct sbx_config *base, unsigned runs, unsigned warmup,
 		      struct startup_record *recs, struct hx_err *err);
+
+/* The same with the launcher in slice sl (a duet's sut-b: harness ab). */
+int startup_series_at(struct cg_tree *tree, enum cg_slice sl, const struct sbx_config *base, unsigned runs,
+		      unsigned warmup, struct startup_record *recs, struct hx_err *err);
 
 /* warmup + runs runs of argv (NULL-terminated) into recs: each in a fresh sandbox, cloned by a launcher
  * already inside a slice of its own (no cgroup move in any run), or plainly forked here. */

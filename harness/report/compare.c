@@ -266,7 +266,7 @@ static void judge_rows(struct cmp_result *ret, const struct cmp_opts *o)
 		struct cmp_row *r = &ret->rows[i];
 		double level = o->alpha / (double)(ret->family ? ret->family : 1);
 
-		r->p_adj = adj ? adj[i] : NAN;
+		r->p_adj = p && adj ? adj[i] : NAN; /* out of memory: no row judged, never all significant */
 		if (isnan(r->p_adj) || sig_mwu_min_p(r->a->n, r->b->n) >= level) {
 			r->verdict = CMP_TOO_FEW;
 			r->trials_needed = need;
@@ -508,13 +508,16 @@ static void image_diffs(const cJSON *a, const cJSON *b, struct cmp_result *res)
 	cJSON_ArrayForEach (ia, cJSON_GetObjectItemCaseSensitive(a, "images"))
 		cJSON_ArrayForEach (ib, cJSON_GetObjectItemCaseSensitive(b, "images")) {
 			char field[96];
+			struct cmp_diff *d;
 
 			if (strcmp(str(ia, "name"), str(ib, "name")) != 0)
 				continue;
 			snprintf(field, sizeof(field), "images.%s.version", str(ia, "name"));
 			add_diff(res, field, str(ia, "version"), str(ib, "version"), false);
 			snprintf(field, sizeof(field), "images.%s.digest", str(ia, "name"));
-			add_diff(res, field, str(ia, "digest"), str(ib, "digest"), true);
+			d = add_diff(res, field, str(ia, "digest"), str(ib, "digest"), true);
+			if (d)
+				d->image = true;
 		}
 }
 
@@ -597,9 +600,11 @@ static void render_head(const struct cmp_side *a, const struct cmp_side *b, cons
 	for (size_t i = 0; i < r->ndiffs; i++)
 		fprintf(out, "%s%s: %.40s → %.40s%s\n", md ? "- " : "  ", r->diffs[i].field,
 			esc_cell(md, r->diffs[i].a, sa, sizeof(sa)), esc_cell(md, r->diffs[i].b, sb, sizeof(sb)),
-			r->diffs[i].refuse ? " (not comparable without --allow-different-host)"
-			: r->diffs[i].arm  ? " (the runtime in and out of the sandbox: run --no-sandbox)"
-					   : "");
+			r->diffs[i].image
+				? " (another image under this name: compared only with --allow-different-images)"
+			: r->diffs[i].refuse ? " (not comparable without --allow-different-host)"
+			: r->diffs[i].arm    ? " (the runtime in and out of the sandbox: run --no-sandbox)"
+					     : "");
 }
 
 /* The ratio, or what stands for it when a side's median is zero. */

@@ -80,7 +80,8 @@ struct cmp_row {
 struct cmp_diff {
 	char field[96], a[160], b[160];
 	bool refuse;
-	bool arm; /* another arm of one experiment (in and out of the sandbox): compared, never merged */
+	bool arm;   /* another arm of one experiment (in and out of the sandbox): compared, never merged */
+	bool image; /* another image under one runtime name (two builds): --allow-different-images compares */
 };
 
 /* What fails the gate: any regression, a regression with no noisy trial on either side, or nothing. */
@@ -91,6 +92,7 @@ struct cmp_opts {
 	double alpha;
 	enum cmp_fail_on fail_on;
 	bool allow_different_host;
+	bool allow_different_images;
 };
 
 struct cmp_result {

@@ -1,5 +1,6 @@
 /* The HTML report: a results document drawn as charts with a table under each, from the file alone. */
 #include "report/html.h"
+#include "report/html_timeline.h"
 
 #include <errno.h>
 #include <math.h>
@@ -826,6 +827,15 @@ static void evidence(const struct page *pg, const char *scn)
 	fputs("</details>\n", pg->out);
 }
 
+static void html_timeline_section(struct page *pg, const char *scn)
+{
+	const char *colours[MAX_RUNTIMES];
+
+	for (size_t i = 0; i < pg->nruntimes; i++)
+		colours[i] = colour_of(pg, pg->runtimes[i]);
+	html_timelines(pg->out, pg->d, scn, pg->runtimes, colours, pg->nruntimes, &pg->nchart);
+}
+
 static void section_scenario(struct page *pg, const char *scn)
 {
 	const struct res_summary *gs[MAX_GROUPS];
@@ -851,6 +861,7 @@ static void section_scenario(struct page *pg, const char *scn)
 	chart_latency(pg, scn, gs, n);
 	if (pm && pm->m == RES_M_STARTUP_MEDIAN_MS)
 		chart_strip(pg, scn, gs, n);
+	html_timeline_section(pg, scn);
 	evidence(pg, scn);
 	fputs("</section>\n", pg->out);
 }
@@ -1025,8 +1036,10 @@ static size_t ratio_axis(const struct cmp_row *const *rows, size_t n, double *lo
 	for (size_t i = 0; i < n; i++) {
 		const struct sig_ci *c = &rows[i]->ratio;
 
-		*lo = fmin(*lo, fmin(c->estimate, isnan(c->low) ? c->estimate : c->low));
-		*hi = fmax(*hi, fmax(c->estimate, isnan(c->high) ? c->estimate : c->high));
+		if (!isfinite(c->estimate) || c->estimate <= 0) /* from or to 0: no ratio to place (the row says so) */
+			continue;
+		*lo = fmin(*lo, fmin(c->estimate, isfinite(c->low) ? c->low : c->estimate));
+		*hi = fmax(*hi, fmax(c->estimate, isfinite(c->high) ? c->high : c->estimate));
 	}
 	*lo = fmax(0, *lo - 0.02 * (*hi - *lo));
 	*hi += 0.02 * (*hi - *lo);
@@ -1071,8 +1084,10 @@ static void compare_chart(FILE *out, unsigned id, const char *scn, const char *f
 
 		row_label(r, lab, sizeof(lab));
 		svg_text(&p, p.x.r0 - 8, svg_map(&p.y, y) + 4, "end", "tick", lab);
-		if (r->verdict != CMP_TOO_FEW) /* too few trials: no CI worth drawing */
-			svg_whisker_h(&p, y, r->ratio.low, r->ratio.high);
+		if (!isfinite(r->ratio.estimate) || r->ratio.estimate <= 0)
+			continue; /* a median of 0 on a side: the label and the table say "from 0" or "to 0" */
+		if (r->verdict != CMP_TOO_FEW && isfinite(r->ratio.low) && isfinite(r->ratio.high))
+			svg_whisker_h(&p, y, r->ratio.low, r->ratio.high); /* too few trials: no CI worth drawing */
 		snprintf(tip, sizeof(tip), "%s: B/A %.3f (95%% CI %.3f–%.3f), %s", lab, r->ratio.estimate, r->ratio.low,
 			 r->ratio.high, cmp_verdict_word(r));
 		svg_dot(&p, r->ratio.estimate, y, verdict_colour(r), "ratio", tip);

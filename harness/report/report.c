@@ -157,6 +157,7 @@ static bool in_group(const struct trial_result *t, const struct res_summary *g)
  * verdict on the runtime). */
 struct group_ends {
 	unsigned interrupted, failed;
+	const char *adapter; /* the first trial's, when the scenario declares one for the runtime */
 };
 
 static struct group_ends group_ends(const struct res_doc *d, const struct res_summary *g)
@@ -170,6 +171,8 @@ static struct group_ends group_ends(const struct res_doc *d, const struct res_su
 			continue;
 		e.interrupted += t->status == TRIAL_INTERRUPTED;
 		e.failed += t->status != TRIAL_OK && t->status != TRIAL_INTERRUPTED && t->status != TRIAL_SKIPPED;
+		if (!e.adapter && t->adapter[0])
+			e.adapter = t->adapter;
 	}
 	return e;
 }
@@ -234,7 +237,14 @@ static void row_notes(const struct res_doc *d, const struct res_summary *g, cons
 		at += (size_t)snprintf(buf + at, len - at, "%s%u noisy trial%s", at ? "; " : "", g->noisy_trials,
 				       g->noisy_trials == 1 ? "" : "s");
 	if (g->noisy_trials && at < len)
-		snprintf(buf + at, len - at, " %s", reasons);
+		at += (size_t)snprintf(buf + at, len - at, " %s", reasons);
+	if (e.adapter && at < len) { /* the runtime serves the app through code of the scenario's (docs/scenario.md) */
+		char a[ESC_LEN], what[64];
+
+		/* its first words (the file: "serve-node.mjs"); the whole statement is the trial's adapter in the JSON */
+		snprintf(what, sizeof(what), "%.*s", (int)strcspn(e.adapter, ":;|"), e.adapter);
+		snprintf(buf + at, len - at, "%sthrough an adapter (%s)", at ? "; " : "", esc_term(what, a, sizeof(a)));
+	}
 }
 
 /* The reasons of a table's flagged cells, under the table: "  [1] contended 3, foreign 1". */
@@ -251,6 +261,18 @@ static void legend_flush(struct legend *l, FILE *out)
 		fprintf(out, "  [%u] %s\n", l->first + i, l->line[i]);
 	l->first += l->n;
 	l->n = 0;
+}
+
+/* idle → peak: the peak is the larger of the server's VmHWM and its slice's memory peak (the whole process
+ * tree: a forked worker, a cluster's processes, and its page cache), marked "tree" when the slice's is. */
+static void memory_cell(char *buf, size_t len, const struct res_summary *g, double idle_kb)
+{
+	double pid = res_median(g, RES_M_PEAK_RSS_KB), tree = res_median(g, RES_M_SUT_SLICE_PEAK_KB);
+
+	if (!isnan(tree) && (isnan(pid) || tree > pid))
+		snprintf(buf, len, "%.1f → %.1f tree", idle_kb / 1024, tree / 1024);
+	else
+		snprintf(buf, len, "%.1f → %.1f", idle_kb / 1024, pid / 1024);
 }
 
 static void render_rows(const struct res_doc *doc, const struct res_summary *groups, size_t n, enum report_format f,
@@ -296,7 +318,7 @@ static void render_rows(const struct res_doc *doc, const struct res_summary *gro
 		else if (isnan(idle))
 			snprintf(d, sizeof(d), "–");
 		else
-			snprintf(d, sizeof(d), "%.1f → %.1f", idle / 1024, res_median(g, RES_M_PEAK_RSS_KB) / 1024);
+			memory_cell(d, sizeof(d), g, idle);
 		cell(e, sizeof(e), 0, "", errs);
 		vs_pinned(r, sizeof(r), base ? &g->vs_pinned : NULL);
 		/* The flags are a column of the table (inside the last '|'), so a Markdown renderer keeps them; their
@@ -316,6 +338,9 @@ static void render_rows(const struct res_doc *doc, const struct res_summary *gro
 						 "%s %s: ", esc_term(g->runtime, rt, sizeof(rt)),
 						 esc_term(g->mode, mode, sizeof(mode)));
 
+				if (k < 0 ||
+				    (size_t)k >= sizeof(legend.line[0]) - 1) /* long escaped names: cut there */
+					k = (int)strlen(l);
 				report_noisy_reasons(counts, l + k, sizeof(legend.line[0]) - (size_t)k);
 				snprintf(reasons, sizeof(reasons), "[%u]", legend.first + legend.n++);
 			}
@@ -385,8 +410,11 @@ static bool versus_metric(struct versus *v)
 static void versus_ratio(const struct res_doc *d, const struct versus *v, const struct res_summary *other, char *buf,
 			 size_t len)
 {
-	double a[256], b[256];
-	size_t na = group_values(d, v->g[0], v->m, a, 256), nb = group_values(d, other, v->m, b, 256);
+	/* every trial of both groups, so that the ratio and its CI come from the same samples */
+	_cleanup_free_ double *a = calloc(v->g[0]->trials + 1, sizeof(double));
+	_cleanup_free_ double *b = calloc(other->trials + 1, sizeof(double));
+	size_t na = a ? group_values(d, v->g[0], v->m, a, v->g[0]->trials) : 0;
+	size_t nb = b ? group_values(d, other, v->m, b, other->trials) : 0;
 	double best = res_median(v->g[0], v->m), them = res_median(other, v->m);
 	double ratio = v->smaller_better ? them / best : best / them;
 	struct sig_ci ci;
@@ -456,8 +484,8 @@ static const char *const noisy_advice[RES_NR_NOISY] = {
 	[RES_NOISY_THROTTLED] = "a pinned runtime was throttled: its budget is misconfigured (harness doctor)",
 	[RES_NOISY_CPU_PRESSURE] = "other work competes for the runtime's CPUs: run on a quiet host, or with --isolate "
 				   "(harness doctor says whether it can)",
-	[RES_NOISY_CLIENT_SATURATED] = "the load client is the bottleneck: give it CPUs (--client-cpus) or fewer "
-				       "connections (--connections)",
+	[RES_NOISY_CLIENT_SATURATED] = "the load client is the bottleneck: give it CPUs (--client-cpus) and threads "
+				       "(the scenario's load.threads)",
 	[RES_NOISY_STALL] = "requests stalled for seconds: look at the server's log (run --keep) and the host's load",
 	[RES_NOISY_STEAL] = "the hypervisor takes CPU time: a dedicated runner, or compare with --fail-on "
 			    "quiet-regression",
@@ -467,6 +495,10 @@ static const char *const noisy_advice[RES_NR_NOISY] = {
 			     "quieter host",
 	[RES_NOISY_CONTENDED] = "something outside the trial held the runtime's CPUs: run on a quiet host, or with "
 				"--isolate (harness doctor says whether it can)",
+	[RES_NOISY_NOT_STEADY] = "the throughput still moved over the measured phase: a longer warm-up (run --warmup "
+				 "auto) or a quieter host",
+	[RES_NOISY_SHORT] = "measured phases were shorter than the scenario's min_duration_s: give them more requests "
+			    "or messages (--requests, --profile standard or full)",
 };
 
 /* One line when most trials were flagged: the figures then say more about the host than the runtimes. */
@@ -481,7 +513,8 @@ static void render_mostly_noisy(const struct res_doc *d, enum report_format f, F
 	if (!ran || noisy * 2 <= ran || (top = next_reason(counts, &taken)) < 0)
 		return;
 	fprintf(out, "\n%sMOST TRIALS WERE NOISY: %u of %zu (%s in %u): %s.%s\n", f == RPT_MD ? "**" : "", noisy, ran,
-		res_noisy_names[top], counts[top], noisy_advice[top], f == RPT_MD ? "**" : "");
+		res_noisy_names[top], counts[top],
+		noisy_advice[top] ? noisy_advice[top] : "docs/statistics.md says why", f == RPT_MD ? "**" : "");
 }
 
 static void render_csv(const struct res_summary *groups, size_t n, FILE *out)
@@ -520,6 +553,38 @@ static int cmp_double(const void *a, const void *b)
 
 /* The run's efficiency: the share of its wall time spent measuring, and the median fixed cost of a trial
  * (docs/results.md: overhead_ms). Nothing for a file from before either was recorded. */
+/* Inside the trials (their timelines): a leak, a throughput still moving, what an automatic warm-up took. */
+static void render_inside(const struct res_doc *d, enum report_format f, FILE *out)
+{
+	bool head = false;
+
+	for (size_t i = 0; i < d->ntrials; i++) {
+		const struct trial_result *t = &d->trials[i];
+		const struct res_growth *g = &t->timeline.growth;
+		const struct res_steady *st = &t->timeline.steady;
+
+		if (!g->leak && !st->not_steady && !t->warmup_auto.have)
+			continue;
+		if (!head)
+			fprintf(out, "\n%s\n\n", f == RPT_MD ? "### Inside the trials" : "== inside the trials");
+		head = true;
+		fprintf(out, "%s%s %s %s trial %u:", f == RPT_MD ? "- " : "", t->scenario, t->runtime, t->mode,
+			t->trial);
+		if (g->leak)
+			fprintf(out, " leak: RSS %+.0f KB per 1,000 requests (95%% CI %.0f to %.0f);", g->rss / 1024,
+				g->rss_low / 1024, g->rss_high / 1024);
+		if (st->not_steady)
+			fprintf(out, " not steady: throughput %+.0f%% over the measured phase (Mann-Kendall p = %.2g);",
+				st->change * 100, st->p);
+		if (t->warmup_auto.have)
+			fprintf(out, " warm-up (auto): %u round%s, %.1f s, %llu requests, %s;", t->warmup_auto.rounds,
+				t->warmup_auto.rounds == 1 ? "" : "s", t->warmup_auto.seconds,
+				(unsigned long long)t->warmup_auto.requests,
+				t->warmup_auto.steady ? "steady" : "not steady by the cap");
+		fprintf(out, "\n");
+	}
+}
+
 static void render_efficiency(const struct res_doc *d, enum report_format f, FILE *out)
 {
 	_cleanup_free_ double *oh = calloc(d->ntrials + 1, sizeof(*oh));
@@ -732,12 +797,15 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 	render_published(d, f, out);
 	iso_render(groups, n, f == RPT_MD, out);
 	matrix_render(d, f == RPT_MD, out);
+	render_inside(d, f, out);
 	render_efficiency(d, f, out);
 	fprintf(out,
 		"\nMedians over trials. ops/s: requests, chat deliveries or a script's operations (queries) per "
 		"second; p99: of requests, chat round trips or a script's batches; startup: each trial's median "
 		"of its runs; 95%% CI of the median: of ops/s, else startup, none below 6 trials (n= says how many); "
-		"memory: the server's RSS idle and its peak under load, or a script's peak. vs pinned: "
+		"memory: the server's RSS idle and its peak under load (the larger of its VmHWM and its slice's memory "
+		"peak, "
+		"its whole process tree: 'tree' when that is the larger), or a script's peak. vs pinned: "
 		"the ratio of the named metric (ops/s, else startup) to the pinned row's, with the 95%% bootstrap CI "
 		"over the trial "
 		"pairs that ran side by side (none below 6 pairs: n= says how many); *: significant (Wilcoxon "
@@ -747,7 +815,9 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 		"for more than half the trial, the load client saturated, a request stalled (waited at least 1 s "
 		"and a quarter of the load), steal above 5%%, other tasks on the runtime's CPUs, a startup "
 		"trial's runs spread beyond the scenario's expected CV, or the runtime held off its CPUs by "
-		"something else for over 3%% of the trial (contended); counted, never dropped.\n");
+		"something else for over 3%% of the trial (contended), or the throughput still moved over the measured "
+		"phase "
+		"(not_steady); counted, never dropped.\n");
 	render_mostly_noisy(d, f, out);
 	return 0;
 }

@@ -59,6 +59,7 @@ const char *const res_metric_names[RES_NR_METRICS] = {
 	"script_max_rss_kb",
 	"fixture_ready_ms",
 	"noise_ops_per_s",
+	"sut_slice_peak_kb",
 };
 
 /* ---- the trial ---- */
@@ -96,8 +97,9 @@ double res_script_value(const struct res_script *s, const char *name)
 	return NAN;
 }
 
-const char *const res_noisy_names[RES_NR_NOISY] = {"throttled", "cpu_pressure", "client_saturated", "stall", "steal",
-						   "foreign",	"spread",	"contended",	    "short"};
+const char *const res_noisy_names[RES_NR_NOISY] = {"throttled", "cpu_pressure", "client_saturated", "stall",
+						   "steal",	"foreign",	"spread",	    "contended",
+						   "short",	"not_steady"};
 
 static bool stalled(double max_s, double duration_s)
 {
@@ -156,6 +158,8 @@ unsigned res_trial_noisy(const struct trial_result *t)
 	if ((t->have & RES_HAVE_STARTUP) && t->startup.expected_cv > 0 && t->startup.wall_ms.n > 1 &&
 	    t->startup.wall_ms.cv > t->startup.expected_cv)
 		why |= 1u << RES_NOISY_SPREAD;
+	if (t->timeline.steady.not_steady)
+		why |= 1u << RES_NOISY_NOT_STEADY;
 	return why;
 }
 
@@ -217,6 +221,14 @@ void res_noisy_reason(const struct trial_result *t, enum res_noisy r, char *buf,
 			 "it more requests or messages)",
 			 measured_s(t), t->min_duration_s);
 		return;
+	case RES_NOISY_NOT_STEADY:
+		snprintf(buf, len,
+			 "not_steady: the throughput moved %+.1f%% over the measured phase's %u intervals (Theil-Sen "
+			 "%+.1f req/s per s, Mann-Kendall p = %.2g; the rule: p < %.2g and more than %.0f%%)",
+			 t->timeline.steady.change * 100, t->timeline.steady.intervals,
+			 t->timeline.steady.slope_rps_per_s, t->timeline.steady.p, RES_STEADY_ALPHA,
+			 RES_STEADY_CHANGE * 100);
+		return;
 	case RES_NR_NOISY:
 		break;
 	}
@@ -276,6 +288,13 @@ struct res_script *res_trial_script(struct trial_result *t)
 	return t->script;
 }
 
+struct res_wire *res_trial_wire(struct trial_result *t)
+{
+	if (!t->wire)
+		t->wire = calloc(1, sizeof(*t->wire));
+	return t->wire;
+}
+
 struct res_neighbour *res_trial_neighbour(struct trial_result *t)
 {
 	if (!t->neighbour)
@@ -287,6 +306,8 @@ void res_trial_free(struct trial_result *t)
 {
 	free(t->script);
 	free(t->neighbour);
+	free(t->wire);
+	t->wire = NULL;
 	t->script = NULL;
 	t->neighbour = NULL;
 	free(t->startup.runs_ms);
@@ -297,6 +318,7 @@ void res_trial_free(struct trial_result *t)
 	free(t->cells);
 	t->cells = NULL;
 	t->ncells = 0;
+	res_timeline_free(&t->timeline);
 }
 
 struct res_cell *res_cell_add(struct trial_result *t)
@@ -420,6 +442,11 @@ double res_metric(const struct trial_result *t, enum res_metric m)
 		return t->have & RES_HAVE_NEIGHBOUR && t->neighbour && t->neighbour->have_generator &&
 				       t->neighbour->generator.seconds > 0
 			       ? (double)t->neighbour->generator.ops / t->neighbour->generator.seconds
+			       : NAN;
+	case RES_M_SUT_SLICE_PEAK_KB:
+		return server && (t->slices_have & (1u << CG_SLICE_SUT)) &&
+				       t->slices[CG_SLICE_SUT].have[CG_STAT_MEMORY_PEAK]
+			       ? (double)t->slices[CG_SLICE_SUT].v[CG_STAT_MEMORY_PEAK] / 1024
 			       : NAN;
 	case RES_NR_METRICS:
 		break;

@@ -18,6 +18,7 @@
 #include "load/load.h"
 #include "noise/noise.h"
 #include "noise/noise_ext.h"
+#include "report/res_timeline.h"
 #include "report/stats.h"
 #include "sandbox/sbx_seccomp.h"
 
@@ -219,7 +220,7 @@ struct trial_result {
 	char cpus[CG_NR_SLICES][RES_CPUS_LEN]; /* the CPU set each slice was planned */
 	struct cg_stats slices[CG_NR_SLICES];
 	struct res_server server;
-	struct res_wire wire;
+	struct res_wire *wire; /* an http trial's answer at readiness; NULL when none (res_trial_wire) */
 	struct res_load load;
 	struct res_chat chat;
 	struct res_startup startup;
@@ -231,6 +232,8 @@ struct trial_result {
 	/* a route matrix (docs/scenario.md): malloc'd, owned by the trial (res_trial_free) */
 	struct res_cell *cells;
 	unsigned ncells;
+	struct res_timeline timeline;  /* an http trial's measured load; owned by the trial (res_trial_free) */
+	struct res_warmup warmup_auto; /* --warmup auto: what the warm-up took (JSON warmup_auto) */
 };
 
 /* Clear t and name it; every measurement starts absent. */
@@ -259,6 +262,7 @@ enum res_noisy {
 	RES_NOISY_SPREAD,
 	RES_NOISY_CONTENDED,
 	RES_NOISY_SHORT,
+	RES_NOISY_NOT_STEADY, /* the throughput still moved over the measured phase (res_timeline.h) */
 	RES_NR_NOISY
 };
 #define RES_NOISY_PRESSURE 0.5
@@ -317,6 +321,7 @@ enum res_metric {
 	RES_M_SCRIPT_MAX_RSS_KB,
 	RES_M_FIXTURE_READY_MS,
 	RES_M_NOISE_OPS_PER_S,
+	RES_M_SUT_SLICE_PEAK_KB, /* the sut slice's memory peak: the server's whole process tree, its page cache too */
 	RES_NR_METRICS
 };
 extern const char *const res_metric_names[RES_NR_METRICS];
@@ -402,6 +407,8 @@ void res_trial_free(struct trial_result *t);
 /* The trial's script metrics or neighbour, allocated (zeroed) the first time: the rare big parts of a trial are
  * not in every trial of a 100,000-trial file. NULL when out of memory. */
 struct res_script *res_trial_script(struct trial_result *t);
+/* The trial's wire record, allocated zeroed on first use (1.5 KB most trials never need); NULL: out of memory. */
+struct res_wire *res_trial_wire(struct trial_result *t);
 struct res_neighbour *res_trial_neighbour(struct trial_result *t);
 /* Room for one more matrix cell, zeroed; NULL when out of memory. */
 struct res_cell *res_cell_add(struct trial_result *t);

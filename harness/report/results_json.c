@@ -487,6 +487,8 @@ static cJSON *startup_json(const struct res_startup *s)
 			cJSON_AddItemToArray(ms, cJSON_CreateNumber(round(s->runs_ms[i] * 1e3) / 1e3));
 			cJSON_AddItemToArray(ex, cJSON_CreateNumber(s->runs_exit[i]));
 		}
+		if (s->nruns >= 3)
+			cJSON_AddItemToObject(o, "trend", res_startup_trend_json(s->runs_ms, s->nruns));
 	}
 	return o;
 }
@@ -881,8 +883,8 @@ cJSON *res_trial_json(const struct trial_result *t)
 		cJSON_AddItemToObject(o, "server", server_json(&t->server));
 	if (t->have & RES_HAVE_PROCESS)
 		cJSON_AddItemToObject(o, "process", process_json(&t->process));
-	if (t->have & RES_HAVE_WIRE)
-		FIELDS_JSON(cJSON_AddObjectToObject(o, "wire"), &t->wire, wire_fields);
+	if ((t->have & RES_HAVE_WIRE) && t->wire)
+		FIELDS_JSON(cJSON_AddObjectToObject(o, "wire"), t->wire, wire_fields);
 	if (t->have & RES_HAVE_STARTUP)
 		cJSON_AddItemToObject(o, "startup", startup_json(&t->startup));
 	if (t->have & RES_HAVE_LOAD)
@@ -891,6 +893,10 @@ cJSON *res_trial_json(const struct trial_result *t)
 		cJSON_AddItemToObject(o, "chat", res_chat_json(&t->chat));
 	if (t->ncells)
 		cJSON_AddItemToObject(o, "cells", cells_json(t));
+	if (t->timeline.n)
+		cJSON_AddItemToObject(o, "timeline", res_timeline_json(&t->timeline, false));
+	if (t->warmup_auto.have)
+		cJSON_AddItemToObject(o, "warmup_auto", res_warmup_json(&t->warmup_auto));
 	if ((t->have & RES_HAVE_SCRIPT) && t->script)
 		cJSON_AddItemToObject(o, "script", script_json(t->script));
 	if (t->slices_have)
@@ -986,8 +992,8 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 		ret->have |= RES_HAVE_SERVER, FIELDS_PARSE(get(o, "server"), &ret->server, server_fields);
 	if (cJSON_IsObject(get(o, "process")))
 		ret->have |= RES_HAVE_PROCESS, process_parse(get(o, "process"), &ret->process);
-	if (cJSON_IsObject(get(o, "wire")))
-		ret->have |= RES_HAVE_WIRE, FIELDS_PARSE(get(o, "wire"), &ret->wire, wire_fields);
+	if (cJSON_IsObject(get(o, "wire")) && res_trial_wire(ret))
+		ret->have |= RES_HAVE_WIRE, FIELDS_PARSE(get(o, "wire"), ret->wire, wire_fields);
 	if (cJSON_IsObject(get(o, "startup")))
 		ret->have |= RES_HAVE_STARTUP, startup_parse(get(o, "startup"), &ret->startup);
 	if (cJSON_IsObject(get(o, "script")) && !res_trial_script(ret))
@@ -998,6 +1004,9 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 		ret->have |= RES_HAVE_LOAD;
 	if (res_chat_parse(get(o, "chat"), &ret->chat) == 0)
 		ret->have |= RES_HAVE_CHAT;
+	res_warmup_parse(get(o, "warmup_auto"), &ret->warmup_auto);
+	if (res_timeline_parse(get(o, "timeline"), &ret->timeline) == -ENOMEM)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	return cells_parse(get(o, "cells"), ret, err);
 }
 
@@ -1052,10 +1061,13 @@ cJSON *res_image_json(const struct manifest *m, const struct img_status *st)
 	cJSON_AddStringToObject(j, "name", m->name);
 	cJSON_AddStringToObject(j, "version", m->version);
 	cJSON_AddStringToObject(j, "kind", m->kind == MAN_RUNTIME ? "runtime" : "fixture");
+	add_str(j, "family", m->family);
+	add_str(j, "spec", m->spec); /* what --runtimes named: an npm spec, a local build's path */
 	cJSON_AddStringToObject(j, "source", man_source_names[m->source]);
 	if (m->source == MAN_SRC_NPM) {
 		cJSON_AddStringToObject(j, "package", m->package);
 		cJSON_AddStringToObject(j, "package_version", m->pkg_version);
+		cJSON_AddStringToObject(j, "integrity", m->integrity);
 	} else if (m->source == MAN_SRC_URL) {
 		cJSON_AddStringToObject(j, "url", m->url);
 	}

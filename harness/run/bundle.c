@@ -77,7 +77,7 @@ static int bundler_run(const struct manifest *m, const struct img_status *st, co
 	char entry[PATH_MAX], module[PATH_MAX], *argv[16];
 	struct sbx_config c;
 
-	snprintf(entry, sizeof(entry), m->source == MAN_SRC_HOST ? "%s" : IMG_MOUNT "/%s", m->entry);
+	img_entry_inside(m, entry, sizeof(entry));
 	snprintf(module, sizeof(module), "/scenario/%s", s->bundle.entry);
 	bundler_argv(&s->bundle, entry, module, argv);
 	sbx_config_init(&c);
@@ -150,7 +150,8 @@ int bundle_make(struct scenario *s, const char *run_dir, int netns_fd, struct hx
 
 	snprintf(outdir, sizeof(outdir), "%s/bundle-%s", run_dir, s->name);
 	snprintf(out, sizeof(out), "%s/out.js", outdir);
-	if (mkdir(outdir, 0700) < 0 || chown(outdir, sbx_uid(), sbx_gid()) < 0)
+	if (mkdir(outdir, 0700) < 0 ||
+	    chown(outdir, sbx_role_uid(SBX_ROLE_PREPARE), sbx_role_gid(SBX_ROLE_PREPARE)) < 0)
 		return hx_syserr(err, "bundle: %s", outdir);
 	if (bundler_image(b->with, &m, &st, err) < 0)
 		return hx_wrap(err, "scenario %s: cannot bundle %s for %s", s->name, b->entry, b->for_runtime);

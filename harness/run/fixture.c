@@ -23,12 +23,13 @@
 #include "base/cleanup.h"
 #include "base/proc.h"
 #include "run/pgwire.h"
+#include "sandbox/sbx_run.h"
 #include "base/procfs.h"
 #include "image/unpack.h"
 #include "base/util.h"
 
 /* Bump when the template's making changes: the cache key includes it. */
-#define FX_PG_LAYOUT	"initdb-v3 scram-sha-256 C UTF8 wal-segsize=1 sandbox-owned overlay"
+#define FX_PG_LAYOUT	"initdb-v4 scram-sha-256 C UTF8 wal-segsize=1 sandbox-owned overlay runtime-role-2"
 #define FX_PG_DATA	"/var/lib/postgresql/data"
 #define FX_PG_MAX_CONNS 200
 #define FX_READY_S	30.0
@@ -96,7 +97,7 @@ static void pg_bind_image(const struct fx_pg_template *t, struct sbx_config *c)
 }
 
 /* The cluster initdb made stays the sandbox user's, as PostgreSQL wants its data (the overlay's copied-up
- * files keep that owner): SBX_UID:SBX_GID, folders 0700, files 0600. Anything else (a symlink, a FIFO) is
+ * files keep that owner): SBX_FIXTURE_UID:SBX_FIXTURE_GID, folders 0700, files 0600. Anything else (a symlink, a FIFO) is
  * refused: initdb makes none. Nobody but root changes it: the folder above is root's 0700, and sandboxes only
  * ever see it through a read-only bind. */
 static int own_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -106,7 +107,7 @@ static int own_one(const char *path, const struct stat *st, int flag, struct FTW
 		return errno = ELOOP, -1;
 	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
 		return errno = EPERM, -1;
-	if (lchown(path, SBX_UID, SBX_GID) < 0 || chmod(path, S_ISDIR(st->st_mode) ? 0700 : 0600) < 0)
+	if (lchown(path, SBX_FIXTURE_UID, SBX_FIXTURE_GID) < 0 || chmod(path, S_ISDIR(st->st_mode) ? 0700 : 0600) < 0)
 		return -1;
 	return 0;
 }
@@ -145,47 +146,88 @@ static int pg_sandbox_config(const struct fx_pg_template *t, const char *what, c
 	return 0;
 }
 
-/* initdb as the sandbox user into tmp/pgdata, with tmp bound read-write at /data. */
-static int pg_initdb(const struct fx_pg_template *t, const char *tmp, int netns_fd, struct hx_err *err)
+/* One PostgreSQL program run to its end as the fixture's user, with tmp bound read-write at /data; in_fd, when
+ * not -1, is its stdin. */
+static int pg_run_once(const struct fx_pg_template *t, const char *tmp, int netns_fd, char *const *argv, int in_fd,
+		       const char *what, struct hx_err *err)
 {
-	char initdb[PATH_MAX + 8], logpath[PATH_MAX + 16], tail[2048];
-	const char *argv[] = {initdb,
-			      "-D",
-			      "/data/pgdata",
-			      "-U",
-			      FX_PG_USER,
-			      "--auth=scram-sha-256",
-			      "--pwfile=/data/pwfile",
-			      "-E",
-			      "UTF8",
-			      "--locale=C",
-			      "--no-sync",
-			      "--wal-segsize=1",
-			      "--no-instructions",
-			      NULL};
+	char logpath[PATH_MAX + 16], tail[2048];
 	struct sbx_config c;
 	struct sbx x = {.pid = -1, .report_fd = -1};
+	struct cg_tree *tree = NULL;
 	_cleanup_close_ int logfd = -1;
 	int status = 0;
 
-	snprintf(initdb, sizeof(initdb), "%s/initdb", t->bin);
 	snprintf(logpath, sizeof(logpath), "%s.log", tmp);
-	if (pg_sandbox_config(t, "postgres template", logpath, netns_fd, (char *const *)argv,
+	if (pg_sandbox_config(t, "postgres template", logpath, netns_fd, argv,
 			      &(struct sbx_bind){.src = tmp, .dst = "/data", .rw = true}, &c, &logfd, err) < 0)
 		return -err->errnum;
-	if (sbx_start(NULL, CG_SLICE_FIXTURE, &c, &x, err) < 0 || sbx_wait_exec(&x, initdb, err) < 0) {
+	c.in_fd = in_fd;
+	c.role = SBX_ROLE_FIXTURE; /* the cluster is the fixture user's; the slice is a prepare slice */
+	if (sbx_prepare_begin(&tree, err) < 0)
+		return hx_wrap(err, "postgres template: %s", what);
+	if (sbx_start(tree, CG_SLICE_PREPARE, &c, &x, err) < 0 || sbx_wait_exec(&x, argv[0], err) < 0) {
 		sbx_release(&x);
-		return hx_wrap(err, "postgres template: initdb");
+		sbx_prepare_end(tree);
+		return hx_wrap(err, "postgres template: %s", what);
 	}
 	while (waitpid(x.pid, &status, 0) < 0 && errno == EINTR)
 		;
 	sbx_release(&x);
+	sbx_prepare_end(tree);
 	util_log_tail(logpath, tail, sizeof(tail));
 	unlink(logpath);
 	if (util_exit_code(status) != 0)
-		return hx_fail(err, HX_EXIT_INTERNAL, EIO, "postgres template: initdb exited with %d: %s",
+		return hx_fail(err, HX_EXIT_INTERNAL, EIO, "postgres template: %s exited with %d: %s", what,
 			       util_exit_code(status), tail);
 	return 0;
+}
+
+/* initdb as the fixture's user into tmp/pgdata. The bootstrap superuser has no password at all: nothing can
+ * log in as it (pg_hba.conf names the runtime's role only), so there is no secret of it to keep out of a
+ * sandbox. */
+static int pg_initdb(const struct fx_pg_template *t, const char *tmp, int netns_fd, struct hx_err *err)
+{
+	char initdb[PATH_MAX + 8];
+	const char *argv[] = {initdb, "-D",   "/data/pgdata", "-U",	   FX_PG_BOOTSTRAP,   "--auth=trust",
+			      "-E",   "UTF8", "--locale=C",   "--no-sync", "--wal-segsize=1", "--no-instructions",
+			      NULL};
+
+	snprintf(initdb, sizeof(initdb), "%s/initdb", t->bin);
+	return pg_run_once(t, tmp, netns_fd, (char *const *)argv, -1, "initdb", err);
+}
+
+/* The runtime's role: it logs in with the password and owns its database, and nothing else; no superuser, no
+ * role or database making, in none of the pg_*_server_* roles (COPY ... PROGRAM, COPY to a file and
+ * pg_read_file stay the superuser's). Made in single-user mode (SQL on stdin), so the cluster never listens
+ * with a role that could log in as the superuser. */
+static int pg_make_roles(const struct fx_pg_template *t, const char *tmp, int netns_fd, struct hx_err *err)
+{
+	char postgres[PATH_MAX + 16], sql[1024];
+	const char *argv[] = {
+		postgres,    "--single",      "-D", "/data/pgdata", "-c", "password_encryption=scram-sha-256", "-c",
+		"fsync=off", FX_PG_BOOTSTRAP, NULL};
+	int p[2], rc;
+	size_t n;
+
+	snprintf(postgres, sizeof(postgres), "%s/postgres", t->bin);
+	n = (size_t)snprintf(sql, sizeof(sql),
+			     "CREATE ROLE " FX_PG_USER " LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION "
+			     "NOBYPASSRLS PASSWORD '%s'\n"
+			     "CREATE DATABASE " FX_PG_DATABASE " OWNER " FX_PG_USER "\n"
+			     "REVOKE ALL ON DATABASE " FX_PG_BOOTSTRAP " FROM PUBLIC\n"
+			     "REVOKE ALL ON DATABASE template1 FROM PUBLIC\n",
+			     t->password);
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return hx_syserr(err, "postgres template: pipe");
+	/* a few hundred bytes: the pipe holds them all before the reader starts */
+	rc = write(p[1], sql, n) == (ssize_t)n ? 0 : hx_syserr(err, "postgres template: the roles' SQL");
+	explicit_bzero(sql, sizeof(sql));
+	close(p[1]);
+	if (rc == 0)
+		rc = pg_run_once(t, tmp, netns_fd, (char *const *)argv, p[0], "the runtime's role", err);
+	close(p[0]);
+	return rc;
 }
 
 static int pg_make_template(struct fx_pg_template *t, const char *tmp, int netns_fd, struct hx_err *err)
@@ -194,25 +236,23 @@ static int pg_make_template(struct fx_pg_template *t, const char *tmp, int netns
 	char path[PATH_MAX + 32], pw[40];
 
 	unpack_remove_tree(tmp);
-	if (mkdir(tmp, 0700) < 0 || chown(tmp, SBX_UID, SBX_GID) < 0)
+	if (mkdir(tmp, 0700) < 0 || chown(tmp, SBX_FIXTURE_UID, SBX_FIXTURE_GID) < 0)
 		return hx_syserr(err, "postgres template: %s", tmp);
 	if (RAND_bytes(raw, sizeof(raw)) != 1)
 		return hx_fail(err, HX_EXIT_INTERNAL, EIO, "postgres template: no random bytes for the password");
 	for (size_t i = 0; i < sizeof(raw); i++)
 		snprintf(t->password + 2 * i, 3, "%02x", raw[i]);
 	snprintf(pw, sizeof(pw), "%s\n", t->password);
-	snprintf(path, sizeof(path), "%s/pwfile", tmp);
-	if (write_owned(path, pw, SBX_UID, SBX_GID, 0600, err) < 0 || pg_initdb(t, tmp, netns_fd, err) < 0)
+	if (pg_initdb(t, tmp, netns_fd, err) < 0 || pg_make_roles(t, tmp, netns_fd, err) < 0)
 		return -err->errnum;
 	if (pg_own_template(tmp, err) < 0)
 		return -err->errnum;
-	unlink(path);
-	/* logins only over TCP on the loopback, only with the password */
+	/* logins only over TCP on the loopback, only with the password, only the runtime's role to its database */
 	snprintf(path, sizeof(path), "%s/pgdata/pg_hba.conf", tmp);
 	if (write_owned(path,
-			"# harness: password logins (SCRAM-SHA-256) over the loopback only\n"
-			"host all all 127.0.0.1/32 scram-sha-256\n",
-			SBX_UID, SBX_GID, 0600, err) < 0)
+			"# harness: password logins (SCRAM-SHA-256) over the loopback only, the runtime's role only\n"
+			"host " FX_PG_DATABASE " " FX_PG_USER " 127.0.0.1/32 scram-sha-256\n",
+			SBX_FIXTURE_UID, SBX_FIXTURE_GID, 0600, err) < 0)
 		return -err->errnum;
 	snprintf(path, sizeof(path), "%s/password", tmp);
 	return write_owned(path, pw, 0, 0, 0600, err);
@@ -224,7 +264,7 @@ static int pg_template_dir(const struct img_cache *c, const struct manifest *m, 
 {
 	char what[512], key[65];
 
-	snprintf(what, sizeof(what), "%s %s uid=%d", st->digest, FX_PG_LAYOUT, SBX_UID);
+	snprintf(what, sizeof(what), "%s %s uid=%d", st->digest, FX_PG_LAYOUT, SBX_FIXTURE_UID);
 	if (util_sha256_hex(what, strlen(what), key, sizeof(key)) < 0)
 		return -EIO;
 	snprintf(buf, len, "%s/fixtures/%s-%.16s", c->root, m->name, key);

@@ -15,10 +15,11 @@
 #include "report/results.h"
 #include "sandbox/sandbox.h"
 
-#define FX_PG_PORT     55432
-#define FX_PG_USER     "harness"
-#define FX_PG_DATABASE "postgres"
-#define FX_QUERY_MS    10000 /* fx_pg_query's login and query */
+#define FX_PG_PORT	55432
+#define FX_PG_USER	"harness" /* the runtime's role: owns its database, nothing more */
+#define FX_PG_DATABASE	"harness"
+#define FX_PG_BOOTSTRAP "postgres" /* initdb's superuser: no password, no pg_hba.conf line */
+#define FX_QUERY_MS	10000	   /* fx_pg_query's login and query */
 
 /* The cached template and what a run needs to start and reach it. */
 struct fx_pg_template {

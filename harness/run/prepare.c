@@ -21,6 +21,7 @@
 #include "image/images.h"
 #include "image/unpack.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/sbx_net.h"
 #include "sandbox/sbx_run.h"
 #include "sandbox/sbx_mount.h"
 
@@ -124,23 +125,34 @@ static int make_root_readable(const char *path, const struct stat *st, int flag,
 	return chmod(path, (st->st_mode & 0755) | (S_ISDIR(st->st_mode) ? 0555 : 0444)) < 0 ? -1 : 0;
 }
 
-/* The scenario's script as a trial runs it, but with PREPARE=1, the host's network namespace, the
- * registry, and dir writable at /prepared. */
+/* The step's network: a namespace of its own with only lo (its own loopback: no host service, no host abstract
+ * socket), or for a scenario that declares it, the host's. */
+static int prep_netns(const struct scenario *s, int *ret, struct hx_err *err)
+{
+	if (!s->prepare_network)
+		return sbx_net_prepare(ret, err);
+	if ((*ret = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
+		return hx_syserr(err, "prepare: the host's network namespace");
+	return 0;
+}
+
+/* The scenario's script as a trial runs it, but with PREPARE=1 and dir writable at /prepared; with the host's
+ * network and the registry only when the scenario declares it ("prepare": "network"). */
 static int prep_run(const struct scenario *s, const struct manifest *m, const struct img_status *st, const char *dir,
 		    char *log, size_t len, struct hx_err *err)
 {
 	char *argv[MAN_MAX_ARGV + 1], entry[PATH_MAX], script[PATH_MAX], registry[1024];
 	char store[MAN_MAX_ARGV][PATH_MAX];
 	struct sbx_config c;
-	_cleanup_close_ int netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	int netns = -1, rc;
 	size_t i = 0;
 
-	if (netns < 0)
-		return hx_syserr(err, "prepare: the host's network namespace");
-	if (img_npm_registry("", registry, sizeof(registry), err) < 0)
+	if (s->prepare_network && img_npm_registry("", registry, sizeof(registry), err) < 0)
 		return -err->errnum;
-	snprintf(entry, sizeof(entry), m->source == MAN_SRC_HOST ? "%s" : IMG_MOUNT "/%s", m->entry);
-	snprintf(script, sizeof(script), "/scenario/%s", scn_script_for(s, m->name));
+	if (prep_netns(s, &netns, err) < 0)
+		return -err->errnum;
+	img_entry_inside(m, entry, sizeof(entry));
+	snprintf(script, sizeof(script), "/scenario/%s", scn_script_for(s, m));
 	for (; m->run[i] && i < MAN_MAX_ARGV; i++) {
 		const char *t = m->run[i];
 
@@ -160,11 +172,16 @@ static int prep_run(const struct scenario *s, const struct manifest *m, const st
 		c.rootfs.binds[c.rootfs.nbinds++] =
 			(struct sbx_bind){.src = s->node_modules, .dst = "/scenario/node_modules"};
 	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = dir, .dst = "/prepared", .rw = true};
-	if (img_apply_to_sandbox(m, st, &c, err) < 0)
+	if (img_apply_to_sandbox(m, st, &c, err) < 0) {
+		sbx_net_cleanup(&netns);
 		return -err->errnum;
-	dep_registry_access(&c, registry);
+	}
+	if (s->prepare_network)
+		dep_registry_access(&c, registry);
 	sbx_env_set(&c, "PREPARE=1");
-	return sbx_run_to_end(&c, "it", PREPARE_TIMEOUT_S, log, len, err);
+	rc = sbx_run_to_end(&c, "it", PREPARE_TIMEOUT_S, log, len, err);
+	sbx_net_cleanup(&netns);
+	return rc;
 }
 
 /* The existing entry at path, held with a shared flock; -ENOENT when there is none, or when a gc removed it
@@ -186,8 +203,8 @@ static int prep_hold(const char *path, int *ret_hold)
 	return 0;
 }
 
-int prep_ensure(const struct scenario *s, const struct manifest *m, const struct img_status *st, char *ret, size_t len,
-		char key[65], int *ret_hold, struct hx_err *err)
+int prep_ensure(const struct scenario *s, const struct manifest *m, const struct img_status *st, bool allow_network,
+		char *ret, size_t len, char key[65], int *ret_hold, struct hx_err *err)
 {
 	struct img_cache c = {.lock_fd = -1};
 	char tmp[PATH_MAX], log[4096];
@@ -206,10 +223,16 @@ int prep_ensure(const struct scenario *s, const struct manifest *m, const struct
 	}
 	snprintf(tmp, sizeof(tmp), "%s/prepared/.tmp-%s-%d", c.root, key, (int)getpid());
 	unpack_remove_tree(tmp);
-	if (!util_exists(ret)) {
-		fprintf(stderr, "harness: preparing scenario %s on %s (PREPARE=1, with the network)\n", s->name,
-			m->name);
-		if (mkdir(tmp, 0700) < 0 || chown(tmp, SBX_UID, SBX_GID) < 0)
+	if (!util_exists(ret) && s->prepare_network && !allow_network) {
+		rc = hx_fail(err, HX_EXIT_USAGE, EPERM,
+			     "scenario %s prepares with the network (\"prepare\": \"network\"): run with "
+			     "--allow-prepare-network to let it",
+			     s->name);
+	} else if (!util_exists(ret)) {
+		fprintf(stderr, "harness: preparing scenario %s on %s (PREPARE=1, %s)\n", s->name, m->name,
+			s->prepare_network ? "with the network" : "no network");
+		if (mkdir(tmp, 0700) < 0 ||
+		    chown(tmp, sbx_role_uid(SBX_ROLE_PREPARE), sbx_role_gid(SBX_ROLE_PREPARE)) < 0)
 			rc = hx_syserr(err, "prepare: %s", tmp);
 		else if (prep_run(s, m, st, tmp, log, sizeof(log), err) < 0)
 			rc = hx_wrap(err, "cannot prepare scenario %s on %s (offline?)", s->name, m->name);
@@ -229,20 +252,22 @@ out:
 	return rc;
 }
 
-/* The key of scenario s on runtime, when its manifest is shipped and its image present. */
-static int keep_one(struct img_cache *c, const struct scenario *s, const char *runtime, struct prep_keep *k,
+/* The key of scenario s on a shipped manifest's runtime (file), when the scenario runs on it and its image is
+ * present. */
+static int keep_one(struct img_cache *c, const struct scenario *s, const char *file, struct prep_keep *k,
 		    struct hx_err *err)
 {
 	struct manifest m;
 	struct img_status st;
-	char file[PATH_MAX + 80], key[65];
+	char key[65];
 	int rc;
 
-	snprintf(file, sizeof(file), "%s/%s.json", img_manifest_dir(), runtime);
-	if (!util_exists(file))
-		return 0; /* nothing prepared on an image gc cannot name */
-	if (man_load(img_manifest_dir(), runtime, &m, err) < 0)
+	if (man_load(img_manifest_dir(), file, &m, err) < 0)
 		return -err->errnum;
+	if (m.kind != MAN_RUNTIME || !scn_supports(s, &m)) {
+		man_free(&m);
+		return 0;
+	}
 	rc = img_status(c, &m, true, &st, err);
 	if (rc == 0 && st.present && k->n == HX_ARRAY_SIZE(k->keys))
 		rc = hx_fail(err, HX_EXIT_HOST, E2BIG, "more than %zu prepared entries", HX_ARRAY_SIZE(k->keys));
@@ -251,6 +276,27 @@ static int keep_one(struct img_cache *c, const struct scenario *s, const char *r
 		snprintf(k->keys[k->n++], sizeof(k->keys[0]), "sha256-%s", key);
 	man_free(&m);
 	return rc;
+}
+
+/* The keys of s on every shipped runtime it runs on (its families' images). */
+static int keep_shipped(struct img_cache *c, const struct scenario *s, struct prep_keep *k, struct hx_err *err)
+{
+	_cleanup_closedir_ DIR *d = opendir(img_manifest_dir());
+	struct dirent *de;
+
+	if (!d)
+		return hx_fail(err, HX_EXIT_HOST, errno, "cannot read %s (%s)", img_manifest_dir(), strerror(errno));
+	while ((de = readdir(d))) {
+		char file[PATH_MAX * 2];
+		size_t len = strlen(de->d_name);
+
+		if (de->d_name[0] == '.' || len < 6 || strcmp(de->d_name + len - 5, ".json") != 0)
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", img_manifest_dir(), de->d_name);
+		if (keep_one(c, s, file, k, err) < 0)
+			return -err->errnum;
+	}
+	return 0;
 }
 
 int prep_gc_keep(struct img_cache *c, const char *scenarios, struct prep_keep *ret, struct hx_err *err)
@@ -265,6 +311,9 @@ int prep_gc_keep(struct img_cache *c, const char *scenarios, struct prep_keep *r
 	if (!d)
 		return hx_fail(err, HX_EXIT_HOST, errno, "images gc: cannot read %s (%s): nothing removed", scenarios,
 			       strerror(errno));
+	if (access(img_manifest_dir(), R_OK | X_OK) < 0) /* keep_shipped reads it */
+		return hx_fail(err, HX_EXIT_HOST, errno, "images gc: cannot read %s (%s): nothing removed",
+			       img_manifest_dir(), strerror(errno));
 	while ((de = readdir(d))) {
 		char file[PATH_MAX * 2];
 
@@ -273,9 +322,8 @@ int prep_gc_keep(struct img_cache *c, const char *scenarios, struct prep_keep *r
 			continue;
 		if (scn_load(scenarios, de->d_name, s, err) < 0)
 			goto fail;
-		for (size_t i = 0; s->prepare && i < s->nruntimes; i++)
-			if (keep_one(c, s, s->runtimes[i], ret, err) < 0)
-				goto fail;
+		if (s->prepare && keep_shipped(c, s, ret, err) < 0)
+			goto fail;
 	}
 	return 0;
 fail:

@@ -20,8 +20,8 @@ int prep_path(const struct scenario *s, const struct manifest *m, const struct i
 /* The entry, made when absent (the script's failure: an HX_EXIT_HOST error with its last output), and held:
  * *ret_hold is a descriptor of it with a shared flock, which `images gc` will not remove while the caller
  * keeps it open (for as long as the run). */
-int prep_ensure(const struct scenario *s, const struct manifest *m, const struct img_status *st, char *ret, size_t len,
-		char key[65], int *ret_hold, struct hx_err *err);
+int prep_ensure(const struct scenario *s, const struct manifest *m, const struct img_status *st, bool allow_network,
+		char *ret, size_t len, char key[65], int *ret_hold, struct hx_err *err);
 
 /* `images gc`: the entries the shipped scenarios (under scenarios) prepare on the present images. Each
  * key needs the image's version line, so each such image's version command runs once, in its sandbox. */

@@ -23,7 +23,9 @@
 #include "load/load.h"
 #include "base/procfs.h"
 #include "sandbox/sandbox.h"
+#include "run/owner.h"
 #include "run/prepare.h"
+#include "run/sampler.h"
 #include "run/script.h"
 #include "run/wire.h"
 #include "load/startup.h"
@@ -43,6 +45,8 @@ void run_stage(const char *stage)
 	fprintf(stderr, "harness: run: stopped at %s (HARNESS_STOP_AT); SIGCONT goes on\n", stage);
 	raise(SIGSTOP);
 }
+
+#define RUN_FLOOR_RPS 100 /* the slowest a real server answers (the emulated guest: a few hundred a second) */
 
 static double now_s(void)
 {
@@ -166,11 +170,39 @@ static void expand_argv(char *const *tmpl, const char *entry, const char *script
 	out[i] = NULL;
 }
 
-/* The sut sandbox: the image, the scenario read-only at /scenario, PORT, NODE_ENV; with --no-sandbox the same start out
- * of it, its scratch folders in the run folder. */
-static int sut_config(struct run_env *env, const struct scenario *s, const struct manifest *m,
-		      const struct img_status *st, struct sbx_config *c, char **argv, char store[][PATH_MAX],
+/* A duet side's environment and runtime arguments (--a-env, --a-arg), after the image's and the scenario's. */
+static int side_apply(const struct run_side *side, struct sbx_config *c, char **argv, char store[][PATH_MAX],
 		      struct hx_err *err)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; side && i < side->nenv; i++)
+		if (sbx_env_set(c, side->env[i]) < 0)
+			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "too many environment variables at '%s'",
+				       side->env[i]);
+	if (!side || !side->nargs)
+		return 0;
+	while (argv[n])
+		n++;
+	if (n + side->nargs > MAN_MAX_ARGV)
+		return hx_fail(err, HX_EXIT_USAGE, E2BIG, "at most %d runtime arguments in all", MAN_MAX_ARGV);
+	/* after the runtime's own name: node --flag script, bun --flag script */
+	for (size_t j = n - 1; j >= 1; j--)
+		memcpy(store[j + side->nargs], store[j], PATH_MAX);
+	for (size_t i = 0; i < side->nargs; i++)
+		snprintf(store[1 + i], PATH_MAX, "%s", side->args[i]);
+	for (size_t i = 0; i < n + side->nargs; i++)
+		argv[i] = store[i];
+	argv[n + side->nargs] = NULL;
+	return 0;
+}
+
+/* The sut sandbox: the image, the scenario read-only at /scenario, PORT; with --no-sandbox the same start out
+ * of it, its scratch folders in the run folder. A duet's side (NULL in a run) adds its environment and
+ * arguments. */
+static int sut_config(struct run_env *env, const struct scenario *s, const struct manifest *m,
+		      const struct img_status *st, const struct run_side *side, struct sbx_config *c, char **argv,
+		      char store[][PATH_MAX], struct hx_err *err)
 {
 	char script[PATH_MAX], kv[64];
 	const char *entry;
@@ -221,10 +253,17 @@ static int sut_config(struct run_env *env, const struct scenario *s, const struc
 	for (size_t i = 0; i < c->nenv; i++)
 		if (strncmp(c->env[i], "RUNTIME=", 8) == 0)
 			entry = c->env[i] + 8;
-	snprintf(script, sizeof(script), "/scenario/%s", scn_script_for(s, m->name));
+	snprintf(script, sizeof(script), "/scenario/%s", scn_script_for(s, m));
 	expand_argv(m->run, entry, script, argv, store);
 	c->argv = argv;
-	return 0;
+	return side_apply(side, c, argv, store, err);
+}
+
+int run_sut_config(struct run_env *env, const struct scenario *s, const struct manifest *m, const struct img_status *st,
+		   const struct run_side *side, struct sbx_config *c, char **argv, char store[][PATH_MAX],
+		   struct hx_err *err)
+{
+	return sut_config(env, s, m, st, side, c, argv, store, err);
 }
 
 static void stats_into(struct trial_result *t, struct cg_tree *tree, enum cg_slice sl)
@@ -473,6 +512,11 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 	sbx_release(&x);
 	if (end == WAIT_SERVER_GONE)
 		return hx_fail(err, HX_EXIT_VERDICT, EPIPE, "the server exited during the load");
+	if (end == WAIT_CUT && !run_interrupted && now_s() >= env->trial_end_s)
+		return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT,
+			       "past the trial's deadline of %.0f s (from its load: 10 s, the readiness timeout, a "
+			       "response timeout and its requests at %d a second; docs/scenario.md)",
+			       run_trial_budget_s(s), RUN_FLOOR_RPS);
 	if (end == WAIT_CUT) {
 		t->status = run_interrupted ? TRIAL_INTERRUPTED : TRIAL_CUT;
 		return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT, "%s",
@@ -496,6 +540,10 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 	if (res_load_read(text, &t->load, err) < 0)
 		return -err->errnum;
 	t->have |= RES_HAVE_LOAD;
+	if (s->workload == SCN_HTTP && !s->nroutes) { /* a warm-up's, until the measured load's replaces it */
+		res_timeline_free(&t->timeline);
+		res_timeline_read(text, &t->timeline);
+	}
 	return s->workload == SCN_WS_RPC ? rpc_verdict(env, s, text, err) : 0;
 }
 
@@ -553,13 +601,18 @@ static int run_cells(struct run_env *env, struct cg_tree *tree, const struct sce
 }
 
 /* SIGTERM, 2 s to exit, then the slice is killed. */
-static void stop_server(struct cg_tree *tree, struct sbx *x, struct trial_result *t)
+void run_server_stop(struct cg_tree *tree, enum cg_slice sl, struct sbx *x, struct trial_result *t)
 {
 	double t0 = now_s();
 	int code;
 
-	sbx_stop(tree, CG_SLICE_SUT, x, SIGTERM, 2000, &code);
+	sbx_stop(tree, sl, x, SIGTERM, 2000, &code);
 	res_overhead_add(&t->overhead, RES_PH_STOP, ms_since(t0));
+}
+
+static void stop_server(struct cg_tree *tree, struct sbx *x, struct trial_result *t)
+{
+	run_server_stop(tree, CG_SLICE_SUT, x, t);
 }
 
 /* Write 5 to clear_refs (Linux >= 4.0): the process's peak RSS starts again from its current RSS. */
@@ -639,20 +692,21 @@ static int noise_end(struct cg_tree *tree, struct run_noise *nz, struct trial_re
 
 /* Start the server in the sut slice, its output to logfd, and wait until it is ready; on failure nothing
  * is left running and the message has its last output. */
-static int server_start(struct run_env *env, const struct scenario *s, const struct manifest *m,
-			const struct img_status *st, struct cg_tree *tree, int logfd, const char *logpath,
-			struct sbx *x, struct trial_result *t, struct hx_err *err)
+int run_server_start(struct run_env *env, const struct scenario *s, const struct manifest *m,
+		     const struct img_status *st, struct cg_tree *tree, const struct run_side *side, int logfd,
+		     const char *logpath, struct sbx *x, struct trial_result *t, struct hx_err *err)
 {
+	enum cg_slice sl = side ? side->slice : CG_SLICE_SUT;
 	char *argv[MAN_MAX_ARGV + 1], store[MAN_MAX_ARGV][PATH_MAX], tail[2048], why[64];
 	struct sbx_config c;
 	enum ready ready;
 	double ready_ms = 0;
 	int status = 0;
 
-	if (sut_config(env, s, m, st, &c, argv, store, err) < 0)
+	if (sut_config(env, s, m, st, side, &c, argv, store, err) < 0)
 		return -err->errnum;
 	c.out_fd = logfd;
-	if (start_timed(tree, CG_SLICE_SUT, &c, x, t, err) < 0) {
+	if (start_timed(tree, sl, &c, x, t, err) < 0) {
 		sbx_release(x);
 		return hx_wrap(err, "server");
 	}
@@ -662,7 +716,7 @@ static int server_start(struct run_env *env, const struct scenario *s, const str
 		res_overhead_add(&t->overhead, RES_PH_READY, ready_ms);
 		return 0;
 	}
-	stop_server(tree, x, t);
+	run_server_stop(tree, sl, x, t);
 	sbx_release(x);
 	util_log_tail(logpath, tail, sizeof(tail));
 	if (ready == READY_EXITED)
@@ -683,8 +737,10 @@ static int wire_at_readiness(struct run_env *env, const struct scenario *s, cons
 
 	if (!wire_wanted(s))
 		return 0;
-	rc = wire_check(&env->wire, env->netns_fd, s, m->name, &t->wire, err);
-	if (t->wire.framing[0])
+	if (!res_trial_wire(t))
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	rc = wire_check(&env->wire, env->netns_fd, s, m->name, t->wire, err);
+	if (t->wire->framing[0])
 		t->have |= RES_HAVE_WIRE;
 	return rc;
 }
@@ -699,7 +755,7 @@ static int server_memory(struct run_env *env, const struct scenario *s, const st
 	pid_t payload = sbx_payload_pid(x->pid);
 	int status;
 
-	if (scn_memory_hint_for(s, m->name)) {
+	if (scn_memory_hint_for(s, m)) {
 		kill(payload, SIGUSR2);
 		snprintf(t->server.low_memory_hint, sizeof(t->server.low_memory_hint), "SIGUSR2");
 	}
@@ -713,10 +769,74 @@ static int server_memory(struct run_env *env, const struct scenario *s, const st
 	stop_server(tree, x, t);
 	sbx_release(x);
 	*x = (struct sbx){.pid = -1, .report_fd = -1};
-	if (server_start(env, s, m, st, tree, logfd, logpath, x, t, err) < 0)
+	if (run_server_start(env, s, m, st, tree, NULL, logfd, logpath, x, t, err) < 0)
 		return hx_wrap(err, "restart");
 	t->server.after_restart_rss_kb = (double)proc_status_kb(sbx_payload_pid(x->pid), "VmRSS:");
 	return 0;
+}
+
+/* Every listener on the scenario's port is the runtime's (run/owner.h): what the load measures is then the
+ * runtime, not a process another role planted there. */
+static int sut_serves(const struct run_env *env, const struct scenario *s, const struct cg_tree *tree, const char *when,
+		      struct hx_err *err)
+{
+	if (owner_check(env->netns_fd, s->port, tree, CG_SLICE_SUT, "the runtime", err) < 0)
+		return hx_wrap(err, "%s", when);
+	return 0;
+}
+
+/* --warmup auto: warm-up loads of a quarter of the measured requests (at least the scenario's warm-up), each
+ * tested as the measured phase is, until one is steady or the cap; a round too short to test makes the next
+ * twice as long. */
+static int warmup_auto(struct run_env *env, struct cg_tree *tree, const struct scenario *s, double deadline,
+		       struct sbx *x, struct trial_result *t, struct hx_err *err)
+{
+	uint64_t chunk = s->requests / 4 > s->warmup_requests ? s->requests / 4 : s->warmup_requests;
+	double t0 = now_s();
+	struct client_args args;
+	int rc = 0;
+
+	t->warmup_auto = (struct res_warmup){.have = true};
+	for (chunk = chunk < 1000 ? 1000 : chunk; rc == 0 && x->pid > 0;) {
+		client_args_for(s, env->engine, chunk, &args);
+		rc = run_client(env, tree, s, &args, false, deadline - now_s(), x, t, err);
+		res_timeline_analyse(&t->timeline);
+		t->warmup_auto.rounds++;
+		t->warmup_auto.requests += chunk;
+		t->warmup_auto.steady = t->timeline.steady.tested && !t->timeline.steady.not_steady;
+		if (t->warmup_auto.steady || now_s() - t0 >= RES_WARMUP_MAX_S ||
+		    t->warmup_auto.rounds >= RES_WARMUP_MAX_ROUNDS)
+			break;
+		if (!t->timeline.steady.tested)
+			chunk *= 2;
+	}
+	t->warmup_auto.seconds = now_s() - t0;
+	res_timeline_free(&t->timeline);
+	return rc;
+}
+
+/* The measured load with the server sampled beside it; the timeline then says what both saw. */
+static int measured_client(struct run_env *env, struct cg_tree *tree, const struct scenario *s,
+			   const struct client_args *args, pid_t payload, double deadline, struct sbx *x,
+			   struct trial_result *t, struct hx_err *err)
+{
+	struct smp m;
+	bool sampled;
+	int rc;
+
+	res_timeline_free(&t->timeline); /* the warm-up's */
+	sampled = s->workload == SCN_HTTP &&
+		  smp_start(&m, tree, CG_SLICE_SUT, payload, TL_DEFAULT_NS, &(struct hx_err){0}) == 0;
+	rc = run_client(env, tree, s, args, true, deadline - now_s(), x, t, err);
+
+	if (sampled) {
+		smp_stop(&m);
+		if (t->timeline.n)
+			smp_into(&m, &t->timeline);
+		smp_free(&m);
+	}
+	res_timeline_analyse(&t->timeline);
+	return rc;
 }
 
 static int trial_http(struct run_env *env, const struct scenario *s, const struct manifest *m,
@@ -735,8 +855,13 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	if (logfd < 0)
 		return hx_syserr(err, "run: %s", logpath);
 	snprintf(t->server.log, sizeof(t->server.log), "%s", logpath);
-	if (server_start(env, s, m, st, tree, logfd, logpath, &x, t, err) < 0)
+	if (run_server_start(env, s, m, st, tree, NULL, logfd, logpath, &x, t, err) < 0)
 		return -err->errnum;
+	if (sut_serves(env, s, tree, "at readiness", err) < 0) {
+		stop_server(tree, &x, t);
+		rc = -err->errnum;
+		goto out;
+	}
 	payload = sbx_payload_pid(x.pid);
 	t->server.idle_rss_kb = (double)proc_status_kb(payload, "VmRSS:");
 	proc_cpus(payload, t->server.cpus, sizeof(t->server.cpus));
@@ -752,7 +877,10 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	} else {
 		struct client_args args;
 
-		if (s->warmup_requests) { /* every workload's, the same count on every runtime */
+		if (s->workload == SCN_HTTP && env->warmup_auto) {
+			run_stage("warmup");
+			rc = warmup_auto(env, tree, s, deadline, &x, t, err);
+		} else if (s->warmup_requests) { /* every workload's, the same count on every runtime */
 			run_stage("warmup");
 			client_args_for(s, env->engine, s->warmup_requests, &args);
 			rc = run_client(env, tree, s, &args, false, deadline - now_s(), &x, t, err);
@@ -768,9 +896,11 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 			cg_slice_peak_reset(tree, CG_SLICE_SUT, &(struct hx_err){0});
 			run_stage("load");
 			client_args_for(s, env->engine, s->workload == SCN_WS_CHAT ? s->messages : s->requests, &args);
-			rc = run_client(env, tree, s, &args, true, deadline - now_s(), &x, t, err);
+			rc = measured_client(env, tree, s, &args, payload, deadline, &x, t, err);
 		}
 	}
+	if (rc == 0 && x.pid > 0)
+		rc = sut_serves(env, s, tree, "after the load", err);
 	/* the chat's verdict: every client got every message exactly once */
 	if (rc == 0 && (t->have & RES_HAVE_CHAT) && !t->chat.invariant_ok)
 		rc = hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "chat invariant broken: %s", t->chat.why);
@@ -817,7 +947,7 @@ static int trial_script(struct run_env *env, const struct scenario *s, const str
 	outfd = open(outpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (logfd < 0 || outfd < 0)
 		return hx_syserr(err, "run: %s", logpath);
-	if (sut_config(env, s, m, st, &c, argv, store, err) < 0 || noise_begin(env, tree, nz, -1, t, err) < 0)
+	if (sut_config(env, s, m, st, NULL, &c, argv, store, err) < 0 || noise_begin(env, tree, nz, -1, t, err) < 0)
 		return -err->errnum;
 	c.out_fd = outfd;
 	c.err_fd = logfd;
@@ -880,7 +1010,7 @@ static int trial_startup(struct run_env *env, const struct scenario *s, const st
 
 	if (!recs || !ms || !codes)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
-	if (sut_config(env, s, m, st, &c, argv, store, err) < 0)
+	if (sut_config(env, s, m, st, NULL, &c, argv, store, err) < 0)
 		return -err->errnum;
 	c.quiet = true;
 	if (noise_begin(env, tree, nz, -1, t, err) < 0 ||
@@ -907,6 +1037,14 @@ static int trial_startup(struct run_env *env, const struct scenario *s, const st
 	return 0;
 }
 
+/* Every listener on the fixture's port is the fixture's postgres (run/owner.h). */
+static int fixture_serves(const struct run_env *env, const struct cg_tree *tree, const char *when, struct hx_err *err)
+{
+	if (owner_check(env->netns_fd, FX_PG_PORT, tree, CG_SLICE_FIXTURE, "the fixture's postgres", err) < 0)
+		return hx_wrap(err, "%s", when);
+	return 0;
+}
+
 /* The trial's own Postgres in the fixture slice; its log is per trial, its record under "fixture". */
 static int fixture_start(struct run_env *env, const struct scenario *s, const struct manifest *m, enum cg_cpu_mode mode,
 			 struct cg_tree *tree, struct trial_result *t, struct fx_pg *pg, struct hx_err *err)
@@ -924,13 +1062,16 @@ static int fixture_start(struct run_env *env, const struct scenario *s, const st
 	int rc = fx_pg_start(env->pg, tree, env->netns_fd, logpath, pg, &t->fixture, err);
 
 	res_overhead_add(&t->overhead, RES_PH_FIXTURE, ms_since(t0));
+	if (rc == 0 && (rc = fixture_serves(env, tree, "at readiness", err)) < 0)
+		fx_pg_stop(tree, pg, &t->fixture);
 	return rc < 0 ? hx_wrap(err, "fixture") : 0;
 }
 
 /* After the workload: the fixture's slice stats, then its fast shutdown. A fixture that died during the
  * trial fails it, and is named first: what the workload saw (refused connections, a server that exited) is
  * its consequence. */
-static int fixture_stop(struct cg_tree *tree, struct fx_pg *pg, struct trial_result *t, int rc, struct hx_err *err)
+static int fixture_stop(const struct run_env *env, struct cg_tree *tree, struct fx_pg *pg, struct trial_result *t,
+			int rc, struct hx_err *err)
 {
 	char tail[2048], then[sizeof(err->msg)] = "";
 	int status = 0;
@@ -940,6 +1081,9 @@ static int fixture_stop(struct cg_tree *tree, struct fx_pg *pg, struct trial_res
 	uint64_t by = util_now_ns() + (rc < 0 ? 1000000000ull : 0);
 	bool died = proc_wait_first(&pg->x.pid, 1, by, NULL, &status) == 0;
 	double t0;
+
+	if (!died && rc == 0)
+		rc = fixture_serves(env, tree, "after the workload", err);
 
 	stats_into(t, tree, CG_SLICE_FIXTURE);
 	t0 = now_s();
@@ -1024,6 +1168,22 @@ static int oom_verdict(const struct cg_slice_plan *plan, const struct cg_tree *t
 	return rc;
 }
 
+double run_trial_budget_s(const struct scenario *s)
+{
+	double timeout_s = s->timeout_ms / 1000.0, b;
+
+	if (s->workload != SCN_HTTP)
+		return 0; /* a script has timeout_s; startup, chat and rpc series end by their own counts */
+	b = 10 + s->ready_timeout_s + timeout_s;
+	if (s->nroutes)
+		b += (double)(s->nroutes * s->nsweep) * (s->warmup_s + s->duration_s + timeout_s);
+	else
+		b += (double)(s->requests + s->warmup_requests) / RUN_FLOOR_RPS;
+	if (s->memory_idle_s > 0)
+		b += s->memory_idle_s + s->ready_timeout_s;
+	return b;
+}
+
 int run_trial(struct run_env *env, const struct scenario *s, const struct manifest *m, const struct img_status *st,
 	      enum cg_cpu_mode mode, const struct noise_spec *noise, double deadline, struct trial_result *trial,
 	      struct hx_err *err)
@@ -1032,15 +1192,15 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 	struct fx_pg pg = {.x = {.pid = -1, .report_fd = -1}};
 	struct run_noise nz = {.spec = *noise, .sut_cpus = env->plan[mode].limits[CG_SLICE_SUT].cpus};
 	struct hx_err derr = {0};
-	double t0 = now_s(), t1;
+	double t0 = now_s(), t1, budget = run_trial_budget_s(s);
 	/* the fixture slice only for a scenario that has a fixture, the noise slice only for a noisy trial */
 	unsigned slices = env->plan[mode].slices & ~(s->fixtures ? 0u : 1u << CG_SLICE_FIXTURE) &
 			  ~(noise->kind != NOISE_NONE ? 0u : 1u << CG_SLICE_NOISE);
 	int rc;
 
 	trial->min_duration_s = s->min_duration_s;
-	if (scn_adapter_for(s, m->name))
-		snprintf(trial->adapter, sizeof(trial->adapter), "%s", scn_adapter_for(s, m->name));
+	if (scn_adapter_for(s, m))
+		snprintf(trial->adapter, sizeof(trial->adapter), "%s", scn_adapter_for(s, m));
 	trial->warmup = s->workload == SCN_STARTUP || s->nroutes ? 0 : s->warmup_requests;
 	for (int sl = 0; sl < CG_NR_SLICES; sl++)
 		if (slices & (1u << sl)) {
@@ -1048,6 +1208,9 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 			trial->cpus_have |= 1u << sl;
 		}
 	noise_record(env, mode, noise, trial);
+	env->trial_end_s = budget > 0 ? t0 + budget : 1e18;
+	if (env->trial_end_s < deadline)
+		deadline = env->trial_end_s;
 	if (cg_tree_from_plan(&env->plan[mode], slices, NULL, &tree, err) < 0)
 		return -err->errnum;
 	if (env->isolate && mode == CG_CPU_PINNED && isolate(env, mode, slices, tree, trial, err) < 0) {
@@ -1068,7 +1231,7 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 		rc = trial_http(env, s, m, st, tree, &nz, deadline, trial, err);
 	rc = noise_end(tree, &nz, trial, rc, err); /* when the workload failed with it running */
 	if (pg.x.pid > 0)
-		rc = fixture_stop(tree, &pg, trial, rc, err);
+		rc = fixture_stop(env, tree, &pg, trial, rc, err);
 	rc = oom_verdict(&env->plan[mode], tree, trial, rc, err);
 	run_stage("teardown");
 	t1 = now_s();

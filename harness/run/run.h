@@ -35,8 +35,10 @@ struct run_env {
 	enum load_engine engine;	 /* --engine: the load client's on http trials (auto: it picks) */
 	char prepared[PATH_MAX];	 /* the current trial's prepared state (a bind's source must outlive it) */
 	bool bare;			 /* --no-sandbox: the runtime out of the sandbox, for comparison only */
+	double trial_end_s;		 /* the current trial's own deadline (run_trial_budget_s), CLOCK_MONOTONIC s */
 	char node_env[RUN_NODE_ENV_LEN]; /* NODE_ENV in every runtime's sandbox (--node-env); "": unset */
 	struct wire_refs wire;		 /* each scenario's first answer at readiness in the run */
+	bool warmup_auto;		 /* --warmup auto: http warm-ups last until the throughput is steady */
 };
 
 /* A trial's measured phase: its neighbour (NOISE_NONE for a quiet trial) and generator while it runs, and
@@ -55,6 +57,38 @@ struct run_noise {
 int run_trial(struct run_env *env, const struct scenario *s, const struct manifest *m, const struct img_status *st,
 	      enum cg_cpu_mode mode, const struct noise_spec *noise, double deadline_s, struct trial_result *trial,
 	      struct hx_err *err);
+
+/* A side of a duet (harness ab): the slice its runtime runs in (CG_SLICE_SUT or CG_SLICE_SUT_B) and what
+ * it adds to the runtime's start: K=V environment after the image's and the scenario's, and arguments
+ * after the runtime's name (a flag's effect). */
+struct run_side {
+	enum cg_slice slice;
+	const char *const *env;
+	size_t nenv;
+	const char *const *args;
+	size_t nargs;
+};
+
+struct sbx;
+struct sbx_config;
+/* The scenario's server in the side's slice (NULL: the sut's, as a run starts it), its output to logfd,
+ * ready when this returns 0; on failure nothing is left running and the message has its last output. */
+int run_server_start(struct run_env *env, const struct scenario *s, const struct manifest *m,
+		     const struct img_status *st, struct cg_tree *tree, const struct run_side *side, int logfd,
+		     const char *logpath, struct sbx *x, struct trial_result *t, struct hx_err *err);
+/* SIGTERM, 2 s to exit, then the slice sl is killed. */
+void run_server_stop(struct cg_tree *tree, enum cg_slice sl, struct sbx *x, struct trial_result *t);
+/* The sut sandbox's configuration for s on m, with the side's additions (NULL: none); argv and store
+ * (MAN_MAX_ARGV + 1 and MAN_MAX_ARGV entries) hold its command line. */
+int run_sut_config(struct run_env *env, const struct scenario *s, const struct manifest *m, const struct img_status *st,
+		   const struct run_side *side, struct sbx_config *c, char **argv, char store[][PATH_MAX],
+		   struct hx_err *err);
+
+/* The default deadline of one trial of s, in seconds (0: none, for the workloads that bound themselves): for an
+ * http load, 10 s + the readiness timeout + one response timeout + its requests (warm-up included) at 100 a
+ * second; for a route matrix, each cell's warm-up, duration and a response timeout; plus the memory run's idle
+ * period and restart. A trial past it fails with its reason (docs/scenario.md). */
+double run_trial_budget_s(const struct scenario *s);
 
 /* HARNESS_STOP_AT=STAGE (plan, prepare, readiness, warmup, load, teardown): harness says so on stderr and
  * stops itself (SIGSTOP) the first time it enters that stage, so that a fault test, or someone inspecting a

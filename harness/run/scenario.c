@@ -2,6 +2,7 @@
 #include "run/scenario.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -123,7 +124,7 @@ static int parse_runtimes(const char *file, const cJSON *root, struct scenario *
 	const cJSON *rt = cJSON_GetObjectItemCaseSensitive(root, "runtimes"), *it;
 
 	if (!cJSON_IsArray(rt) || cJSON_GetArraySize(rt) < 1 || cJSON_GetArraySize(rt) > SCN_MAX_RUNTIMES)
-		return hx_fail_field(err, file, "runtimes", "expected an array of 1 to %d image names",
+		return hx_fail_field(err, file, "runtimes", "expected an array of 1 to %d families or image names",
 				     SCN_MAX_RUNTIMES);
 	cJSON_ArrayForEach (it, rt) {
 		if (!cJSON_IsString(it))
@@ -131,6 +132,42 @@ static int parse_runtimes(const char *file, const cJSON *root, struct scenario *
 		if (valid_check(valid_name, it->valuestring, file, "runtimes", err) < 0)
 			return -err->errnum;
 		snprintf(s->runtimes[s->nruntimes++], sizeof(s->runtimes[0]), "%s", it->valuestring);
+	}
+	return 0;
+}
+
+/* "min_version": {"node": {"version": "22.5", "why": "node:sqlite"}}: a family of the scenario's runtimes. */
+static int parse_min_versions(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
+{
+	static const char *const keys[] = {"version", "why", NULL};
+	const cJSON *mv = cJSON_GetObjectItemCaseSensitive(root, "min_version"), *it;
+
+	if (!mv)
+		return 0;
+	if (!cJSON_IsObject(mv) || cJSON_GetArraySize(mv) > (int)HX_ARRAY_SIZE(s->min_versions))
+		return hx_fail_field(err, file, "min_version",
+				     "expected an object: family -> {\"version\": \"22.5\", \"why\": \"...\"}");
+	cJSON_ArrayForEach (it, mv) {
+		struct scn_min_version *v = &s->min_versions[s->nmin_versions];
+		bool listed = false;
+
+		for (size_t i = 0; i < s->nruntimes; i++)
+			listed |= strcmp(s->runtimes[i], it->string) == 0;
+		if (!listed || strlen(it->string) >= sizeof(v->family) ||
+		    strcmp(man_family_of_file(it->string), it->string) != 0)
+			return hx_fail_field(err, file, "min_version",
+					     "%s: expected a family of the scenario's runtimes", it->string);
+		snprintf(v->family, sizeof(v->family), "%s", it->string);
+		if (known_keys(file, "min_version", it, keys, err) < 0 ||
+		    str_field(file, it, "version", v->version, sizeof(v->version), true, err) < 0 ||
+		    str_field(file, it, "why", v->why, sizeof(v->why), true, err) < 0 ||
+		    valid_check(valid_label, v->version, file, "min_version.version", err) < 0 ||
+		    valid_check(valid_argument, v->why, file, "min_version.why", err) < 0)
+			return -err->errnum;
+		if (!isdigit((unsigned char)v->version[0]))
+			return hx_fail_field(err, file, "min_version", "%s: expected a version such as 22.5",
+					     v->family);
+		s->nmin_versions++;
 	}
 	return 0;
 }
@@ -257,7 +294,7 @@ static int parse_http(const char *file, const cJSON *root, struct scenario *s, s
 	static const char *const ready_keys[] = {"path", "status", "timeout_s", NULL};
 	static const char *const load_keys[] = {"connections",	   "threads",	  "pipeline",	 "requests",
 						"warmup_requests", "body_length", "body_sha256", "sweep",
-						"duration_s",	   "warmup_s",	  NULL};
+						"duration_s",	   "warmup_s",	  "timeout_ms",	 NULL};
 	const cJSON *ready = cJSON_GetObjectItemCaseSensitive(root, "ready");
 	const cJSON *load = cJSON_GetObjectItemCaseSensitive(root, "load");
 	const cJSON *tls = cJSON_GetObjectItemCaseSensitive(root, "tls");
@@ -355,9 +392,10 @@ static int parse_script(const char *file, const cJSON *root, struct scenario *s,
 	double iter = 1000;
 
 	s->timeout_s = 600;
-	if (prep && !cJSON_IsBool(prep))
-		return hx_fail_field(err, file, "prepare", "expected true or false");
-	s->prepare = cJSON_IsTrue(prep);
+	if (prep && !cJSON_IsBool(prep) && !(cJSON_IsString(prep) && strcmp(prep->valuestring, "network") == 0))
+		return hx_fail_field(err, file, "prepare", "expected true, false or \"network\"");
+	s->prepare_network = cJSON_IsString(prep);
+	s->prepare = cJSON_IsTrue(prep) || s->prepare_network;
 	if (cJSON_GetObjectItemCaseSensitive(root, "load") || cJSON_GetObjectItemCaseSensitive(root, "chat") ||
 	    cJSON_GetObjectItemCaseSensitive(root, "ready"))
 		return hx_fail_field(err, file, "load",
@@ -417,6 +455,7 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 					   "warmup_iterations",
 					   "min_duration_s",
 					   "adapter",
+					   "min_version",
 					   NULL};
 	char workload[16] = "";
 	double maxerr = 0;
@@ -427,7 +466,7 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 	    valid_check(valid_argument, s->description, file, "description", err) < 0 ||
 	    str_field(file, root, "workload", workload, sizeof(workload), true, err) < 0 ||
 	    valid_check(valid_name, s->name, file, "name", err) < 0 || parse_runtimes(file, root, s, err) < 0 ||
-	    parse_scripts(file, root, s, err) < 0)
+	    parse_min_versions(file, root, s, err) < 0 || parse_scripts(file, root, s, err) < 0)
 		return -err->errnum;
 	s->repeat = 3;
 	s->runs = 30;
@@ -544,41 +583,105 @@ int scn_load(const char *dir, const char *name, struct scenario *s, struct hx_er
 	return 0;
 }
 
-const char *scn_script_for(const struct scenario *s, const char *runtime)
+/* The entry of s->runtimes that m is: its image's name first, then its family; -1 when none. */
+static int runtime_index(const struct scenario *s, const struct manifest *m)
 {
-	const char *dflt = "";
+	for (size_t i = 0; i < s->nruntimes; i++)
+		if (strcmp(s->runtimes[i], m->name) == 0)
+			return (int)i;
+	for (size_t i = 0; m->family[0] && i < s->nruntimes; i++)
+		if (strcmp(s->runtimes[i], m->family) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *scn_script_for(const struct scenario *s, const struct manifest *m)
+{
+	const char *family = "", *dflt = "";
 
 	for (size_t i = 0; i < s->nscripts; i++) {
-		if (strcmp(s->scripts[i].runtime, runtime) == 0)
+		if (strcmp(s->scripts[i].runtime, m->name) == 0)
 			return s->scripts[i].path;
+		if (m->family[0] && strcmp(s->scripts[i].runtime, m->family) == 0)
+			family = s->scripts[i].path;
 		if (!s->scripts[i].runtime[0])
 			dflt = s->scripts[i].path;
 	}
-	return dflt;
+	return family[0] ? family : dflt;
 }
 
-bool scn_supports(const struct scenario *s, const char *runtime)
+static void runtimes_text(const struct scenario *s, char *buf, size_t len)
 {
-	for (size_t i = 0; i < s->nruntimes; i++)
-		if (strcmp(s->runtimes[i], runtime) == 0)
-			return true;
-	return false;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < s->nruntimes && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", s->runtimes[i]);
 }
 
-bool scn_memory_hint_for(const struct scenario *s, const char *runtime)
+const char *scn_why_not(const struct scenario *s, const struct manifest *m, char *buf, size_t len)
 {
-	for (size_t i = 0; s->memory_hint && i < s->nruntimes; i++)
-		if (strcmp(s->runtimes[i], runtime) == 0)
-			return !(s->memory_no_hint & (1u << i));
-	return false;
-}
+	char list[SCN_MAX_RUNTIMES * 66];
+	int i = runtime_index(s, m);
 
-const char *scn_skip_reason(const struct scenario *s, const char *runtime)
-{
-	for (size_t i = 0; i < s->nskips; i++)
-		if (strcmp(s->skips[i].runtime, runtime) == 0)
-			return s->skips[i].why;
+	for (size_t k = 0; k < s->nskips; k++)
+		if (strcmp(s->skips[k].runtime, m->name) == 0 ||
+		    (m->family[0] && strcmp(s->skips[k].runtime, m->family) == 0)) {
+			snprintf(buf, len, "%s", s->skips[k].why);
+			return buf;
+		}
+	if (i < 0) {
+		runtimes_text(s, list, sizeof(list));
+		if (m->family[0])
+			snprintf(buf, len, "it has no script for %s (it runs on %s)", m->family, list);
+		else
+			snprintf(buf, len,
+				 "it runs on %s, and %s's manifest names no family (give it \"family\": \"node\", "
+				 "\"bun\", \"deno\" or \"workerd\")",
+				 list, m->name);
+		return buf;
+	}
+	for (size_t k = 0; k < s->nmin_versions; k++) {
+		const struct scn_min_version *v = &s->min_versions[k];
+
+		if (strcmp(v->family, s->runtimes[i]) == 0 && m->version[0] && isdigit((unsigned char)m->version[0]) &&
+		    man_version_cmp(m->version, v->version) < 0) {
+			snprintf(buf, len, "%s (it needs %s %s or later; %s is %s)", v->why, v->family, v->version,
+				 m->name, m->version);
+			return buf;
+		}
+	}
 	return NULL;
+}
+
+bool scn_supports(const struct scenario *s, const struct manifest *m)
+{
+	char why[512];
+
+	return scn_why_not(s, m, why, sizeof(why)) == NULL;
+}
+
+bool scn_names(const struct scenario *s, const struct manifest *m)
+{
+	for (size_t k = 0; k < s->nskips; k++)
+		if (strcmp(s->skips[k].runtime, m->name) == 0 ||
+		    (m->family[0] && strcmp(s->skips[k].runtime, m->family) == 0))
+			return true;
+	return runtime_index(s, m) >= 0;
+}
+
+bool scn_memory_hint_for(const struct scenario *s, const struct manifest *m)
+{
+	int i = runtime_index(s, m);
+
+	return s->memory_hint && i >= 0 && !(s->memory_no_hint & (1u << i));
+}
+
+bool scn_bundle_for(const struct scenario *s, const struct manifest *m)
+{
+	const char *f = s->bundle.for_runtime;
+
+	return f[0] && (strcmp(f, m->name) == 0 || (m->family[0] && strcmp(f, m->family) == 0));
 }
 
 void scn_scale(struct scenario *s, enum scn_profile p)

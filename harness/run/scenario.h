@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "image/manifest.h"
 
 #define SCN_MAX_RUNTIMES 16
 /* The default minimum of a measured phase: below a second, a start-up hiccup or one GC is the figure. */
@@ -59,8 +60,15 @@ struct scn_skip {
 	char why[160];
 };
 
+/* The oldest version of a family the scenario runs on, and why (node 22.5: node:sqlite). */
+struct scn_min_version {
+	char family[16];
+	char version[32];
+	char why[160];
+};
+
 struct scn_script {
-	char runtime[64]; /* "" for the default */
+	char runtime[64]; /* a family or an image name; "" for the default */
 	char path[256];	  /* relative to the scenario folder */
 };
 
@@ -69,8 +77,10 @@ struct scenario {
 	char description[256];
 	char dir[PATH_MAX]; /* the scenario folder on the host */
 	enum scn_workload workload;
-	char runtimes[SCN_MAX_RUNTIMES][64]; /* the ones it supports */
+	char runtimes[SCN_MAX_RUNTIMES][64]; /* the families it supports, or image names (the older form) */
 	size_t nruntimes;
+	struct scn_min_version min_versions[4];
+	size_t nmin_versions;
 	struct scn_script scripts[SCN_MAX_RUNTIMES + 1];
 	size_t nscripts;
 	/* http */
@@ -115,7 +125,8 @@ struct scenario {
 	char metrics[SCN_MAX_METRICS][32]; /* required beyond ops, seconds and ops_per_s */
 	size_t nmetrics;
 	unsigned fixtures; /* enum scn_fixture bits */
-	bool prepare;	   /* script: run once per runtime with PREPARE=1 and the network first (run/prepare.h) */
+	bool prepare;	   /* script: run once per runtime with PREPARE=1 first (run/prepare.h) */
+	bool prepare_network; /* "prepare": "network": that step needs the host's network (and run --allow-prepare-network) */
 	/* every workload but startup: a measured phase shorter than this is flagged short (results.h) */
 	double min_duration_s;
 	/* both */
@@ -137,17 +148,25 @@ struct scenario {
 int scn_parse(const char *file, const char *text, struct scenario *ret, struct hx_err *err);
 /* scenarios/<name>/scenario.json under dir, or a path to a scenario.json or its folder. */
 int scn_load(const char *dir, const char *name, struct scenario *ret, struct hx_err *err);
-/* The script a runtime runs ("" when the scenario has none for it). */
-const char *scn_script_for(const struct scenario *s, const char *runtime);
-bool scn_supports(const struct scenario *s, const char *runtime);
-/* The memory run sends runtime the low-memory hint. */
-bool scn_memory_hint_for(const struct scenario *s, const char *runtime);
+/* The script a runtime runs: the one for its image's name, else for its family, else the default ("" when
+ * the scenario has none for it). */
+const char *scn_script_for(const struct scenario *s, const struct manifest *m);
+/* Why the scenario cannot run on m (its "skip" reason, a family it has no script for, a version older than its
+ * min_version), written into buf; NULL when it runs on m. A version not known yet (a local build before its
+ * version command ran) passes the version check. */
+const char *scn_why_not(const struct scenario *s, const struct manifest *m, char *buf, size_t len);
+bool scn_supports(const struct scenario *s, const struct manifest *m);
+/* The scenario names m: its image's name or family is among its runtimes or in its "skip". */
+bool scn_names(const struct scenario *s, const struct manifest *m);
+/* The memory run sends the runtime the low-memory hint. */
+bool scn_memory_hint_for(const struct scenario *s, const struct manifest *m);
+/* The scenario's bundle is for m (bundle.for names its image or its family). */
+bool scn_bundle_for(const struct scenario *s, const struct manifest *m);
 /* Why a difference of the wire (a header name or "body") is the runtimes' own, or NULL when it is not. */
 const char *scn_inherent_why(const struct scenario *s, const char *what);
-/* The adapter runtime runs the scenario's app through ("adapter" in scenario.json), or NULL when none. */
-const char *scn_adapter_for(const struct scenario *s, const char *runtime);
-/* Why the scenario skips runtime, or NULL when it does not. */
-const char *scn_skip_reason(const struct scenario *s, const char *runtime);
+/* The adapter the runtime runs the scenario's app through ("adapter" in scenario.json: by image name or
+ * family), or NULL when none. */
+const char *scn_adapter_for(const struct scenario *s, const struct manifest *m);
 /* The profile's share of the scenario's counts: requests, runs, iterations (at least 1). */
 void scn_scale(struct scenario *s, enum scn_profile p);
 const char *scn_dir(void);

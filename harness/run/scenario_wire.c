@@ -16,7 +16,7 @@ static bool inherent_name(const char *s)
 	       strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-") == strlen(s);
 }
 
-/* "adapter": {"node24": "serve-node.mjs: node:http to the fetch handler, userland code", ...} */
+/* "adapter": {"node": "serve-node.mjs: node:http to the fetch handler, userland code", ...} */
 static int parse_adapters(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "adapter"), *it;
@@ -29,7 +29,11 @@ static int parse_adapters(const char *file, const cJSON *root, struct scenario *
 	cJSON_ArrayForEach (it, a) {
 		struct scn_skip *d = &s->adapters[s->nadapters];
 
-		if (!scn_supports(s, it->string))
+		bool listed = false;
+
+		for (size_t i = 0; i < s->nruntimes; i++)
+			listed |= strcmp(s->runtimes[i], it->string) == 0;
+		if (!listed)
 			return hx_fail_field(err, file, "adapter", "%s is not one of the scenario's runtimes",
 					     it->string);
 		if (!cJSON_IsString(it) || !it->valuestring[0] || strlen(it->valuestring) >= sizeof(d->why) ||
@@ -44,10 +48,13 @@ static int parse_adapters(const char *file, const cJSON *root, struct scenario *
 	return 0;
 }
 
-const char *scn_adapter_for(const struct scenario *s, const char *runtime)
+const char *scn_adapter_for(const struct scenario *s, const struct manifest *m)
 {
 	for (size_t i = 0; i < s->nadapters; i++)
-		if (strcmp(s->adapters[i].runtime, runtime) == 0)
+		if (strcmp(s->adapters[i].runtime, m->name) == 0)
+			return s->adapters[i].why;
+	for (size_t i = 0; m->family[0] && i < s->nadapters; i++)
+		if (strcmp(s->adapters[i].runtime, m->family) == 0)
 			return s->adapters[i].why;
 	return NULL;
 }

@@ -43,6 +43,8 @@ struct sbx_child {
 	void *seccomp_ctx;
 	int report_fd;
 	struct sbx_stamps *stamps;
+	uid_t uid; /* the role's user (sbx_role_uid) */
+	gid_t gid;
 };
 
 void sbx_config_init(struct sbx_config *c)
@@ -58,6 +60,7 @@ void sbx_config_init(struct sbx_config *c)
 	c->netns_fd = -1;
 	c->out_fd = -1;
 	c->err_fd = -1;
+	c->in_fd = -1;
 	c->cwd = SBX_HOME;
 	c->rootfs.tmp_size = 256 << 20;
 	c->rootfs.home_size = 64 << 20;
@@ -141,11 +144,10 @@ static __attribute__((noreturn)) void child_fail(int fd, const char *step, int e
 /* The child's output pipes (each sandbox child has its own copy of this memory; the parent never uses it). */
 static struct sbx_out sbx_child_out;
 
-/* The payload's user, taken by the payload and by its init: the sandbox user, or out of the sandbox its own. */
+/* The payload's user, taken by the payload and by its init: its role's. */
 static int payload_user(const struct sbx_child *x, const char **step)
 {
-	return x->bare ? sbx_caps_apply_in_child(SBX_BARE_UID, SBX_BARE_GID, step)
-		       : sbx_caps_apply_in_child(sbx_uid(), sbx_gid(), step);
+	return sbx_caps_apply_in_child(x->uid, x->gid, step);
 }
 
 /* The payload: PID 2 of the sandbox. A session of its own, privileges go, only fds 0-2 pass execve, seccomp
@@ -174,6 +176,8 @@ static __attribute__((noreturn)) void payload(struct sbx_child *x)
 		_exit(137);
 	if (chdir(x->bare ? x->bare->cwd : x->c->cwd) < 0)
 		child_fail(x->report_fd, "chdir", errno);
+	if (x->c->in_fd >= 0 && dup2(x->c->in_fd, 0) < 0)
+		child_fail(x->report_fd, "redirect input", errno);
 	if (sbx_child_out.n && (r = sbx_out_apply_in_payload(&sbx_child_out)) < 0)
 		child_fail(x->report_fd, "redirect output", -r);
 	if (!sbx_child_out.n && x->c->quiet) {
@@ -331,7 +335,7 @@ static void child_enclose(struct sbx_child *x)
 	/* after the slice is ours: the cgroup namespace is rooted at the slice */
 	if (unshare(CLONE_NEWCGROUP) < 0)
 		child_fail(x->report_fd, "unshare cgroup namespace", errno);
-	if ((r = sbx_mount_apply_in_child(&x->c->rootfs, &step)) < 0)
+	if ((r = sbx_mount_apply_in_child(&x->c->rootfs, x->uid, x->gid, &step)) < 0)
 		child_fail(x->report_fd, step, -r);
 	if (sethostname("harness", 7) < 0)
 		child_fail(x->report_fd, "sethostname", errno);
@@ -348,6 +352,11 @@ static int sbx_child_main(void *arg)
 	int r;
 
 	x->stamps->child_ns = util_now_ns();
+	/* Not dumpable from the first instruction: /proc/1/mem (and environ, fd/) of init are then its owner's only
+	 * with CAP_SYS_PTRACE, which no payload has. Rootless, init keeps uid 0 of the namespace, the payload's uid,
+	 * and a dumpable init's memory (the stamps page harness reads) would be the payload's to rewrite. */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		child_fail(x->report_fd, "not dumpable", errno);
 	/* a killed harness leaves no sandbox running (getppid() is 0 here: the parent is outside our
 	 * PID namespace, so a death before this point is left to the slice's teardown or harness gc) */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
@@ -380,6 +389,11 @@ static int sbx_child_main(void *arg)
 		kill(child, SIGKILL);
 		child_fail(x->report_fd, "pdeathsig", errno);
 	}
+	/* A change of uid sets dumpable to fs.suid_dumpable, which a host may have at 1: 0 again, after the last one. */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0) {
+		kill(child, SIGKILL);
+		child_fail(x->report_fd, "not dumpable", errno);
+	}
 	close(x->report_fd);
 	return init_loop(child, x->stamps, &sbx_child_out, x->bare != NULL);
 }
@@ -395,9 +409,24 @@ static int sbx_prepare(const struct sbx_config *c, struct sbx *out, struct sbx_b
 	return 0;
 }
 
-int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, struct sbx *ret, struct hx_err *err)
+/* Whom a sandbox of slice s runs as (docs/sandbox.md, "One user per role"). */
+static enum sbx_role sbx_role_of(const struct sbx_config *c, enum cg_slice s)
 {
-	struct sbx_child x = {.c = c};
+	static const enum sbx_role of_slice[CG_NR_SLICES] = {
+		[CG_SLICE_SUT] = SBX_ROLE_SUT,	       [CG_SLICE_CLIENT] = SBX_ROLE_CLIENT,
+		[CG_SLICE_FIXTURE] = SBX_ROLE_FIXTURE, [CG_SLICE_NOISE] = SBX_ROLE_NOISE,
+		[CG_SLICE_PREPARE] = SBX_ROLE_PREPARE, [CG_SLICE_SUT_B] = SBX_ROLE_SUT, /* a duet's B: a runtime too */
+	};
+	enum sbx_role r = c->role != SBX_ROLE_OF_SLICE ? c->role : of_slice[s];
+
+	return c->bare && r == SBX_ROLE_SUT ? SBX_ROLE_BARE : r;
+}
+
+static int sbx_start_in(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, struct sbx *ret,
+			struct hx_err *err)
+{
+	enum sbx_role role = sbx_role_of(c, s);
+	struct sbx_child x = {.c = c, .uid = sbx_role_uid(role), .gid = sbx_role_gid(role)};
 	struct sbx out = {.pid = -1, .report_fd = -1};
 	struct sbx_bare *bare = NULL;
 	unsigned long flags = c->bare ? 0 : SBX_CLONE_FLAGS;
@@ -442,6 +471,18 @@ int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, st
 	out.report_fd = report[0];
 	*ret = out;
 	return 0;
+}
+
+int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, struct sbx *ret, struct hx_err *err)
+{
+	if (!t) /* every sandbox is in a slice: a caller outside one makes a prepare slice (sbx_run.h) */
+		return hx_fail(err, HX_EXIT_INTERNAL, EINVAL, "sandbox: no slice to start in");
+	return sbx_start_in(t, s, c, ret, err);
+}
+
+int sbx_start_here(enum cg_slice s, const struct sbx_config *c, struct sbx *ret, struct hx_err *err)
+{
+	return sbx_start_in(NULL, s, c, ret, err);
 }
 
 static const char *sbx_fix(const char *step, int errnum)

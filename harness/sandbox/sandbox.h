@@ -12,6 +12,7 @@
 #include "base/err.h"
 #include "sandbox/sbx_mount.h"
 #include "sandbox/sbx_seccomp.h"
+#include "sandbox/sbx_userns.h"
 
 #define SBX_MAX_ENV	64
 #define SBX_ENV_LEN	1024
@@ -28,12 +29,15 @@ struct sbx_config {
 	bool quiet;	  /* the command's stdout and stderr go to /dev/null */
 	int out_fd;	  /* >= 0: the command's stdout and stderr go here (a log file), bounded (sbx_out.h) */
 	int err_fd;	  /* >= 0: its stderr goes here instead */
+	int in_fd;	  /* >= 0: the command's stdin (postgres --single reads its SQL there); else harness's */
 	uint64_t out_max; /* bytes of each stream's head kept in those files; 0: SBX_OUT_MAX */
 	/* Out of the sandbox, for comparison only (run --no-sandbox): the same slice, network namespace,
 	 * environment, limits, user and init, but no namespace of its own, no root of its own and no seccomp
 	 * filter; the paths inside become host paths (sandbox_internal.h). */
 	bool bare;
-	const char *bare_dir; /* bare: where each start's scratch folder is made; NULL: /tmp */
+	const char *bare_dir;
+	enum sbx_role role;
+	/* SBX_ROLE_OF_SLICE (0): the slice's role; bare: SBX_ROLE_BARE */ /* bare: where each start's scratch folder is made; NULL: /tmp */
 };
 
 /* Where the time went, stamped with CLOCK_MONOTONIC (ns) by parent and child alike. */
@@ -63,9 +67,11 @@ struct sbx {
 	char scratch[SBX_SCRATCH_LEN]; /* bare: the start's scratch folder, removed by sbx_release; "": none */
 };
 
-/* Start c->argv in a new sandbox inside slice s; with t NULL, in the caller's own cgroup (a launcher
- * already inside the slice: no cgroup move). */
+/* Start c->argv in a new sandbox inside slice s of t (which must be given: every sandbox is in a slice). */
 int sbx_start(struct cg_tree *t, enum cg_slice s, const struct sbx_config *c, struct sbx *ret, struct hx_err *err);
+/* The same in the caller's own cgroup, for a launcher that is itself inside slice s already (a startup series:
+ * no cgroup move per start); s names the role. */
+int sbx_start_here(enum cg_slice s, const struct sbx_config *c, struct sbx *ret, struct hx_err *err);
 /* Wait until the payload has called execve (0) or setup failed: the error names the step and errno
  * ("sandbox: pivot_root: Invalid argument"), or for execve the command `what`. */
 int sbx_wait_exec(struct sbx *x, const char *what, struct hx_err *err);

@@ -19,6 +19,9 @@
 #define OLD SBX_OLD_ROOT
 
 static const char *mnt_step;
+/* the sandbox's user: /etc/passwd, HOME and the data folder are its (the child's own copy) */
+static uid_t mnt_uid;
+static gid_t mnt_gid;
 
 static int mnt_fail(const char *step)
 {
@@ -233,8 +236,8 @@ static int etc_files(void)
 	snprintf(passwd, sizeof(passwd),
 		 "root:x:0:0:root:/root:/bin/sh\n" SBX_USER ":x:%d:%d:" SBX_USER ":" SBX_HOME ":/bin/sh\n"
 		 "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
-		 (int)sbx_uid(), (int)sbx_gid());
-	snprintf(group, sizeof(group), "root:x:0:\n" SBX_USER ":x:%d:\nnogroup:x:65534:\n", (int)sbx_gid());
+		 (int)mnt_uid, (int)mnt_gid);
+	snprintf(group, sizeof(group), "root:x:0:\n" SBX_USER ":x:%d:\nnogroup:x:65534:\n", (int)mnt_gid);
 	if (write_text("/etc/passwd", passwd) < 0 || write_text("/etc/group", group) < 0 ||
 	    write_text("/etc/hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n") < 0 ||
 	    write_text("/etc/nsswitch.conf", "passwd: files\ngroup: files\nhosts: files\n") < 0 ||
@@ -292,7 +295,7 @@ static int tmpfs_at(const char *dir, mode_t mode, uint64_t size, bool owned)
 	}
 	n = snprintf(opts, sizeof(opts), "mode=%o,size=%llu", (unsigned)mode, (unsigned long long)size);
 	if (owned)
-		snprintf(opts + n, sizeof(opts) - (size_t)n, ",uid=%d,gid=%d", (int)sbx_uid(), (int)sbx_gid());
+		snprintf(opts + n, sizeof(opts) - (size_t)n, ",uid=%d,gid=%d", (int)mnt_uid, (int)mnt_gid);
 	snprintf(via, sizeof(via), OLD "/proc/self/fd/%d", fd);
 	rc = mount("tmpfs", via, "tmpfs", MS_NOSUID | MS_NODEV, opts);
 	close(fd);
@@ -318,7 +321,7 @@ static int overlay_at(const char *dir, const char *lower, uint64_t size)
 		return rc;
 	snprintf(upper, sizeof(upper), "%s/upper", dir);
 	snprintf(work, sizeof(work), "%s/work", dir);
-	if (mkdir(upper, 0700) < 0 || chown(upper, SBX_UID, SBX_GID) < 0 || mkdir(work, 0700) < 0)
+	if (mkdir(upper, 0700) < 0 || chown(upper, mnt_uid, mnt_gid) < 0 || mkdir(work, 0700) < 0)
 		return mnt_fail("the data overlay's folders");
 	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
 	if (mount("overlay", dir, "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
@@ -401,11 +404,13 @@ static int seal(void)
 	return 0;
 }
 
-int sbx_mount_apply_in_child(const struct sbx_rootfs *r, const char **ret_step)
+int sbx_mount_apply_in_child(const struct sbx_rootfs *r, uid_t uid, gid_t gid, const char **ret_step)
 {
 	int rc;
 
 	mnt_step = "mount";
+	mnt_uid = uid;
+	mnt_gid = gid;
 	if ((rc = pivot()) < 0 || (rc = bind_at("/usr", "/usr", false, false)) < 0 || (rc = usr_links()) < 0 ||
 	    (rc = etc_files()) < 0)
 		goto out;

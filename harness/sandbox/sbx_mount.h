@@ -6,8 +6,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sandbox/sbx_userns.h" /* SBX_UID, SBX_GID */
-
 #define SBX_MAX_BINDS 32
 /* where the host tree waits during set-up: no bind may name it */
 #define SBX_OLD_ROOT "/.oldroot"
@@ -26,7 +24,7 @@ struct sbx_rootfs {
 	size_t nbinds;
 	uint64_t tmp_size;    /* bytes of /tmp */
 	uint64_t home_size;   /* bytes of HOME */
-	const char *data_dir; /* when set: a tmpfs here of data_size bytes, owned by the sandbox user, mode 0700 */
+	const char *data_dir; /* when set: a tmpfs here of data_size bytes, owned by the sandbox's user, mode 0700 */
 	uint64_t data_size;
 	/* with data_dir: data_dir is an overlay of this folder inside the root (a bind's dst: read-only, never
 	 * written) over that tmpfs, which takes only what changes (docs/sandbox.md) */
@@ -35,6 +33,6 @@ struct sbx_rootfs {
 
 /* In the sandbox child, in a new mount namespace: build the root, pivot into it, detach the old root,
  * remount / read-only. Returns -errno; *ret_step names the step that failed. */
-int sbx_mount_apply_in_child(const struct sbx_rootfs *r, const char **ret_step);
+int sbx_mount_apply_in_child(const struct sbx_rootfs *r, uid_t uid, gid_t gid, const char **ret_step);
 
 #endif

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/personality.h>
+#include <linux/netlink.h>
 #include <sys/socket.h>
 
 #include "base/cleanup.h"
@@ -181,6 +182,12 @@ static int deny_arguments(scmp_filter_ctx ctx)
 		r = deny_families(ctx, SCMP_SYS(socket), (int)HX_ARRAY_SIZE(sbx_families));
 	if (r == 0)
 		r = deny_families(ctx, SCMP_SYS(socketpair), 1); /* AF_UNIX only */
+	/* sock_diag (ss, inet_diag) lists every socket of the network namespace, the other roles' too, with their
+	 * inodes and queues; NETLINK_ROUTE (getifaddrs) stays */
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 2,
+				     SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffu, AF_NETLINK),
+				     SCMP_A2(SCMP_CMP_MASKED_EQ, 0xffffffffu, NETLINK_SOCK_DIAG));
 	/* the request is an unsigned int: bits above 32 must not slip past (bubblewrap's TIOCSTI check) */
 	for (size_t i = 0; i < HX_ARRAY_SIZE(sbx_ioctls) && r == 0; i++)
 		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
@@ -279,7 +286,7 @@ void sbx_seccomp_cleanup(void **ctx)
 
 void sbx_seccomp_describe(const struct sbx_seccomp_opts *o, struct sbx_seccomp_desc *ret)
 {
-	_Static_assert(HX_ARRAY_SIZE(sbx_denied) + HX_ARRAY_SIZE(sbx_io_uring) + 4 <= SBX_SECCOMP_MAX_DESC,
+	_Static_assert(HX_ARRAY_SIZE(sbx_denied) + HX_ARRAY_SIZE(sbx_io_uring) + 5 <= SBX_SECCOMP_MAX_DESC,
 		       "room for every refused syscall");
 	memset(ret, 0, sizeof(*ret));
 	ret->default_action = "allow";
@@ -292,6 +299,7 @@ void sbx_seccomp_describe(const struct sbx_seccomp_opts *o, struct sbx_seccomp_d
 	ret->eperm[ret->neperm++] = "personality with a flag other than PER_LINUX32 or UNAME26";
 	ret->eperm[ret->neperm++] = "ioctl TIOCSTI";
 	ret->eperm[ret->neperm++] = "ioctl TIOCLINUX";
+	ret->eperm[ret->neperm++] = "socket AF_NETLINK NETLINK_SOCK_DIAG";
 	ret->eafnosupport[ret->neafnosupport++] =
 		"socket outside AF_UNIX, AF_INET, AF_INET6, AF_NETLINK; socketpair outside AF_UNIX";
 	ret->enosys[ret->nenosys++] = "clone3";

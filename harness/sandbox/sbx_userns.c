@@ -46,12 +46,20 @@ bool sbx_userns_active(struct sbx_userns_map *ret)
 	return userns_active;
 }
 
-uid_t sbx_uid(void)
+uid_t sbx_role_uid(enum sbx_role r)
 {
-	return userns_active ? 0 : SBX_UID;
+	/* SBX_ROLE_OF_SLICE never gets here resolved: it is the runtime's, as it always was */
+	return userns_active ? 0 : SBX_UID + (uid_t)(r > SBX_ROLE_SUT ? r - SBX_ROLE_SUT : 0);
 }
 
-gid_t sbx_gid(void)
+const char *sbx_role_name_of_uid(uid_t uid)
 {
-	return userns_active ? 0 : SBX_GID;
+	static const char *const names[] = {"sut", "bare", "client", "fixture", "noise", "prepare"};
+
+	return uid >= SBX_UID && uid - SBX_UID < HX_ARRAY_SIZE(names) ? names[uid - SBX_UID] : NULL;
+}
+
+gid_t sbx_role_gid(enum sbx_role r)
+{
+	return userns_active ? 0 : SBX_GID + (gid_t)(r > SBX_ROLE_SUT ? r - SBX_ROLE_SUT : 0);
 }

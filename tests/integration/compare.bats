@@ -70,7 +70,7 @@ print(rows[0]["verdict"], rows[0]["regression"], rows[0]["ratio"] < 1)'
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"Gate: FAILED"* ]]
 	grep -E '^node20 +pinned +req/s .* slower$' <<<"$output"
-	run "$HARNESS" compare --format json a.json b.json
+	run --separate-stderr "$HARNESS" compare --format json a.json b.json
 	[ "$status" -eq 1 ]
 	[ "$(rps_verdict <<<"$output")" = "slower True True" ]
 	run "$HARNESS" compare --fail-on none a.json b.json
@@ -87,7 +87,7 @@ print(rows[0]["verdict"], rows[0]["regression"], rows[0]["ratio"] < 1)'
 		[ "$status" -eq 1 ]
 	fi
 	# the other way round, B is faster: no regression in req/s (its latency improved too)
-	run "$HARNESS" compare --format json b.json a.json
+	run --separate-stderr "$HARNESS" compare --format json b.json a.json
 	[ "$(rps_verdict <<<"$output")" = "faster False False" ]
 }
 

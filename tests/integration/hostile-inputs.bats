@@ -101,6 +101,8 @@ JSON
 # The sandbox's uid and gid, as harness/sandbox/sbx_userns.h defines them.
 SBX_UID=$(awk '/^#define SBX_UID/{print $3}' "$HARNESS_TOP/harness/sandbox/sbx_userns.h")
 SBX_GID=$(awk '/^#define SBX_GID/{print $3}' "$HARNESS_TOP/harness/sandbox/sbx_userns.h")
+# the fixture's and the prepare steps' users: the ids after it (sbx_userns.h)
+FIXTURE_UID=$((SBX_UID + 3)) FIXTURE_GID=$((SBX_GID + 3)) PREPARE_UID=$((SBX_UID + 5))
 
 INTEGRITY="sha512-$(printf 'A%.0s' $(seq 86))=="
 SHA=$(printf '0%.0s' $(seq 64))
@@ -293,9 +295,9 @@ lock_scenario() {
 	# id: PostgreSQL wants its data its own), nothing in it open to a group or others, behind the root-only folder
 	[ "$(stat -c '%U %a' "$tmpl")" = "root 700" ]
 	[ "$(stat -c '%U %a' "$tmpl/password")" = "root 600" ]
-	[ -z "$(find "$tmpl/pgdata" ! -uid "$SBX_UID")" ]
+	[ -z "$(find "$tmpl/pgdata" ! -uid "$FIXTURE_UID")" ]
 	[ -z "$(find "$tmpl/pgdata" -perm /077)" ]
-	[ "$(stat -c '%u:%g %a' "$tmpl/pgdata/pg_hba.conf")" = "$SBX_UID:$SBX_GID 600" ]
+	[ "$(stat -c '%u:%g %a' "$tmpl/pgdata/pg_hba.conf")" = "$FIXTURE_UID:$FIXTURE_GID 600" ]
 	# the swap (as a host account that owned the template could do it)
 	mv "$tmpl/password" "$BATS_TEST_TMPDIR/password.orig"
 	echo 'root-only secret' >"$BATS_TEST_TMPDIR/secret" && chmod 600 "$BATS_TEST_TMPDIR/secret"
@@ -352,7 +354,7 @@ lock_scenario() {
 	cat >m.json <<JSON
 {"name": "shell", "version": "1", "kind": "runtime", "source": {"type": "host", "path": "/bin/sh"}, "entry": "/bin/sh",
  "run": ["{entry}", "{script}"], "version_command": ["{entry}", "-c", "id -u; echo x >$proof; echo y >/usr/hx-proof; cat /etc/shadow"],
- "version_expect": "$SBX_UID"}
+ "version_expect": "$PREPARE_UID"}
 JSON
 	run "$HARNESS" images verify "$PWD/m.json"
 	echo "$output"

@@ -265,14 +265,14 @@ PY
 	echo 'console.log("hi")' >hi.js
 	run "$HARNESS" load --startup -r 3 -w 0 -- node hi.js
 	[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"load: --startup: 'hi.js' is in this folder, which the sandbox does not show"*'--bind "$PWD:/work" and name /work/hi.js'*"--no-sandbox"* ]]
+	[[ "$output" == *"load: --startup: 'hi.js' is in this folder, which the sandbox does not show"*'--bind "$PWD:/src" and name /src/hi.js'*"--no-sandbox"* ]]
 	run "$HARNESS" load --startup -r 3 -w 0 -- node "$PWD/hi.js"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"the sandbox does not show '$PWD/hi.js'"* ]]
 	# the fix it names works
 	command -v node >/dev/null || hx_skip "needs a node on the host"
-	run --separate-stderr "$HARNESS" load --startup -r 3 -w 0 --bind "$PWD:/work" -- node /work/hi.js
+	run --separate-stderr "$HARNESS" load --startup -r 3 -w 0 --bind "$PWD:/src" -- node /src/hi.js
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"Benchmark: node /work/hi.js (sandboxed)"* ]]
+	[[ "$output" == *"Benchmark: node /src/hi.js (sandboxed)"* ]]
 	assert_no_leftovers
 }

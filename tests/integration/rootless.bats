@@ -123,6 +123,21 @@ PY
 	[ -z "$(find /tmp -maxdepth 1 -name 'harness-run-*' -user 1000)" ]
 }
 
+@test "exec as uid 1000: the sandbox's init is not dumpable, its /proc/1/mem is refused to the payload (which has its uid)" {
+	need_v2
+	delegate
+	userdir
+	probe="try:
+    open('/proc/1/mem', 'r+b').close(); print('/proc/1/mem opened')
+except OSError as e:
+    print('/proc/1/mem refused:', e.strerror)"
+	run sh -c 'echo $$ >"$1/cgroup.procs" && cd "$2" && exec setpriv --reuid=1000 --regid=1000 --clear-groups \
+		env HOME="$2" "$3" exec -- /usr/bin/python3 -c "$4"' sh "$D" "$W" "$HARNESS" "$probe"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"/proc/1/mem refused: Permission denied"* ]]
+}
+
 @test "run as uid 1000 in an undelegated cgroup: refused with exit 3 and doctor's reason" {
 	need_v2
 	mkdir "$D-plain"

@@ -294,7 +294,7 @@ PY
 	cp "$HARNESS_TOP"/images/*.json images/
 	node=$(command -v node) || hx_skip "needs a node on the host"
 	cat >images/node20.json <<JSON
-{"name": "node20", "version": "host", "kind": "runtime", "source": {"type": "host", "path": "$node"},
+{"name": "node20", "version": "host", "kind": "runtime", "family": "node", "source": {"type": "host", "path": "$node"},
  "entry": "$node", "run": ["{entry}", "{script}"], "version_command": ["{entry}", "--version"], "version_expect": "v"}
 JSON
 	export HARNESS_IMAGES_DIR=$PWD/images HARNESS_CACHE_DIR=$BATS_TEST_TMPDIR/empty-cache

@@ -28,7 +28,7 @@ PY
 }
 
 @test "warm-install: npm on node22 and node24, bun install and deno install, warm and fresh, with no network" {
-	run --separate-stderr "$HARNESS" run --runtimes node22,node24,bun,deno --profile quick --repeat 1 --out w.json warm-install
+	run --separate-stderr "$HARNESS" run --allow-prepare-network --runtimes node22,node24,bun,deno --profile quick --repeat 1 --out w.json warm-install
 	echo "$output"
 	echo "$stderr" | tail -5
 	[ "$status" -eq 0 ]
@@ -86,7 +86,7 @@ PY
 	deno["workspace"]["packageJson"]["dependencies"].append("npm:left-pad@1.3.0")
 	json.dump(deno, open(f"{d}/deno.lock", "w"), indent=2)
 PY
-	run --separate-stderr "$HARNESS" run --runtimes node22,bun,deno --profile quick --repeat 1 --out a.json ./wi
+	run --separate-stderr "$HARNESS" run --allow-prepare-network --runtimes node22,bun,deno --profile quick --repeat 1 --out a.json ./wi
 	echo "$stderr" | grep -v '^ ' | tail -12
 	# the variant's prepared entries stay in the cache (keyed by its files): the next run reuses them
 	# instead of fetching ~270 packages three times again

@@ -295,6 +295,42 @@ static void test_plan_does_not_fit(void **state)
 	assert_non_null(strstr(err.msg, "quota mode can give the runtime at most 2"));
 }
 
+/* A duet's sut-b slice: exactly the sut's limits, in every mode; the other slices as they were. */
+static void test_plan_duet(void **state)
+{
+	static const enum cg_cpu_mode modes[] = {CG_CPU_PINNED, CG_CPU_QUOTA, CG_CPU_NONE};
+	struct cg_slice_plan p, before;
+	struct hx_err err = {0};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		plan("vm2", modes[i], 1, &p, &err, 0);
+		before = p;
+		cg_plan_duet(&p);
+		assert_true(p.slices & (1u << CG_SLICE_SUT_B));
+		assert_memory_equal(&p.limits[CG_SLICE_SUT_B], &p.limits[CG_SLICE_SUT], sizeof(p.limits[0]));
+		assert_memory_equal(&p.limits[CG_SLICE_CLIENT], &before.limits[CG_SLICE_CLIENT], sizeof(p.limits[0]));
+		assert_int_equal(p.slices & ~(1u << CG_SLICE_SUT_B), before.slices);
+	}
+	assert_string_equal(cg_slice_names[CG_SLICE_SUT_B], "sut-b");
+}
+
+/* The prepare slice is limited in memory, processes and CPU time, on whatever CPUs harness may use. */
+static void test_plan_prepare_limited(void **state)
+{
+	struct cg_limits l;
+	struct hx_err err = {0};
+
+	(void)state;
+	assert_int_equal(cg_plan_prepare(&l, &err), 0);
+	assert_int_equal(l.memory_max, (uint64_t)2 << 30);
+	assert_int_equal(l.pids_max, 1024);
+	assert_false(cg_cpus_empty(&l.cpus));
+	assert_true(l.cpu_quota_us >= l.cpu_period_us && l.cpu_period_us > 0);
+	assert_true(l.cpu_quota_us <= (uint64_t)(cg_cpus_count(&l.cpus) + 1) / 2 * l.cpu_period_us ||
+		    cg_cpus_count(&l.cpus) == 1);
+}
+
 /* No slice of a plan is left without a memory and a pids limit, whatever the budget leaves out. */
 static void test_plan_every_slice_limited(void **state)
 {
@@ -305,7 +341,13 @@ static void test_plan_every_slice_limited(void **state)
 
 	(void)state;
 	assert_int_equal(cg_plan_slices(t, &t->online, &b, &p, &err), 0);
+	assert_false(p.slices & (1u << CG_SLICE_SUT_B)); /* a duet's only (cg_plan_duet) */
+	cg_plan_duet(&p);
 	for (int s = 0; s < CG_NR_SLICES; s++) {
+		if (s == CG_SLICE_PREPARE) { /* a tree of its own, outside every trial's plan */
+			assert_false(p.slices & (1u << s));
+			continue;
+		}
 		assert_true(p.slices & (1u << s));
 		assert_true(p.limits[s].memory_max > 0);
 		assert_true(p.limits[s].pids_max > 0);
@@ -532,6 +574,8 @@ int main(void)
 		cmocka_unit_test(test_noise_sibling_without_smt),
 		cmocka_unit_test(test_noise_quota_anywhere),
 		cmocka_unit_test(test_plan_every_slice_limited),
+		cmocka_unit_test(test_plan_duet),
+		cmocka_unit_test(test_plan_prepare_limited),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -160,8 +160,9 @@ static void test_host_diffs(void **state)
 	assert_int_equal(r.ndiffs, 2);
 	assert_string_equal(r.diffs[0].field, "host.cpus.model");
 	assert_true(r.diffs[0].refuse);
+	assert_false(r.diffs[0].image); /* a host's difference is not --allow-different-images' */
 	assert_string_equal(r.diffs[1].field, "images.bun.digest");
-	assert_true(r.diffs[1].refuse);
+	assert_true(r.diffs[1].refuse && r.diffs[1].image);
 	assert_string_equal(r.diffs[1].b, "sha512-bb");
 	cJSON_Delete(a), cJSON_Delete(b), cJSON_Delete(k), cJSON_Delete(c), cJSON_Delete(e);
 }

@@ -2,7 +2,12 @@
  * Markdown page comes out inert, and ordinary names come out unchanged. */
 #include "testutil.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "base/esc.h"
+#include "base/util.h"
 
 static void test_term(void **state)
 {
@@ -78,13 +83,41 @@ static void test_md(void **state)
 	assert_string_equal(esc_md("&amp;", b, sizeof(b)), "&amp;amp;");
 }
 
+/* A log tail keeps the log's last line whatever came before it: escaped control bytes (4 bytes each) must not
+ * crowd it out, and lines longer than the buffer keep their end. */
+static void test_log_tail_end(void **state)
+{
+	char path[] = "/tmp/harness-test-tail-XXXXXX", buf[2048];
+	int fd = mkstemp(path);
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_non_null(f = fdopen(fd, "w"));
+	for (int i = 0; i < 16000; i++)
+		fputc(1, f);
+	fputs("\nTHE REAL LAST LINE: EADDRINUSE\n", f);
+	fclose(f);
+	util_log_tail(path, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "THE REAL LAST LINE: EADDRINUSE"));
+	assert_null(strchr(buf, 1));
+	/* one line longer than the buffer: its end is kept */
+	assert_non_null(f = fopen(path, "w"));
+	for (int i = 0; i < 5000; i++)
+		fputc('x', f);
+	fputs("END", f);
+	fclose(f);
+	util_log_tail(path, buf, 64);
+	assert_int_equal(strlen(buf), 63);
+	assert_string_equal(buf + 60, "END");
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_term),
-		cmocka_unit_test(test_cut_whole),
-		cmocka_unit_test(test_csv),
-		cmocka_unit_test(test_md),
+		cmocka_unit_test(test_term), cmocka_unit_test(test_cut_whole),	  cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_md),   cmocka_unit_test(test_log_tail_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

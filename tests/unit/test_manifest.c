@@ -1,6 +1,9 @@
 /* Strict manifest parsing: the shipped shapes, and each kind of mistake named by file and field. */
 #include "testutil.h"
 
+#include <stdlib.h>
+
+#include "base/util.h"
 #include "image/manifest.h"
 
 static const char npm_ok[] =
@@ -77,6 +80,40 @@ static void expect(const char *text, const char *needle)
 
 #define BASE "\"name\":\"t\",\"version\":\"1\",\"kind\":\"runtime\",\"entry\":\"bin/t\",\"run\":[\"{entry}\"]"
 #define SRC  "\"source\":{\"type\":\"host\",\"path\":\"/x\"}"
+
+/* A family is one of the four or none; every shipped runtime names its own. */
+static void test_family(void **state)
+{
+	static const char *const shipped[][2] = {{"node20", "node"}, {"node24", "node"},     {"bun", "bun"},
+						 {"deno", "deno"},   {"workerd", "workerd"}, {"postgres15", ""}};
+	const char *top = getenv("HARNESS_TOP");
+	char dir[4096];
+	struct manifest m;
+	struct hx_err err = {0};
+
+	(void)state;
+	expect("{" BASE ",\"family\":\"python\"," SRC "}",
+	       "family: expected \"node\", \"bun\", \"deno\", \"workerd\" or \"none\", not \"python\"");
+	if (man_parse("x.json",
+		      "{\"name\":\"t\",\"version\":\"1\",\"kind\":\"runtime\",\"entry\":\"/x\",\"run\":[\"{entry}\"],"
+		      "\"family\":\"none\"," SRC "}",
+		      &m, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(m.family, "");
+	man_free(&m);
+	snprintf(dir, sizeof(dir), "%s/images", top ? top : ".");
+	for (size_t i = 0; i < HX_ARRAY_SIZE(shipped); i++) {
+		if (man_load(dir, shipped[i][0], &m, &err) < 0)
+			fail_msg("%s", err.msg);
+		assert_string_equal(m.family, shipped[i][1]);
+		man_free(&m);
+	}
+	assert_string_equal(man_family_of_file("/b/out/Release/node"), "node");
+	assert_string_equal(man_family_of_file("./node-main"), "node");
+	assert_string_equal(man_family_of_file("bun_pr"), "bun");
+	assert_string_equal(man_family_of_file("nodejs"), "");
+	assert_string_equal(man_family_of_file("d8"), "");
+}
 
 static void test_mistakes(void **state)
 {
@@ -180,7 +217,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_npm),	cmocka_unit_test(test_url_and_host), cmocka_unit_test(test_mistakes),
-		cmocka_unit_test(test_hostile), cmocka_unit_test(test_soname_links),
+		cmocka_unit_test(test_hostile), cmocka_unit_test(test_soname_links), cmocka_unit_test(test_family),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -39,8 +39,13 @@ static void test_parse(void **state)
 	assert_string_equal(s.routes[1].sha256, "5fce37f3129150ce7ec3939b54016d9c1fd01364e27b0a788dc634064aec76b1");
 	assert_string_equal(s.routes[1].range, "bytes 0-9/100");
 	assert_string_equal(s.routes[2].encoding, "br");
-	assert_string_equal(scn_skip_reason(&s, "node20"), "no node:sqlite");
-	assert_null(scn_skip_reason(&s, "bun"));
+	{
+		char why[256];
+
+		assert_string_equal(scn_why_not(&s, &(struct manifest){.name = "node20"}, why, sizeof(why)),
+				    "no node:sqlite");
+		assert_null(scn_why_not(&s, &(struct manifest){.name = "bun"}, why, sizeof(why)));
+	}
 	scn_scale(&s, SCN_QUICK);
 	assert_true(s.duration_s == 1 && s.warmup_s == 0.5);
 }

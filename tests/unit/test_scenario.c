@@ -1,7 +1,23 @@
 /* Strict scenario parsing, profile scaling and script choice. */
 #include "testutil.h"
 
+#include <dirent.h>
+#include <stdlib.h>
+
+#include "run/run.h"
 #include "run/scenario.h"
+
+/* A runtime as a scenario is asked about it: an image's name, its family and version. */
+static struct manifest rt(const char *name, const char *family, const char *version)
+{
+	struct manifest m;
+
+	memset(&m, 0, sizeof(m));
+	snprintf(m.name, sizeof(m.name), "%s", name);
+	snprintf(m.family, sizeof(m.family), "%s", family);
+	snprintf(m.version, sizeof(m.version), "%s", version);
+	return m;
+}
 
 static const char http_ok[] =
 	"{\"name\":\"h\",\"workload\":\"http\",\"runtimes\":[\"node20\",\"bun\"],\"script\":\"s.js\","
@@ -22,9 +38,11 @@ static void test_http(void **state)
 	assert_int_equal(s.ready_status, 204);
 	assert_int_equal(s.connections, 1000);
 	assert_int_equal(s.threads, 1);
-	assert_string_equal(scn_script_for(&s, "bun"), "b.js");
-	assert_string_equal(scn_script_for(&s, "node20"), "s.js");
-	assert_true(scn_supports(&s, "bun") && !scn_supports(&s, "deno"));
+	/* the older form: image names, read as before */
+	assert_string_equal(scn_script_for(&s, &(struct manifest){.name = "bun"}), "b.js");
+	assert_string_equal(scn_script_for(&s, &(struct manifest){.name = "node20"}), "s.js");
+	assert_true(scn_supports(&s, &(struct manifest){.name = "bun"}));
+	assert_false(scn_supports(&s, &(struct manifest){.name = "deno"}));
 	scn_scale(&s, SCN_QUICK);
 	assert_int_equal(s.requests, 25000);
 	assert_int_equal(s.warmup_requests, 1000);
@@ -115,9 +133,15 @@ static void test_rpc(void **state)
 		      &s, &err) < 0)
 		fail_msg("%s", err.msg);
 	assert_true(s.memory_idle_s == 2 && s.memory_restart);
-	assert_true(scn_memory_hint_for(&s, "deno"));
-	assert_false(scn_memory_hint_for(&s, "workerd"));
-	assert_false(scn_memory_hint_for(&s, "bun")); /* not the scenario's */
+	assert_true(scn_memory_hint_for(&s, &(struct manifest){.name = "deno"}));
+	assert_false(scn_memory_hint_for(&s, &(struct manifest){.name = "workerd"}));
+	assert_false(scn_memory_hint_for(&s, &(struct manifest){.name = "bun"})); /* not the scenario's */
+	{
+		struct manifest wd = rt("workerd-main", "workerd", "1.2"), dn = rt("deno-2.9.5", "deno", "2.9.5");
+
+		assert_false(scn_memory_hint_for(&s, &wd)); /* no_hint names the family */
+		assert_true(scn_memory_hint_for(&s, &dn));
+	}
 }
 
 static void test_startup_defaults_and_full(void **state)
@@ -236,7 +260,7 @@ static void test_mistakes(void **state)
 	       "\"bundle\":{\"for\":\"workerd\",\"with\":\"bun\",\"entry\":\"a.js\"}}",
 	       "out: missing");
 	expect("{\"name\":\"x\",\"workload\":\"script\"," RT ",\"script\":\"a\",\"prepare\":1}",
-	       "prepare: expected true or false");
+	       "prepare: expected true, false or \"network\"");
 	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"load\":{},\"prepare\":true}",
 	       "are for script workloads");
 }
@@ -286,6 +310,107 @@ static void test_script_with_fixture(void **state)
 	assert_int_equal(s.fixtures, 0);
 }
 
+/* Scripts by family: any runtime of a family the scenario names runs it, a name of its own wins, a version
+ * older than min_version is skipped with the scenario's reason, and a runtime of no family is told why. */
+static void test_families(void **state)
+{
+	static const char text[] =
+		"{\"name\":\"f\",\"workload\":\"http\",\"runtimes\":[\"node\",\"bun\",\"deno\"],"
+		"\"min_version\":{\"node\":{\"version\":\"22.5\",\"why\":\"no node:sqlite\"}},"
+		"\"skip\":{\"workerd\":\"no SQLite module\"},"
+		"\"scripts\":{\"node\":\"n.mjs\",\"bun\":\"b.js\",\"deno\":\"d.js\",\"node26\":\"n26.mjs\"},"
+		"\"load\":{}}";
+	struct scenario s;
+	struct hx_err err = {0};
+	struct manifest mine = rt("mynode", "node", "26.0.0-pre"), n20 = rt("node20", "node", "20.20.2"),
+			n22 = rt("node22", "node", "22.23.5"), n26 = rt("node26", "node", "26.10.0"),
+			local = rt("node", "node", ""), wd = rt("workerd", "workerd", "1.20261117.1"),
+			none = rt("mynode", "", "26.0.0");
+	char why[512];
+
+	(void)state;
+	if (scn_parse("f.json", text, &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(scn_script_for(&s, &mine), "n.mjs");
+	assert_string_equal(scn_script_for(&s, &n26), "n26.mjs");
+	assert_null(scn_why_not(&s, &mine, why, sizeof(why)));
+	assert_null(scn_why_not(&s, &n22, why, sizeof(why)));
+	assert_null(scn_why_not(&s, &local, why, sizeof(why))); /* its version is not known yet */
+	assert_string_equal(scn_why_not(&s, &n20, why, sizeof(why)),
+			    "no node:sqlite (it needs node 22.5 or later; node20 is 20.20.2)");
+	assert_string_equal(scn_why_not(&s, &wd, why, sizeof(why)), "no SQLite module");
+	assert_true(scn_names(&s, &wd) && scn_names(&s, &n20));
+	assert_non_null(scn_why_not(&s, &none, why, sizeof(why)));
+	assert_non_null(strstr(why, "mynode's manifest names no family"));
+	assert_false(scn_names(&s, &none));
+	s.nskips = 0;
+	assert_string_equal(scn_why_not(&s, &wd, why, sizeof(why)),
+			    "it has no script for workerd (it runs on node, bun, deno)");
+	assert_false(scn_names(&s, &wd));
+	/* a min_version for a family the scenario does not run on is a mistake in the file */
+	assert_true(scn_parse("f.json",
+			      "{\"name\":\"f\",\"workload\":\"startup\",\"runtimes\":[\"bun\"],\"script\":\"a.js\","
+			      "\"min_version\":{\"node\":{\"version\":\"22\",\"why\":\"x\"}}}",
+			      &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "min_version: node: expected a family of the scenario's runtimes"));
+}
+
+static void test_version_order(void **state)
+{
+	(void)state;
+	assert_true(man_version_cmp("22.5", "22.23.5") < 0);
+	assert_true(man_version_cmp("v26.0.0-pre", "26") == 0);
+	assert_true(man_version_cmp("20.20.2", "22.5") < 0);
+	assert_true(man_version_cmp("1.20261117.1", "1.20261104.1") > 0);
+	assert_true(man_version_cmp("24", "24.0.0") == 0);
+}
+
+/* A user's runtime of family node, named nowhere in the repository, runs every shipped scenario the shipped
+ * node24 image runs, with the same script, unedited; and every shipped scenario runs on node. */
+static void test_shipped_on_a_user_node(void **state)
+{
+	static const char user[] =
+		"{\"name\":\"mynode\",\"version\":\"26.0.0\",\"kind\":\"runtime\",\"family\":\"node\","
+		"\"source\":{\"type\":\"host\",\"path\":\"/opt/build/out/Release/node\"},"
+		"\"entry\":\"/opt/build/out/Release/node\",\"run\":[\"{entry}\",\"{script}\"]}";
+	const char *top = getenv("HARNESS_TOP");
+	char dir[4096];
+	struct manifest mine, n24;
+	struct hx_err err = {0};
+	struct dirent **names = NULL;
+	int n, ran = 0;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/scenarios", top ? top : ".");
+	if (man_parse("mynode.json", user, &mine, &err) < 0)
+		fail_msg("%s", err.msg);
+	snprintf(dir + strlen(dir) - 9, sizeof(dir) - strlen(dir) + 9, "images");
+	if (man_load(dir, "node24", &n24, &err) < 0)
+		fail_msg("%s", err.msg);
+	snprintf(dir + strlen(dir) - 6, sizeof(dir) - strlen(dir) + 6, "scenarios");
+	n = scandir(dir, &names, NULL, alphasort);
+	assert_true(n > 2);
+	for (int i = 0; i < n; i++) {
+		struct scenario s;
+
+		if (names[i]->d_name[0] != '.') {
+			if (scn_load(dir, names[i]->d_name, &s, &err) < 0)
+				fail_msg("%s", err.msg);
+			if (!scn_supports(&s, &mine))
+				fail_msg("scenario %s does not run on a user's node 26", s.name);
+			assert_int_equal(scn_supports(&s, &n24), scn_supports(&s, &mine));
+			assert_string_equal(scn_script_for(&s, &mine), scn_script_for(&s, &n24));
+			assert_true(scn_script_for(&s, &mine)[0] != '\0');
+			ran++;
+		}
+		free(names[i]);
+	}
+	free(names);
+	assert_true(ran >= 13);
+	man_free(&mine);
+	man_free(&n24);
+}
+
 /* Every workload gets a warm-up with one count for every runtime, and a minimum measured duration. */
 static void test_warmups(void **state)
 {
@@ -330,6 +455,37 @@ static void test_warmups(void **state)
 	assert_non_null(strstr(err.msg, "t.json: min_duration_s"));
 }
 
+/* load.timeout_ms, as documented; the trial's default deadline from the load; "prepare": "network". */
+static void test_timeout_deadline_and_prepare_network(void **state)
+{
+	static const char timed[] =
+		"{\"name\":\"h\",\"workload\":\"http\",\"runtimes\":[\"node20\"],\"script\":\"s.js\","
+		"\"ready\":{\"timeout_s\":5},\"load\":{\"connections\":2,\"requests\":20,"
+		"\"warmup_requests\":0,\"timeout_ms\":20000}}";
+	static const char net[] = "{\"name\":\"p\",\"workload\":\"script\",\"runtimes\":[\"node20\"],"
+				  "\"script\":\"p.mjs\",\"prepare\":\"network\"}";
+	struct scenario s;
+	struct hx_err err = {0};
+
+	(void)state;
+	if (scn_parse("h.json", timed, &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(s.timeout_ms, 20000);
+	assert_true(run_trial_budget_s(&s) > 35.1 && run_trial_budget_s(&s) < 35.3); /* 10 + 5 + 20 + 20/100 */
+	assert_int_equal(scn_parse("h.json", http_ok, &s, &err), 0);
+	/* 10 + 15 + 30 + (100,000 + 4,000) / 100 */
+	assert_true(run_trial_budget_s(&s) > 1094.9 && run_trial_budget_s(&s) < 1095.1);
+	if (scn_parse("p.json", net, &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_true(s.prepare && s.prepare_network);
+	assert_true(run_trial_budget_s(&s) == 0); /* a script has its timeout_s */
+	assert_true(scn_parse("p.json",
+			      "{\"name\":\"p\",\"workload\":\"script\",\"runtimes\":[\"node20\"],\"script\":\"p.mjs\","
+			      "\"prepare\":\"yes\"}",
+			      &s, &err) < 0);
+	assert_non_null(strstr(err.msg, "expected true, false or \"network\""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +498,10 @@ int main(void)
 		cmocka_unit_test(test_mistakes),
 		cmocka_unit_test(test_long_script_path),
 		cmocka_unit_test(test_script_with_fixture),
+		cmocka_unit_test(test_families),
+		cmocka_unit_test(test_version_order),
+		cmocka_unit_test(test_shipped_on_a_user_node),
+		cmocka_unit_test(test_timeout_deadline_and_prepare_network),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

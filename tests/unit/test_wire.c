@@ -138,8 +138,9 @@ static void test_scenario_key(void **state)
 	assert_null(scn_inherent_why(&s, "date"));
 	/* the adapter a runtime runs the app through: one of the scenario's runtimes, with what it is */
 	scenario_with("\"adapter\":{\"node24\":\"serve-node.mjs: userland node:http to fetch\"}", &s);
-	assert_string_equal(scn_adapter_for(&s, "node24"), "serve-node.mjs: userland node:http to fetch");
-	assert_null(scn_adapter_for(&s, "bun"));
+	assert_string_equal(scn_adapter_for(&s, &(struct manifest){.name = "node24"}),
+			    "serve-node.mjs: userland node:http to fetch");
+	assert_null(scn_adapter_for(&s, &(struct manifest){.name = "bun"}));
 	snprintf(text, sizeof(text),
 		 "{\"name\":\"w\",\"workload\":\"http\",\"runtimes\":[\"bun\"],\"script\":\"s.js\",\"load\":{},"
 		 "\"adapter\":{\"deno\":\"x\"}}");

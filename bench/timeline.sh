@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Benchmark: what the load client's timeline costs. The C hello server pinned to one CPU, harness load pinned to
+# the other with 1 thread, with the timeline (the default with --json) and without (--no-timeline), alternated
+# round by round so drift hits both alike. Prints each side's median req/s and client CPU µs per request, and
+# the ratio with its spread over the rounds.
+#   bench/timeline.sh [ROUNDS] [SECONDS] [CONNS]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+rounds=${1:-10} secs=${2:-3} conns=${3:-50}
+harness=$top/bin/harness server=$top/build/helpers/hello-server
+[ -x "$harness" ] && [ -x "$server" ] || { echo "bench-timeline: build first (make all build/helpers/hello-server)" >&2; exit 3; }
+[ "$(nproc)" -ge 2 ] || { echo "bench-timeline: needs 2 CPUs (server and client pinned apart)" >&2; exit 3; }
+out=$(mktemp -d)
+taskset -c 1 "$server" >"$out/server" &
+srv=$!
+trap 'kill $srv 2>/dev/null; rm -rf "$out"' EXIT
+for _ in $(seq 100); do grep -q '^port' "$out/server" && break; sleep 0.05; done
+url="http://127.0.0.1:$(awk '/^port/{print $2}' "$out/server")/"
+
+/usr/bin/python3 - "$url" "$rounds" "$secs" "$conns" "$harness" <<'PY'
+import json, statistics, subprocess, sys
+url, rounds, secs, conns, harness = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+res = {"timeline": [], "none": []}
+for r in range(rounds):
+    order = ["timeline", "none"] if r % 2 == 0 else ["none", "timeline"]
+    for side in order:
+        argv = ["taskset", "-c", "0", harness, "load", url, "-c", conns, "-t", "1", "-d", secs + "s", "--json"]
+        if side == "none":
+            argv.append("--no-timeline")
+        d = json.loads(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)
+        assert (side == "timeline") == ("timeline" in d)
+        if side == "timeline":
+            assert sum(d["timeline"]["requests"]) == d["requests"]
+        res[side].append((d["rps"], d["client"]["cpu_us_per_request"]))
+ratios = [a[0] / b[0] for a, b in zip(res["timeline"], res["none"])]
+for side, v in res.items():
+    print(f"{side:9s} median {statistics.median(x[0] for x in v):10.0f} req/s, "
+          f"{statistics.median(x[1] for x in v):.3f} client CPU us/request over {len(v)} rounds")
+print(f"timeline / none: median {statistics.median(ratios):.4f} (rounds {min(ratios):.4f} .. {max(ratios):.4f})")
+PY

@@ -1,0 +1,547 @@
+/* The harness-ab/1 document: every window of a duet, the pairs, the paired verdict per metric, JSON both
+ * ways (written atomically) and the text a person reads first. */
+#include "report/ab.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "base/cleanup.h"
+#include "base/util.h"
+
+const char *const ab_metric_names[AB_NR_METRICS] = {"throughput", "p50", "p99", "startup"};
+
+struct ab_window *ab_window_add(struct ab_doc *d)
+{
+	if (d->nw == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 64;
+		struct ab_window *w = cap > AB_MAX_WINDOWS ? NULL : realloc(d->w, cap * sizeof(*w));
+
+		if (!w)
+			return NULL;
+		d->w = w;
+		d->cap = cap;
+	}
+	memset(&d->w[d->nw], 0, sizeof(d->w[0]));
+	return &d->w[d->nw++];
+}
+
+void ab_free(struct ab_doc *d)
+{
+	free(d->w);
+	d->w = NULL;
+	d->nw = d->cap = 0;
+}
+
+static double metric_of(const struct ab_window *w, enum ab_metric m)
+{
+	switch (m) {
+	case AB_RPS:
+		return w->duration_s > 0 ? (double)w->requests / w->duration_s : NAN;
+	case AB_P50:
+		return w->p50_us;
+	case AB_P99:
+		return w->p99_us;
+	case AB_STARTUP:
+		return w->startup_ms;
+	case AB_NR_METRICS:
+		break;
+	}
+	return NAN;
+}
+
+/* Foreign tasks take the CPU from whichever side is measured: a window that lost more of it than its pair's other
+ * did is slower for that alone. The two servers each saturate the CPU in their window, so what the scheduler
+ * leaves to foreign tasks does not depend on the side: leaving such pairs out biases neither. */
+bool ab_pair_noisy(const struct ab_window *x, const struct ab_window *y)
+{
+	double window_ms = 1e3 * fmin(x->duration_s, y->duration_s);
+
+	return isfinite(x->foreign_ms) && isfinite(y->foreign_ms) &&
+	       fabs(x->foreign_ms - y->foreign_ms) > fmax(AB_NOISY_SHARE * window_ms, AB_NOISY_MIN_MS);
+}
+
+int ab_pairs(const struct ab_doc *d, enum ab_metric m, double **ret_a, double **ret_b, size_t *ret_n)
+{
+	double *a = calloc(d->nw / 2 + 1, sizeof(double)), *b = calloc(d->nw / 2 + 1, sizeof(double));
+	size_t n = 0;
+
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return -1;
+	}
+	for (size_t i = 0; i + 1 < d->nw; i += 2) {
+		const struct ab_window *x = &d->w[i], *y = &d->w[i + 1];
+		const struct ab_window *wa = x->side == 'A' ? x : y, *wb = x->side == 'A' ? y : x;
+
+		if (x->pair != y->pair || x->side == y->side || x->warmup || ab_pair_noisy(x, y))
+			continue;
+		a[n] = metric_of(wa, m);
+		b[n] = metric_of(wb, m);
+		if (a[n] > 0 && b[n] > 0)
+			n++;
+	}
+	*ret_a = a;
+	*ret_b = b;
+	*ret_n = n;
+	return 0;
+}
+
+/* Each side's CPU during the other's windows, as a share of one CPU. */
+static void idle_evidence(struct ab_doc *d)
+{
+	for (int s = 0; s < 2; s++) {
+		d->idle_share[s] = 0;
+		for (size_t i = 0; i < d->nw; i++) {
+			const struct ab_window *w = &d->w[i];
+			double share = w->duration_s > 0 ? w->idle_cpu_ms / 1e3 / w->duration_s : 0;
+
+			if (w->side != "AB"[s] && !w->warmup && share > d->idle_share[s])
+				d->idle_share[s] = share;
+		}
+		d->idle_busy[s] = d->idle_share[s] > AB_IDLE_SHARE;
+	}
+}
+
+int ab_analyze(struct ab_doc *d)
+{
+	for (int m = 0; m < AB_NR_METRICS; m++) {
+		_cleanup_free_ double *a = NULL, *b = NULL;
+		struct paired_opts o = {.threshold = d->threshold > 0 ? d->threshold : AB_DEFAULT_TH,
+					.level = 0.95,
+					.seed = d->seed,
+					.smaller_better = m != AB_RPS};
+		size_t n;
+
+		if (ab_pairs(d, (enum ab_metric)m, &a, &b, &n) < 0 || paired_analyze(a, b, n, &o, &d->metric[m]) < 0)
+			return -1;
+		if ((enum ab_metric)m == ab_headline(d))
+			d->pairs = n;
+	}
+	d->noisy_pairs = 0;
+	for (size_t i = 0; i + 1 < d->nw; i += 2) {
+		const struct ab_window *x = &d->w[i], *y = &d->w[i + 1];
+
+		d->noisy_pairs += x->pair == y->pair && !x->warmup && ab_pair_noisy(x, y);
+	}
+	idle_evidence(d);
+	return 0;
+}
+
+enum ab_metric ab_headline(const struct ab_doc *d)
+{
+	return strcmp(d->workload, "startup") == 0 ? AB_STARTUP : AB_RPS;
+}
+
+bool ab_regressed(const struct ab_doc *d)
+{
+	return d->metric[ab_headline(d)].verdict == PV_SLOWER;
+}
+
+/* ---- JSON ---- */
+
+static cJSON *window_json(const struct ab_window *w)
+{
+	cJSON *o = cJSON_CreateObject();
+	char side[2] = {w->side, 0};
+
+	cJSON_AddNumberToObject(o, "pair", w->pair);
+	cJSON_AddStringToObject(o, "side", side);
+	cJSON_AddBoolToObject(o, "warmup", w->warmup);
+	cJSON_AddNumberToObject(o, "start_s", w->start_s);
+	cJSON_AddNumberToObject(o, "duration_s", w->duration_s);
+	cJSON_AddNumberToObject(o, "requests", (double)w->requests);
+	cJSON_AddNumberToObject(o, "errors", (double)w->errors);
+	cJSON_AddNumberToObject(o, "reconnects", (double)w->reconnects);
+	cJSON_AddNumberToObject(o, "mean_us", w->mean_us);
+	cJSON_AddNumberToObject(o, "p50_us", w->p50_us);
+	cJSON_AddNumberToObject(o, "p90_us", w->p90_us);
+	cJSON_AddNumberToObject(o, "p99_us", w->p99_us);
+	cJSON_AddNumberToObject(o, "max_us", w->max_us);
+	cJSON_AddNumberToObject(o, "drain_ms", w->drain_ms);
+	cJSON_AddNumberToObject(o, "other_side_cpu_ms", w->idle_cpu_ms);
+	cJSON_AddNumberToObject(o, "side_cpu_ms", w->own_cpu_ms);
+	cJSON_AddNumberToObject(o, "foreign_cpu_ms", w->foreign_ms);
+	if (w->startup_ms > 0)
+		cJSON_AddNumberToObject(o, "startup_ms", w->startup_ms);
+	return o;
+}
+
+static cJSON *side_json(const struct ab_side *s)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "runtime", s->runtime);
+	cJSON_AddStringToObject(o, "scenario", s->scenario);
+	cJSON_AddStringToObject(o, "slice", s->slice);
+	cJSON_AddStringToObject(o, "cpus", s->cpus);
+	cJSON_AddStringToObject(o, "args", s->args);
+	cJSON_AddStringToObject(o, "env", s->env);
+	cJSON_AddNumberToObject(o, "port", s->port);
+	return o;
+}
+
+static cJSON *num_or_null(double v)
+{
+	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
+
+static cJSON *verdict_json(const struct paired_result *r)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "pairs", (double)r->n);
+	cJSON_AddItemToObject(o, "ratio", num_or_null(r->ratio));
+	cJSON_AddItemToObject(o, "ci_low", num_or_null(r->low));
+	cJSON_AddItemToObject(o, "ci_high", num_or_null(r->high));
+	cJSON_AddItemToObject(o, "ci_half_width", num_or_null(r->half_width));
+	cJSON_AddItemToObject(o, "p", num_or_null(r->p));
+	cJSON_AddItemToObject(o, "sd_log_ratio", num_or_null(r->sd_log));
+	cJSON_AddItemToObject(o, "trend_rho", num_or_null(r->trend_rho));
+	cJSON_AddBoolToObject(o, "drift", r->drift);
+	cJSON_AddItemToObject(o, "bimodality", num_or_null(r->bimodality));
+	cJSON_AddBoolToObject(o, "bimodal", r->bimodal);
+	cJSON_AddStringToObject(o, "verdict", paired_verdict_keys[r->verdict]);
+	cJSON_AddNumberToObject(o, "pairs_needed", (double)r->pairs_needed);
+	return o;
+}
+
+static cJSON *ab_json(const struct ab_doc *d)
+{
+	cJSON *o = cJSON_CreateObject(), *sides, *ws, *v, *idle;
+
+	cJSON_AddStringToObject(o, "kind", AB_KIND); /* first: ab_is_file reads only the head */
+	sides = cJSON_AddObjectToObject(o, "sides");
+	cJSON_AddStringToObject(o, "harness_version", d->version);
+	cJSON_AddStringToObject(o, "harness_commit", d->commit);
+	cJSON_AddStringToObject(o, "started", d->started);
+	cJSON_AddStringToObject(o, "cpu_model", d->cpu_model);
+	cJSON_AddStringToObject(o, "scenario", d->scenario);
+	cJSON_AddStringToObject(o, "workload", d->workload);
+	cJSON_AddStringToObject(o, "mode", d->mode);
+	cJSON_AddItemToObject(sides, "A", side_json(&d->side[0]));
+	cJSON_AddItemToObject(sides, "B", side_json(&d->side[1]));
+	cJSON_AddNumberToObject(o, "threshold", d->threshold);
+	cJSON_AddNumberToObject(o, "precision", d->precision);
+	cJSON_AddNumberToObject(o, "max_time_s", d->max_time_s);
+	cJSON_AddNumberToObject(o, "window_s", d->window_s);
+	cJSON_AddNumberToObject(o, "seed", (double)d->seed);
+	cJSON_AddNumberToObject(o, "connections", d->connections);
+	cJSON_AddNumberToObject(o, "threads", d->threads);
+	cJSON_AddStringToObject(o, "engine", d->engine);
+	cJSON_AddStringToObject(o, "stopped", d->stopped);
+	cJSON_AddNumberToObject(o, "wall_s", d->wall_s);
+	cJSON_AddNumberToObject(o, "client_cpu_s", d->client_cpu_s);
+	cJSON_AddNumberToObject(o, "reconnects", (double)d->reconnects);
+	cJSON_AddNumberToObject(o, "errors", (double)d->errors);
+	ws = cJSON_AddArrayToObject(o, "windows");
+	for (size_t i = 0; i < d->nw; i++)
+		cJSON_AddItemToArray(ws, window_json(&d->w[i]));
+	v = cJSON_AddObjectToObject(o, "verdicts");
+	for (int m = 0; m < AB_NR_METRICS; m++)
+		if ((m == AB_STARTUP) == (ab_headline(d) == AB_STARTUP)) /* a startup duet has no latency */
+			cJSON_AddItemToObject(v, ab_metric_names[m], verdict_json(&d->metric[m]));
+	idle = cJSON_AddObjectToObject(o, "idle_side_cpu_share");
+	cJSON_AddNumberToObject(idle, "A", d->idle_share[0]);
+	cJSON_AddNumberToObject(idle, "B", d->idle_share[1]);
+	cJSON_AddBoolToObject(o, "idle_side_busy", d->idle_busy[0] || d->idle_busy[1]);
+	cJSON_AddNumberToObject(o, "noisy_pairs", (double)d->noisy_pairs);
+	return o;
+}
+
+int ab_write(const struct ab_doc *d, const char *path, struct hx_err *err)
+{
+	cJSON *j = ab_json(d);
+	_cleanup_free_ char *text = cJSON_Print(j);
+	int rc;
+
+	cJSON_Delete(j);
+	if (!text)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	rc = util_write_atomic(path, text, strlen(text), err);
+	return rc < 0 ? hx_wrap(err, "ab: %s", path) : 0;
+}
+
+static double num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static void str(const cJSON *o, const char *k, char *buf, size_t len)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	snprintf(buf, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
+}
+
+static int window_read(const cJSON *o, struct ab_window *w)
+{
+	char side[4];
+
+	str(o, "side", side, sizeof(side));
+	if ((side[0] != 'A' && side[0] != 'B') || side[1] || !(num(o, "duration_s") > 0))
+		return -1;
+	w->side = side[0];
+	w->pair = (unsigned)num(o, "pair");
+	w->warmup = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "warmup"));
+	w->start_s = num(o, "start_s");
+	w->duration_s = num(o, "duration_s");
+	w->requests = (uint64_t)num(o, "requests");
+	w->errors = (uint64_t)num(o, "errors");
+	w->reconnects = (uint64_t)num(o, "reconnects");
+	w->mean_us = num(o, "mean_us");
+	w->p50_us = num(o, "p50_us");
+	w->p90_us = num(o, "p90_us");
+	w->p99_us = num(o, "p99_us");
+	w->max_us = num(o, "max_us");
+	w->drain_ms = num(o, "drain_ms");
+	w->idle_cpu_ms = num(o, "other_side_cpu_ms");
+	w->foreign_ms = num(o, "foreign_cpu_ms");
+	w->own_cpu_ms = num(o, "side_cpu_ms");
+	w->startup_ms = num(o, "startup_ms");
+	return 0;
+}
+
+static void side_read(const cJSON *o, struct ab_side *s)
+{
+	str(o, "runtime", s->runtime, sizeof(s->runtime));
+	str(o, "scenario", s->scenario, sizeof(s->scenario));
+	str(o, "slice", s->slice, sizeof(s->slice));
+	str(o, "cpus", s->cpus, sizeof(s->cpus));
+	str(o, "args", s->args, sizeof(s->args));
+	str(o, "env", s->env, sizeof(s->env));
+	s->port = (unsigned)num(o, "port");
+}
+
+static int doc_read(const cJSON *j, struct ab_doc *d, const char *path, struct hx_err *err)
+{
+	const cJSON *ws = cJSON_GetObjectItemCaseSensitive(j, "windows"), *w;
+	const cJSON *sides = cJSON_GetObjectItemCaseSensitive(j, "sides");
+
+	str(j, "scenario", d->scenario, sizeof(d->scenario));
+	str(j, "mode", d->mode, sizeof(d->mode));
+	str(j, "workload", d->workload, sizeof(d->workload));
+	str(j, "engine", d->engine, sizeof(d->engine));
+	str(j, "stopped", d->stopped, sizeof(d->stopped));
+	str(j, "started", d->started, sizeof(d->started));
+	str(j, "harness_version", d->version, sizeof(d->version));
+	str(j, "harness_commit", d->commit, sizeof(d->commit));
+	str(j, "cpu_model", d->cpu_model, sizeof(d->cpu_model));
+	side_read(cJSON_GetObjectItemCaseSensitive(sides, "A"), &d->side[0]);
+	side_read(cJSON_GetObjectItemCaseSensitive(sides, "B"), &d->side[1]);
+	d->threshold = num(j, "threshold");
+	d->precision = num(j, "precision");
+	d->max_time_s = num(j, "max_time_s");
+	d->window_s = num(j, "window_s");
+	d->seed = (uint64_t)num(j, "seed");
+	d->connections = (unsigned)num(j, "connections");
+	d->threads = (unsigned)num(j, "threads");
+	d->wall_s = num(j, "wall_s");
+	d->client_cpu_s = num(j, "client_cpu_s");
+	d->reconnects = (uint64_t)num(j, "reconnects");
+	d->errors = (uint64_t)num(j, "errors");
+	if (!cJSON_IsArray(ws) || !(d->threshold > 0 && d->threshold < 1))
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "ab: %s: no windows or threshold: not a harness-ab file",
+			       path);
+	cJSON_ArrayForEach (w, ws) {
+		struct ab_window *x = ab_window_add(d);
+
+		if (!x)
+			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "ab: %s: more than %d windows", path, AB_MAX_WINDOWS);
+		if (window_read(w, x) < 0)
+			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+				       "ab: %s: window %zu has no side A or B or no duration", path, d->nw - 1);
+	}
+	return ab_analyze(d) < 0 ? hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory") : 0;
+}
+
+int ab_read(const char *path, struct ab_doc *d, struct hx_err *err)
+{
+	_cleanup_free_ char *text = NULL;
+	cJSON *j;
+	const cJSON *kind;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	if (util_read_file(path, &text, NULL, err) < 0)
+		return -err->errnum;
+	j = cJSON_Parse(text);
+	kind = cJSON_GetObjectItemCaseSensitive(j, "kind");
+	if (!cJSON_IsString(kind) || strcmp(kind->valuestring, AB_KIND) != 0) {
+		cJSON_Delete(j);
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "ab: %s is not a %s document", path, AB_KIND);
+	}
+	rc = doc_read(j, d, path, err);
+	cJSON_Delete(j);
+	if (rc < 0)
+		ab_free(d);
+	return rc;
+}
+
+bool ab_is_file(const char *path)
+{
+	/* the head only, of a regular file only: a results file may be hundreds of MB, a FIFO never ends (the
+	 * reader that follows refuses what is not a regular file, with its message) */
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	char head[4096];
+	struct stat st;
+	ssize_t n;
+	const char *p;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (n = read(fd, head, sizeof(head) - 1)) <= 0)
+		return false;
+	head[n] = '\0';
+	if (!(p = strstr(head, "\"kind\"")))
+		return false;
+	for (p += 6; *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ':'; p++)
+		;
+	return strncmp(p, "\"" AB_KIND "\"", strlen(AB_KIND) + 2) == 0;
+}
+
+/* ---- text ---- */
+
+static const char *side_name(const struct ab_side *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s%s", s->runtime, s->args[0] ? " " : "", s->args, s->env[0] ? " " : "", s->env);
+	return buf;
+}
+
+/* "B ran 1.021x [1.012-1.030] slower than A: slower beyond 2%", from throughput: a cost ratio. */
+static void headline(FILE *f, const struct ab_doc *d)
+{
+	enum ab_metric m = ab_headline(d);
+	const struct paired_result *r = &d->metric[m];
+	double th = d->threshold * 100;
+	/* the cost ratio B/A and its CI: a time as it is, a throughput inverted */
+	double c = m == AB_RPS ? 1 / r->ratio : r->ratio, lo = m == AB_RPS ? 1 / r->high : r->low,
+	       hi = m == AB_RPS ? 1 / r->low : r->high;
+
+	if (!isfinite(r->ratio)) {
+		fprintf(f, "B against A: inconclusive after %zu pairs (at least %d are needed)\n", r->n,
+			PAIRED_MIN_PAIRS);
+		return;
+	}
+	if (c >= 1)
+		fprintf(f, "B ran %.3fx [%.3f-%.3f] slower than A: ", c, lo, hi);
+	else
+		fprintf(f, "B ran %.3fx [%.3f-%.3f] faster than A: ", 1 / c, 1 / hi, 1 / lo);
+	switch (r->verdict) {
+	case PV_SLOWER:
+	case PV_FASTER:
+		fprintf(f, "%s beyond %g%%\n", paired_verdict_names[r->verdict], th);
+		break;
+	case PV_EQUIVALENT:
+		fprintf(f, "equivalent within %g%%\n", th);
+		break;
+	case PV_BELOW_THRESHOLD:
+		fprintf(f, "below threshold (a change smaller than %g%%)\n", th);
+		break;
+	default:
+		if (r->pairs_needed)
+			fprintf(f, "inconclusive (about %zu pairs, %.0f s, would settle it)\n", r->pairs_needed,
+				d->wall_s * (double)r->pairs_needed / (double)(r->n + 1));
+		else
+			fprintf(f, "inconclusive\n");
+	}
+}
+
+static void flags_line(FILE *f, const struct ab_doc *d)
+{
+	const struct paired_result *r = &d->metric[ab_headline(d)];
+
+	if (r->drift)
+		fprintf(f,
+			"warning: the ratio drifts over the run (Spearman rho %.2f): a side warming up or the host "
+			"changing\n",
+			r->trend_rho);
+	if (r->bimodal)
+		fprintf(f, "warning: the pairs' ratios look bimodal (coefficient %.2f): two regimes, not one noise\n",
+			r->bimodality);
+	for (int s = 0; s < 2; s++)
+		if (d->idle_busy[s])
+			fprintf(f,
+				"warning: side %c used up to %.0f%% of a CPU during the other side's windows (above "
+				"%.0f%%): it may have slowed the other\n",
+				"AB"[s], d -> idle_share[s] * 100, AB_IDLE_SHARE * 100);
+	if (d->reconnects)
+		fprintf(f, "warning: %llu reconnects during the duet\n", (unsigned long long)d->reconnects);
+	if (d->noisy_pairs)
+		fprintf(f,
+			"note: %zu noisy pairs left out (their windows' foreign CPU time differed by more than %.0f%% "
+			"of a window and %.0f ms)\n",
+			d->noisy_pairs, AB_NOISY_SHARE * 100, AB_NOISY_MIN_MS);
+}
+
+static void table(FILE *f, const struct ab_doc *d, bool md)
+{
+	static const char *const units[AB_NR_METRICS] = {"req/s", "us", "us", "ms"};
+	const char *sep = md ? " | " : "  ";
+
+	if (md)
+		fprintf(f, "\n| metric | A | B | B/A | 95%% CI | p | verdict |\n|---|---|---|---|---|---|---|\n");
+	else
+		fprintf(f, "\n%-12s%-14s%-14s%-8s%-18s%-10s%s\n", "metric", "A (gm)", "B (gm)", "B/A", "95% CI", "p",
+			"verdict");
+	for (int m = 0; m < AB_NR_METRICS; m++) {
+		const struct paired_result *r = &d->metric[m];
+		_cleanup_free_ double *a = NULL, *b = NULL;
+		double la = 0, lb = 0;
+		size_t n = 0;
+		char ga[32], gb[32], ci[40];
+
+		if (ab_pairs(d, (enum ab_metric)m, &a, &b, &n) < 0)
+			return;
+		if (!n)
+			continue; /* a metric the duet's workload has not */
+		for (size_t i = 0; i < n; i++) {
+			la += log(a[i]) / (double)n;
+			lb += log(b[i]) / (double)n;
+		}
+		snprintf(ga, sizeof(ga), m == AB_STARTUP ? "%.2f %s" : "%.0f %s", exp(la), units[m]);
+		snprintf(gb, sizeof(gb), m == AB_STARTUP ? "%.2f %s" : "%.0f %s", exp(lb), units[m]);
+		snprintf(ci, sizeof(ci), "[%.3f, %.3f]", r->low, r->high);
+		if (md)
+			fprintf(f, "| %s | %s | %s | %.3f | %s | %.2g | %s |\n", ab_metric_names[m], ga, gb, r->ratio,
+				ci, r->p, paired_verdict_names[r->verdict]);
+		else
+			fprintf(f, "%-12s%-14s%-14s%-8.3f%-18s%-10.2g%s\n", ab_metric_names[m], ga, gb, r->ratio, ci,
+				r->p, paired_verdict_names[r->verdict]);
+	}
+	(void)sep;
+}
+
+void ab_print(FILE *f, const struct ab_doc *d, enum report_format fmt)
+{
+	char a[600], b[600];
+
+	if (fmt == RPT_JSON) {
+		cJSON *j = ab_json(d);
+		_cleanup_free_ char *text = cJSON_Print(j);
+
+		fprintf(f, "%s\n", text ? text : "{}");
+		cJSON_Delete(j);
+		return;
+	}
+	char what[64];
+
+	headline(f, d);
+	if (ab_headline(d) == AB_STARTUP)
+		snprintf(what, sizeof(what), "single runs, each in a fresh sandbox");
+	else
+		snprintf(what, sizeof(what), "%.2f s windows", d->window_s);
+	fprintf(f, "%sA: %s   B: %s   %s, %zu pairs of %s in %.0f s (stopped: %s), CI half-width %.2f%%\n",
+		fmt == RPT_MD ? "\n" : "", side_name(&d->side[0], a, sizeof(a)), side_name(&d->side[1], b, sizeof(b)),
+		d->scenario, d->pairs, what, d->wall_s, d->stopped[0] ? d->stopped : "-",
+		d->metric[ab_headline(d)].half_width * 100);
+	flags_line(f, d);
+	table(f, d, fmt == RPT_MD);
+}

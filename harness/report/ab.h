@@ -1,0 +1,85 @@
+/* The results of a duet (harness ab, docs/ab.md): the typed document of kind harness-ab/1 — both sides,
+ * every window in the order it ran, the pairs they make — its paired analysis per metric, its JSON both ways
+ * and its renderings (the first line, a table per metric, markdown). */
+#ifndef HX_AB_H
+#define HX_AB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/err.h"
+#include "report/paired.h"
+#include "report/report.h"
+
+#define AB_KIND	       "harness-ab/1"
+#define AB_MAX_WINDOWS 4096
+#define AB_IDLE_SHARE  0.05 /* a side busier than this share of a CPU during the other's windows is flagged */
+#define AB_DEFAULT_TH  0.02
+/* A pair whose two windows saw foreign CPU time on the sides' CPUs differing by more than this share of a
+ * window, and by more than AB_NOISY_MIN_MS (three of /proc/stat's 10 ms ticks), is noisy: left out of the
+ * verdicts and counted (docs/ab.md). */
+#define AB_NOISY_SHARE	0.05
+#define AB_NOISY_MIN_MS 30.0
+
+struct ab_window {
+	unsigned pair;
+	char side;   /* 'A' or 'B' */
+	bool warmup; /* the first pair: the connections' first windows, not counted */
+	double start_s, duration_s;
+	uint64_t requests, errors, reconnects;
+	double mean_us, p50_us, p90_us, p99_us, max_us, drain_ms;
+	double idle_cpu_ms; /* the other side's slice CPU time from the end of the last window to this one's */
+	double own_cpu_ms;  /* the measured side's slice CPU time, the same span */
+	double foreign_ms;  /* CPU time on the sides' CPUs that neither side's slice used (/proc/stat), the same span */
+	double startup_ms;  /* a startup duet: this window is one run, from its execve to its exit */
+};
+
+struct ab_side {
+	char runtime[64], scenario[64], slice[16], cpus[64];
+	char args[256], env[256]; /* --a-arg / --a-env as given, space-separated */
+	unsigned port;
+};
+
+enum ab_metric { AB_RPS, AB_P50, AB_P99, AB_STARTUP, AB_NR_METRICS };
+extern const char *const ab_metric_names[AB_NR_METRICS];
+
+struct ab_doc {
+	char scenario[64], workload[16], mode[16], engine[16], stopped[32], started[32], version[32], commit[16],
+		cpu_model[128];
+	struct ab_side side[2];
+	double threshold, precision, max_time_s, window_s, wall_s, client_cpu_s;
+	uint64_t seed, reconnects, errors;
+	unsigned connections, threads;
+	struct ab_window *w;
+	size_t nw, cap;
+	/* derived by ab_analyze, never read back */
+	struct paired_result metric[AB_NR_METRICS];
+	double idle_share[2]; /* the busiest share of a CPU each side used during the other's windows */
+	bool idle_busy[2];
+	size_t pairs, noisy_pairs; /* the headline metric's pairs counted, and those left out as noisy */
+};
+
+struct ab_window *ab_window_add(struct ab_doc *d);
+void ab_free(struct ab_doc *d);
+/* Whether the pair of windows x, y is noisy (AB_NOISY_SHARE). */
+bool ab_pair_noisy(const struct ab_window *x, const struct ab_window *y);
+/* The complete pairs of metric m (the warm-up pair and noisy pairs left out): a[i] side A's value, b[i] B's. */
+int ab_pairs(const struct ab_doc *d, enum ab_metric m, double **ret_a, double **ret_b, size_t *ret_n);
+/* The paired analysis of every metric and the idle sides' evidence. */
+int ab_analyze(struct ab_doc *d);
+/* The metric of the first line and the exit code: startup for a startup duet, else throughput. */
+enum ab_metric ab_headline(const struct ab_doc *d);
+/* 1 when a metric is significantly worse for B beyond the threshold (the exit code's verdict). */
+bool ab_regressed(const struct ab_doc *d);
+
+int ab_write(const struct ab_doc *d, const char *path, struct hx_err *err);
+int ab_read(const char *path, struct ab_doc *d, struct hx_err *err);
+/* Whether the file is a harness-ab document (its kind), without reading the rest. */
+bool ab_is_file(const char *path);
+/* The first line ("B ran 1.021x [1.012-1.030] slower than A: slower beyond 2%"), then the table per metric;
+ * json: the document. */
+void ab_print(FILE *f, const struct ab_doc *d, enum report_format fmt);
+
+#endif

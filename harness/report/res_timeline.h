@@ -1,0 +1,90 @@
+/* A trial's timeline (docs/results.md, timeline): the load client's intervals and harness's samples of the
+ * server at the same cadence, as column arrays, with what they say: whether the throughput was steady over
+ * the measured phase, and how the server's memory grew per 1,000 requests. */
+#ifndef HX_RES_TIMELINE_H
+#define HX_RES_TIMELINE_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "load/timeline.h"
+
+/* Not steady: Mann-Kendall's p on the interval throughput below RES_STEADY_ALPHA and the Theil-Sen line
+ * moving by more than RES_STEADY_CHANGE of the median throughput over the measured phase; tested from
+ * RES_STEADY_MIN intervals (the first and the last, partial, left out). */
+#define RES_STEADY_ALPHA  0.01
+#define RES_STEADY_CHANGE 0.10
+#define RES_STEADY_MIN	  10
+/* A leak: the server's RSS grew per 1,000 requests with a 95% CI above 0 and a slope of at least this many
+ * bytes (100 bytes a request: a steady runtime's heap settles after the warm-up; the runtime suite's leak
+ * kept 3.5-4 KB a request). */
+#define RES_LEAK_MIN_BYTES_PER_1K 100000.0
+#define RES_GROWTH_MIN_SAMPLES	  10
+
+struct res_steady {
+	bool tested;
+	unsigned intervals;
+	double median_rps, slope_rps_per_s, slope_low, slope_high, change; /* change: over the phase, / median */
+	double tau, p;
+	bool not_steady;
+};
+
+struct res_growth {
+	bool tested;
+	unsigned samples;
+	double rss, rss_low, rss_high;		/* bytes per 1,000 requests, Theil-Sen with Sen's 95% CI */
+	double memory, memory_low, memory_high; /* memory.current likewise; NAN when not sampled */
+	bool leak;
+};
+
+/* --warmup auto (docs/results.md, warmup): warm-up loads until one is steady, at most RES_WARMUP_MAX_S. */
+#define RES_WARMUP_MAX_S      60.0
+#define RES_WARMUP_MAX_ROUNDS 12
+struct res_warmup {
+	bool have, steady; /* steady: the last round was; false: the cap ended it */
+	unsigned rounds;
+	uint64_t requests;
+	double seconds;
+};
+cJSON *res_warmup_json(const struct res_warmup *w);
+void res_warmup_parse(const cJSON *o, struct res_warmup *ret);
+
+struct res_timeline {
+	/* the client's intervals; origin_ns (CLOCK_MONOTONIC) is where the first begins */
+	double interval_ms;
+	uint64_t origin_ns;
+	unsigned n;
+	uint64_t *requests, *errors, *bytes;
+	double *p50_us, *p99_us;
+	/* harness's samples of the server: ms from origin, CPU ms since the sample before, memory.current and
+	 * the server tree's RSS in KB (NAN: not read) */
+	double sample_ms;
+	unsigned ns;
+	double *t_ms, *cpu_ms, *memory_kb, *rss_kb;
+	struct res_steady steady;
+	struct res_growth growth;
+};
+
+/* A startup series' runs in order: their Mann-Kendall trend, and hyperfine's "first run slower" check (the
+ * first run's modified z-score, 0.6745 (x - median) / MAD, above RES_FIRST_RUN_Z: caches the first run filled).
+ * Computed from the runs as the file keeps them (µs); an object from 3 runs, else NULL. */
+#define RES_FIRST_RUN_Z 14.0
+cJSON *res_startup_trend_json(const double *runs_ms, unsigned n);
+
+/* The load's timeline; -ENOMEM. ret is empty when the load kept none. */
+int res_timeline_from_tl(const struct tl *t, struct res_timeline *ret);
+/* Room for n samples of the server; -ENOMEM. */
+int res_timeline_samples(struct res_timeline *t, unsigned n);
+/* steady and growth from the columns. */
+void res_timeline_analyse(struct res_timeline *t);
+void res_timeline_free(struct res_timeline *t);
+/* The client's columns (with origin_ns: the load client's output); the server's samples, steady and growth
+ * when present. */
+cJSON *res_timeline_json(const struct res_timeline *t, bool with_origin);
+/* -EINVAL when o is not a timeline; -ENOMEM. */
+int res_timeline_parse(const cJSON *o, struct res_timeline *ret);
+/* The "timeline" of the load client's JSON output; -EINVAL when it has none. */
+int res_timeline_read(const char *text, struct res_timeline *ret);
+
+#endif

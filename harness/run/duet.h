@@ -1,0 +1,36 @@
+/* A duet of two sides of an http scenario (harness ab, docs/ab.md): both servers up at once, each in its
+ * own sut slice with the same limits, both warmed, one load client holding connections to both and
+ * measuring one side per window in a randomized order; the windows land in an ab_doc as they finish. */
+#ifndef HX_DUET_H
+#define HX_DUET_H
+
+#include "report/ab.h"
+#include "run/run.h"
+
+struct duet_side {
+	const struct scenario *s; /* side B's has its own port */
+	const struct manifest *m;
+	const struct img_status *st;
+	struct run_side side;
+};
+
+struct duet_opts {
+	double window_s, max_time_s;
+	double precision; /* stop once the throughput's CI half-width is within it (two looks in a row) */
+	uint64_t seed;
+};
+
+/* Runs the duet in mode's plan (already made a duet's: cg_plan_duet); d gets every window, the totals and
+ * why it stopped. A server that dies or a client that fails ends it with the message. */
+int duet_http(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,
+	      struct ab_doc *d, struct hx_err *err);
+
+/* A startup duet: single runs of A and B alternated, each pair's order drawn from the seed, each run in a fresh
+ * sandbox in its side's slice, after the scenario's warm-up runs of each; until --precision or --max-time. */
+int duet_startup(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,
+		 struct ab_doc *d, struct hx_err *err);
+
+/* The order of the windows: for each pair, AB or BA by the seed. buf gets 2 * pairs letters. */
+void duet_order(uint64_t seed, size_t pairs, char *buf);
+
+#endif

@@ -1,0 +1,128 @@
+#!/usr/bin/env bats
+# harness ab: bad usage; one A/A duet of the ab-burn fixture on bun read back from its harness-ab/1 document (the
+# windows alternate in randomized pairs, each window one side, nothing reconnects: each server accepted exactly the
+# probe's, the warm-up's and the duet's connections; no false verdict); then B given a calibrated extra CPU per
+# request (3% of A's cost, from the A/A run's own throughput) is called slower with exit 1; harness report reads
+# the document; a startup A/A duet of node24 alternates single runs. About 3 minutes (three duets of at most 60 s).
+
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+setup_file() {
+	[ "$(id -u)" = 0 ] || return 0
+	cd "$BATS_FILE_TMPDIR"
+	"$HARNESS" ab bun bun "$FIXTURES/scenarios/ab-burn" --max-time 60 --window 0.25 --seed 29 --keep \
+		--out aa.json >aa.out 2>aa.err
+	echo $? >aa.rc
+}
+
+setup() {
+	need_root
+	cd "$BATS_FILE_TMPDIR"
+}
+
+@test "ab: bad usage is exit 2 with the fix, before anything runs" {
+	run -2 "$HARNESS" ab bun
+	[[ "$output" == *"harness ab A B [SCENARIO]"* ]]
+	run -2 "$HARNESS" ab bun bun ws-chat
+	[[ "$output" == *"neither a startup nor a plain http scenario"* ]]
+	run -2 "$HARNESS" ab bun bun --a-env NOEQUALS
+	[[ "$output" == *"--a-env takes K=V"* ]]
+	run -2 "$HARNESS" ab bun bun --threshold 0%
+	run -2 "$HARNESS" ab bun nosuchruntime
+	run -2 "$HARNESS" ab bun bun --format csv
+	[ -z "$(leftover_cgroups)" ]
+}
+
+@test "ab: the windows alternate in randomized pairs, one side each, in order, without reconnecting" {
+	[ -s aa.json ] || {
+		cat aa.err >&2
+		false
+	}
+	python3 - aa.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["kind"] == "harness-ab/1"
+w = d["windows"]
+assert len(w) >= 2 * 12 and len(w) % 2 == 0, len(w)
+orders = set()
+for i in range(0, len(w), 2):
+    x, y = w[i], w[i + 1]
+    assert x["pair"] == y["pair"] == i // 2, (i, x["pair"], y["pair"])
+    assert {x["side"], y["side"]} == {"A", "B"}, (i, x["side"], y["side"])
+    orders.add(x["side"] + y["side"])
+    assert x["warmup"] == (i == 0)
+assert orders == {"AB", "BA"}, orders  # randomized within pairs, both orders seen
+for a, b in zip(w, w[1:]):
+    assert b["start_s"] >= a["start_s"] + a["duration_s"] - 1e-6, (a, b)  # no window overlaps the next
+    assert a["requests"] > 0 and a["errors"] == 0
+assert d["reconnects"] == 0 and all(x["reconnects"] == 0 for x in w)
+assert d["sides"]["A"]["slice"] == "sut" and d["sides"]["B"]["slice"] == "sut-b"
+assert d["sides"]["A"]["cpus"] == d["sides"]["B"]["cpus"]
+PY
+}
+
+@test "ab: each server accepted the probe's, the warm-up's and the duet's connections only" {
+	local dir
+	dir=$(sed -n 's/^harness: ab: logs kept in //p' aa.err)
+	[ -d "$dir" ]
+	# the readiness probe's one; the warm-up client's check that the server is there (one connect) and its 50;
+	# the duet client's check of each URL (one connect) and its 50 (ab-burn's connections): 103
+	grep -qx 'connections 103' "$dir/server-A.log"
+	grep -qx 'connections 103' "$dir/server-B.log"
+	rm -rf "$dir"
+}
+
+@test "ab: an A/A duet calls no difference and exits 0" {
+	[ "$(cat aa.rc)" = 0 ] || {
+		cat aa.out aa.err >&2
+		false
+	}
+	run python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdicts"]["throughput"]["verdict"])' aa.json
+	[[ "$output" != slower && "$output" != faster ]]
+	head -1 aa.out | grep -E '^B ran [0-9.]+x \[[0-9.]+-[0-9.]+\] (slower|faster) than A: '
+}
+
+@test "ab: B with 3% more CPU per request is called slower, exit 1" {
+	local burn
+	# A's cost per request from the A/A duet's throughput: 3% of it as B's extra
+	burn=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=[x for x in d["windows"] if x["side"]=="A" and not x["warmup"]]; rps=sum(x["requests"] for x in w)/sum(x["duration_s"] for x in w); print(int(0.03/0.97*1e9/rps))' aa.json)
+	[ "$burn" -gt 0 ]
+	run -1 "$HARNESS" ab bun bun "$FIXTURES/scenarios/ab-burn" --b-env "BURN_NS=$burn" --max-time 60 --window 0.25 \
+		--out slow.json
+	[[ "${lines[0]}" == *" slower than A: slower beyond 2%" ]]
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["sides"]["B"]["env"].startswith("BURN_NS="); assert d["verdicts"]["throughput"]["verdict"]=="slower"' slow.json
+	[ -z "$(leftover_cgroups)" ]
+}
+
+@test "ab: harness report reads the document back (table and json)" {
+	run -0 "$HARNESS" report aa.json
+	[[ "${lines[0]}" == "B ran "* ]]
+	[[ "$output" == *"throughput"* ]]
+	run -0 "$HARNESS" report aa.json --format json
+	python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); assert d["kind"]=="harness-ab/1" and d["windows"]' <<<"$output"
+}
+
+@test "ab: startup alternates single runs of A and B in randomized pairs, each timed, no false verdict" {
+	run "$HARNESS" ab node24 node24 startup --max-time 30 --seed 7 --out st.json
+	[ "$status" = 0 ] || {
+		echo "$output" >&2
+		false
+	}
+	[[ "${lines[0]}" == "B ran "*" than A: "* ]]
+	python3 - st.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["workload"] == "startup" and set(d["verdicts"]) == {"startup"}
+w = d["windows"]
+orders = set()
+for i in range(0, len(w) - 1, 2):
+    assert {w[i]["side"], w[i + 1]["side"]} == {"A", "B"} and w[i]["pair"] == w[i + 1]["pair"]
+    assert w[i]["startup_ms"] > 0 and w[i + 1]["startup_ms"] > 0
+    orders.add(w[i]["side"] + w[i + 1]["side"])
+assert orders == {"AB", "BA"}, orders
+assert d["verdicts"]["startup"]["verdict"] not in ("slower", "faster"), d["verdicts"]["startup"]
+PY
+	[ -z "$(leftover_cgroups)" ]
+}

@@ -1,0 +1,124 @@
+#!/usr/bin/env bats
+# The timeline inside an http trial: the client's intervals sum to its totals, harness's samples of the server,
+# a leak found with its slope, a server still speeding up flagged not_steady, a steady one flagged neither.
+
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+teardown() {
+	[ -z "${SERVER:-}" ] || { kill -TERM "$SERVER"; wait "$SERVER" || true; }
+	assert_no_leftovers
+}
+
+start_server() {
+	"$HELPERS/hello-server" >"$BATS_TEST_TMPDIR/server.out" &
+	SERVER=$!
+	wait_until 10 grep -qs '^port ' "$BATS_TEST_TMPDIR/server.out"
+	PORT=$(awk '/^port /{print $2}' "$BATS_TEST_TMPDIR/server.out")
+	[ -n "$PORT" ]
+}
+
+@test "load: the JSON's timeline sums to the totals at the interval asked; --no-timeline keeps none" {
+	start_server
+	run --separate-stderr "$HARNESS" load "http://127.0.0.1:$PORT/" -c 4 -t 2 -R 2000 -d 1.2s --interval 50ms --json
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ] # not a terminal: no status line
+	/usr/bin/python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); t = d["timeline"]
+assert t["interval_ms"] == 50 and 24 <= len(t["requests"]) <= 26, t["interval_ms"]
+assert sum(t["requests"]) == d["requests"] and sum(t["bytes"]) == d["bytes"] and sum(t["errors"]) == d["errors"]["total"]
+assert all(p is None or p > 0 for p in t["p99_us"]) and t["origin_ns"] > 0' "$output"
+	run --separate-stderr "$HARNESS" load "http://127.0.0.1:$PORT/" -c 2 -R 500 -d 0.3s --json --no-timeline
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 -c 'import json, sys; assert "timeline" not in json.loads(sys.argv[1])' "$output"
+}
+
+@test "load: on a terminal, a status line each second, cleared at the end" {
+	command -v script >/dev/null || skip "script(1) is missing: no terminal to test on"
+	start_server
+	run script -qc "$HARNESS load http://127.0.0.1:$PORT/ -c 2 -R 400 -d 2.5s" /dev/null
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"req/s  p99 "*" ms  0 errors  1 s of 2.5 s"* ]]
+	[[ "$output" == *"Requests/sec:"* ]]
+}
+
+@test "timeline: the intervals sum to the trial's totals, the server is sampled, a steady server is flagged neither" {
+	need_root
+	run --separate-stderr "$HARNESS" run --runtimes node20 --out s.json "$HARNESS_FIXTURES/scenarios/timeline-steady"
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 - <<'PY'
+import json
+t = json.load(open("s.json"))["trials"][0]
+tl, l = t["timeline"], t["load"]
+assert sum(tl["requests"]) == l["requests"] and sum(tl["errors"]) == l["errors"]["total"], (tl, l)
+assert sum(tl["bytes"]) == l["bytes"], l
+assert tl["interval_ms"] == 100 and len(tl["requests"]) >= 5
+s = tl["server"]
+assert len(s["t_ms"]) >= len(tl["requests"]) - 2, s
+assert all(v is not None and v > 0 for v in s["rss_kb"]) and all(v is not None for v in s["memory_current_kb"])
+assert sum(v for v in s["cpu_ms"] if v is not None) > 0
+assert not tl["growth"]["leak"], tl["growth"]
+assert "not_steady" not in t.get("noisy", []), t.get("noisy_reasons")
+PY
+	run "$HARNESS" report s.json --format json
+	[ "$status" -eq 0 ]
+}
+
+@test "timeline: a server keeping 16,384 bytes a request is flagged leak with its slope within 20%" {
+	need_root
+	run --separate-stderr "$HARNESS" run --runtimes node20 --out k.json "$HARNESS_FIXTURES/scenarios/timeline-leak"
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 - <<'PY'
+import json
+g = json.load(open("k.json"))["trials"][0]["timeline"]["growth"]
+print(g)
+assert g["leak"], g
+assert abs(g["rss_bytes_per_1k_requests"] - 16384000) <= 0.2 * 16384000, g
+PY
+}
+
+@test "timeline: a server still speeding up after a short fixed warm-up is flagged not_steady" {
+	need_root
+	run --separate-stderr "$HARNESS" run --runtimes node20 --out u.json "$HARNESS_FIXTURES/scenarios/timeline-speedup"
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 - <<'PY'
+import json
+t = json.load(open("u.json"))["trials"][0]
+print(t["timeline"]["steady"])
+assert t["timeline"]["steady"]["not_steady"] and t["timeline"]["steady"]["change"] > 0.1, t["timeline"]["steady"]
+assert "not_steady" in t["noisy"], t.get("noisy")
+PY
+}
+
+@test "timeline: --warmup auto warms the speeding-up server until steady, records what it took, and the trial is steady" {
+	need_root
+	run --separate-stderr "$HARNESS" run --runtimes node20 --warmup auto --out a.json "$HARNESS_FIXTURES/scenarios/timeline-speedup"
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 - <<'PY'
+import json
+t = json.load(open("a.json"))["trials"][0]
+w, st = t["warmup_auto"], t["timeline"].get("steady")
+print(w, st, len(t["timeline"]["requests"]), t["load"]["rps"])
+assert st, "the measured load was too short to be tested"
+assert w["mode"] == "auto" and w["steady"] and w["rounds"] >= 2 and w["seconds"] >= 3, w
+assert st["intervals"] >= 10 and not st["not_steady"], st
+assert "not_steady" not in t.get("noisy", []), t.get("noisy_reasons")
+PY
+}
+
+@test "timeline: --warmup takes auto only" {
+	need_root
+	run --separate-stderr "$HARNESS" run --runtimes node20 --warmup 5 --out a.json "$HARNESS_FIXTURES/scenarios/timeline-speedup"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"--warmup takes auto"* ]]
+}

@@ -1,0 +1,343 @@
+/* The load's timeline (per-thread intervals merged after join, coarsened when full) and the trial's
+ * timeline model: intervals sum to the totals exactly, JSON round trip, the steady and leak tests. */
+#include "testutil.h"
+
+#include <math.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "load/timeline.h"
+#include "report/html.h"
+#include "report/report.h"
+#include "report/results.h"
+#include "run/sampler.h"
+
+struct counters {
+	uint64_t requests, bytes, errors[3];
+};
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* A thread's load of `events` responses at random gaps (some beyond an interval): counters and ticks as the
+ * load client's hot loop makes them. */
+static void drive(struct tl *t, struct counters *c, uint64_t origin, uint64_t seed, unsigned events, uint64_t max_gap)
+{
+	struct tl_totals tot = {&c->requests, &c->bytes, c->errors, 3};
+	uint64_t now = origin;
+
+	for (unsigned i = 0; i < events; i++) {
+		now += xorshift(&seed) % max_gap;
+		tl_tick(t, now, &tot);
+		tl_latency(t, 1000 + xorshift(&seed) % 100000);
+		c->requests++;
+		c->bytes += 100 + xorshift(&seed) % 50;
+		if (xorshift(&seed) % 17 == 0)
+			c->errors[xorshift(&seed) % 3]++;
+	}
+	tl_close(t, &tot);
+}
+
+static void assert_sums(const struct tl *t, uint64_t requests, uint64_t bytes, uint64_t errors)
+{
+	uint64_t r = 0, b = 0, e = 0, hist = 0;
+
+	for (unsigned i = 0; i < t->n; i++) {
+		r += t->iv[i].requests;
+		b += t->iv[i].bytes;
+		e += t->iv[i].errors;
+		for (unsigned k = 0; k < TL_BUCKETS; k++)
+			hist += t->iv[i].counts[k];
+	}
+	assert_true(r == requests && b == bytes && e == errors);
+	assert_true(hist == requests); /* every response's latency in some interval */
+}
+
+static void test_sums_exact_after_merge(void **state)
+{
+	struct tl a, b, sum;
+	struct counters ca = {0}, cb = {0};
+	uint64_t origin = 5000000000u;
+
+	(void)state;
+	assert_int_equal(tl_init(&a, origin, 1000000), 0);
+	assert_int_equal(tl_init(&b, origin, 1000000), 0);
+	/* b runs long enough to fill TL_MAX_INTERVALS and coarsen (twice as long intervals) */
+	drive(&a, &ca, origin, 7, 20000, 50000);
+	drive(&b, &cb, origin, 9, 5000, 800000);
+	assert_true(b.interval_ns > a.interval_ns);
+	assert_sums(&a, ca.requests, ca.bytes, ca.errors[0] + ca.errors[1] + ca.errors[2]);
+	assert_sums(&b, cb.requests, cb.bytes, cb.errors[0] + cb.errors[1] + cb.errors[2]);
+	memset(&sum, 0, sizeof(sum));
+	assert_int_equal(tl_merge(&sum, &a), 0);
+	assert_int_equal(tl_merge(&sum, &b), 0);
+	assert_true(sum.interval_ns == b.interval_ns);
+	assert_true(sum.n <= TL_MAX_INTERVALS);
+	assert_sums(&sum, ca.requests + cb.requests, ca.bytes + cb.bytes,
+		    ca.errors[0] + ca.errors[1] + ca.errors[2] + cb.errors[0] + cb.errors[1] + cb.errors[2]);
+	tl_free(&a);
+	tl_free(&b);
+	tl_free(&sum);
+}
+
+static void test_quantile_coarse(void **state)
+{
+	static struct tl_interval iv;
+	uint64_t p50, p99;
+
+	(void)state;
+	for (uint64_t v = 1; v <= 1000; v++)
+		iv.counts[hist_index(v * 1000) >> TL_SHIFT]++; /* 1 µs .. 1 ms, uniform */
+	p50 = tl_quantile(&iv, 0.5);
+	p99 = tl_quantile(&iv, 0.99);
+	assert_true(fabs((double)p50 - 500000) <= 0.033 * 500000);
+	assert_true(fabs((double)p99 - 990000) <= 0.033 * 990000);
+	memset(&iv, 0, sizeof(iv));
+	assert_true(tl_quantile(&iv, 0.5) == 0);
+}
+
+/* An interval without an answer has no latency (null in the JSON), never 0. */
+static void test_empty_interval(void **state)
+{
+	struct tl t;
+	struct res_timeline r;
+	uint64_t req = 0, bytes = 0, errs = 0;
+	struct tl_totals tot = {&req, &bytes, &errs, 1};
+
+	(void)state;
+	assert_int_equal(tl_init(&t, 1000, 100), 0);
+	tl_tick(&t, 1010, &tot);
+	tl_latency(&t, 5000);
+	req++;
+	tl_tick(&t, 1350, &tot); /* intervals 1 and 2 pass with nothing */
+	tl_latency(&t, 7000);
+	req++;
+	tl_close(&t, &tot);
+	assert_int_equal(res_timeline_from_tl(&t, &r), 0);
+	assert_int_equal(r.n, 4);
+	assert_true(r.requests[0] == 1 && r.requests[1] == 0 && r.requests[3] == 1);
+	assert_true(isnan(r.p99_us[1]) && isnan(r.p50_us[2]));
+	assert_true(fabs(r.p99_us[3] - 7) < 0.25);
+	res_timeline_free(&r);
+	tl_free(&t);
+}
+
+static void test_off(void **state)
+{
+	struct tl t;
+	struct counters c = {0};
+
+	(void)state;
+	assert_int_equal(tl_init(&t, 1, 0), 0);
+	drive(&t, &c, 1, 3, 100, 1000);
+	assert_null(t.iv);
+	tl_free(&t);
+}
+
+/* A timeline of n intervals of 100 ms: rps(i) requests/s, and RSS samples every 100 ms at
+ * base + grow_per_req bytes per request answered so far (jittered). */
+static void synth(struct res_timeline *t, unsigned n, double (*rps)(unsigned), double grow_per_req)
+{
+	uint64_t seed = 11;
+	double done = 0;
+
+	assert_int_equal(res_timeline_from_tl(&(struct tl){0}, t), 0);
+	t->interval_ms = 100;
+	t->n = n;
+	t->requests = calloc(n, sizeof(uint64_t));
+	t->errors = calloc(n, sizeof(uint64_t));
+	t->bytes = calloc(n, sizeof(uint64_t));
+	t->p50_us = calloc(n, sizeof(double));
+	t->p99_us = calloc(n, sizeof(double));
+	assert_int_equal(res_timeline_samples(t, n), 0);
+	t->sample_ms = 100;
+	for (unsigned i = 0; i < n; i++) {
+		t->requests[i] = (uint64_t)(rps(i) / 10 + (double)(xorshift(&seed) % 40) - 20);
+		t->bytes[i] = t->requests[i] * 120;
+		t->p50_us[i] = 50;
+		t->p99_us[i] = i == 3 ? NAN : 400;
+		done += (double)t->requests[i];
+		t->t_ms[i] = (i + 1) * 100.0;
+		t->cpu_ms[i] = 95;
+		t->rss_kb[i] = round((50e6 + grow_per_req * done + (double)(xorshift(&seed) % 200000)) / 1024);
+		t->memory_kb[i] = t->rss_kb[i] + 1000;
+	}
+	res_timeline_analyse(t);
+}
+
+static double flat(unsigned i)
+{
+	(void)i;
+	return 10000;
+}
+
+static double speeding_up(unsigned i)
+{
+	return 5000 + 100.0 * i; /* 5k -> 13k req/s over 8 s */
+}
+
+static void test_steady_and_leak(void **state)
+{
+	struct res_timeline t;
+
+	(void)state;
+	synth(&t, 80, flat, 0);
+	assert_true(t.steady.tested && !t.steady.not_steady);
+	assert_true(t.growth.tested && !t.growth.leak);
+	res_timeline_free(&t);
+	synth(&t, 80, speeding_up, 0);
+	assert_true(t.steady.not_steady);
+	assert_true(t.steady.change > 0.5);
+	res_timeline_free(&t);
+	synth(&t, 80, flat, 4096); /* keeps 4 KB a request */
+	assert_true(t.growth.leak);
+	assert_true(fabs(t.growth.rss - 4096 * 1000) < 0.05 * 4096 * 1000);
+	assert_true(t.growth.rss_low < 4096 * 1000 && t.growth.rss_high > 4096 * 1000);
+	assert_true(!t.steady.not_steady);
+	res_timeline_free(&t);
+	synth(&t, 5, flat, 4096); /* too short to say */
+	assert_false(t.steady.tested || t.growth.tested);
+	res_timeline_free(&t);
+}
+
+static void test_round_trip(void **state)
+{
+	struct res_doc d, back;
+	struct hx_err err = {0};
+	struct trial_result *tr;
+	char dir[] = "/tmp/test-timeline-XXXXXX", path[64];
+	cJSON *a, *b;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	assert_int_equal(res_doc_init(&d, "9.9.9", "abc", &err), 0);
+	tr = res_doc_add(&d);
+	res_trial_init(tr, "http-hello", "node24", "pinned", 1, 1);
+	snprintf(tr->workload, sizeof(tr->workload), "http");
+	synth(&tr->timeline, 80, speeding_up, 4096);
+	tr->warmup_auto =
+		(struct res_warmup){.have = true, .steady = true, .rounds = 3, .requests = 7000, .seconds = 4.25};
+	assert_int_equal(res_write(&d, path, &err), 0);
+	assert_int_equal(res_read(path, &back, &err), 0);
+	assert_int_equal(back.ntrials, 1);
+	a = res_trial_json(&d.trials[0]);
+	b = res_trial_json(&back.trials[0]);
+	assert_true(cJSON_Compare(a, b, true));
+	assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(b, "timeline"), "server"));
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	assert_int_equal(back.trials[0].timeline.n, 80);
+	assert_int_equal(back.trials[0].timeline.ns, 80);
+	assert_true(back.trials[0].timeline.requests[7] == d.trials[0].timeline.requests[7]);
+	assert_true(isnan(back.trials[0].timeline.p99_us[3])); /* an empty interval stays empty */
+	assert_true(back.trials[0].timeline.growth.leak && back.trials[0].timeline.steady.not_steady);
+	assert_true(res_trial_noisy(&back.trials[0]) & (1u << RES_NOISY_NOT_STEADY));
+	assert_true(back.trials[0].warmup_auto.have && back.trials[0].warmup_auto.steady);
+	assert_true(back.trials[0].warmup_auto.rounds == 3 && back.trials[0].warmup_auto.requests == 7000);
+	assert_true(back.trials[0].warmup_auto.seconds == 4.25);
+	{ /* the text report says what the timeline found */
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		assert_int_equal(report_render(&back, RPT_TABLE, f, &err), 0);
+		fclose(f);
+		assert_non_null(
+			strstr(text, "http-hello node24 pinned trial 1: leak: RSS +4000 KB per 1,000 requests"));
+		assert_non_null(strstr(text, "not steady: throughput +"));
+		assert_non_null(strstr(text, "warm-up (auto): 3 rounds, 4.2 s, 7000 requests, steady"));
+		free(text);
+		f = open_memstream(&text, &len);
+		assert_int_equal(html_render(&back, "r.json", f, &err), 0);
+		fclose(f);
+		{ /* four charts sharing the time axis, the flagged trial named */
+			const char *fig = strstr(text, "data-chart=\"timeline\""), *p = fig;
+			int charts = 0;
+
+			assert_non_null(fig);
+			while ((p = strstr(p + 1, "<svg")) && p < strstr(fig, "</figure>"))
+				charts++;
+			assert_int_equal(charts, 4);
+			assert_non_null(strstr(fig, "Dashed: flagged node24 trial 1 (not_steady, leak)"));
+		}
+		free(text);
+	}
+	res_doc_free(&d);
+	res_doc_free(&back);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void test_startup_first_run(void **state)
+{
+	double cold[8] = {100, 20, 20.5, 19.8, 20.2, 20.1, 19.9, 20.3},
+	       warm[8] = {20.4, 20, 20.5, 19.8, 20.2, 20.1, 19.9, 20.3};
+	double rising[8] = {20, 21, 22, 23, 24, 25, 26, 27};
+	cJSON *a = res_startup_trend_json(cold, 8), *b = res_startup_trend_json(warm, 8),
+	      *c = res_startup_trend_json(rising, 8);
+
+	(void)state;
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(a, "first_run_slower")));
+	assert_true(cJSON_GetObjectItem(a, "first_run_z")->valuedouble > 100);
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(b, "first_run_slower")));
+	assert_true(cJSON_GetObjectItem(c, "tau")->valuedouble == 1);
+	assert_true(cJSON_GetObjectItem(c, "p")->valuedouble < 0.01);
+	assert_null(res_startup_trend_json(cold, 2));
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	cJSON_Delete(c);
+}
+
+/* The server tree's RSS: a process and its descendants, read from /proc; a pid that is gone reads as such. */
+static void test_tree_rss(void **state)
+{
+	int p[2];
+	pid_t child;
+	uint64_t alone, with_child;
+	char c;
+
+	(void)state;
+	alone = smp_tree_rss_kb(getpid());
+	assert_true(alone > 0 && alone != UINT64_MAX);
+	assert_int_equal(pipe(p), 0);
+	child = fork();
+	if (child == 0) {
+		static char touched[8 << 20];
+
+		memset(touched, 1, sizeof(touched)); /* 8 MB of its own */
+		close(p[0]);
+		assert_int_equal(write(p[1], "x", 1), 1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	with_child = smp_tree_rss_kb(getpid());
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(p[0]);
+	assert_true(with_child >= alone + 8000);
+	assert_true(smp_tree_rss_kb(child) == UINT64_MAX);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sums_exact_after_merge),
+		cmocka_unit_test(test_quantile_coarse),
+		cmocka_unit_test(test_off),
+		cmocka_unit_test(test_empty_interval),
+		cmocka_unit_test(test_steady_and_leak),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_startup_first_run),
+		cmocka_unit_test(test_tree_rss),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
