@@ -221,6 +221,11 @@ static int status_packages(struct img_cache *c, const struct manifest *m, struct
 		return hx_wrap(err, "image %s: its packages", m->name);
 	snprintf(st->packages, sizeof(st->packages), "%s/npm/sha256-%s/node_modules", c->root, hex);
 	st->present = st->present && util_exists(st->packages);
+	if (st->present) { /* its size is the tree's and theirs */
+		tree_bytes = 0;
+		nftw(st->packages, add_size, 16, FTW_PHYS);
+		st->size += tree_bytes;
+	}
 	return 0;
 }
 
