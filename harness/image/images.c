@@ -552,9 +552,20 @@ int img_rm(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 	if (cache_lock(c, err) < 0)
 		return -err->errnum;
 	img_status(c, m, false, &st, err);
-	snprintf(blob, sizeof(blob), "%s/blobs/%s", c->root, st.digest);
-	unpack_remove_tree(st.tree);
-	unlink(blob);
+	if (m->packages[0]) {
+		/* its packages only: its tree may be another image's (wrangler's is node24's); gc removes it when
+		 * no shipped manifest names it */
+		char *slash = strrchr(st.packages, '/');
+
+		if (slash)
+			*slash = '\0'; /* npm/sha256-<hex>, the entry dep_ensure renamed into place */
+		if (st.packages[0])
+			unpack_remove_tree(st.packages);
+	} else {
+		snprintf(blob, sizeof(blob), "%s/blobs/%s", c->root, st.digest);
+		unpack_remove_tree(st.tree);
+		unlink(blob);
+	}
 	flock(c->lock_fd, LOCK_UN);
 	return 0;
 }

@@ -76,3 +76,25 @@ PY
 	[ ! -e "$logs/scenario-http-wintercg/node_modules" ]
 	rm -rf "$logs"
 }
+
+@test "images rm wrangler removes its packages and leaves node24's tree, which it shares" {
+	export HARNESS_CACHE_DIR=$BATS_TEST_TMPDIR/cache
+	read -r tree lock < <(/usr/bin/python3 - "$HARNESS_TOP/images" <<'PY'
+import base64, hashlib, json, sys
+m = json.load(open(sys.argv[1] + "/wrangler.json"))
+raw = base64.b64decode(m["source"]["integrity"].split("-", 1)[1])
+lock = hashlib.sha256(open(sys.argv[1] + "/wrangler/package-lock.json", "rb").read()).hexdigest()
+print("sha512-" + raw.hex(), "sha256-" + lock)
+PY
+	)
+	mkdir -p "$HARNESS_CACHE_DIR/trees/$tree/bin" "$HARNESS_CACHE_DIR/npm/$lock/node_modules/wrangler"
+	printf '#!/bin/sh\n' >"$HARNESS_CACHE_DIR/trees/$tree/bin/node"
+	chmod 755 "$HARNESS_CACHE_DIR/trees/$tree/bin/node"
+	grep -E '^wrangler .* present' <<<"$("$HARNESS" images ls)"
+	run "$HARNESS" images rm wrangler
+	[ "$status" -eq 0 ]
+	[ ! -e "$HARNESS_CACHE_DIR/npm/$lock" ]
+	[ -x "$HARNESS_CACHE_DIR/trees/$tree/bin/node" ]
+	grep -E '^node24 .* present' <<<"$("$HARNESS" images ls)"
+	grep -E '^wrangler .* absent' <<<"$("$HARNESS" images ls)"
+}
