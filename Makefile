@@ -164,7 +164,7 @@ clean:
 	rm -rf $(BUILD) build-asan bin .git-commit
 
 # Benchmarks print figures and ratios against their peer tools; they assert nothing.
-.PHONY: bench-ab bench-sandbox bench-sandbox-effect bench-load bench-instrument bench-startup bench-fixture bench-trial bench-noise bench-report bench-soak soak
+.PHONY: bench-ab bench-ab-tries bench-sandbox bench-sandbox-effect bench-load bench-instrument bench-startup bench-fixture bench-trial bench-noise bench-report bench-soak soak
 bench-sandbox: bin/harness
 	bench/sandbox.sh
 bench-load: bin/harness $(BUILD)/helpers/hello-server
@@ -185,6 +185,9 @@ bench-startup: bin/harness
 	bench/startup.sh
 bench-ab: bin/harness
 	bench/ab.sh
+# harness ab's verdicts tried many times: A/A and a B 3% slower on purpose (bench/ab-tries.sh's arguments)
+bench-ab-tries: bin/harness
+	bench/ab-tries.sh $(AB_TRIES_ARGS)
 bench-instrument: bin/harness
 	bench/instrument.sh
 bench-fixture: bin/harness

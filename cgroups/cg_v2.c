@@ -290,8 +290,10 @@ static int v2_destroy(struct cg_tree *t, struct hx_err *ret_err)
 	 * so that we may rejoin our own cgroup. Another run still using one keeps it enabled (EBUSY). */
 	/* A prepare tree leaves them enabled: the run's trees follow it at once, and taking cpuset away from the
 	 * cgroup harness started in and giving it back before a CPU partition is made left the partition unable
-	 * to keep the other tasks there off its CPUs (cgroup v2, Linux 6.1). */
-	if (t->added_ctrls && t->slices != 1u << CG_SLICE_PREPARE) {
+	 * to keep the other tasks there off its CPUs (cgroup v2, Linux 6.1). Unless harness must rejoin that
+	 * cgroup from a supervisor leaf (a rootless run in a delegated subtree): no process may live in a cgroup
+	 * that enables controllers for its children, so the move back would fail and the tree stay. */
+	if (t->added_ctrls && (t->slices != 1u << CG_SLICE_PREPARE || t->in_supervisor_leaf)) {
 		v2_disable(tree, ~0u);
 		v2_disable(t->ubase, t->added_ctrls);
 	}

@@ -128,7 +128,7 @@ boot() {
 
 : >"$results/shown"
 for attempt in 1 2; do
-	rm -f "$results/status"
+	rm -f "$results/status" "$results/hang"
 	: >"$results/tap"
 	boot
 	[ ! -f "$results/status" ] || break
@@ -142,8 +142,13 @@ for attempt in 1 2; do
 done
 
 if [ ! -f "$results/status" ]; then
-	echo "not ok 1 cgroup v2 guest did not finish; its console:"
-	sed 's/^/# /' "$results/console" | tail -40
+	if [ -s "$results/hang" ]; then
+		echo "not ok 1 cgroup v2 guest: a test hung; what its processes waited on:"
+		sed 's/^/# /' "$results/hang" | head -400
+	else
+		echo "not ok 1 cgroup v2 guest did not finish; its console:"
+		sed 's/^/# /' "$results/console" | tail -40
+	fi
 	exit 1
 fi
 exit "$(cat "$results/status")"

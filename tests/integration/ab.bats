@@ -84,12 +84,14 @@ PY
 	head -1 aa.out | grep -E '^B ran [0-9.]+x \[[0-9.]+-[0-9.]+\] (slower|faster) than A: '
 }
 
-@test "ab: B with 3% more CPU per request is called slower, exit 1" {
+# The verdict's mechanics, with an effect no host noise here hides (a duet's CI is about +-3% in 40 s on this
+# 2-CPU host). Whether 3% is found 9 times in 10 within 2 minutes is a measurement: make bench-ab-tries.
+@test "ab: B with 15% more CPU per request is called slower, exit 1" {
 	local burn
-	# A's cost per request from the A/A duet's throughput: 3% of it as B's extra
-	burn=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=[x for x in d["windows"] if x["side"]=="A" and not x["warmup"]]; rps=sum(x["requests"] for x in w)/sum(x["duration_s"] for x in w); print(int(0.03/0.97*1e9/rps))' aa.json)
+	# A's cost per request from the A/A duet's throughput: 15% of it as B's extra
+	burn=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=[x for x in d["windows"] if x["side"]=="A" and not x["warmup"]]; rps=sum(x["requests"] for x in w)/sum(x["duration_s"] for x in w); print(int(0.15/0.85*1e9/rps))' aa.json)
 	[ "$burn" -gt 0 ]
-	run -1 "$HARNESS" ab bun bun "$FIXTURES/scenarios/ab-burn" --b-env "BURN_NS=$burn" --max-time 60 --window 0.25 \
+	run -1 "$HARNESS" ab bun bun "$FIXTURES/scenarios/ab-burn" --b-env "BURN_NS=$burn" --max-time 40 --window 0.25 \
 		--out slow.json
 	[[ "${lines[0]}" == *" slower than A: slower beyond 2%" ]]
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["sides"]["B"]["env"].startswith("BURN_NS="); assert d["verdicts"]["throughput"]["verdict"]=="slower"' slow.json
