@@ -183,8 +183,10 @@ soak: bin/harness
 	tests/soak.sh $(SOAK_N) -- $(SOAK_ARGS)
 bench-startup: bin/harness
 	bench/startup.sh
+# harness ab against two runs + compare, and against hyperfine -N (docs/ab.md): AB_ROUNDS rounds (default 3) of four
+# measurements of AB_SECONDS each (default 60: about 15 minutes), or AB_BUDGET seconds in all. Not in make test.
 bench-ab: bin/harness
-	bench/ab.sh
+	AB_BUDGET=$(AB_BUDGET) bench/ab.sh $(or $(AB_RUNTIME),bun) $(or $(AB_SECONDS),60) $(or $(AB_ROUNDS),3)
 # harness ab's verdicts tried many times: A/A and a B 3% slower on purpose (bench/ab-tries.sh's arguments)
 bench-ab-tries: bin/harness
 	bench/ab-tries.sh $(AB_TRIES_ARGS)

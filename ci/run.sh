@@ -7,16 +7,42 @@
 # GITHUB_OUTPUT. Exit: harness run's status, else compare's (1: a significant regression; 5: no row had the
 # trials for a verdict, not a pass; a baseline that compare refuses, from other hardware or images, is said in
 # the summary and fails nothing).
+# The ab mode (a side or a side's scenario folder given): one `harness ab` duet per scenario (or one of the two
+# folders) instead of run and compare; the summary gets each duet's first line and table, GITHUB_OUTPUT its
+# verdict, and the exit is ab's (1: B slower beyond the threshold; the largest status of the duets).
 #   inputs (environment): HARNESS_SCENARIOS HARNESS_RUNTIMES HARNESS_CPUS (empty: the most the runner allows)
 #                         HARNESS_MODE HARNESS_PROFILE
 #                         HARNESS_SHARD (I/N) HARNESS_BASELINE (a results file) HARNESS_CONNECTIONS
-#                         HARNESS_REQUESTS HARNESS_REPEAT HARNESS_PRECISION (run's --precision) HARNESS_CACHE_DIR
-#                         HARNESS_FAIL_ON (compare's --fail-on: regression, quiet-regression or none)
+#                         HARNESS_REQUESTS HARNESS_REPEAT HARNESS_PRECISION (run's or ab's --precision)
+#                         HARNESS_CACHE_DIR
+#                         HARNESS_FAIL_ON (compare's --fail-on: regression, quiet-regression or none; in the
+#                         ab mode none turns the gate off)
+#   ab mode:              HARNESS_AB_A HARNESS_AB_B (the sides: anything --runtimes takes; one defaults to the
+#                         other) HARNESS_A_SCENARIO HARNESS_B_SCENARIO (both or neither) HARNESS_THRESHOLD
+#                         HARNESS_MAX_TIME HARNESS_AB_ARGS (more options of harness ab, split at spaces)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 harness=$top/bin/harness
 tmp=${RUNNER_TEMP:-${TMPDIR:-/tmp}}
-name=harness${HARNESS_SHARD:+-shard-${HARNESS_SHARD//\//-of-}}
+
+# The ab mode's inputs, checked before anything runs: one line naming the fix, exit 2.
+ab_mode=${HARNESS_AB_A:-}${HARNESS_AB_B:-}${HARNESS_A_SCENARIO:-}${HARNESS_B_SCENARIO:-}
+if [ -n "$ab_mode" ]; then
+	bad() {
+		echo "ci/run.sh: $*" >&2
+		exit 2
+	}
+	side_a=${HARNESS_AB_A:-${HARNESS_AB_B:-}} side_b=${HARNESS_AB_B:-${HARNESS_AB_A:-}}
+	[ -n "$side_a" ] || bad "the ab mode needs its runtime: set a (and b for another one), e.g. a: node24"
+	case "${HARNESS_A_SCENARIO:+a}${HARNESS_B_SCENARIO:+b}" in
+	a | b) bad "set both a-scenario and b-scenario (the base's and the change's app folders), or neither" ;;
+	esac
+	[ -z "${HARNESS_SHARD:-}" ] || bad "a duet is one job: leave shard empty in the ab mode"
+	[ -z "${HARNESS_BASELINE:-}" ] || bad "a duet measures its own baseline (side a): leave baseline empty in the ab mode"
+	name="harness-ab"
+else
+	name=harness${HARNESS_SHARD:+-shard-${HARNESS_SHARD//\//-of-}}
+fi
 out=$tmp/$name.json table=$tmp/$name.md compare=$tmp/$name-compare.md
 export HARNESS_CACHE_DIR=${HARNESS_CACHE_DIR:-$tmp/harness-cache}
 
@@ -71,6 +97,80 @@ if [ -z "$cpus" ]; then
 	budget_line="**CPU budget**: $cpus CPU(s) for the runtime, the most this $(nproc)-CPU runner gives with the load client's CPU kept (set the \`cpus\` input to choose)"
 fi
 
+# One duet (ab mode): SCENARIO (empty: the two folders) and the suffix of its files; its status in duet_status,
+# its verdict (the document's first "verdict", the headline metric's: throughput, or startup) in duet_verdict.
+duet() {
+	local dout=$tmp/$name$2.json dtable=$tmp/$name$2.md derr=$tmp/$name$2.err args=()
+	args=(--cpus "$cpus" --mode "${HARNESS_MODE:-pinned}" --profile "${HARNESS_PROFILE:-quick}" --out "$dout"
+		--format md)
+	[ -z "${HARNESS_A_SCENARIO:-}" ] || args+=(--a-scenario "$HARNESS_A_SCENARIO" --b-scenario "$HARNESS_B_SCENARIO")
+	[ -z "${HARNESS_THRESHOLD:-}" ] || args+=(--threshold "$HARNESS_THRESHOLD")
+	[ -z "${HARNESS_MAX_TIME:-}" ] || args+=(--max-time "$HARNESS_MAX_TIME")
+	[ -z "${HARNESS_PRECISION:-}" ] || args+=(--precision "$HARNESS_PRECISION")
+	[ -z "${HARNESS_CONNECTIONS:-}" ] || args+=(--connections "$HARNESS_CONNECTIONS")
+	args+=("${extra[@]}")
+	duet_status=0
+	in_scope "$harness" ab "$side_a" "$side_b" ${1:+"$1"} "${args[@]}" >"$dtable" 2>"$derr" || duet_status=$?
+	cat "$dtable"
+	cat "$derr" >&2
+	[ "$(id -u)" = 0 ] || as_root chown "$(id -u):$(id -g)" "$dout" "$dtable" "$derr" 2>/dev/null || true
+	duet_verdict=error
+	if [ -s "$dout" ] && [ "$duet_status" -le 1 ]; then
+		duet_verdict=$(grep -o '"verdict":[[:space:]]*"[a-z_]*"' "$dout" | head -1 | sed 's/.*"\([a-z_]*\)"$/\1/')
+		head -1 "$dtable" >>"$tmp/$name.line"
+	else
+		echo "Not run: $(tail -1 "$derr" | md_text)" >"$dtable"
+	fi
+	grep -v '^results: ' "$dtable" >>"$tmp/$name.summary" || true
+	echo >>"$tmp/$name.summary"
+	results+=("$dout") verdicts+=("$duet_verdict")
+}
+
+ab() {
+	local s scn=() suffix
+	read -r -a extra <<<"${HARNESS_AB_ARGS:-}"
+	read -r -a scn <<<"${HARNESS_SCENARIOS:-startup http-hello}"
+	[ -z "${HARNESS_A_SCENARIO:-}" ] || scn=("")
+	host_facts
+	echo "$budget_line"
+	as_root "$harness" doctor || true
+	results=() verdicts=()
+	: >"$tmp/$name.line"
+	: >"$tmp/$name.summary"
+	for s in "${scn[@]}"; do
+		suffix=""
+		[ "${#scn[@]}" -eq 1 ] || suffix=-$(basename "$s")
+		[ "${#scn[@]}" -eq 1 ] || echo "### $(basename "$s" | md_text)" >>"$tmp/$name.summary"
+		duet "$s" "$suffix"
+		[ "$duet_status" -le "$status" ] || status=$duet_status
+	done
+	if [ "$status" -eq 1 ] && [ "${HARNESS_FAIL_ON:-regression}" = none ]; then
+		status=0
+		echo "Gate: off (fail-on none): B is slower beyond the threshold, and the step passes" >>"$tmp/$name.summary"
+	fi
+	if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+		{
+			echo "## harness ab"
+			host_facts
+			echo
+			echo "$budget_line"
+			echo
+			cat "$tmp/$name.summary"
+		} >>"$GITHUB_STEP_SUMMARY"
+	fi
+	{
+		echo "results=${results[*]}"
+		echo "verdict=${verdicts[*]}"
+		echo "line=$(paste -sd';' "$tmp/$name.line" | sed 's/;/; /g')"
+		echo "table=$tmp/$name.summary"
+		echo "name=$name"
+	} >>"${GITHUB_OUTPUT:-/dev/null}"
+	exit "$status"
+}
+
+status=0
+[ -z "$ab_mode" ] || ab
+
 args=(--cpus "$cpus" --mode "${HARNESS_MODE:-pinned}" --profile "${HARNESS_PROFILE:-quick}"
 	--out "$out" --format md)
 [ -n "${HARNESS_RUNTIMES:-}" ] && args+=(--runtimes "$HARNESS_RUNTIMES")
@@ -92,7 +192,6 @@ else
 	as_root "$harness" images pull --all
 fi
 
-status=0
 in_scope "$harness" run "${args[@]}" "${scenarios[@]}" >"$table" || status=$?
 cat "$table"
 # the HTML page with the charts, beside the JSON in the artifact

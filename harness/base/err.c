@@ -79,7 +79,7 @@ void hx_clear(struct hx_err *err)
 
 int hx_report(const struct hx_err *err)
 {
-	char shown[sizeof(err->msg) * 4];
+	char shown[sizeof(err->msg) * 5]; /* 4 bytes an escaped byte, 5 an indented line feed */
 
 	/* the message may quote a payload's output or a file's text: it reaches the terminal escaped */
 	fprintf(stderr, "harness: %s\n",

@@ -65,9 +65,18 @@ static size_t rule_term(int32_t cp, const char *raw, size_t n, char *out)
 	return cp < 0 || term_control(cp) ? show_escaped(cp, raw, out) : keep(raw, n, out);
 }
 
+/* A line feed starts an indented line (ESC_INDENT): no line after the first begins where harness's own lines
+ * do. A line already indented so, or an empty one, gets nothing more, so escaping twice (a log tail quoted in a
+ * message) changes nothing. raw is the rest of the text, NUL-terminated: looking ahead stays inside it. */
 static size_t rule_term_lines(int32_t cp, const char *raw, size_t n, char *out)
 {
-	return cp == '\n' || cp == '\t' ? keep(raw, n, out) : rule_term(cp, raw, n, out);
+	if (cp == '\t')
+		return keep(raw, n, out);
+	if (cp != '\n')
+		return rule_term(cp, raw, n, out);
+	if (raw[1] == '\n' || raw[1] == '\0' || strncmp(raw + 1, ESC_INDENT, sizeof(ESC_INDENT) - 1) == 0)
+		return keep(raw, n, out);
+	return (size_t)snprintf(out, 16, "\n%s", ESC_INDENT);
 }
 
 static size_t rule_md(int32_t cp, const char *raw, size_t n, char *out)

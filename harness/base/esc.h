@@ -14,7 +14,10 @@
 /* For a terminal, one line: printable ASCII and valid UTF-8 kept; control characters (C0, DEL, C1),
  * bytes that are not UTF-8 and the bidirectional overrides shown as \xNN or \u{NNNN}. */
 const char *esc_term(const char *s, char *buf, size_t len);
-/* The same, keeping line feeds (a log's last lines); tabs are kept too. */
+/* What starts every line after the first in esc_term_lines. */
+#define ESC_INDENT "    "
+/* The same, keeping line feeds (a message, a log's last lines) and tabs; every line after the first starts
+ * with ESC_INDENT (unless it does already, or is empty), so none passes for a line of harness's own. */
 const char *esc_term_lines(const char *s, char *buf, size_t len);
 /* One CSV field (RFC 4180): control characters as \xNN, then quoted with "" doubled when it holds a comma, a
  * quote or leading or trailing space, and a ' put first when it starts with = + - @ tab or CR, which a

@@ -128,7 +128,7 @@ static void caller_raw(struct pty_relay *r)
 
 int pty_relay_start(struct pty_relay *r, struct hx_err *err)
 {
-	int slave = -1, e;
+	int slave = -1;
 
 	*r = (struct pty_relay){.master = -1, .saved = {-1, -1, -1}, .stop = {-1, -1}};
 	for (int fd = 0; fd < 3; fd++)
@@ -143,13 +143,6 @@ int pty_relay_start(struct pty_relay *r, struct hx_err *err)
 			goto fail;
 	close(slave);
 	caller_raw(r);
-	if ((e = pthread_create(&r->thread, NULL, relay_main, r)) != 0) {
-		errno = e;
-		hx_syserr(err, "exec: the terminal relay's thread");
-		pty_relay_stop(r);
-		return -err->errnum;
-	}
-	r->running = true;
 	return 0;
 fail:
 	if (!err->msg[0])
@@ -158,6 +151,22 @@ fail:
 		close(slave);
 	pty_relay_stop(r);
 	return -err->errnum;
+}
+
+int pty_relay_run(struct pty_relay *r, struct hx_err *err)
+{
+	int e;
+
+	if (r->master < 0 || r->running)
+		return 0;
+	if ((e = pthread_create(&r->thread, NULL, relay_main, r)) != 0) {
+		errno = e;
+		hx_syserr(err, "exec: the terminal relay's thread");
+		pty_relay_stop(r);
+		return -err->errnum;
+	}
+	r->running = true;
+	return 0;
 }
 
 void pty_relay_stop(struct pty_relay *r)

@@ -21,8 +21,14 @@ struct pty_relay {
 
 /* When any of 0, 1, 2 is a terminal: a new pty whose other end takes their place (children started from now on
  * inherit it), the caller's input terminal in raw mode but for its signal keys (^C still reaches harness), the
- * window size copied, and a thread relaying bytes both ways. Nothing to do when none is a terminal. */
+ * window size copied. Nothing to do when none is a terminal. No thread yet: see pty_relay_run. */
 int pty_relay_start(struct pty_relay *r, struct hx_err *err);
+/* The thread relaying bytes both ways, started once every process the command needs is cloned: a child cloned
+ * (not forked through libc) while harness has a second thread inherits libc's view of that thread, and the
+ * sandbox's init changing its user (glibc's setxid waits for every thread it knows to have started) hung for
+ * good when the clone came before the relay's thread had run its first instruction; any lock the thread held
+ * would be held in the child too. Until then the command's output waits in the pty. No-op without a relay. */
+int pty_relay_run(struct pty_relay *r, struct hx_err *err);
 /* The caller's descriptors and terminal mode as they were, what the command wrote last relayed, the thread
  * joined. Safe on a relay that never started. */
 void pty_relay_stop(struct pty_relay *r);

@@ -621,7 +621,7 @@ void util_log_tail(const char *path, char *buf, size_t len)
 {
 	char text[16384];
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	_cleanup_free_ char *esc = NULL, *out = NULL;
+	_cleanup_free_ char *out = NULL;
 	struct stat st;
 	ssize_t n = 0;
 	size_t o = 0, elen;
@@ -639,22 +639,17 @@ void util_log_tail(const char *path, char *buf, size_t len)
 		return;
 	text[n] = '\0';
 	util_rstrip(text);
-	/* the last 8 lines of the raw text, then escaped (up to 4 bytes a byte) and indented (5 a line feed) */
+	/* the last 8 lines of the raw text, then escaped: up to 4 bytes a byte, 5 a line feed (indented) */
 	for (p = text + strlen(text); p > text && lines < 8; p--)
 		if (p[-1] == '\n')
 			lines++;
 	if (*p == '\n')
 		p++;
-	elen = 4 * strlen(p) + 1;
-	if (!(esc = malloc(elen)) || !(out = malloc(2 * elen)))
+	elen = 5 * strlen(p) + 1;
+	if (!(out = malloc(elen)))
 		return;
-	esc_term_lines(p, esc, elen);
-	for (p = esc; *p; p++) {
-		out[o++] = *p;
-		if (*p == '\n')
-			o += (size_t)snprintf(out + o, 2 * elen - o, "    ");
-	}
-	out[o] = '\0';
+	esc_term_lines(p, out, elen);
+	o = strlen(out);
 	/* the end is what explains a failure: keep it when the lines are longer than buf */
 	snprintf(buf, len, "%s", o >= len ? out + o - (len - 1) : out);
 }

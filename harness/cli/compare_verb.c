@@ -119,27 +119,50 @@ static int refuse(const struct cmp_result *r, const struct cmp_opts *o, const ch
 	return 0;
 }
 
+/* Two files that are a duet's sides run apart (cmp_duet_sides): said once, on stderr, before anything else. */
+static void duet_note(const struct loaded *a, const struct loaded *b, const struct cmp_result *r)
+{
+	char cmd[600], ea[ESC_LEN], eb[ESC_LEN], ec[ESC_LEN];
+
+	if (cmp_duet_sides(&a->side, &b->side, r, cmd, sizeof(cmd)))
+		fprintf(stderr,
+			"harness: compare: note: %s and %s each ran one runtime on the same host and plan, as a duet's "
+			"two sides run apart; for a paired verdict on B against A, prefer a duet, both measured at "
+			"once "
+			"(docs/ab.md): %s\n",
+			esc_term(a->side.path, ea, sizeof(ea)), esc_term(b->side.path, eb, sizeof(eb)),
+			esc_term(cmd, ec, sizeof(ec)));
+}
+
+static int judge(const struct loaded *a, const struct loaded *b, const struct cmp_opts *o, enum cmp_format f,
+		 const struct cmp_result *r, struct hx_err *err)
+{
+	duet_note(a, b, r);
+	if (refuse(r, o, a->side.path, b->side.path, err) < 0)
+		return -1;
+	if (!r->nrows)
+		return hx_fail(err, HX_EXIT_USAGE, ENOENT,
+			       "compare: no scenario x runtime x mode x metric with passed trials in both files");
+	cmp_render(&a->side, &b->side, o, r, f, stdout);
+	return r->gate == CMP_GATE_FAILED     ? HX_EXIT_VERDICT
+	       : r->gate == CMP_GATE_UNJUDGED ? CMP_EXIT_UNJUDGED
+					      : HX_EXIT_OK;
+}
+
 static int compare(const char *pa, const char *pb, const struct cmp_opts *o, enum cmp_format f, struct hx_err *err)
 {
 	struct loaded a, b;
 	struct cmp_result r = {0};
-	int rc = HX_EXIT_OK;
+	int rc;
 
 	if (load(pa, &a, err) < 0) {
 		unload(&a);
 		return -1;
 	}
-	if (load(pb, &b, err) < 0 || cmp_run(&a.side, &b.side, o, &r, err) < 0 || refuse(&r, o, pa, pb, err) < 0)
+	if (load(pb, &b, err) < 0 || cmp_run(&a.side, &b.side, o, &r, err) < 0)
 		rc = -1;
-	else if (!r.nrows)
-		rc = hx_fail(err, HX_EXIT_USAGE, ENOENT,
-			     "compare: no scenario x runtime x mode x metric with passed trials in both files");
-	else {
-		cmp_render(&a.side, &b.side, o, &r, f, stdout);
-		rc = r.gate == CMP_GATE_FAILED	   ? HX_EXIT_VERDICT
-		     : r.gate == CMP_GATE_UNJUDGED ? CMP_EXIT_UNJUDGED
-						   : HX_EXIT_OK;
-	}
+	else
+		rc = judge(&a, &b, o, f, &r, err);
 	cmp_result_free(&r);
 	unload(&a);
 	unload(&b);

@@ -412,6 +412,9 @@ static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct
 									   : -1;
 		goto out;
 	}
+	/* the relay's thread only now: no process is cloned while harness has a second thread (pty.h) */
+	if (pty_relay_run(&tty, err) < 0)
+		goto out;
 	code = exec_supervise(p, sfd, procs, tree);
 	tm.exit_ns = util_now_ns();
 	pty_relay_stop(&tty);

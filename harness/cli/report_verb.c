@@ -14,6 +14,7 @@
 #include "report/ab.h"
 #include "report/export.h"
 #include "report/html.h"
+#include "report/html_ab.h"
 #include "report/report.h"
 #include "report/results.h"
 
@@ -56,6 +57,16 @@ static int report_export(const struct res_doc *d, const struct report_opts *o, e
 	return 0;
 }
 
+/* Text rendered in memory, written to -o atomically or to stdout. */
+static int report_write(const struct report_opts *o, const char *text, size_t len, struct hx_err *err)
+{
+	if (o->out)
+		return util_write_atomic(o->out, text, len, err);
+	if (fwrite(text, 1, len, stdout) != len)
+		return hx_syserr(err, "report: stdout");
+	return 0;
+}
+
 /* The whole rendering in memory first: nothing is written when a format refuses the file. */
 static int report_emit(const struct res_doc *d, const struct report_opts *o, enum report_format f, const char *name,
 		       struct hx_err *err)
@@ -77,11 +88,7 @@ static int report_emit(const struct res_doc *d, const struct report_opts *o, enu
 		rc = hx_syserr(err, "report: open_memstream");
 	if (rc < 0)
 		return rc;
-	if (o->out)
-		return util_write_atomic(o->out, text, len, err);
-	if (fwrite(text, 1, len, stdout) != len)
-		return hx_syserr(err, "report: stdout");
-	return 0;
+	return report_write(o, text, len, err);
 }
 
 /* The comparison page of two files: harness compare's rows, drawn. */
@@ -116,19 +123,36 @@ out:
 	return rc < 0 ? hx_report(&err) : HX_EXIT_OK;
 }
 
-/* A duet's document (harness ab, docs/ab.md): its first line and table, or its JSON. */
-static int report_ab(const char *path, enum report_format f, struct hx_err *err)
+/* A duet's document (harness ab, docs/ab.md): its first line and table, its windows as CSV, its page, or its
+ * JSON. */
+static int report_ab(const char *path, const struct report_opts *o, enum report_format f, struct hx_err *err)
 {
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
 	struct ab_doc d;
+	FILE *m;
+	int rc = 0;
 
-	if (f != RPT_TABLE && f != RPT_MD && f != RPT_JSON)
-		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "report: a harness-ab file renders as table, md or json"),
+	if (f == RPT_GAB || f == RPT_HYPERFINE)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "report: a harness-ab file renders as table, md, json, csv or html"),
 		       hx_report(err);
 	if (ab_read(path, &d, err) < 0)
 		return hx_report(err);
-	ab_print(stdout, &d, f);
+	if (!(m = open_memstream(&text, &len))) {
+		ab_free(&d);
+		return hx_syserr(err, "report: open_memstream"), hx_report(err);
+	}
+	if (f == RPT_HTML)
+		rc = html_ab(&d, basename(path), m, err);
+	else
+		ab_print(m, &d, f);
 	ab_free(&d);
-	return HX_EXIT_OK;
+	if (fclose(m) != 0 && rc == 0)
+		rc = hx_syserr(err, "report: open_memstream");
+	if (rc == 0)
+		rc = report_write(o, text, len, err);
+	return rc < 0 ? hx_report(err) : HX_EXIT_OK;
 }
 
 int verb_report(int argc, char **argv)
@@ -178,7 +202,7 @@ int verb_report(int argc, char **argv)
 	if (npos == 2)
 		return report_two(argv[1], argv[2], &o);
 	if (ab_is_file(argv[1]))
-		return report_ab(argv[1], f, &err);
+		return report_ab(argv[1], &o, f, &err);
 	if (res_read(argv[1], &d, &err) < 0) {
 		hx_wrap(&err, "report");
 		return hx_report(&err);

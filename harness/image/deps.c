@@ -20,8 +20,9 @@
 #include "base/util.h"
 #include "base/valid.h"
 #include "sandbox/sandbox.h"
-#include "sandbox/sbx_run.h"
 #include "sandbox/sbx_mount.h"
+#include "sandbox/sbx_run.h"
+#include "sandbox/sbx_scratch.h"
 #include "sandbox/sbx_userns.h"
 
 static int copy_file(const char *from, const char *to)
@@ -36,6 +37,9 @@ static int copy_file(const char *from, const char *to)
 }
 
 #define NPM_CI_TIMEOUT_S 600
+/* The most an install may write (its scratch tmpfs's size): the largest tree here is 228 MiB, and the prepare
+ * slice's 2 GiB hold the tmpfs and npm itself. */
+#define DEP_MAX_TREE (1ull << 30)
 
 /* The host's name resolution, read-only, over the sandbox's own files: npm must reach the registry. */
 static void bind_resolver(struct sbx_config *c)
@@ -90,9 +94,9 @@ void dep_registry_access(struct sbx_config *c, const char *registry)
 }
 
 /* `npm ci` as the sandbox user in a sandbox: the host's network namespace (the registry npm is configured
- * with, given as npm_config_registry), /work (dir: the lock, package.json and node_modules to be) the only
- * writable bind, npm's cache on the sandbox's /tmp. Its output (the end of it) into log. */
-static int npm_ci(const char *dir, const char *registry, char *log, size_t len, struct hx_err *err)
+ * with, given as npm_config_registry), /work (the scratch dir: the lock, package.json and node_modules to be)
+ * the only writable folder, npm's cache on the sandbox's /tmp. Its output (the end of it) into log. */
+static int npm_ci(struct sbx_scratch *dir, const char *registry, char *log, size_t len, struct hx_err *err)
 {
 	char *argv[] = {(char *)"npm",
 			(char *)"ci",
@@ -105,13 +109,14 @@ static int npm_ci(const char *dir, const char *registry, char *log, size_t len, 
 	struct sbx_config c;
 	_cleanup_close_ int netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 
-	if (netns < 0 || chown(dir, sbx_role_uid(SBX_ROLE_PREPARE), sbx_role_gid(SBX_ROLE_PREPARE)) < 0)
-		return hx_syserr(err, "npm ci in %s", dir);
+	if (netns < 0)
+		return hx_syserr(err, "npm ci: the host's network namespace");
 	sbx_config_init(&c);
 	c.argv = argv;
 	c.cwd = "/work";
 	c.netns_fd = netns;
-	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = dir, .dst = "/work", .rw = true};
+	if (sbx_scratch_lend(dir, &c, "/work", err) < 0)
+		return -err->errnum;
 	dep_registry_access(&c, registry);
 	return sbx_run_to_end(&c, "npm ci", NPM_CI_TIMEOUT_S, log, len, err);
 }
@@ -217,6 +222,30 @@ int dep_check_lock(const char *file, const char *text, const char *registry, str
 	return rc;
 }
 
+/* npm ci with /work on a tmpfs of DEP_MAX_TREE bytes (sbx_scratch.h), the lock and package.json put there
+ * first, its tree copied into tmp after: an install past that size is ENOSPC to npm, never the cache's disk. */
+static int npm_ci_scratch(const char *kind, const struct dep_src *s, const char *lock, const char *pkg, const char *tmp,
+			  const char *registry, char *log, size_t len, struct hx_err *err)
+{
+	struct sbx_scratch sc;
+	char what[160], to[PATH_MAX + 32];
+	int rc;
+
+	snprintf(what, sizeof(what), "npm ci for %s %s", kind, s->name);
+	if (sbx_scratch_open(&sc, tmp, DEP_MAX_TREE, sbx_role_uid(SBX_ROLE_PREPARE), sbx_role_gid(SBX_ROLE_PREPARE),
+			     what, err) < 0)
+		return -err->errnum;
+	if ((snprintf(to, sizeof(to), "%s/package-lock.json", sbx_scratch_path(&sc)), copy_file(lock, to) < 0) ||
+	    (snprintf(to, sizeof(to), "%s/package.json", sbx_scratch_path(&sc)), copy_file(pkg, to) < 0))
+		rc = hx_syserr(err, "npm dependencies of %s: %s", s->name, sbx_scratch_path(&sc));
+	else if (npm_ci(&sc, registry, log, len, err) < 0 && !sbx_scratch_full(&sc))
+		rc = hx_wrap(err, "cannot install the npm dependencies of %s %s (offline?)", kind, s->name);
+	else
+		rc = sbx_scratch_finish(&sc, "a scenario's node_modules may take 1024 MiB at most", err);
+	sbx_scratch_close(&sc);
+	return rc;
+}
+
 int dep_ensure(const struct dep_src *s, char *ret, size_t len, struct hx_err *err)
 {
 	return dep_ensure_as("scenario", s, ret, len, err);
@@ -254,15 +283,11 @@ int dep_ensure_as(const char *what, const struct dep_src *s, char *ret, size_t l
 	snprintf(tmp, sizeof(tmp), "%s/npm/.tmp-%s-%d", c.root, hex, (int)getpid());
 	unpack_remove_tree(tmp);
 	if (!util_exists(ret)) {
-		char to[PATH_MAX + 32];
-
 		fprintf(stderr, "harness: installing the npm dependencies of %s %s (npm ci)\n", what, s->name);
-		if (mkdir(tmp, 0755) < 0 ||
-		    (snprintf(to, sizeof(to), "%s/package-lock.json", tmp), copy_file(lock, to) < 0) ||
-		    (snprintf(to, sizeof(to), "%s/package.json", tmp), copy_file(pkg, to) < 0))
+		if (mkdir(tmp, 0755) < 0)
 			rc = hx_syserr(err, "npm dependencies of %s: %s", s->name, tmp);
-		else if (npm_ci(tmp, registry, log, sizeof(log), err) < 0)
-			rc = hx_wrap(err, "cannot install the npm dependencies of %s %s (offline?)", what, s->name);
+		else if (npm_ci_scratch(what, s, lock, pkg, tmp, registry, log, sizeof(log), err) < 0)
+			rc = -err->errnum;
 		else if (dep_make_roots(tmp) < 0)
 			rc = hx_syserr(err, "npm dependencies of %s: make them root's", s->name);
 		else if (rename(tmp, base) < 0)

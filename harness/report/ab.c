@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/cleanup.h"
+#include "base/esc.h"
 #include "base/util.h"
 
 const char *const ab_metric_names[AB_NR_METRICS] = {"throughput", "p50", "p99", "startup"};
@@ -39,7 +40,7 @@ void ab_free(struct ab_doc *d)
 	d->nw = d->cap = 0;
 }
 
-static double metric_of(const struct ab_window *w, enum ab_metric m)
+double ab_value(const struct ab_window *w, enum ab_metric m)
 {
 	switch (m) {
 	case AB_RPS:
@@ -67,6 +68,24 @@ bool ab_pair_noisy(const struct ab_window *x, const struct ab_window *y)
 	       fabs(x->foreign_ms - y->foreign_ms) > fmax(AB_NOISY_SHARE * window_ms, AB_NOISY_MIN_MS);
 }
 
+const char *const ab_pair_use_names[AB_NR_PAIR_USES] = {"counted", "warmup", "noisy"};
+
+bool ab_pair_at(const struct ab_doc *d, size_t i, const struct ab_window **ret_a, const struct ab_window **ret_b,
+		enum ab_pair_use *ret_use)
+{
+	const struct ab_window *x, *y;
+
+	if (i + 1 >= d->nw || i % 2)
+		return false;
+	x = &d->w[i], y = &d->w[i + 1];
+	if (x->pair != y->pair || x->side == y->side)
+		return false;
+	*ret_a = x->side == 'A' ? x : y;
+	*ret_b = x->side == 'A' ? y : x;
+	*ret_use = x->warmup ? AB_PAIR_WARMUP : ab_pair_noisy(x, y) ? AB_PAIR_NOISY : AB_PAIR_COUNTED;
+	return true;
+}
+
 int ab_pairs(const struct ab_doc *d, enum ab_metric m, double **ret_a, double **ret_b, size_t *ret_n)
 {
 	double *a = calloc(d->nw / 2 + 1, sizeof(double)), *b = calloc(d->nw / 2 + 1, sizeof(double));
@@ -78,13 +97,13 @@ int ab_pairs(const struct ab_doc *d, enum ab_metric m, double **ret_a, double **
 		return -1;
 	}
 	for (size_t i = 0; i + 1 < d->nw; i += 2) {
-		const struct ab_window *x = &d->w[i], *y = &d->w[i + 1];
-		const struct ab_window *wa = x->side == 'A' ? x : y, *wb = x->side == 'A' ? y : x;
+		const struct ab_window *wa, *wb;
+		enum ab_pair_use use;
 
-		if (x->pair != y->pair || x->side == y->side || x->warmup || ab_pair_noisy(x, y))
+		if (!ab_pair_at(d, i, &wa, &wb, &use) || use != AB_PAIR_COUNTED)
 			continue;
-		a[n] = metric_of(wa, m);
-		b[n] = metric_of(wb, m);
+		a[n] = ab_value(wa, m);
+		b[n] = ab_value(wb, m);
 		if (a[n] > 0 && b[n] > 0)
 			n++;
 	}
@@ -276,6 +295,15 @@ static double num(const cJSON *o, const char *k)
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
+/* A count of the document, 0 when it is absent, negative, fractional beyond 2^53 or not a number: a hostile
+ * file's NaN or 1e300 would be undefined as an integer. */
+static uint64_t count(const cJSON *o, const char *k)
+{
+	double v = num(o, k);
+
+	return v >= 0 && v <= 9007199254740992.0 ? (uint64_t)v : 0;
+}
+
 static void str(const cJSON *o, const char *k, char *buf, size_t len)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -288,16 +316,17 @@ static int window_read(const cJSON *o, struct ab_window *w)
 	char side[4];
 
 	str(o, "side", side, sizeof(side));
-	if ((side[0] != 'A' && side[0] != 'B') || side[1] || !(num(o, "duration_s") > 0))
+	if ((side[0] != 'A' && side[0] != 'B') || side[1] || !(num(o, "duration_s") > 0) ||
+	    !(num(o, "pair") >= 0 && num(o, "pair") < AB_MAX_WINDOWS))
 		return -1;
 	w->side = side[0];
 	w->pair = (unsigned)num(o, "pair");
 	w->warmup = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "warmup"));
 	w->start_s = num(o, "start_s");
 	w->duration_s = num(o, "duration_s");
-	w->requests = (uint64_t)num(o, "requests");
-	w->errors = (uint64_t)num(o, "errors");
-	w->reconnects = (uint64_t)num(o, "reconnects");
+	w->requests = count(o, "requests");
+	w->errors = count(o, "errors");
+	w->reconnects = count(o, "reconnects");
 	w->mean_us = num(o, "mean_us");
 	w->p50_us = num(o, "p50_us");
 	w->p90_us = num(o, "p90_us");
@@ -319,7 +348,7 @@ static void side_read(const cJSON *o, struct ab_side *s)
 	str(o, "cpus", s->cpus, sizeof(s->cpus));
 	str(o, "args", s->args, sizeof(s->args));
 	str(o, "env", s->env, sizeof(s->env));
-	s->port = (unsigned)num(o, "port");
+	s->port = count(o, "port") <= 65535 ? (unsigned)count(o, "port") : 0;
 }
 
 static int doc_read(const cJSON *j, struct ab_doc *d, const char *path, struct hx_err *err)
@@ -342,13 +371,13 @@ static int doc_read(const cJSON *j, struct ab_doc *d, const char *path, struct h
 	d->precision = num(j, "precision");
 	d->max_time_s = num(j, "max_time_s");
 	d->window_s = num(j, "window_s");
-	d->seed = (uint64_t)num(j, "seed");
-	d->connections = (unsigned)num(j, "connections");
-	d->threads = (unsigned)num(j, "threads");
+	d->seed = count(j, "seed");
+	d->connections = count(j, "connections") <= UINT32_MAX ? (unsigned)count(j, "connections") : 0;
+	d->threads = count(j, "threads") <= UINT32_MAX ? (unsigned)count(j, "threads") : 0;
 	d->wall_s = num(j, "wall_s");
 	d->client_cpu_s = num(j, "client_cpu_s");
-	d->reconnects = (uint64_t)num(j, "reconnects");
-	d->errors = (uint64_t)num(j, "errors");
+	d->reconnects = count(j, "reconnects");
+	d->errors = count(j, "errors");
 	if (!cJSON_IsArray(ws) || !(d->threshold > 0 && d->threshold < 1))
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "ab: %s: no windows or threshold: not a harness-ab file",
 			       path);
@@ -359,7 +388,8 @@ static int doc_read(const cJSON *j, struct ab_doc *d, const char *path, struct h
 			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "ab: %s: more than %d windows", path, AB_MAX_WINDOWS);
 		if (window_read(w, x) < 0)
 			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
-				       "ab: %s: window %zu has no side A or B or no duration", path, d->nw - 1);
+				       "ab: %s: window %zu has no side A or B, no pair number or no duration", path,
+				       d->nw - 1);
 	}
 	return ab_analyze(d) < 0 ? hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory") : 0;
 }
@@ -409,6 +439,14 @@ bool ab_is_file(const char *path)
 
 /* ---- text ---- */
 
+void ab_cost(const struct paired_result *r, enum ab_metric m, double *ret_c, double *ret_low, double *ret_high)
+{
+	/* a time as it is, a throughput inverted (the time per request) */
+	*ret_c = m == AB_RPS ? 1 / r->ratio : r->ratio;
+	*ret_low = m == AB_RPS ? 1 / r->high : r->low;
+	*ret_high = m == AB_RPS ? 1 / r->low : r->high;
+}
+
 static const char *side_name(const struct ab_side *s, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s%s%s%s", s->runtime, s->args[0] ? " " : "", s->args, s->env[0] ? " " : "", s->env);
@@ -421,9 +459,9 @@ static void headline(FILE *f, const struct ab_doc *d)
 	enum ab_metric m = ab_headline(d);
 	const struct paired_result *r = &d->metric[m];
 	double th = d->threshold * 100;
-	/* the cost ratio B/A and its CI: a time as it is, a throughput inverted */
-	double c = m == AB_RPS ? 1 / r->ratio : r->ratio, lo = m == AB_RPS ? 1 / r->high : r->low,
-	       hi = m == AB_RPS ? 1 / r->low : r->high;
+	double c, lo, hi;
+
+	ab_cost(r, m, &c, &lo, &hi);
 
 	if (!isfinite(r->ratio)) {
 		fprintf(f, "B against A: inconclusive after %zu pairs (at least %d are needed)\n", r->n,
@@ -519,10 +557,70 @@ static void table(FILE *f, const struct ab_doc *d, bool md)
 	(void)sep;
 }
 
+/* A CSV number: empty when there is none. */
+static void csv_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, ",%.10g", v);
+	else
+		fputc(',', f);
+}
+
+/* One row per window, in the order run: the document's own fields and names, and how the window's pair is
+ * used (docs/ab.md). Only numbers and fixed words: nothing of the file's text. */
+static void csv(FILE *f, const struct ab_doc *d)
+{
+	fputs("pair,side,use,start_s,duration_s,requests,errors,reconnects,rps,mean_us,p50_us,p90_us,p99_us,max_us,"
+	      "drain_ms,side_cpu_ms,other_side_cpu_ms,foreign_cpu_ms,startup_ms\n",
+	      f);
+	for (size_t i = 0; i < d->nw; i++) {
+		const struct ab_window *w = &d->w[i], *wa, *wb;
+		const double v[] = {ab_value(w, AB_RPS),
+				    w->mean_us,
+				    w->p50_us,
+				    w->p90_us,
+				    w->p99_us,
+				    w->max_us,
+				    w->drain_ms,
+				    w->own_cpu_ms,
+				    w->idle_cpu_ms,
+				    w->foreign_ms,
+				    w->startup_ms > 0 ? w->startup_ms : NAN};
+		enum ab_pair_use use;
+
+		fprintf(f, "%u,%c,%s", w->pair, w->side,
+			ab_pair_at(d, i - i % 2, &wa, &wb, &use) ? ab_pair_use_names[use] : "unpaired");
+		csv_num(f, w->start_s);
+		csv_num(f, w->duration_s);
+		fprintf(f, ",%llu,%llu,%llu", (unsigned long long)w->requests, (unsigned long long)w->errors,
+			(unsigned long long)w->reconnects);
+		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+			csv_num(f, v[k]);
+		fputc('\n', f);
+	}
+}
+
+void ab_print_head(FILE *f, const struct ab_doc *d, bool md)
+{
+	char a[600], b[600], ea[ESC_LEN], eb[ESC_LEN], es[ESC_LEN], est[ESC_LEN], what[64];
+
+	headline(f, d);
+	if (ab_headline(d) == AB_STARTUP)
+		snprintf(what, sizeof(what), "single runs, each in a fresh sandbox");
+	else
+		snprintf(what, sizeof(what), "%.2f s windows", d->window_s);
+	/* the names are the file's, which anyone may have written */
+	fprintf(f, "%sA: %s   B: %s   %s, %zu pairs of %s in %.0f s (stopped: %s), CI half-width %.2f%%\n",
+		md ? "\n" : "", esc_cell(md, side_name(&d->side[0], a, sizeof(a)), ea, sizeof(ea)),
+		esc_cell(md, side_name(&d->side[1], b, sizeof(b)), eb, sizeof(eb)),
+		esc_cell(md, d->scenario, es, sizeof(es)), d->pairs, what, d->wall_s,
+		esc_cell(md, d->stopped[0] ? d->stopped : "-", est, sizeof(est)),
+		d->metric[ab_headline(d)].half_width * 100);
+	flags_line(f, d);
+}
+
 void ab_print(FILE *f, const struct ab_doc *d, enum report_format fmt)
 {
-	char a[600], b[600];
-
 	if (fmt == RPT_JSON) {
 		cJSON *j = ab_json(d);
 		_cleanup_free_ char *text = cJSON_Print(j);
@@ -531,17 +629,10 @@ void ab_print(FILE *f, const struct ab_doc *d, enum report_format fmt)
 		cJSON_Delete(j);
 		return;
 	}
-	char what[64];
-
-	headline(f, d);
-	if (ab_headline(d) == AB_STARTUP)
-		snprintf(what, sizeof(what), "single runs, each in a fresh sandbox");
-	else
-		snprintf(what, sizeof(what), "%.2f s windows", d->window_s);
-	fprintf(f, "%sA: %s   B: %s   %s, %zu pairs of %s in %.0f s (stopped: %s), CI half-width %.2f%%\n",
-		fmt == RPT_MD ? "\n" : "", side_name(&d->side[0], a, sizeof(a)), side_name(&d->side[1], b, sizeof(b)),
-		d->scenario, d->pairs, what, d->wall_s, d->stopped[0] ? d->stopped : "-",
-		d->metric[ab_headline(d)].half_width * 100);
-	flags_line(f, d);
+	if (fmt == RPT_CSV) {
+		csv(f, d);
+		return;
+	}
+	ab_print_head(f, d, fmt == RPT_MD);
 	table(f, d, fmt == RPT_MD);
 }

@@ -65,6 +65,15 @@ struct ab_window *ab_window_add(struct ab_doc *d);
 void ab_free(struct ab_doc *d);
 /* Whether the pair of windows x, y is noisy (AB_NOISY_SHARE). */
 bool ab_pair_noisy(const struct ab_window *x, const struct ab_window *y);
+/* Metric m of one window (throughput: its requests per second); NAN when it has none. */
+double ab_value(const struct ab_window *w, enum ab_metric m);
+/* How a complete pair is used: in the verdicts, or left out as the warm-up pair or as noisy. */
+enum ab_pair_use { AB_PAIR_COUNTED, AB_PAIR_WARMUP, AB_PAIR_NOISY, AB_NR_PAIR_USES };
+extern const char *const ab_pair_use_names[AB_NR_PAIR_USES]; /* "counted", "warmup", "noisy" */
+/* Whether windows i and i + 1 (i even) are a complete pair, one A and one B of one pair number: its two windows
+ * and its use. */
+bool ab_pair_at(const struct ab_doc *d, size_t i, const struct ab_window **ret_a, const struct ab_window **ret_b,
+		enum ab_pair_use *ret_use);
 /* The complete pairs of metric m (the warm-up pair and noisy pairs left out): a[i] side A's value, b[i] B's. */
 int ab_pairs(const struct ab_doc *d, enum ab_metric m, double **ret_a, double **ret_b, size_t *ret_n);
 /* The paired analysis of every metric and the idle sides' evidence. */
@@ -78,8 +87,14 @@ int ab_write(const struct ab_doc *d, const char *path, struct hx_err *err);
 int ab_read(const char *path, struct ab_doc *d, struct hx_err *err);
 /* Whether the file is a harness-ab document (its kind), without reading the rest. */
 bool ab_is_file(const char *path);
+/* The cost ratio B/A of a verdict of metric m and its CI (above 1: B slower): a time as it is, a throughput
+ * inverted (the time per request); the first line's figures. */
+void ab_cost(const struct paired_result *r, enum ab_metric m, double *ret_c, double *ret_low, double *ret_high);
+/* The first line, the line of the sides, the pairs and the time, and the flags (warnings, notes), one a line; the
+ * file's names escaped for a terminal or (md) Markdown. */
+void ab_print_head(FILE *f, const struct ab_doc *d, bool md);
 /* The first line ("B ran 1.021x [1.012-1.030] slower than A: slower beyond 2%"), then the table per metric;
- * json: the document. */
+ * json: the document; csv: a row per window (docs/ab.md). */
 void ab_print(FILE *f, const struct ab_doc *d, enum report_format fmt);
 
 #endif

@@ -534,6 +534,63 @@ void cmp_host_diffs(const cJSON *a, const cJSON *b, struct cmp_result *res)
 	image_diffs(a, b, res);
 }
 
+/* ---- one duet's sides, run apart ---- */
+
+/* The one runtime all of a side's cells name, or NULL (none, or several). */
+static const char *one_runtime(const struct cmp_side *s)
+{
+	for (size_t i = 1; i < s->ncells; i++)
+		if (strcmp(s->cells[i].runtime, s->cells[0].runtime) != 0)
+			return NULL;
+	return s->ncells ? s->cells[0].runtime : NULL;
+}
+
+/* Whether every scenario of x's cells is one of y's. */
+static bool scenarios_in(const struct cmp_side *x, const struct cmp_side *y)
+{
+	for (size_t i = 0; i < x->ncells; i++) {
+		bool found = false;
+
+		for (size_t j = 0; j < y->ncells && !found; j++)
+			found = !strcmp(x->cells[i].scenario, y->cells[j].scenario);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* What --runtimes named for the image `name` in a file (an npm spec, a build's path), else its name. */
+static const char *spec_of(const cJSON *head, const char *name)
+{
+	const cJSON *im;
+
+	cJSON_ArrayForEach (im, cJSON_GetObjectItemCaseSensitive(head, "images"))
+		if (!strcmp(str(im, "name"), name) && str(im, "spec")[0])
+			return str(im, "spec");
+	return name;
+}
+
+bool cmp_duet_sides(const struct cmp_side *a, const struct cmp_side *b, const struct cmp_result *r, char *buf,
+		    size_t len)
+{
+	const char *ra = one_runtime(a), *rb = one_runtime(b);
+	bool other_image = false;
+	char field[96];
+
+	if (!ra || !rb || !scenarios_in(a, b) || !scenarios_in(b, a))
+		return false;
+	snprintf(field, sizeof(field), "images.%s.digest", ra);
+	for (size_t i = 0; i < r->ndiffs; i++) {
+		if (r->diffs[i].refuse && !r->diffs[i].image)
+			return false; /* another host or plan: not one machine's two sides */
+		other_image |= r->diffs[i].image && !strcmp(r->diffs[i].field, field);
+	}
+	if (!strcmp(ra, rb) && !other_image)
+		return false; /* the same runtime twice: run to run, not A against B */
+	snprintf(buf, len, "harness ab %s %s %s", spec_of(a->head, ra), spec_of(b->head, rb), a->cells[0].scenario);
+	return true;
+}
+
 static const char *harness_of(const cJSON *head, char *buf, size_t len)
 {
 	const cJSON *h = cJSON_GetObjectItemCaseSensitive(head, "harness");

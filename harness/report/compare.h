@@ -119,6 +119,13 @@ void cmp_host_diffs(const cJSON *a, const cJSON *b, struct cmp_result *res);
 int cmp_run(const struct cmp_side *a, const struct cmp_side *b, const struct cmp_opts *o, struct cmp_result *ret,
 	    struct hx_err *err);
 void cmp_result_free(struct cmp_result *r);
+/* Whether a and b look like the two sides of one duet measured apart: each file a run of one runtime, on the same
+ * host and plan (no difference compare refuses but an image's), of the same scenarios, the two runtimes differing
+ * (by name, or by image under one name: two builds, two versions). harness ab answers that question paired;
+ * buf gets its command for the first scenario ("harness ab SPEC_A SPEC_B SCENARIO"). */
+bool cmp_duet_sides(const struct cmp_side *a, const struct cmp_side *b, const struct cmp_result *r, char *buf,
+		    size_t len);
+
 const char *cmp_verdict_word(const struct cmp_row *r);
 /* --fail-on's words, by enum cmp_fail_on. */
 extern const char *const cmp_fail_on_names[3];

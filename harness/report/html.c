@@ -132,45 +132,65 @@ static struct stats_summary gm(const struct res_summary *g, enum res_metric m)
 
 /* ---- tables ---- */
 
-static void table_open(const struct page *pg, const char *caption, const char *const *heads, size_t n)
+void html_table_open(FILE *out, const char *caption, const char *const *heads, size_t n)
 {
-	fputs("<table class=\"sortable\">", pg->out);
+	fputs("<table class=\"sortable\">", out);
 	if (caption) {
-		fputs("<caption>", pg->out);
-		esc(pg, caption);
-		fputs("</caption>", pg->out);
+		fputs("<caption>", out);
+		svg_escape(out, caption);
+		fputs("</caption>", out);
 	}
-	fputs("<thead><tr>", pg->out);
+	fputs("<thead><tr>", out);
 	for (size_t i = 0; i < n; i++) {
-		fputs("<th>", pg->out);
-		esc(pg, heads[i]);
-		fputs("</th>", pg->out);
+		fputs("<th>", out);
+		svg_escape(out, heads[i]);
+		fputs("</th>", out);
 	}
-	fputs("</tr></thead><tbody>\n", pg->out);
+	fputs("</tr></thead><tbody>\n", out);
 }
 
-static void table_close(const struct page *pg)
+void html_table_close(FILE *out)
 {
-	fputs("</tbody></table>\n", pg->out);
+	fputs("</tbody></table>\n", out);
 }
 
-static void td(const struct page *pg, const char *s)
+void html_td(FILE *out, const char *s)
 {
-	fputs("<td>", pg->out);
-	esc(pg, s);
-	fputs("</td>", pg->out);
+	fputs("<td>", out);
+	svg_escape(out, s);
+	fputs("</td>", out);
 }
 
-/* A number, written for people, its exact value kept for sorting. */
-static void tdn(const struct page *pg, double v)
+void html_tdn(FILE *out, double v)
 {
 	char b[32];
 
 	svg_fmt(b, sizeof(b), v);
 	if (isnan(v))
-		fprintf(pg->out, "<td class=\"n\">%s</td>", b);
+		fprintf(out, "<td class=\"n\">%s</td>", b);
 	else
-		fprintf(pg->out, "<td class=\"n\" data-v=\"%.17g\">%s</td>", v, b);
+		fprintf(out, "<td class=\"n\" data-v=\"%.17g\">%s</td>", v, b);
+}
+
+static void table_open(const struct page *pg, const char *caption, const char *const *heads, size_t n)
+{
+	html_table_open(pg->out, caption, heads, n);
+}
+
+static void table_close(const struct page *pg)
+{
+	html_table_close(pg->out);
+}
+
+static void td(const struct page *pg, const char *s)
+{
+	html_td(pg->out, s);
+}
+
+/* A number, written for people, its exact value kept for sorting. */
+static void tdn(const struct page *pg, double v)
+{
+	html_tdn(pg->out, v);
 }
 
 /* ---- the host and the slices ---- */
@@ -885,6 +905,7 @@ static const char style[] =
 	"svg .whisker{stroke:#000;stroke-width:1.5;fill:none}svg .trial{stroke:#000;stroke-width:1}"
 	"svg .pt,svg .run{stroke:#fff;stroke-width:.6}svg .curve{stroke-width:2}"
 	"svg .median{stroke:#000;stroke-width:2}svg .swatch{stroke:#333;stroke-width:.5}"
+	"svg .pair{stroke:#fff;stroke-width:.6}svg .pair-noisy,svg .pair-warmup{stroke:#000;stroke-width:1}"
 	"details{margin:.5em 0 1.5em}summary{cursor:pointer;color:#0b5394}";
 
 /* Sorting by a column header: numbers by their exact value, the rest as text. */
@@ -897,8 +918,7 @@ static const char script[] =
 	"var c=!isNaN(p)&&!isNaN(q)?p-q:x.textContent.localeCompare(y.textContent);return up?c:-c;})"
 	".forEach(function(r){tb.appendChild(r);});});});";
 
-/* The document up to the <h1>, whose text is kind and name. */
-static void page_open(FILE *out, const char *kind, const char *name)
+void html_page_open(FILE *out, const char *kind, const char *name)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 	      /* nothing leaves the file: no script, style, font or image from anywhere */
@@ -911,6 +931,11 @@ static void page_open(FILE *out, const char *kind, const char *name)
 	fprintf(out, "</title><style>%s</style></head><body>\n<h1>%s: ", style, kind);
 	svg_escape(out, name);
 	fputs("</h1>\n", out);
+}
+
+void html_page_close(FILE *out)
+{
+	fprintf(out, "<script>%s</script>\n</body></html>\n", script);
 }
 
 /* The warning report prints on stderr, on the page too: a partial file's figures cover only its trials. */
@@ -929,7 +954,7 @@ static void partial_note(FILE *out, const char *name, const struct res_doc *d)
 
 static void page_head(const struct page *pg, const char *name)
 {
-	page_open(pg->out, "harness report", name);
+	html_page_open(pg->out, "harness report", name);
 	fputs("<p>harness ", pg->out);
 	esc(pg, jstr(pg->head, "harness.version"));
 	fputs(" (", pg->out);
@@ -971,7 +996,7 @@ int html_render(const struct res_doc *d, const char *name, FILE *out, struct hx_
 	section_host(&pg);
 	for (size_t i = 0; i < ns; i++)
 		section_scenario(&pg, scenarios[i]);
-	fprintf(out, "<script>%s</script>\n</body></html>\n", script);
+	html_page_close(out);
 	return 0;
 }
 
@@ -1212,7 +1237,7 @@ static void compare_page(FILE *out, const char *na, const char *nb, const struct
 	unsigned nchart = 0;
 
 	snprintf(title, sizeof(title), "%s → %s", na, nb);
-	page_open(out, "harness comparison", title);
+	html_page_open(out, "harness comparison", title);
 	fprintf(out, "<p>A: <strong>");
 	svg_escape(out, na);
 	fputs("</strong>, B: <strong>", out);
@@ -1239,7 +1264,7 @@ static void compare_page(FILE *out, const char *na, const char *nb, const struct
 		fputs("</section>\n", out);
 		i += n;
 	}
-	fprintf(out, "<script>%s</script>\n</body></html>\n", script);
+	html_page_close(out);
 }
 
 int html_compare(const struct res_doc *a, const char *na, const struct res_doc *b, const char *nb, FILE *out,

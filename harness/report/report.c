@@ -574,7 +574,10 @@ static void render_inside(const struct res_doc *d, enum report_format f, FILE *o
 			fprintf(out, " leak: RSS %+.0f KB per 1,000 requests (95%% CI %.0f to %.0f);", g->rss / 1024,
 				g->rss_low / 1024, g->rss_high / 1024);
 		if (st->not_steady)
-			fprintf(out, " not steady: throughput %+.0f%% over the measured phase (Mann-Kendall p = %.2g);",
+			fprintf(out,
+				" not steady: throughput %+.0f%% from the first to the last third of the measured "
+				"phase "
+				"(Mann-Kendall p = %.2g);",
 				st->change * 100, st->p);
 		if (t->warmup_auto.have)
 			fprintf(out, " warm-up (auto): %u round%s, %.1f s, %llu requests, %s;", t->warmup_auto.rounds,

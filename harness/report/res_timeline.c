@@ -83,12 +83,36 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static double median_of(const double *v, unsigned n, double *scratch)
+{
+	memcpy(scratch, v, n * sizeof(*v));
+	qsort(scratch, n, sizeof(*scratch), cmp_double);
+	return trend_quantile_sorted(scratch, n, 0.5);
+}
+
+/* The thirds' medians, and whether they are apart: the lower third's upper RES_STEADY_APART quantile below
+ * the higher third's lower one. */
+static void thirds(const double *y, unsigned m, double *scratch, struct res_steady *ret)
+{
+	unsigned k = m / 3;
+	double lo_first, hi_first, lo_last, hi_last;
+
+	ret->first_rps = median_of(y, k, scratch);
+	lo_first = trend_quantile_sorted(scratch, k, RES_STEADY_APART);
+	hi_first = trend_quantile_sorted(scratch, k, 1 - RES_STEADY_APART);
+	ret->last_rps = median_of(y + m - k, k, scratch);
+	lo_last = trend_quantile_sorted(scratch, k, RES_STEADY_APART);
+	hi_last = trend_quantile_sorted(scratch, k, 1 - RES_STEADY_APART);
+	ret->apart = hi_first < lo_last || hi_last < lo_first;
+	ret->change = ret->median_rps > 0 ? (ret->last_rps - ret->first_rps) / ret->median_rps : NAN;
+}
+
 /* Over the whole intervals of the measured phase (the first, with the connections' set-up, and the last,
  * partial, left out). */
 static void steady_test(const struct res_timeline *t, struct res_steady *ret)
 {
 	unsigned m = t->n > 2 ? t->n - 2 : 0;
-	double *x, *y, *sorted, secs = t->interval_ms / 1e3;
+	double *x, *y, *scratch, secs = t->interval_ms / 1e3;
 	struct trend_mk mk;
 	struct trend_ts ts;
 
@@ -97,30 +121,31 @@ static void steady_test(const struct res_timeline *t, struct res_steady *ret)
 		return;
 	x = malloc(m * sizeof(*x));
 	y = malloc(m * sizeof(*y));
-	sorted = malloc(m * sizeof(*sorted));
-	if (x && y && sorted) {
+	scratch = malloc(m * sizeof(*scratch));
+	if (x && y && scratch) {
 		for (unsigned i = 0; i < m; i++) {
 			x[i] = (i + 1) * secs;
-			y[i] = sorted[i] = (double)t->requests[i + 1] / secs;
+			y[i] = (double)t->requests[i + 1] / secs;
 		}
-		qsort(sorted, m, sizeof(*sorted), cmp_double);
-		trend_mann_kendall(y, m, &mk);
-		if (trend_theil_sen(x, y, m, &ts) == 0) {
+		if (trend_mann_kendall_ar1(y, m, &mk) == 0 && trend_theil_sen(x, y, m, &ts) == 0) {
 			ret->tested = true;
 			ret->intervals = m;
-			ret->median_rps = m % 2 ? sorted[m / 2] : (sorted[m / 2 - 1] + sorted[m / 2]) / 2;
+			ret->median_rps = median_of(y, m, scratch);
 			ret->slope_rps_per_s = ts.slope;
 			ret->slope_low = ts.low;
 			ret->slope_high = ts.high;
-			ret->change = ret->median_rps > 0 ? ts.slope * (x[m - 1] - x[0]) / ret->median_rps : NAN;
+			thirds(y, m, scratch, ret);
 			ret->tau = mk.tau;
 			ret->p = mk.p;
-			ret->not_steady = mk.p < RES_STEADY_ALPHA && fabs(ret->change) > RES_STEADY_CHANGE;
+			ret->rho = mk.rho;
+			ret->var_factor = mk.var_factor;
+			ret->not_steady =
+				ret->apart && fabs(ret->change) > RES_STEADY_CHANGE && mk.p < RES_STEADY_ALPHA;
 		}
 	}
 	free(x);
 	free(y);
-	free(sorted);
+	free(scratch);
 }
 
 /* The requests answered by ms after the origin, the interval it falls in counted pro rata. */
@@ -226,14 +251,19 @@ static cJSON *steady_json(const struct res_steady *s)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	cJSON_AddStringToObject(o, "test", "mann-kendall+theil-sen");
+	cJSON_AddStringToObject(o, "test", "thirds+mann-kendall-ar1");
 	cJSON_AddNumberToObject(o, "intervals", s->intervals);
 	add_num(o, "median_rps", s->median_rps, 100);
+	add_num(o, "first_third_rps", s->first_rps, 100);
+	add_num(o, "last_third_rps", s->last_rps, 100);
+	add_num(o, "change", s->change, 10000);
+	cJSON_AddBoolToObject(o, "apart", s->apart);
 	add_num(o, "slope_rps_per_s", s->slope_rps_per_s, 1000);
 	add_num(o, "slope_ci95_low", s->slope_low, 1000);
 	add_num(o, "slope_ci95_high", s->slope_high, 1000);
-	add_num(o, "change", s->change, 10000);
 	add_num(o, "tau", s->tau, 10000);
+	add_num(o, "autocorrelation", s->rho, 10000);
+	add_num(o, "variance_factor", s->var_factor, 10000);
 	add_num(o, "p", s->p, 1e6);
 	cJSON_AddBoolToObject(o, "not_steady", s->not_steady);
 	return o;

@@ -10,11 +10,15 @@
 
 #include "load/timeline.h"
 
-/* Not steady: Mann-Kendall's p on the interval throughput below RES_STEADY_ALPHA and the Theil-Sen line
- * moving by more than RES_STEADY_CHANGE of the median throughput over the measured phase; tested from
- * RES_STEADY_MIN intervals (the first and the last, partial, left out). */
+/* Not steady (docs/results.md, timeline): over the measured phase's intervals (the first, with the
+ * connections' set-up, and the last, partial, left out; tested from RES_STEADY_MIN), the throughput's first and
+ * last thirds are apart (the first third's RES_STEADY_APART quantile beyond the last's opposite one: a move of
+ * the whole, not one slow stretch), their medians differ by more than RES_STEADY_CHANGE of the phase's
+ * median, and Mann-Kendall, its variance allowing for the intervals' autocorrelation (trend.h), gives
+ * p < RES_STEADY_ALPHA. */
 #define RES_STEADY_ALPHA  0.01
 #define RES_STEADY_CHANGE 0.10
+#define RES_STEADY_APART  0.10
 #define RES_STEADY_MIN	  10
 /* A leak: the server's RSS grew per 1,000 requests with a 95% CI above 0 and a slope of at least this many
  * bytes (100 bytes a request: a steady runtime's heap settles after the warm-up; the runtime suite's leak
@@ -25,9 +29,10 @@
 struct res_steady {
 	bool tested;
 	unsigned intervals;
-	double median_rps, slope_rps_per_s, slope_low, slope_high, change; /* change: over the phase, / median */
-	double tau, p;
-	bool not_steady;
+	double median_rps, slope_rps_per_s, slope_low, slope_high;
+	double first_rps, last_rps, change; /* the thirds' medians; change: last - first, / median_rps */
+	double tau, p, rho, var_factor;	    /* p: with var_factor for the lag-1 autocorrelation rho */
+	bool apart, not_steady;
 };
 
 struct res_growth {

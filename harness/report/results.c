@@ -223,11 +223,13 @@ void res_noisy_reason(const struct trial_result *t, enum res_noisy r, char *buf,
 		return;
 	case RES_NOISY_NOT_STEADY:
 		snprintf(buf, len,
-			 "not_steady: the throughput moved %+.1f%% over the measured phase's %u intervals (Theil-Sen "
-			 "%+.1f req/s per s, Mann-Kendall p = %.2g; the rule: p < %.2g and more than %.0f%%)",
-			 t->timeline.steady.change * 100, t->timeline.steady.intervals,
-			 t->timeline.steady.slope_rps_per_s, t->timeline.steady.p, RES_STEADY_ALPHA,
-			 RES_STEADY_CHANGE * 100);
+			 "not_steady: the throughput moved %+.1f%% from the first to the last third of the measured "
+			 "phase's %u intervals (medians %.0f and %.0f req/s, the thirds apart; Mann-Kendall p = %.2g "
+			 "allowing for the intervals' autocorrelation %.2f; the rule: apart, more than %.0f%% and "
+			 "p < %.2g)",
+			 t->timeline.steady.change * 100, t->timeline.steady.intervals, t->timeline.steady.first_rps,
+			 t->timeline.steady.last_rps, t->timeline.steady.p, t->timeline.steady.rho,
+			 RES_STEADY_CHANGE * 100, RES_STEADY_ALPHA);
 		return;
 	case RES_NR_NOISY:
 		break;

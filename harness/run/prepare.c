@@ -22,8 +22,9 @@
 #include "image/unpack.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sbx_net.h"
-#include "sandbox/sbx_run.h"
 #include "sandbox/sbx_mount.h"
+#include "sandbox/sbx_run.h"
+#include "sandbox/sbx_scratch.h"
 
 /* Feed every regular file below dfd (names sorted, node_modules and links left out) into md: its path
  * relative to the scenario, then its bytes. */
@@ -136,10 +137,10 @@ static int prep_netns(const struct scenario *s, int *ret, struct hx_err *err)
 	return 0;
 }
 
-/* The scenario's script as a trial runs it, but with PREPARE=1 and dir writable at /prepared; with the host's
- * network and the registry only when the scenario declares it ("prepare": "network"). */
-static int prep_run(const struct scenario *s, const struct manifest *m, const struct img_status *st, const char *dir,
-		    char *log, size_t len, struct hx_err *err)
+/* The scenario's script as a trial runs it, but with PREPARE=1 and the scratch dir writable at /prepared; with
+ * the host's network and the registry only when the scenario declares it ("prepare": "network"). */
+static int prep_run(const struct scenario *s, const struct manifest *m, const struct img_status *st,
+		    struct sbx_scratch *dir, char *log, size_t len, struct hx_err *err)
 {
 	char *argv[MAN_MAX_ARGV + 1], entry[PATH_MAX], script[PATH_MAX], registry[1024];
 	char store[MAN_MAX_ARGV][PATH_MAX];
@@ -171,8 +172,7 @@ static int prep_run(const struct scenario *s, const struct manifest *m, const st
 	if (s->node_modules[0])
 		c.rootfs.binds[c.rootfs.nbinds++] =
 			(struct sbx_bind){.src = s->node_modules, .dst = "/scenario/node_modules"};
-	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = dir, .dst = "/prepared", .rw = true};
-	if (img_apply_to_sandbox(m, st, &c, err) < 0) {
+	if (sbx_scratch_lend(dir, &c, "/prepared", err) < 0 || img_apply_to_sandbox(m, st, &c, err) < 0) {
 		sbx_net_cleanup(&netns);
 		return -err->errnum;
 	}
@@ -181,6 +181,31 @@ static int prep_run(const struct scenario *s, const struct manifest *m, const st
 	sbx_env_set(&c, "PREPARE=1");
 	rc = sbx_run_to_end(&c, "it", PREPARE_TIMEOUT_S, log, len, err);
 	sbx_net_cleanup(&netns);
+	return rc;
+}
+
+/* The step run with /prepared on a tmpfs of the scenario's prepare_size, then copied into tmp: what it writes
+ * past that size is ENOSPC to it and never reaches the cache's disk. A step that filled it fails (exit 2), even
+ * when it exited 0: what it left is cut short. */
+static int prep_scratch(const struct scenario *s, const struct manifest *m, const struct img_status *st,
+			const char *tmp, char *log, size_t len, struct hx_err *err)
+{
+	struct sbx_scratch sc;
+	char what[160], fix[128];
+	int rc;
+
+	snprintf(what, sizeof(what), "the prepare step of scenario %s on %s", s->name, m->name);
+	snprintf(fix, sizeof(fix), "scenario.json's \"prepare_size\" raises it, up to %lluM",
+		 SCN_PREPARE_SIZE_MAX >> 20);
+	if (sbx_scratch_open(&sc, tmp, s->prepare_size, sbx_role_uid(SBX_ROLE_PREPARE), sbx_role_gid(SBX_ROLE_PREPARE),
+			     what, err) < 0)
+		return -err->errnum;
+	/* a step that filled its scratch failed for that, whatever it said */
+	if (prep_run(s, m, st, &sc, log, len, err) < 0 && !sbx_scratch_full(&sc))
+		rc = hx_wrap(err, "cannot prepare scenario %s on %s (offline?)", s->name, m->name);
+	else
+		rc = sbx_scratch_finish(&sc, fix, err);
+	sbx_scratch_close(&sc);
 	return rc;
 }
 
@@ -231,11 +256,10 @@ int prep_ensure(const struct scenario *s, const struct manifest *m, const struct
 	} else if (!util_exists(ret)) {
 		fprintf(stderr, "harness: preparing scenario %s on %s (PREPARE=1, %s)\n", s->name, m->name,
 			s->prepare_network ? "with the network" : "no network");
-		if (mkdir(tmp, 0700) < 0 ||
-		    chown(tmp, sbx_role_uid(SBX_ROLE_PREPARE), sbx_role_gid(SBX_ROLE_PREPARE)) < 0)
+		if (mkdir(tmp, 0700) < 0)
 			rc = hx_syserr(err, "prepare: %s", tmp);
-		else if (prep_run(s, m, st, tmp, log, sizeof(log), err) < 0)
-			rc = hx_wrap(err, "cannot prepare scenario %s on %s (offline?)", s->name, m->name);
+		else if (prep_scratch(s, m, st, tmp, log, sizeof(log), err) < 0)
+			rc = -err->errnum;
 		else if (nftw(tmp, make_root_readable, 16, FTW_PHYS) != 0)
 			rc = hx_syserr(err, "prepare: make %s root's", tmp);
 		else if (rename(tmp, ret) < 0)

@@ -385,6 +385,23 @@ static int parse_fixtures(const char *file, const cJSON *root, struct scenario *
 	return 0;
 }
 
+/* "prepare_size": "256M", the most the prepare step may leave in /prepared. */
+static int parse_prepare_size(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "prepare_size");
+
+	s->prepare_size = SCN_PREPARE_SIZE;
+	if (!v)
+		return 0;
+	if (!s->prepare)
+		return hx_fail_field(err, file, "prepare_size", "is for a scenario with a prepare step (\"prepare\")");
+	if (!cJSON_IsString(v) || util_parse_size(v->valuestring, &s->prepare_size) < 0 ||
+	    s->prepare_size < (1u << 20) || s->prepare_size > SCN_PREPARE_SIZE_MAX)
+		return hx_fail_field(err, file, "prepare_size",
+				     "expected a size from \"1M\" to \"1536M\", e.g. \"256M\"");
+	return 0;
+}
+
 static int parse_script(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "metrics"), *it;
@@ -396,6 +413,8 @@ static int parse_script(const char *file, const cJSON *root, struct scenario *s,
 		return hx_fail_field(err, file, "prepare", "expected true, false or \"network\"");
 	s->prepare_network = cJSON_IsString(prep);
 	s->prepare = cJSON_IsTrue(prep) || s->prepare_network;
+	if (parse_prepare_size(file, root, s, err) < 0)
+		return -err->errnum;
 	if (cJSON_GetObjectItemCaseSensitive(root, "load") || cJSON_GetObjectItemCaseSensitive(root, "chat") ||
 	    cJSON_GetObjectItemCaseSensitive(root, "ready"))
 		return hx_fail_field(err, file, "load",
@@ -451,6 +470,7 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 					   "routes",
 					   "skip",
 					   "prepare",
+					   "prepare_size",
 					   "wire",
 					   "warmup_iterations",
 					   "min_duration_s",
@@ -482,6 +502,7 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 	    (cJSON_GetObjectItemCaseSensitive(root, "iterations") ||
 	     cJSON_GetObjectItemCaseSensitive(root, "warmup_iterations") ||
 	     cJSON_GetObjectItemCaseSensitive(root, "prepare") || cJSON_GetObjectItemCaseSensitive(root, "metrics") ||
+	     cJSON_GetObjectItemCaseSensitive(root, "prepare_size") ||
 	     cJSON_GetObjectItemCaseSensitive(root, "timeout_s")))
 		return hx_fail_field(err, file, "iterations",
 				     "iterations, warmup_iterations, metrics, timeout_s and prepare are for script "

@@ -20,6 +20,10 @@ enum scn_workload { SCN_STARTUP, SCN_HTTP, SCN_WS_CHAT, SCN_SCRIPT, SCN_WS_RPC }
 enum scn_fixture { SCN_FX_POSTGRES = 1u << 0 };
 
 #define SCN_MAX_METRICS 8
+/* "prepare_size": what a script's prepare step may leave in /prepared (its tmpfs's size), by default and at most:
+ * the prepare slice's 2 GiB of memory hold that tmpfs and the step itself */
+#define SCN_PREPARE_SIZE     (1ull << 30)
+#define SCN_PREPARE_SIZE_MAX (1536ull << 20)
 
 extern const char *const scn_workload_names[5];
 enum scn_profile { SCN_QUICK, SCN_STANDARD, SCN_FULL };
@@ -127,6 +131,7 @@ struct scenario {
 	unsigned fixtures; /* enum scn_fixture bits */
 	bool prepare;	   /* script: run once per runtime with PREPARE=1 first (run/prepare.h) */
 	bool prepare_network; /* "prepare": "network": that step needs the host's network (and run --allow-prepare-network) */
+	uint64_t prepare_size; /* bytes the prepare step may leave in /prepared (its tmpfs's size) */
 	/* every workload but startup: a measured phase shorter than this is flagged short (results.h) */
 	double min_duration_s;
 	/* both */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,15 +15,16 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "base/cleanup.h"
 #include "base/proc.h"
 #include "base/util.h"
 
-#define WIRE_MAX_HEAD  (64u << 10)
-#define WIRE_TIMEOUT_S 5
+#define WIRE_MAX_HEAD (64u << 10)
+/* The whole capture (connect, request, answer) has this long: a server that trickles its answer a byte at a
+ * time cannot hold the trial longer than that, as a deadline per read would let it. */
+#define WIRE_DEADLINE_S 10
 
 /* One header line "Name: value" into ret: its name appended (lowercase), the framing and content type. */
 static void header_line(const char *line, size_t len, struct res_wire *ret, long long *length, bool *chunked)
@@ -247,31 +249,80 @@ static size_t request_for(const struct scenario *s, char *req, size_t cap, char 
 	return n + (size_t)snprintf(req + n, cap - n, "\r\n");
 }
 
+/* Wait until fd is ready for events or the deadline (CLOCK_MONOTONIC) passes: 1 ready, 0 the deadline. */
+static int wait_fd(int fd, short events, uint64_t deadline_ns)
+{
+	for (;;) {
+		uint64_t now = util_now_ns();
+		struct pollfd pfd = {.fd = fd, .events = events};
+		int n;
+
+		if (now >= deadline_ns)
+			return 0;
+		n = poll(&pfd, 1, (int)((deadline_ns - now + 999999) / 1000000));
+		if (n > 0)
+			return 1;
+		if (n < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+/* The capture's deadline passed during the answer: how much of it came. */
+static int too_slow(const char *path, const char *buf, size_t len, struct hx_err *err)
+{
+	return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT,
+		       "the server sent no whole answer to GET %s within %d s: %zu bytes came, %s not whole", path,
+		       WIRE_DEADLINE_S, len, memmem(buf, len, "\r\n\r\n", 4) ? "its body" : "its head");
+}
+
 /* In the probe child: connect in the run's network namespace, ask once (keep-alive, as the load client does),
- * read until the answer is complete. */
+ * read until the answer is complete, all of it before one deadline. */
 static int capture_child(int netns_fd, const struct scenario *s, struct res_wire *ret, struct hx_err *err)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET,
 				.sin_port = htons((unsigned short)s->port),
 				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	struct timeval tv = {WIRE_TIMEOUT_S, 0};
+	uint64_t deadline = util_now_ns() + (uint64_t)WIRE_DEADLINE_S * 1000000000ull;
 	_cleanup_free_ char *buf = malloc(WIRE_MAX_RESPONSE);
 	_cleanup_close_ int fd = -1;
 	char req[1024];
-	size_t n = request_for(s, req, sizeof(req), ret->path, sizeof(ret->path)), len = 0;
-	int rc = 0;
+	size_t n = request_for(s, req, sizeof(req), ret->path, sizeof(ret->path)), len = 0, sent = 0;
+	int rc = 0, soerr = 0;
+	socklen_t sl = sizeof(soerr);
 
 	if (!buf)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
-	if (setns(netns_fd, CLONE_NEWNET) < 0 || (fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
-	    connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || write(fd, req, n) != (ssize_t)n)
+	if (setns(netns_fd, CLONE_NEWNET) < 0 ||
+	    (fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
+		return hx_syserr(err, "a socket in the run's network namespace");
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 && errno != EINPROGRESS)
 		return hx_syserr(err, "connecting to 127.0.0.1:%u", s->port);
+	if (wait_fd(fd, POLLOUT, deadline) == 0)
+		return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT, "the server took no connection within %d s",
+			       WIRE_DEADLINE_S);
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) == 0 && soerr)
+		errno = soerr;
+	if (soerr || sl != sizeof(soerr))
+		return hx_syserr(err, "connecting to 127.0.0.1:%u", s->port);
+	while (sent < n) {
+		ssize_t w = write(fd, req + sent, n - sent);
+
+		if (w < 0 && errno != EAGAIN && errno != EINTR)
+			return hx_syserr(err, "sending the request");
+		if (w < 0 && wait_fd(fd, POLLOUT, deadline) == 0)
+			return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT, "the server took no request within %d s",
+				       WIRE_DEADLINE_S);
+		sent += w > 0 ? (size_t)w : 0;
+	}
 	while (rc == 0 && len < WIRE_MAX_RESPONSE) {
 		ssize_t got = read(fd, buf + len, WIRE_MAX_RESPONSE - len);
 
-		if (got < 0)
+		if (got < 0 && errno != EAGAIN && errno != EINTR)
 			return hx_syserr(err, "reading the answer");
+		if (got < 0 && wait_fd(fd, POLLIN, deadline) == 0)
+			return too_slow(ret->path, buf, len, err);
+		if (got < 0)
+			continue;
 		len += (size_t)got;
 		rc = wire_parse(buf, len, got == 0, ret, err);
 	}
@@ -302,7 +353,7 @@ static int capture(int netns_fd, const struct scenario *s, struct res_wire *ret,
 		struct hx_err err;
 		struct res_wire w;
 	} out = {0};
-	int p[2];
+	int p[2], status;
 	pid_t pid;
 	ssize_t got;
 
@@ -319,9 +370,14 @@ static int capture(int netns_fd, const struct scenario *s, struct res_wire *ret,
 		close(p[0]);
 		return hx_syserr(err, "fork");
 	}
+	/* the child keeps the deadline itself (its report, a few KiB, fits the pipe: it can exit before it is read);
+	 * this one, a little later, holds whatever it is stuck in */
+	if (proc_wait_first(&pid, 1, util_now_ns() + (WIRE_DEADLINE_S + 5ull) * 1000000000ull, NULL, &status) < 0) {
+		kill(pid, SIGKILL);
+		proc_reap(&pid, NULL);
+	}
 	got = read_all(p[0], &out, sizeof(out));
 	close(p[0]);
-	proc_reap(&pid, NULL);
 	if (got != (ssize_t)sizeof(out))
 		return hx_fail(err, HX_EXIT_INTERNAL, EIO, "the capture's child reported nothing");
 	if (out.rc < 0)
@@ -334,7 +390,7 @@ int wire_check(struct wire_refs *refs, int netns_fd, const struct scenario *s, c
 	       struct res_wire *ret, struct hx_err *err)
 {
 	if (capture(netns_fd, s, ret, err) < 0)
-		return hx_wrap(err, "the wire at readiness: %s", runtime);
+		return hx_wrap(err, "the wire at readiness: scenario %s, runtime %s", s->name, runtime);
 	for (size_t i = 0; i < refs->n; i++)
 		if (strcmp(refs->r[i].scenario, s->name) == 0)
 			return wire_compare(s, refs->r[i].runtime, &refs->r[i].w, runtime, ret, err);

@@ -12,6 +12,7 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/mount.h>
 
 #include "base/util.h"
 #include "sandbox/sbx_userns.h"
@@ -329,6 +330,22 @@ static int overlay_at(const char *dir, const char *lower, uint64_t size)
 	return 0;
 }
 
+/* The detached mount fd (made by harness, in no namespace) onto dir: a move, so no mount of the host's is
+ * involved, and the caller's descriptor still reaches it after this namespace is gone. */
+static int move_at(int fd, const char *dir)
+{
+	int tfd = target_open(dir, true), rc;
+
+	if (tfd < 0) {
+		errno = -tfd;
+		return mnt_fail(tfd == -EPERM || tfd == -ELOOP || tfd == -EINVAL ? "scratch target outside the new root"
+										 : "mkdir scratch");
+	}
+	rc = (int)syscall(SYS_move_mount, fd, "", tfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+	close(tfd);
+	return rc < 0 ? mnt_fail("move the scratch tmpfs") : 0;
+}
+
 /* The new root is a tmpfs on /tmp of this (private) namespace; after pivot_root the host tree is at OLD. */
 static int pivot(void)
 {
@@ -421,7 +438,8 @@ int sbx_mount_apply_in_child(const struct sbx_rootfs *r, uid_t uid, gid_t gid, c
 	    (rc = tmpfs_at(SBX_HOME, 0700, r->home_size, true)) < 0 ||
 	    (rc = tmpfs_at("/run", 0755, 1 << 20, false)) < 0 ||
 	    (r->data_dir && !r->data_lower && (rc = tmpfs_at(r->data_dir, 0700, r->data_size, true)) < 0) ||
-	    (r->data_dir && r->data_lower && (rc = overlay_at(r->data_dir, r->data_lower, r->data_size)) < 0))
+	    (r->data_dir && r->data_lower && (rc = overlay_at(r->data_dir, r->data_lower, r->data_size)) < 0) ||
+	    (r->mount_dst && (rc = move_at(r->mount_fd, r->mount_dst)) < 0))
 		goto out;
 	rc = seal();
 out:

@@ -29,6 +29,10 @@ struct sbx_rootfs {
 	/* with data_dir: data_dir is an overlay of this folder inside the root (a bind's dst: read-only, never
 	 * written) over that tmpfs, which takes only what changes (docs/sandbox.md) */
 	const char *data_lower;
+	/* with mount_dst: a detached mount (sbx_scratch.h), moved there; the caller keeps its descriptor and reads
+	 * what was written once the sandbox is gone */
+	int mount_fd;
+	const char *mount_dst;
 };
 
 /* In the sandbox child, in a new mount namespace: build the root, pivot into it, detach the old root,

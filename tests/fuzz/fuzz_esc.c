@@ -1,6 +1,7 @@
 /* libFuzzer target: the escaping of text from a payload or a file; whatever comes in, what esc_term gives has no
- * control character, bidirectional override or invalid UTF-8, esc_md no line break, table pipe, tag or link
- * bracket left bare, and esc_csv no formula start and its quotes balanced. */
+ * control character, bidirectional override or invalid UTF-8 (esc_term_lines: and no line after the first left
+ * unindented), esc_md no line break, table pipe, tag or link bracket left bare, and esc_csv no formula start and
+ * its quotes balanced. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +22,9 @@ static void check_term(const char *s, bool lines)
 		if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0)
 			abort();
 		if (p[0] == 0xe2 && p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae)
+			abort();
+		/* a line after the first is empty or indented: none starts where harness's own lines do */
+		if (lines && p[0] == '\n' && p[1] && p[1] != '\n' && strncmp((const char *)p + 1, ESC_INDENT, 4) != 0)
 			abort();
 	}
 }

@@ -2,8 +2,9 @@
 # harness ab: bad usage; one A/A duet of the ab-burn fixture on bun read back from its harness-ab/1 document (the
 # windows alternate in randomized pairs, each window one side, nothing reconnects: each server accepted exactly the
 # probe's, the warm-up's and the duet's connections; no false verdict); then B given a calibrated extra CPU per
-# request (3% of A's cost, from the A/A run's own throughput) is called slower with exit 1; harness report reads
-# the document; a startup A/A duet of node24 alternates single runs. About 3 minutes (three duets of at most 60 s).
+# request (15% of A's cost, from the A/A run's own throughput) is called slower with exit 1; harness report reads
+# the document back (table, json, csv, and the html page in headless Chromium); a startup A/A duet of node24
+# alternates single runs. About 3 minutes (duets of at most 60, 40 and 30 s).
 
 bats_require_minimum_version 1.5.0
 
@@ -98,12 +99,28 @@ PY
 	[ -z "$(leftover_cgroups)" ]
 }
 
-@test "ab: harness report reads the document back (table and json)" {
+@test "ab: harness report reads the document back (table, json, csv and an html page Chromium loads)" {
 	run -0 "$HARNESS" report aa.json
 	[[ "${lines[0]}" == "B ran "* ]]
 	[[ "$output" == *"throughput"* ]]
 	run -0 "$HARNESS" report aa.json --format json
 	python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); assert d["kind"]=="harness-ab/1" and d["windows"]' <<<"$output"
+	"$HARNESS" report aa.json --format csv -o aa.csv
+	python3 - aa.json aa.csv <<'PY'
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == len(d["windows"]), (len(rows), len(d["windows"]))
+for r, w in zip(rows, d["windows"]):
+    assert int(r["pair"]) == w["pair"] and r["side"] == w["side"] and int(r["requests"]) == w["requests"], (r, w)
+    assert (r["use"] == "warmup") == w["warmup"] and r["use"] in ("counted", "warmup", "noisy"), r
+assert sum(r["use"] == "noisy" for r in rows) == 2 * d["noisy_pairs"]
+PY
+	"$HARNESS" report aa.json --format html -o aa.html
+	which chromium >/dev/null || skip "no chromium to load the page"
+	run python3 "$HARNESS_TOP/tests/report/check_html.py" --ab aa.json aa.html "$BATS_FILE_TMPDIR/shots"
+	echo "$output"
+	[ "$status" = 0 ]
 }
 
 @test "ab: startup alternates single runs of A and B in randomized pairs, each timed, no false verdict" {

@@ -2,7 +2,9 @@
 # ci/run.sh as a GitHub runner runs it, with the runner's environment simulated (GITHUB_STEP_SUMMARY,
 # GITHUB_OUTPUT, RUNNER_TEMP, GITHUB_SHA): a runner without the image cache pulls through npm, one with
 # it (what actions/cache restores) needs no registry; the summary has the host facts and the table; a
-# baseline gives a comparison. A private cache: the shared one is never touched.
+# baseline gives a comparison. A private cache: the shared one is never touched (the ab mode's test copies
+# bun from it, as actions/cache would restore it). The ab mode: a duet of bun against bun, then against a bun
+# spinning a request's cost more per request, on the ab-burn fixture in 8 s each (about 40 s in all).
 
 bats_require_minimum_version 1.5.0
 
@@ -88,4 +90,62 @@ PY
 	grep -qF 'Imaginary \[CPU\](http://127.0.0.1:9/) &lt;b&gt;9000&lt;/b&gt;' "$GITHUB_STEP_SUMMARY"
 	run ! grep -qF '<b>' "$GITHUB_STEP_SUMMARY"
 	run ! grep -qP '(?<!\\)\]\(' "$GITHUB_STEP_SUMMARY"
+}
+
+@test "ci/run.sh's ab mode: a duet of two sides; its first line and table in the summary, its verdict in the outputs, ab's exit the gate" {
+	# what actions/cache restores (blobs and trees), from the machine's cache when it has bun; else pulled
+	local digest
+	digest=$("$HARNESS" images ls --json | python3 -c 'import json,sys; print([i["digest"] for i in json.load(sys.stdin) if i["name"] == "bun"][0])')
+	mkdir -p "$HARNESS_CACHE_DIR/blobs" "$HARNESS_CACHE_DIR/trees"
+	if [ -d "/var/cache/harness/trees/$digest" ] && [ -f "/var/cache/harness/blobs/$digest" ]; then
+		cp -a "/var/cache/harness/blobs/$digest" "$HARNESS_CACHE_DIR/blobs/"
+		cp -a "/var/cache/harness/trees/$digest" "$HARNESS_CACHE_DIR/trees/"
+	fi
+	export HARNESS_AB_A=bun HARNESS_SCENARIOS=$FIXTURES/scenarios/ab-burn HARNESS_MAX_TIME=8s
+	export HARNESS_AB_ARGS="--window 0.25 --seed 29"
+
+	# the same runtime on both sides (b defaults to a): ab's exit is the step's, 1 exactly when B is called slower
+	run --separate-stderr "$HARNESS_TOP/ci/run.sh"
+	echo "$output" | tail -20
+	echo "$stderr" | tail -5
+	verdict=$(output_of verdict)
+	[[ "$verdict" =~ ^(faster|slower|equivalent|below_threshold|inconclusive)$ ]]
+	if [ "$verdict" = slower ]; then [ "$status" -eq 1 ]; else [ "$status" -eq 0 ]; fi
+	doc=$(output_of results)
+	[ "$doc" = "$RUNNER_TEMP/harness-ab.json" ]
+	python3 - "$doc" "$verdict" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["kind"] == "harness-ab/1" and d["sides"]["A"]["runtime"] == d["sides"]["B"]["runtime"] == "bun", d["sides"]
+assert d["max_time_s"] == 8 and d["window_s"] == 0.25 and d["seed"] == 29
+assert d["verdicts"]["throughput"]["verdict"] == sys.argv[2]
+PY
+	grep -qx '## harness ab' "$GITHUB_STEP_SUMMARY"
+	grep -qE '^\*\*Host\*\*: [0-9]+ CPUs .* commit 0123456789abcdef' "$GITHUB_STEP_SUMMARY"
+	line=$(output_of line)
+	[[ "$line" =~ ^B\ ran\ [0-9.]+x\ \[[0-9.]+-[0-9.]+\]\ (slower|faster)\ than\ A:\  ]]
+	grep -qxF "$line" "$GITHUB_STEP_SUMMARY"
+	grep -qxF '| metric | A | B | B/A | 95% CI | p | verdict |' "$GITHUB_STEP_SUMMARY"
+	grep -qE '^\| throughput \| [0-9]+ req/s \| [0-9]+ req/s \| [0-9.]+ \| \[[0-9.]+, [0-9.]+\] \| .* \| '"${verdict/_/ }"' \|$' \
+		"$GITHUB_STEP_SUMMARY"
+	run ! grep -q '^results: ' "$GITHUB_STEP_SUMMARY" # the runner's path is in the outputs, not the summary
+	[ "$(output_of name)" = harness-ab ]
+
+	# B spinning about one request's cost more per request (from A's throughput above): slower, exit 1
+	burn=$(python3 -c 'import json,sys; w=[x for x in json.load(open(sys.argv[1]))["windows"] if x["side"]=="A"]; print(int(1e9*sum(x["duration_s"] for x in w)/sum(x["requests"] for x in w)))' "$doc")
+	: >"$GITHUB_STEP_SUMMARY"
+	run --separate-stderr env HARNESS_AB_B=bun HARNESS_AB_ARGS="$HARNESS_AB_ARGS --b-env BURN_NS=$burn" "$HARNESS_TOP/ci/run.sh"
+	echo "$output" | tail -5
+	[ "$status" -eq 1 ]
+	[ "$(output_of verdict)" = slower ]
+	[[ "$(output_of line)" == "B ran "*" slower than A: slower beyond 2%" ]]
+	grep -qE '^\| throughput \| .* \| slower \|$' "$GITHUB_STEP_SUMMARY"
+
+	# the ab mode's bad inputs: one line naming the fix, exit 2, before anything runs
+	run -2 env HARNESS_A_SCENARIO=./app "$HARNESS_TOP/ci/run.sh"
+	[ "$output" = "ci/run.sh: set both a-scenario and b-scenario (the base's and the change's app folders), or neither" ]
+	run -2 env HARNESS_SHARD=1/2 "$HARNESS_TOP/ci/run.sh"
+	[[ "$output" == *"leave shard empty in the ab mode" ]]
+	run -2 env -u HARNESS_AB_A HARNESS_A_SCENARIO=./a HARNESS_B_SCENARIO=./b "$HARNESS_TOP/ci/run.sh"
+	[[ "$output" == *"the ab mode needs its runtime: set a"* ]]
 }

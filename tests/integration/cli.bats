@@ -165,6 +165,50 @@ PY
 	[[ "$stderr" != *"whole.json is partial"* ]]
 }
 
+@test "compare says once, on stderr, to prefer harness ab when the two files are one runtime each on one host and plan" {
+	cd "$BATS_TEST_TMPDIR"
+	python3 - "$FIXTURES/results/noisy-bun-node24.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d.pop("summaries", None)
+trials = d.pop("trials")
+def side(name, runtime, **image):
+    images = [dict(i, **image) if i["name"] == runtime else i for i in d["images"]]
+    mine = [t for t in trials if t["runtime"] == runtime]
+    config = dict(d["config"], planned_trials=len(mine))  # a whole run of its own: no partial-file warning
+    json.dump(dict(d, config=config, images=images, trials=mine), open(name, "w"))
+side("bun.json", "bun")
+side("node24.json", "node24")
+side("build.json", "bun", spec="./pr/bun", digest="sha256-" + "ab" * 32)  # another build under the name
+json.dump(dict(d, trials=trials), open("both.json", "w"))
+other = json.load(open("node24.json"))
+other["host"] = dict(d["host"], cpus=dict(d["host"]["cpus"], model="Another CPU"))
+json.dump(other, open("other-host.json", "w"))
+PY
+	note="harness: compare: note: bun.json and node24.json each ran one runtime on the same host and plan"
+	# two runtimes under two names: no row in common (exit 2, the fix last), and the duet to prefer said first
+	run --separate-stderr "$HARNESS" compare bun.json node24.json
+	[ "$status" -eq 2 ]
+	[ "$(grep -c 'note:' <<<"$stderr")" -eq 1 ]
+	[[ "${stderr%%$'\n'*}" == "$note"*"prefer a duet, both measured at once (docs/ab.md): harness ab bun node24 startup" ]]
+	[[ "${stderr##*$'\n'}" == "harness: compare: no scenario x runtime x mode x metric with passed trials in both files" ]]
+	# two builds under one name: the note names what --runtimes named, and compare still compares
+	run --separate-stderr "$HARNESS" compare bun.json build.json --allow-different-images --format json --fail-on none
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'note:' <<<"$stderr")" -eq 1 ]
+	[[ "$stderr" == *"prefer a duet, both measured at once (docs/ab.md): harness ab bun ./pr/bun startup" ]]
+	python3 -c 'import json,sys; assert json.load(sys.stdin)["rows"]' <<<"$output" # stdout is the comparison alone
+	# run to run of one runtime, two runtimes in one file, or another host: nothing to say
+	for pair in "bun.json bun.json" "both.json both.json" "both.json bun.json" "bun.json other-host.json"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$HARNESS" compare $pair --allow-different-host --fail-on none
+		[[ "$stderr" != *"note:"* ]] || {
+			echo "$pair: $stderr"
+			false
+		}
+	done
+}
+
 @test "run --out, report -o, merge -o: a folder, /proc, /sys, a device, a missing or read-only folder, each its own line, exit 2" {
 	cd "$BATS_TEST_TMPDIR"
 	cp "$FIXTURES/results/v1-four-workloads.json" r.json

@@ -96,10 +96,16 @@ print(rows[0]["verdict"], rows[0]["regression"], rows[0]["ratio"] < 1)'
 print(re.search(r"\n  repeat:\n(?:    .*\n)*?    default: \"(\d+)\"", open(sys.argv[1]).read()).group(1))' "$HARNESS_TOP/ci/action.yml")
 	[ "$repeat" -ge 5 ]
 	python3 - ten.json "$repeat" <<'PY'
-import copy, json, sys
+import json, statistics, sys
 d = json.load(open(sys.argv[1]))
 d.pop("summaries", None)
 d["trials"] = [t for t in d["trials"] if t["trial"] <= int(sys.argv[2])]
+# the run's own req/s spread with its host (a busy host here gave 30%); the gate is asked about a known one: CV
+# 10% (normal quantiles in a fixed shuffled order), the noise at which docs/statistics.md measures its power
+load = [t for t in d["trials"] if "load" in t]
+m, n = statistics.median(t["load"]["rps"] for t in load), len(load)
+for k, t in enumerate(load):
+    t["load"]["rps"] = m * (1 + 0.1 * statistics.NormalDist().inv_cdf(((k * 7) % n + 0.5) / n))
 json.dump(d, open("x.json", "w"))
 for t in d["trials"]:
     if "load" in t:

@@ -207,6 +207,17 @@ for name, proto in (('route', 0), ('sock_diag', 4)):
 	[ "$n" -gt 900 ] && [ "$n" -lt 1024 ]
 }
 
+@test "prepare size: a prepare step writing 64 MiB into a /prepared of 8 MiB (and exiting 0) is refused naming the limit and the fix, exit 2; nothing reached the cache" {
+	own_cache # a prepare of its own, whatever ran before
+	"$HARNESS" images path node20 >/dev/null 2>&1 || hx_skip "needs the node20 image (harness images pull node20)"
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --repeat 1 --out r.json "$FIXTURES/scenarios/prepare-fills"
+	echo "$stderr" | tail -5
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"the prepare step of scenario prepare-fills on node20 wrote past its limit of 8 MiB (scenario.json's \"prepare_size\" raises it, up to 1536M)"* ]]
+	# no entry, no leftover: the step's writes were in its tmpfs, never on the cache's disk
+	[ -z "$(ls -A "$HARNESS_CACHE_DIR/prepared")" ]
+}
+
 @test "trial deadline: a silent server (it answers only the readiness probe) is ended by the deadline derived from the load, and the trial says why" {
 	"$HARNESS" images path node20 >/dev/null 2>&1 || hx_skip "needs the node20 image (harness images pull node20)"
 	# 10 s + 5 s readiness + a 20 s response timeout + 20 requests at 100 a second: 35 s, where the load alone
@@ -224,6 +235,26 @@ t = json.load(open("r.json"))["trials"][0]
 print(t["status"], t["error"])
 assert t["status"] == "failed", t
 assert "past the trial's deadline of 35 s" in t["error"], t["error"]
+PY
+}
+
+@test "wire deadline: a server trickling the capture at readiness a byte every 4 s is ended by the capture's deadline of 10 s, naming the scenario and what was slow" {
+	"$HARNESS" images path node20 >/dev/null 2>&1 || hx_skip "needs the node20 image (harness images pull node20)"
+	# the body's 1000 bytes at one every 4 s would hold the trial 4,000 s: a timeout per read never fires
+	start=$SECONDS
+	run --separate-stderr timeout 120 "$HARNESS" run --cpus 1 --runtimes node20 --repeat 1 --out r.json "$FIXTURES/scenarios/trickle-wire"
+	took=$((SECONDS - start))
+	echo "$stderr" | tail -3
+	echo "took $took s"
+	[ "$status" -eq 1 ]
+	[ "$took" -lt 60 ]
+	[[ "$stderr" == *"the wire at readiness: scenario trickle-wire, runtime node20: the server sent no whole answer to GET / within 10 s: "*" bytes came, its body not whole"* ]]
+	python3 - <<'PY'
+import json
+t = json.load(open("r.json"))["trials"][0]
+print(t["status"], t["error"])
+assert t["status"] == "failed", t
+assert "no whole answer to GET / within 10 s" in t["error"], t["error"]
 PY
 }
 

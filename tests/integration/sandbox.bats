@@ -231,6 +231,25 @@ for _ in range(100):
 	expect EPERM tiocsti tiocsti_high_bits
 }
 
+@test "exec on a terminal starts its sandbox every time: 30 runs on one CPU, none hangs (the relay's thread after the clone)" {
+	command -v taskset >/dev/null || hx_skip "taskset (util-linux) is missing"
+	# on one CPU harness runs on past pthread_create while the relay's new thread waits: a clone then left
+	# the sandbox's init waiting for that thread in setresgid, and exec reading its report pipe, for good
+	# (--mode none: pinned mode needs a CPU for the client too)
+	cpu=$(awk '/^Cpus_allowed_list/ {split($2, a, /[-,]/); print a[1]}' /proc/self/status)
+	for i in $(seq 30); do
+		run timeout -s KILL 20 taskset -c "$cpu" script -qec "$HARNESS exec --mode none -- /bin/echo round $i" /dev/null
+		if [ "$status" -ne 0 ]; then
+			echo "round $i: status $status, output: $output" >&2
+			# a hung sandbox's init is in this test's slice: killing it lets exec read its pipe's end
+			for p in $(own_pgrep "exec --mode none -- /bin/echo round $i"); do kill -KILL "$p"; done
+			wait_until 10 none_runs "exec --mode none -- /bin/echo round $i"
+			return 1
+		fi
+		[[ "$output" == *"round $i"* ]]
+	done
+}
+
 @test "escape: TIOCLINUX on the caller's terminal" {
 	run script -qec "$HARNESS exec --bind $HELPERS:/opt/helpers -- /opt/helpers/try-syscall tioclinux" /dev/null
 	output=${output//$'\r'/}

@@ -65,7 +65,10 @@ assert len(s["t_ms"]) >= len(tl["requests"]) - 2, s
 assert all(v is not None and v > 0 for v in s["rss_kb"]) and all(v is not None for v in s["memory_current_kb"])
 assert sum(v for v in s["cpu_ms"] if v is not None) > 0
 assert not tl["growth"]["leak"], tl["growth"]
-assert "not_steady" not in t.get("noisy", []), t.get("noisy_reasons")
+# a steady server is never blamed for a host that moved: not_steady only beside the host's own evidence of it
+# (steal, other tasks on its CPUs, held off them, CPU pressure); 1 of 20 trials here, each with steal
+noisy = set(t.get("noisy", []))
+assert "not_steady" not in noisy or noisy & {"steal", "foreign", "contended", "cpu_pressure"}, t.get("noisy_reasons")
 PY
 	run "$HARNESS" report s.json --format json
 	[ "$status" -eq 0 ]
@@ -94,7 +97,9 @@ PY
 import json
 t = json.load(open("u.json"))["trials"][0]
 print(t["timeline"]["steady"])
-assert t["timeline"]["steady"]["not_steady"] and t["timeline"]["steady"]["change"] > 0.1, t["timeline"]["steady"]
+st = t["timeline"]["steady"]
+assert st["not_steady"] and st["change"] > 0.1 and st["apart"] and st["p"] < 0.01, st
+assert st["last_third_rps"] > st["first_third_rps"] and st["variance_factor"] >= 1, st
 assert "not_steady" in t["noisy"], t.get("noisy")
 PY
 }
@@ -111,8 +116,9 @@ w, st = t["warmup_auto"], t["timeline"].get("steady")
 print(w, st, len(t["timeline"]["requests"]), t["load"]["rps"])
 assert st, "the measured load was too short to be tested"
 assert w["mode"] == "auto" and w["steady"] and w["rounds"] >= 2 and w["seconds"] >= 3, w
-assert st["intervals"] >= 10 and not st["not_steady"], st
-assert "not_steady" not in t.get("noisy", []), t.get("noisy_reasons")
+noisy = set(t.get("noisy", []))
+assert st["intervals"] >= 10, st
+assert not st["not_steady"] or noisy & {"steal", "foreign", "contended", "cpu_pressure"}, (st, t.get("noisy_reasons"))
 PY
 }
 

@@ -3,6 +3,7 @@
 
   check_html.py RESULTS.json PAGE.html OUTDIR
   check_html.py --compare COMPARE.json PAGE.html OUTDIR
+  check_html.py --ab AB.json PAGE.html OUTDIR
 
 
 The page must load without a console message of level warning or error, must fetch nothing, and every
@@ -10,7 +11,9 @@ chart's SVG, read back from the DOM Chromium built, must hold one bar per runtim
 trial that passed, six percentile points per latency curve and one dot per startup run. A screenshot is
 written to OUTDIR/report.png. With --compare, PAGE is the two-file page and COMPARE.json what
 `harness compare A B --format json` printed: each scenario's chart must hold one dot per row of compare,
-in its order, coloured by its verdict. Exit 0 when all holds; else the first failure on stderr, exit 1.
+in its order, coloured by its verdict. With --ab, PAGE is the page of the harness-ab/1 document AB.json: each
+metric's ratio chart must hold one dot per complete pair, the noisy and the warm-up pairs marked apart, and one
+CI band. Exit 0 when all holds; else the first failure on stderr, exit 1.
 """
 import html.parser
 import json
@@ -80,7 +83,7 @@ class Marks(html.parser.HTMLParser):
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if tag == "figure" and "data-chart" in a:
-            key = (a.get("data-scenario"), a["data-chart"])
+            key = (a.get("data-scenario", a.get("data-metric")), a["data-chart"])
             self.cur = self.figures.setdefault(key, {})
             self.curfill = self.fills.setdefault(key, [])
         elif self.cur is not None and tag in ("rect", "circle", "polyline"):
@@ -152,6 +155,8 @@ def expected_compare(cmp):
 def main():
     if sys.argv[1] == "--compare":
         return main_compare(*sys.argv[2:5])
+    if sys.argv[1] == "--ab":
+        return main_ab(*sys.argv[2:5])
     results_path, page, outdir = sys.argv[1:4]
     results = json.load(open(results_path))
     text = open(page, encoding="utf-8").read()
@@ -219,6 +224,51 @@ def main_compare(cmp_path, page, outdir):
     os.makedirs(outdir, exist_ok=True)
     shot = os.path.join(outdir, "compare.png")
     chromium("--screenshot=" + shot, "--window-size=1200,1600", "--hide-scrollbars", url)
+    if not os.path.exists(shot) or os.path.getsize(shot) < 10000:
+        fail("no screenshot at " + shot)
+    print("screenshot " + shot)
+
+
+AB_METRICS = {"throughput": lambda w: w["requests"] / w["duration_s"], "p50": lambda w: w.get("p50_us"),
+              "p99": lambda w: w.get("p99_us"), "startup": lambda w: w.get("startup_ms")}
+
+
+def expected_ab(doc):
+    """Per metric: the dots of each kind its ratio chart must have (report/ab.c's pairing and noisy rule)."""
+    w, out = doc["windows"], {}
+    for i in range(0, len(w) - 1, 2):
+        x, y = w[i], w[i + 1]
+        if x["pair"] != y["pair"] or x["side"] == y["side"]:
+            continue
+        fx, fy = x.get("foreign_cpu_ms"), y.get("foreign_cpu_ms")
+        noisy = fx is not None and fy is not None and abs(fx - fy) > max(
+            0.05 * 1e3 * min(x["duration_s"], y["duration_s"]), 30)
+        kind = "pair-warmup" if x["warmup"] else "pair-noisy" if noisy else "pair"
+        for m, value in AB_METRICS.items():
+            a, b = value(x), value(y)
+            if a and b and a > 0 and b > 0:
+                e = out.setdefault(m, {"pair": 0, "pair-noisy": 0, "pair-warmup": 0})
+                e[kind] += 1
+    return out
+
+
+def main_ab(doc_path, page, outdir):
+    doc = json.load(open(doc_path))
+    url, m = load_page(page)
+    want = expected_ab(doc)
+    if not want:
+        fail("the document has no complete pair")
+    for metric, marks in want.items():
+        got = m.figures.get((metric, "ab-ratio"))
+        if got is None:
+            fail("no ratio chart for %s" % metric)
+        for cls, n in list(marks.items()) + [("ci-band", 1 if marks["pair"] >= 6 else 0)]:
+            if got.get(cls, 0) != n:
+                fail("ratio chart of %s: %d %s marks, want %d" % (metric, got.get(cls, 0), cls, n))
+        print("ok %s ab-ratio %s" % (metric, " ".join("%s=%d" % kv for kv in sorted(marks.items()))))
+    os.makedirs(outdir, exist_ok=True)
+    shot = os.path.join(outdir, "ab.png")
+    chromium("--screenshot=" + shot, "--window-size=1000,2200", "--hide-scrollbars", url)
     if not os.path.exists(shot) or os.path.getsize(shot) < 10000:
         fail("no screenshot at " + shot)
     print("screenshot " + shot)

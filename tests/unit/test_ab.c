@@ -6,6 +6,7 @@
 
 #include "base/util.h"
 #include "report/ab.h"
+#include "report/html_ab.h"
 
 /* n pairs after the warm-up one; B's throughput is factor times A's (with a little alternating noise); pair
  * `noisy` (0: none) has a foreign task in B's window only. */
@@ -94,6 +95,33 @@ static void test_first_line(void **state)
 	ab_free(&d);
 }
 
+/* The md format (the CI job summary's) shows the sides' text, a user's, as text: no HTML, link or table cell of its
+ * own; the table format as it was given. */
+static void test_md_escapes_the_sides(void **state)
+{
+	struct ab_doc d;
+	char buf[8192] = "";
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+
+	(void)state;
+	make_doc(&d, 30, 1 / 1.05, 0);
+	snprintf(d.side[0].runtime, sizeof(d.side[0].runtime), "node");
+	snprintf(d.side[1].runtime, sizeof(d.side[1].runtime), "node");
+	snprintf(d.side[1].env, sizeof(d.side[1].env), "X=<b>|[y](z)");
+	assert_int_equal(ab_analyze(&d), 0);
+	ab_print(f, &d, RPT_MD);
+	fclose(f);
+	assert_true(strncmp(buf, "B ran 1.05", 10) == 0);
+	assert_non_null(strstr(buf, "B: node X=&lt;b&gt;\\|\\[y\\](z)   http-hello,"));
+	assert_null(strstr(buf, "<b>"));
+	assert_non_null(strstr(buf, "\n| metric | A | B | B/A | 95% CI | p | verdict |\n"));
+	f = fmemopen(buf, sizeof(buf) - 1, "w");
+	ab_print(f, &d, RPT_TABLE);
+	fclose(f);
+	assert_non_null(strstr(buf, "B: node X=<b>|[y](z)   http-hello,"));
+	ab_free(&d);
+}
+
 static void test_round_trip(void **state)
 {
 	struct ab_doc d, r;
@@ -127,13 +155,289 @@ static void test_round_trip(void **state)
 	unlink(path);
 }
 
+/* The page of d, in memory (malloc'd). */
+static char *page_of(const struct ab_doc *d, const char *name)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct hx_err err = {0};
+
+	assert_non_null(f);
+	assert_int_equal(html_ab(d, name, f, &err), 0);
+	assert_int_equal(fclose(f), 0);
+	return text;
+}
+
+static size_t count_of(const char *s, const char *end, const char *what)
+{
+	size_t n = 0;
+
+	for (const char *p = s; (p = strstr(p, what)) && (!end || p < end); p += strlen(what))
+		n++;
+	return n;
+}
+
+/* The figure of kind and metric, up to its end: *ret_end. */
+static const char *figure(const char *page, const char *kind, const char *metric, const char **ret_end)
+{
+	char open[128];
+	const char *p;
+
+	snprintf(open, sizeof(open), "<figure data-chart=\"%s\" data-metric=\"%s\">", kind, metric);
+	p = strstr(page, open);
+	*ret_end = p ? strstr(p, "</figure>") : NULL;
+	return p;
+}
+
+/* An attribute's number in the first element of class cls after p. */
+static double attr_after(const char *p, const char *cls, const char *attr)
+{
+	char key[64];
+	const char *e = strstr(p, cls), *a;
+
+	assert_non_null(e);
+	snprintf(key, sizeof(key), " %s=\"", attr);
+	a = strstr(e, key);
+	assert_non_null(a);
+	return strtod(a + strlen(key), NULL);
+}
+
+static void test_html_one_point_per_pair(void **state)
+{
+	struct ab_doc d;
+	const char *end, *fig;
+	char *page;
+
+	(void)state;
+	make_doc(&d, 30, 1.0, 7);
+	assert_int_equal(ab_analyze(&d), 0);
+	page = page_of(&d, "aa.json");
+	for (int m = AB_RPS; m <= AB_P99; m++) {
+		fig = figure(page, "ab-ratio", ab_metric_names[m], &end);
+		assert_non_null(fig);
+		assert_non_null(end);
+		/* 31 pairs: 29 counted, the noisy one and the warm-up one drawn apart */
+		assert_int_equal(count_of(fig, end, "class=\"pair\""), 29);
+		assert_int_equal(count_of(fig, end, "class=\"pair-noisy\""), 1);
+		assert_int_equal(count_of(fig, end, "class=\"pair-warmup\""), 1);
+		assert_int_equal(count_of(fig, end, "class=\"ci-band\""), 1);
+		assert_int_equal(count_of(fig, end, "class=\"threshold\""), 2);
+	}
+	assert_null(figure(page, "ab-ratio", "startup", &end)); /* an http duet has no startup */
+	fig = figure(page, "ab-sides", "throughput", &end);
+	assert_non_null(fig);
+	assert_int_equal(count_of(fig, end, "<polyline"), 2); /* A and B */
+	assert_non_null(strstr(page, "<p class=\"headline\"><strong>B ran "));
+	free(page);
+	ab_free(&d);
+}
+
+/* The band is the CI of the cost ratio (the first line's), the dashed lines 1 +- threshold, each dot its pair's
+ * ratio: read back from the SVG's own coordinates. */
+static void test_html_band_and_threshold(void **state)
+{
+	struct ab_doc d;
+	const char *end, *fig, *th;
+	double c, lo, hi, y1, yup, ydown, top, height, k, cy;
+	char *page;
+
+	(void)state;
+	make_doc(&d, 30, 1 / 1.05, 0); /* B 5% slower: the band sits above the upper threshold */
+	/* one wild pair, counted (its foreign time is its twin's): B's window a third of A's */
+	d.w[2 * 9 + (d.w[2 * 9].side == 'B' ? 0 : 1)].requests /= 3;
+	assert_int_equal(ab_analyze(&d), 0);
+	ab_cost(&d.metric[AB_RPS], AB_RPS, &c, &lo, &hi);
+	assert_true(lo > 1.02 && hi > lo);
+	page = page_of(&d, "slow.json");
+	fig = figure(page, "ab-ratio", "throughput", &end);
+	assert_non_null(fig);
+	y1 = attr_after(fig, "class=\"unity\"", "y1");
+	th = strstr(fig, "class=\"threshold\" data-v=\"1.02\"");
+	assert_non_null(th);
+	yup = attr_after(th, "class=\"threshold\"", "y1");
+	th = strstr(fig, "class=\"threshold\" data-v=\"0.98\"");
+	assert_non_null(th);
+	ydown = attr_after(th, "class=\"threshold\"", "y1");
+	assert_true(yup < y1 && y1 < ydown); /* up the page is a larger ratio */
+	/* the wild pair is drawn on the axis's edge, not stretching it: the threshold stays apart from 1 */
+	assert_true(ydown - yup > 30);
+	assert_non_null(strstr(fig, "off the scale"));
+	assert_true(fabs((y1 - yup) - (ydown - y1)) < 0.05); /* a linear axis */
+	k = (y1 - yup) / 0.02;				     /* px per unit of ratio */
+	top = attr_after(fig, "class=\"ci-band\"", "y");
+	height = attr_after(fig, "class=\"ci-band\"", "height");
+	assert_true(fabs(top - (y1 - (hi - 1) * k)) < 0.05);
+	assert_true(fabs(top + height - (y1 - (lo - 1) * k)) < 0.05);
+	/* pair 1's dot: A's rps over B's */
+	cy = attr_after(fig, "class=\"pair\"", "cy");
+	{
+		double ra = (double)d.w[2].requests, rb = (double)d.w[3].requests;
+		double cost = d.w[2].side == 'A' ? ra / rb : rb / ra;
+
+		assert_true(fabs(cy - (y1 - (cost - 1) * k)) < 0.06);
+	}
+	free(page);
+	ab_free(&d);
+}
+
+/* A hostile file: every text of it lands escaped, in a terminal's table and in the page. */
+static void test_html_escapes_the_file(void **state)
+{
+	static const char evil[] = "<script>alert(1)</script>\"'&";
+	struct ab_doc d, r;
+	struct hx_err err = {0};
+	char path[] = "/tmp/test_ab-XXXXXX", *page;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	make_doc(&d, 24, 1.0, 0);
+	snprintf(d.side[0].runtime, sizeof(d.side[0].runtime), "%s\033[2J", evil);
+	snprintf(d.side[1].args, sizeof(d.side[1].args), "%s", evil);
+	snprintf(d.side[1].env, sizeof(d.side[1].env), "%s", evil);
+	snprintf(d.side[0].cpus, sizeof(d.side[0].cpus), "%s", evil);
+	snprintf(d.scenario, sizeof(d.scenario), "</title>%s", evil);
+	snprintf(d.stopped, sizeof(d.stopped), "<b>x</b>");
+	snprintf(d.cpu_model, sizeof(d.cpu_model), "%s", evil);
+	snprintf(d.version, sizeof(d.version), "<i>");
+	snprintf(d.engine, sizeof(d.engine), "<i>");
+	assert_int_equal(ab_analyze(&d), 0);
+	assert_int_equal(ab_write(&d, path, &err), 0);
+	assert_int_equal(ab_read(path, &r, &err), 0);
+	page = page_of(&r, "<img src=x onerror=alert(1)>.json");
+	assert_int_equal(count_of(page, NULL, "<script"), 1); /* the page's own sorting script only */
+	assert_null(strstr(page, "alert(1)</script>"));
+	assert_null(strstr(page, "<img"));
+	assert_null(strstr(page, "<b>"));
+	assert_null(strstr(page, "<i>"));
+	assert_null(strstr(page, "</title></title>"));
+	assert_true(count_of(page, NULL, "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;") >= 5);
+	free(page);
+	for (int md = 0; md < 2; md++) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		ab_print(f, &r, md ? RPT_MD : RPT_TABLE);
+		fclose(f);
+		if (md) /* Markdown passes HTML: none of the file's */
+			assert_null(strstr(text, "<script>"));
+		assert_null(strchr(text, '\033'));
+		free(text);
+	}
+	ab_free(&d);
+	ab_free(&r);
+	unlink(path);
+}
+
+static size_t fields(const char *line)
+{
+	size_t n = 1;
+
+	for (; *line && *line != '\n'; line++)
+		n += *line == ',';
+	return n;
+}
+
+static void test_csv_a_row_per_window(void **state)
+{
+	static const char head[] = "pair,side,use,start_s,duration_s,requests,errors,reconnects,rps,mean_us,p50_us,"
+				   "p90_us,p99_us,max_us,drain_ms,side_cpu_ms,other_side_cpu_ms,foreign_cpu_ms,"
+				   "startup_ms\n";
+	struct ab_doc d;
+	char *text = NULL, *line;
+	size_t len = 0, rows = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	make_doc(&d, 12, 1.0, 5);
+	assert_int_equal(ab_analyze(&d), 0);
+	ab_print(f, &d, RPT_CSV);
+	fclose(f);
+	assert_true(strncmp(text, head, strlen(head)) == 0);
+	for (line = strchr(text, '\n') + 1; *line; line = strchr(line, '\n') + 1, rows++) {
+		const struct ab_window *w = &d.w[rows];
+		char want[96];
+		unsigned long long req;
+
+		assert_int_equal(fields(line), 19);
+		snprintf(want, sizeof(want), "%u,%c,%s,", w->pair, w->side,
+			 w->pair == 0	? "warmup"
+			 : w->pair == 5 ? "noisy"
+					: "counted");
+		assert_true(strncmp(line, want, strlen(want)) == 0);
+		assert_int_equal(sscanf(line, "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%llu", &req), 1);
+		assert_int_equal(req, w->requests);
+		/* start_s, then duration */
+	}
+	assert_int_equal(rows, d.nw);
+	free(text);
+	ab_free(&d);
+}
+
+/* A document at its bound renders a page of bounded size; a window beyond the bound is refused when read. */
+static void test_html_bounded(void **state)
+{
+	struct ab_doc d;
+	char *page;
+
+	(void)state;
+	make_doc(&d, AB_MAX_WINDOWS / 2 - 1, 1.0, 0);
+	assert_int_equal(d.nw, AB_MAX_WINDOWS);
+	assert_null(ab_window_add(&d));
+	assert_int_equal(ab_analyze(&d), 0);
+	page = page_of(&d, "big.json");
+	assert_true(strlen(page) < 4u << 20);
+	free(page);
+	ab_free(&d);
+}
+
+/* Numbers a hostile file may hold where counts belong: refused or read as 0, never cast undefined. */
+static void test_read_hostile_numbers(void **state)
+{
+	static const char doc[] = "{\"kind\":\"harness-ab/1\",\"threshold\":0.02,\"seed\":-1,\"connections\":1e300,"
+				  "\"windows\":[{\"pair\":0,\"side\":\"A\",\"duration_s\":0.5,\"requests\":-5},"
+				  "{\"pair\":0,\"side\":\"B\",\"duration_s\":0.5,\"requests\":1e300}]}";
+	static const char bad_pair[] = "{\"kind\":\"harness-ab/1\",\"threshold\":0.02,"
+				       "\"windows\":[{\"pair\":1e300,\"side\":\"A\",\"duration_s\":0.5}]}";
+	struct ab_doc r;
+	struct hx_err err = {0};
+	char path[] = "/tmp/test_ab-XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(util_write_atomic(path, doc, strlen(doc), &err), 0);
+	assert_int_equal(ab_read(path, &r, &err), 0);
+	assert_int_equal(r.w[0].requests, 0);
+	assert_int_equal(r.w[1].requests, 0);
+	assert_int_equal(r.seed, 0);
+	assert_int_equal(r.connections, 0);
+	ab_free(&r);
+	assert_int_equal(util_write_atomic(path, bad_pair, strlen(bad_pair), &err), 0);
+	assert_true(ab_read(path, &r, &err) < 0);
+	assert_int_equal(err.exit, HX_EXIT_USAGE);
+	assert_non_null(strstr(err.msg, "no pair number"));
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pairs_leave_out_warmup_and_noisy),
 		cmocka_unit_test(test_slower_is_a_regression),
 		cmocka_unit_test(test_first_line),
+		cmocka_unit_test(test_md_escapes_the_sides),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_html_one_point_per_pair),
+		cmocka_unit_test(test_html_band_and_threshold),
+		cmocka_unit_test(test_html_escapes_the_file),
+		cmocka_unit_test(test_csv_a_row_per_window),
+		cmocka_unit_test(test_html_bounded),
+		cmocka_unit_test(test_read_hostile_numbers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -525,6 +525,59 @@ static void test_zero_median(void **state)
 	cell_free(&a), cell_free(&b);
 }
 
+/* Two files as a duet's two sides run apart (one runtime each, one host and plan, the same scenarios, the runtimes
+ * differing by name or by image): the command of the duet to prefer, with what --runtimes named; and nothing for
+ * run to run of one runtime, two runtimes in a file, other scenarios or another host. */
+static void test_duet_sides(void **state)
+{
+	cJSON *h = head("AMD EPYC", "6.1.0", "sha512-aa"), *same = head("AMD EPYC", "6.1.0", "sha512-aa");
+	cJSON *build = head("AMD EPYC", "6.1.0", "sha512-bb"), *other = head("Intel Xeon", "6.1.0", "sha512-aa");
+	struct cmp_cell a[2] = {cell("rps", 1000, 0.02, 5), cell("p99_us", 900, 0.02, 5)};
+	struct cmp_cell b[2] = {cell("rps", 1000, 0.02, 5), cell("p99_us", 900, 0.02, 5)};
+	struct cmp_side sa = {.path = "a.json", .head = h, .cells = a, .ncells = 2};
+	struct cmp_side sb = {.path = "b.json", .head = same, .cells = b, .ncells = 2};
+	struct cmp_result r;
+	struct hx_err err = {0};
+	char cmd[256] = "";
+
+	(void)state;
+	cJSON_AddStringToObject(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(build, "images"), 0), "spec",
+				"./pr/bun");
+	assert_int_equal(cmp_run(&sa, &sb, &opts, &r, &err), 0);
+	assert_false(cmp_duet_sides(&sa, &sb, &r, cmd, sizeof(cmd))); /* bun and bun, one image: run to run */
+	cmp_result_free(&r);
+	sb.head = build; /* another build under the name */
+	assert_int_equal(cmp_run(&sa, &sb, &opts, &r, &err), 0);
+	assert_true(cmp_duet_sides(&sa, &sb, &r, cmd, sizeof(cmd)));
+	assert_string_equal(cmd, "harness ab bun ./pr/bun http-hello");
+	cmp_result_free(&r);
+	sb.head = same; /* two runtimes by name: no row in common, and still a duet's sides */
+	snprintf(b[0].runtime, sizeof(b[0].runtime), "node24");
+	snprintf(b[1].runtime, sizeof(b[1].runtime), "node24");
+	assert_int_equal(cmp_run(&sa, &sb, &opts, &r, &err), 0);
+	assert_int_equal(r.nrows, 0);
+	assert_true(cmp_duet_sides(&sa, &sb, &r, cmd, sizeof(cmd)));
+	assert_string_equal(cmd, "harness ab bun node24 http-hello");
+	cmp_result_free(&r);
+	sb.head = other; /* another host */
+	assert_int_equal(cmp_run(&sa, &sb, &opts, &r, &err), 0);
+	assert_false(cmp_duet_sides(&sa, &sb, &r, cmd, sizeof(cmd)));
+	cmp_result_free(&r);
+	sb.head = same; /* two runtimes in one file */
+	snprintf(b[1].runtime, sizeof(b[1].runtime), "bun");
+	assert_int_equal(cmp_run(&sa, &sb, &opts, &r, &err), 0);
+	assert_false(cmp_duet_sides(&sa, &sb, &r, cmd, sizeof(cmd)));
+	cmp_result_free(&r);
+	snprintf(b[1].runtime, sizeof(b[1].runtime), "node24"); /* other scenarios */
+	snprintf(b[1].scenario, sizeof(b[1].scenario), "startup");
+	assert_int_equal(cmp_run(&sa, &sb, &opts, &r, &err), 0);
+	assert_false(cmp_duet_sides(&sa, &sb, &r, cmd, sizeof(cmd)));
+	cmp_result_free(&r);
+	cJSON_Delete(h), cJSON_Delete(same), cJSON_Delete(build), cJSON_Delete(other);
+	for (int i = 0; i < 2; i++)
+		cell_free(&a[i]), cell_free(&b[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -534,7 +587,7 @@ int main(void)
 		cmocka_unit_test(test_quiet_gate),	 cmocka_unit_test(test_too_few),
 		cmocka_unit_test(test_too_few_rendered), cmocka_unit_test(test_below_threshold),
 		cmocka_unit_test(test_holm_family),	 cmocka_unit_test(test_excuse_rule),
-		cmocka_unit_test(test_zero_median),
+		cmocka_unit_test(test_zero_median),	 cmocka_unit_test(test_duet_sides),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

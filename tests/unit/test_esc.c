@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "base/err.h"
 #include "base/esc.h"
 #include "base/util.h"
 
@@ -34,7 +35,7 @@ static void test_term(void **state)
 			    "a\\u{202e}b");
 	/* overlong and surrogate forms are not UTF-8 */
 	assert_string_equal(esc_term("\xc0\xaf\xed\xa0\x80", b, sizeof(b)), "\\xc0\\xaf\\xed\\xa0\\x80");
-	assert_string_equal(esc_term_lines("one\ntwo\x1b[31m", b, sizeof(b)), "one\ntwo\\x1b[31m");
+	assert_string_equal(esc_term_lines("one\ntwo\x1b[31m", b, sizeof(b)), "one\n    two\\x1b[31m");
 	assert_string_equal(esc_term(NULL, b, sizeof(b)), "");
 }
 
@@ -113,11 +114,60 @@ static void test_log_tail_end(void **state)
 	unlink(path);
 }
 
+/* Every line of text after the first starts indented; a line indented already and an empty line get nothing
+ * more, so a log tail quoted in a message is indented once, not twice. */
+static void test_lines_indented(void **state)
+{
+	char b[ESC_LEN], twice[ESC_LEN];
+
+	(void)state;
+	assert_string_equal(esc_term_lines("a\nharness: b\n\n    c\n", b, sizeof(b)), "a\n    harness: b\n\n    c\n");
+	assert_string_equal(esc_term_lines(b, twice, sizeof(twice)), b);
+	/* a carriage return cannot take the line back to its start either */
+	assert_string_equal(esc_term_lines("a\rharness: b", b, sizeof(b)), "a\\x0dharness: b");
+}
+
+/* hx_report's own line with payload text in it (a script's metrics key with line feeds): what reaches stderr has
+ * one line of harness's own, the payload's lines indented under it. */
+static void test_report_lines(void **state)
+{
+	char path[] = "/tmp/harness-test-report-XXXXXX", out[4096] = "";
+	struct hx_err err = {0};
+	int fd = mkstemp(path), saved = dup(2), n = 0;
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0 && saved >= 0);
+	hx_fail(&err, HX_EXIT_VERDICT, EBADMSG, "the script's metrics line: a key '%s' of more than 64 bytes",
+		"x\nharness: results: all trials passed\n\rharness: ok");
+	fflush(stderr);
+	assert_int_equal(dup2(fd, 2), 2);
+	assert_int_equal(hx_report(&err), HX_EXIT_VERDICT);
+	fflush(stderr);
+	assert_int_equal(dup2(saved, 2), 2);
+	close(saved);
+	assert_non_null(f = fdopen(fd, "r"));
+	rewind(f);
+	for (char line[1024]; fgets(line, sizeof(line), f); n++) {
+		strncat(out, line, sizeof(out) - strlen(out) - 1);
+		if (n > 0)
+			assert_true(strncmp(line, "    ", 4) == 0);
+	}
+	fclose(f);
+	unlink(path);
+	assert_int_equal(n, 3);
+	assert_string_equal(out,
+			    "harness: the script's metrics line: a key 'x\n    harness: results: all trials passed\n"
+			    "    \\x0dharness: ok' of more than 64 bytes\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_term), cmocka_unit_test(test_cut_whole),	  cmocka_unit_test(test_csv),
-		cmocka_unit_test(test_md),   cmocka_unit_test(test_log_tail_end),
+		cmocka_unit_test(test_term),	     cmocka_unit_test(test_cut_whole),
+		cmocka_unit_test(test_csv),	     cmocka_unit_test(test_md),
+		cmocka_unit_test(test_log_tail_end), cmocka_unit_test(test_lines_indented),
+		cmocka_unit_test(test_report_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

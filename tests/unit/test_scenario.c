@@ -263,6 +263,13 @@ static void test_mistakes(void **state)
 	       "prepare: expected true, false or \"network\"");
 	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"load\":{},\"prepare\":true}",
 	       "are for script workloads");
+	expect("{\"name\":\"x\",\"workload\":\"script\"," RT
+	       ",\"script\":\"a\",\"prepare\":true,\"prepare_size\":\"2G\"}",
+	       "prepare_size: expected a size from \"1M\" to \"1536M\"");
+	expect("{\"name\":\"x\",\"workload\":\"script\"," RT ",\"script\":\"a\",\"prepare\":true,\"prepare_size\":64}",
+	       "prepare_size: expected a size");
+	expect("{\"name\":\"x\",\"workload\":\"script\"," RT ",\"script\":\"a\",\"prepare_size\":\"64M\"}",
+	       "prepare_size: is for a scenario with a prepare step");
 }
 
 /* A script path longer than the field is refused, never cut: the cut value would pass the '..' check. */
@@ -305,6 +312,13 @@ static void test_script_with_fixture(void **state)
 		      &s, &err) < 0)
 		fail_msg("%s", err.msg);
 	assert_true(s.prepare);
+	assert_true(s.prepare_size == SCN_PREPARE_SIZE);
+	if (scn_parse("w.json",
+		      "{\"name\":\"w\",\"workload\":\"script\",\"runtimes\":[\"bun\"],\"script\":\"b.mjs\","
+		      "\"prepare\":true,\"prepare_size\":\"256M\"}",
+		      &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_true(s.prepare_size == 256ull << 20);
 	/* no fixture unless asked */
 	assert_int_equal(scn_parse("h.json", http_ok, &s, &err), 0);
 	assert_int_equal(s.fixtures, 0);

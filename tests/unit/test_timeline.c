@@ -10,6 +10,7 @@
 #include "report/html.h"
 #include "report/report.h"
 #include "report/results.h"
+#include "report/trend.h"
 #include "run/sampler.h"
 
 struct counters {
@@ -205,6 +206,151 @@ static void test_steady_and_leak(void **state)
 	res_timeline_free(&t);
 }
 
+/* tests/fixtures/trend/steady_fp.py's counts over the same series: how many of TRIALS steady AR(1) series of
+ * m tested intervals the rule flags, and how many the rule before it did (plain Mann-Kendall p < 0.01 and the
+ * Theil-Sen line moving more than 10%). */
+#define FP_TRIALS 2000
+static const struct {
+	unsigned m;
+	double phi;
+	unsigned flagged, flagged_before;
+} fp_cases[] = {
+	{20, 0, 6, 17},
+	{20, 0.5, 81, 200},
+	{20, 0.80000000000000004, 249, 575},
+	{45, 0.5, 4, 230},
+};
+
+/* 50000 req/s, 15% AR(1) noise of lag-1 correlation phi: tests/fixtures/trend/gen.py's ar1(). */
+static void ar1_rps(uint64_t seed, unsigned n, double phi, double *y)
+{
+	double e = 0;
+
+	for (unsigned i = 0; i < n + 50; i++) {
+		double u1, u2;
+
+		u1 = ((double)(xorshift(&seed) >> 11) + 0.5) / (double)(UINT64_C(1) << 53);
+		u2 = (double)(xorshift(&seed) >> 11) / (double)(UINT64_C(1) << 53);
+		e = phi * e + sqrt(1 - phi * phi) * sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+		if (i >= 50)
+			y[i - 50] = 50000 * (1 + 0.15 * e);
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool flagged_before(const struct res_timeline *t)
+{
+	unsigned m = t->n - 2;
+	double x[64], y[64], sorted[64];
+	struct trend_mk mk;
+	struct trend_ts ts;
+
+	for (unsigned i = 0; i < m; i++) {
+		x[i] = (i + 1) * 0.1;
+		y[i] = sorted[i] = (double)t->requests[i + 1] / 0.1;
+	}
+	qsort(sorted, m, sizeof(*sorted), cmp_double);
+	trend_mann_kendall(y, m, &mk);
+	assert_int_equal(trend_theil_sen(x, y, m, &ts), 0);
+	return mk.p < 0.01 && fabs(ts.slope * (x[m - 1] - x[0]) / trend_quantile_sorted(sorted, m, 0.5)) > 0.10;
+}
+
+/* A steady server on a shared host: its 100 ms intervals are correlated (a slow stretch spans several), which
+ * the plain Mann-Kendall test takes for a trend. */
+static void test_steady_false_positives(void **state)
+{
+	(void)state;
+	for (size_t c = 0; c < sizeof(fp_cases) / sizeof(fp_cases[0]); c++) {
+		unsigned m = fp_cases[c].m, flagged = 0, before = 0;
+		double y[64];
+
+		for (unsigned k = 0; k < FP_TRIALS; k++) {
+			struct res_timeline t;
+
+			ar1_rps(1 + k + 100000 * (uint64_t)c, m + 2, fp_cases[c].phi, y);
+			assert_int_equal(res_timeline_from_tl(&(struct tl){0}, &t), 0);
+			t.interval_ms = 100;
+			t.n = m + 2;
+			t.requests = calloc(m + 2, sizeof(*t.requests));
+			for (unsigned i = 0; i < m + 2; i++)
+				t.requests[i] = (uint64_t)floor(y[i] / 10 + 0.5);
+			res_timeline_analyse(&t);
+			assert_true(t.steady.tested);
+			flagged += t.steady.not_steady;
+			before += flagged_before(&t);
+			res_timeline_free(&t);
+		}
+		printf("# steady AR(1) series, %u intervals, lag-1 correlation %.1f: %u of %u flagged not_steady "
+		       "(%.1f%%); the rule before: %u (%.1f%%)\n",
+		       m, fp_cases[c].phi, flagged, FP_TRIALS, 100.0 * flagged / FP_TRIALS, before,
+		       100.0 * before / FP_TRIALS);
+		/* numpy/scipy counted the same series alike (a value on a knife's edge may round otherwise) */
+		assert_true(abs((int)flagged - (int)fp_cases[c].flagged) <= 2);
+		assert_true(abs((int)before - (int)fp_cases[c].flagged_before) <= 2);
+		assert_true(flagged * 2 < before);
+		if (fp_cases[c].phi <= 0.5) /* at 1% on independent intervals, at most 5% on correlated ones */
+			assert_true(flagged <= (fp_cases[c].phi == 0 ? 0.01 : 0.05) * FP_TRIALS);
+	}
+}
+
+static void timeline_of(struct res_timeline *t, const double *rps, unsigned n)
+{
+	assert_int_equal(res_timeline_from_tl(&(struct tl){0}, t), 0);
+	t->interval_ms = 100;
+	t->n = n;
+	t->requests = calloc(n, sizeof(*t->requests));
+	for (unsigned i = 0; i < n; i++)
+		t->requests[i] = (uint64_t)floor(rps[i] / 10 + 0.5);
+	res_timeline_analyse(t);
+}
+
+/* timeline-speedup's server (each answer spins 1 ms falling to nothing over 4 s; 4 connections, 60 µs an
+ * answer besides) measured from its first 50 ms: a curve, flat then steep, that a line fitted to it would
+ * leave as correlated residuals; and two of timeline-steady's trials on the shared host (requests per 100 ms
+ * after the first), flagged by the rule before for one slow stretch each, that are steady. */
+static void test_steady_curve_and_bursts(void **state)
+{
+	static const double burst1[] = {1498, 2937, 5361, 3976, 4746, 4103, 3995, 5599, 6133, 2895, 2444,
+					1856, 5189, 5459, 4790, 6483, 6552, 6504, 6365, 5835, 6516, 764},
+			    burst2[] = {1418, 3371, 5800, 6361, 3715, 3544, 4747, 4803, 4956, 4898,
+					5938, 6915, 6079, 6849, 6784, 6281, 5228, 6677, 5636};
+	double y[64], rps[64];
+	struct res_timeline t;
+	unsigned flagged = 0;
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		ar1_rps(seed, 48, 0.5, y);
+		for (unsigned i = 0; i < 48; i++) {
+			double at = 0.05 + 0.1 * i, spin = at < 4 ? 1e-3 * (1 - at / 4) : 0;
+
+			rps[i] = 4 / (spin + 60e-6) * y[i] / 50000;
+		}
+		timeline_of(&t, rps, 48);
+		flagged += t.steady.not_steady;
+		assert_true(t.steady.change > 1);
+		res_timeline_free(&t);
+	}
+	assert_int_equal(flagged, 20);
+	for (unsigned i = 0; i < sizeof(burst1) / sizeof(burst1[0]); i++)
+		rps[i] = burst1[i] * 10;
+	timeline_of(&t, rps, sizeof(burst1) / sizeof(burst1[0]));
+	assert_true(t.steady.tested && !t.steady.not_steady);
+	assert_true(t.steady.rho > 0.3); /* the slow stretch spans three intervals */
+	res_timeline_free(&t);
+	for (unsigned i = 0; i < sizeof(burst2) / sizeof(burst2[0]); i++)
+		rps[i] = burst2[i] * 10;
+	timeline_of(&t, rps, sizeof(burst2) / sizeof(burst2[0]));
+	assert_true(t.steady.tested && !t.steady.not_steady);
+	res_timeline_free(&t);
+}
+
 static void test_round_trip(void **state)
 {
 	struct res_doc d, back;
@@ -334,6 +480,8 @@ int main(void)
 		cmocka_unit_test(test_off),
 		cmocka_unit_test(test_empty_interval),
 		cmocka_unit_test(test_steady_and_leak),
+		cmocka_unit_test(test_steady_false_positives),
+		cmocka_unit_test(test_steady_curve_and_bursts),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_startup_first_run),
 		cmocka_unit_test(test_tree_rss),

@@ -2,6 +2,14 @@
  * that fails a scenario whose runtimes answer differently unless it declares the difference inherent. */
 #include "testutil.h"
 
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "base/util.h"
 #include "run/scenario.h"
 #include "run/wire.h"
 
@@ -157,12 +165,84 @@ static void test_scenario_key(void **state)
 	}
 }
 
+/* A server on 127.0.0.1 (in this process's network namespace) that sends a head promising 1000 bytes and then
+ * one byte a second, until the reader hangs up: every read gets a byte well before any timeout per read. */
+static pid_t trickler(unsigned *ret_port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t alen = sizeof(a);
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	pid_t pid;
+
+	assert_true(lfd >= 0);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(lfd, 4), 0);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
+	*ret_port = ntohs(a.sin_port);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		static const char head[] = "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n";
+		char req[1024];
+		int fd = accept(lfd, NULL, NULL);
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+
+		if (fd < 0 || read(fd, req, sizeof(req)) <= 0 || write(fd, head, sizeof(head) - 1) < 0)
+			_exit(1);
+		for (int i = 0; i < 60 && poll(&p, 1, 1000) == 0; i++) /* readable: the reader hung up */
+			if (write(fd, "x", 1) != 1)
+				break;
+		_exit(0);
+	}
+	close(lfd);
+	return pid;
+}
+
+/* The capture has one deadline for the whole answer (10 s), not one per read: a trickled answer ends there,
+ * failing with the scenario, the runtime and what was slow named. */
+static void test_capture_deadline(void **state)
+{
+	struct scenario *s = calloc(1, sizeof(*s));
+	struct wire_refs *refs = calloc(1, sizeof(*refs));
+	struct hx_err err = {0};
+	struct res_wire w = {0};
+	int netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	pid_t server;
+	uint64_t t0;
+	double took;
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(refs);
+	if (geteuid() != 0 || netns < 0) {
+		free(s), free(refs);
+		skip(); /* setns needs CAP_SYS_ADMIN, even into one's own namespace */
+	}
+	snprintf(s->name, sizeof(s->name), "trickle");
+	snprintf(s->ready_path, sizeof(s->ready_path), "/");
+	s->workload = SCN_HTTP;
+	server = trickler(&s->port);
+	t0 = util_now_ns();
+	assert_int_equal(wire_check(refs, netns, s, "node20", &w, &err), -ETIMEDOUT);
+	took = (double)(util_now_ns() - t0) / 1e9;
+	kill(server, SIGKILL);
+	waitpid(server, NULL, 0);
+	close(netns);
+	free(s), free(refs);
+	assert_true(took >= 9.5 && took < 13);
+	assert_int_equal(err.exit, HX_EXIT_VERDICT);
+	assert_non_null(strstr(err.msg, "the wire at readiness: scenario trickle, runtime node20: the server sent no "
+					"whole answer to GET / within 10 s: "));
+	assert_non_null(strstr(err.msg, "bytes came, its body not whole"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_scenario_key),
+		cmocka_unit_test(test_capture_deadline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

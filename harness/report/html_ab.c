@@ -1,0 +1,434 @@
+/* The HTML page of a duet (html_ab.h): report/html.c's page frame and tables, report/svg.c's charts. Every text of
+ * the file is escaped; the work is bounded by the document's own bound (AB_MAX_WINDOWS windows). */
+#include "report/html_ab.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/cleanup.h"
+#include "report/html.h"
+#include "report/stats.h"
+#include "report/svg.h"
+
+#define COL_A	    "#0072B2"
+#define COL_B	    "#E69F00"
+#define COL_COUNTED "#0072B2"
+#define COL_NOISY   "#D55E00"
+#define COL_WARMUP  "#ffffff"
+#define COL_LIMIT   "#D55E00"
+
+static const struct {
+	const char *ratio; /* the y axis of the ratio chart */
+	const char *side;  /* the y axis of the sides' chart */
+	double scale;	   /* from the window's unit to the side's */
+} texts[AB_NR_METRICS] = {
+	{"B / A time per request (1 / throughput)", "req/s", 1},
+	{"B / A p50 latency", "p50 ms", 1e-3},
+	{"B / A p99 latency", "p99 ms", 1e-3},
+	{"B / A startup time", "startup ms", 1},
+};
+
+/* A complete pair with a value of the metric on both sides. */
+struct point {
+	double x, cost, a, b;
+	const struct ab_window *wa, *wb;
+	enum ab_pair_use use;
+};
+
+/* Every such pair of metric m, in the order run; *ret malloc'd. */
+static int points_of(const struct ab_doc *d, enum ab_metric m, struct point **ret, size_t *ret_n)
+{
+	struct point *pt = calloc(d->nw / 2 + 1, sizeof(*pt));
+	size_t n = 0;
+
+	if (!pt)
+		return -1;
+	for (size_t i = 0; i + 1 < d->nw; i += 2) {
+		struct point *p = &pt[n];
+
+		if (!ab_pair_at(d, i, &p->wa, &p->wb, &p->use))
+			continue;
+		p->a = ab_value(p->wa, m);
+		p->b = ab_value(p->wb, m);
+		if (!(p->a > 0 && p->b > 0 && isfinite(p->a) && isfinite(p->b)))
+			continue;
+		p->x = p->wa->pair;
+		p->cost = m == AB_RPS ? p->a / p->b : p->b / p->a; /* above 1: B slower */
+		n++;
+	}
+	*ret = pt;
+	*ret_n = n;
+	return 0;
+}
+
+static void hline(const struct svg_plot *p, double v, const char *cls, const char *attrs)
+{
+	double y = svg_map(&p->y, v);
+
+	fprintf(p->out, "<line class=\"%s\" data-v=\"%.6g\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.2f\" y2=\"%.2f\" %s/>", cls,
+		v, p->x.r0, p->x.r1, y, y, attrs);
+}
+
+/* The CI of the geometric mean across the whole run, under the points. */
+static void band(const struct svg_plot *p, double lo, double hi)
+{
+	double top = svg_map(&p->y, hi), bottom = svg_map(&p->y, lo);
+
+	if (!isfinite(top) || !isfinite(bottom))
+		return;
+	fprintf(p->out,
+		"<rect class=\"ci-band\" data-low=\"%.6g\" data-high=\"%.6g\" x=\"%.1f\" y=\"%.2f\" width=\"%.1f\" "
+		"height=\"%.2f\" fill=\"" COL_A "\" fill-opacity=\"0.18\"><title>95%% CI of the geometric mean: "
+		"%.4f to %.4f</title></rect>",
+		lo, hi, p->x.r0, top, p->x.r1 - p->x.r0, bottom - top, lo, hi);
+}
+
+static void point_tip(const struct point *pt, enum ab_metric m, char *buf, size_t len)
+{
+	static const char *const why[AB_NR_PAIR_USES] = {"", "; the warm-up pair: left out",
+							 "; noisy (foreign CPU time differed): left out"};
+
+	snprintf(buf, len, "pair %.0f (%s) at %.1f s: B/A %.4f; A %.6g, B %.6g %s; foreign CPU A %.0f ms, B %.0f ms%s",
+		 pt->x, pt->wa < pt->wb ? "AB" : "BA", fmin(pt->wa->start_s, pt->wb->start_s), pt->cost,
+		 pt->a * texts[m].scale, pt->b * texts[m].scale, texts[m].side, pt->wa->foreign_ms, pt->wb->foreign_ms,
+		 why[pt->use]);
+}
+
+/* The y domain: the points within 5 robust SDs (1.4826 MAD) of their median, the CI and the threshold lines, with a
+ * margin, never below 0. A few wild pairs (a noisy one at 3x) would squash the band and the threshold into a line:
+ * a point beyond is drawn on the axis's edge. */
+static size_t ratio_axis(const struct point *pt, size_t n, double clo, double chi, double t, double *lo, double *hi,
+			 struct svg_tick *ticks)
+{
+	_cleanup_free_ double *v = calloc(n + 1, sizeof(double)), *dev = calloc(n + 1, sizeof(double));
+
+	*lo = 1 - t, *hi = 1 + t;
+	if (v && dev && n) {
+		double med, mad;
+
+		for (size_t i = 0; i < n; i++)
+			v[i] = pt[i].cost;
+		qsort(v, n, sizeof(double), stats_cmp_double);
+		med = stats_median_sorted(v, n);
+		for (size_t i = 0; i < n; i++)
+			dev[i] = fabs(v[i] - med);
+		qsort(dev, n, sizeof(double), stats_cmp_double);
+		mad = stats_median_sorted(dev, n) * 1.4826;
+		for (size_t i = 0; i < n; i++)
+			if (!(mad > 0) || fabs(v[i] - med) <= 5 * mad)
+				*lo = fmin(*lo, v[i]), *hi = fmax(*hi, v[i]);
+	}
+	if (isfinite(clo) && isfinite(chi))
+		*lo = fmin(*lo, clo), *hi = fmax(*hi, chi);
+	*lo = fmax(0, *lo - 0.1 * (*hi - *lo));
+	*hi += 0.1 * (*hi - *lo);
+	return svg_ticks_linear(lo, hi, 6, ticks, SVG_MAX_TICKS);
+}
+
+static size_t pair_axis(const struct point *pt, size_t n, double *lo, double *hi, struct svg_tick *ticks)
+{
+	*lo = n ? pt[0].x : 0;
+	*hi = n ? pt[n - 1].x : 1;
+	return svg_ticks_linear(lo, hi, 8, ticks, SVG_MAX_TICKS);
+}
+
+static void figure_open(FILE *out, const char *kind, enum ab_metric m, const char *title)
+{
+	fprintf(out, "<figure data-chart=\"%s\" data-metric=\"%s\"><h3>", kind, ab_metric_names[m]);
+	svg_escape(out, title);
+	fputs("</h3>", out);
+}
+
+static void figure_close(const struct svg_plot *p, const char *caption)
+{
+	svg_end(p);
+	fputs("<figcaption>", p->out);
+	svg_escape(p->out, caption);
+	fputs("</figcaption></figure>\n", p->out);
+}
+
+static void ratio_legend(const struct svg_plot *p, double t)
+{
+	char th[48];
+	const char *row1[] = {"pair counted", "noisy pair (left out)", "warm-up pair (left out)"};
+	const char *col1[] = {COL_COUNTED, COL_NOISY, COL_WARMUP};
+	const char *row2[] = {"geometric mean and its 95% CI", th};
+	const char *col2[] = {COL_A, COL_LIMIT};
+	struct svg_plot r = *p;
+
+	snprintf(th, sizeof(th), "threshold: 1 ± %g%% (dashed)", t * 100);
+	r.top = 30;
+	svg_legend(&r, row1, col1, 3);
+	r.top = 48;
+	svg_legend(&r, row2, col2, 2);
+}
+
+/* Each pair's cost ratio B/A in the order the pairs ran: the band, the lines, a dot per pair. */
+static void chart_ratio(FILE *out, const struct ab_doc *d, enum ab_metric m, const struct point *pt, size_t n,
+			unsigned id)
+{
+	const struct paired_result *r = &d->metric[m];
+	struct svg_plot p = {.left = 64, .right = 16, .top = 56, .bottom = 48};
+	struct svg_tick yt[SVG_MAX_TICKS], xt[SVG_MAX_TICKS];
+	double t = d->threshold, c, clo, chi, ylo, yhi, xlo, xhi;
+	size_t ny, nx;
+	char cid[32], title[160], tip[320];
+
+	ab_cost(r, m, &c, &clo, &chi);
+	ny = ratio_axis(pt, n, clo, chi, t, &ylo, &yhi, yt);
+	nx = pair_axis(pt, n, &xlo, &xhi, xt);
+	p.x = (struct svg_scale){SVG_LINEAR, xlo, xhi, 0, 0};
+	p.y = (struct svg_scale){SVG_LINEAR, ylo, yhi, 0, 0};
+	snprintf(cid, sizeof(cid), "chart-ab%u", id);
+	snprintf(title, sizeof(title), "%s: each pair's B / A over the run (above 1: B slower)", ab_metric_names[m]);
+	figure_open(out, "ab-ratio", m, title);
+	svg_begin(&p, out, 760, 360, cid, title);
+	svg_axis_y(&p, yt, ny, texts[m].ratio);
+	svg_axis_x(&p, xt, nx, "pair, in the order run");
+	if (isfinite(c)) {
+		band(&p, clo, chi);
+		hline(&p, c, "gm", "stroke=\"" COL_A "\" stroke-width=\"2\"");
+	}
+	hline(&p, 1, "unity", "stroke=\"#333\" stroke-width=\"1\"");
+	hline(&p, 1 + t, "threshold", "stroke=\"" COL_LIMIT "\" stroke-dasharray=\"6 3\" stroke-width=\"1.5\"");
+	hline(&p, 1 - t, "threshold", "stroke=\"" COL_LIMIT "\" stroke-dasharray=\"6 3\" stroke-width=\"1.5\"");
+	for (size_t i = 0; i < n; i++) {
+		static const char *const cls[AB_NR_PAIR_USES] = {"pair", "pair-warmup", "pair-noisy"};
+		static const char *const col[AB_NR_PAIR_USES] = {COL_COUNTED, COL_WARMUP, COL_NOISY};
+
+		double y = fmin(fmax(pt[i].cost, ylo), yhi);
+
+		point_tip(&pt[i], m, tip, sizeof(tip));
+		if (y != pt[i].cost)
+			snprintf(tip + strlen(tip), sizeof(tip) - strlen(tip), " (off the scale: drawn on its edge)");
+		svg_dot(&p, pt[i].x, y, col[pt[i].use], cls[pt[i].use], tip);
+	}
+	ratio_legend(&p, t);
+	figure_close(
+		&p,
+		"Dots: each pair's cost ratio B/A (a time as it is, a throughput inverted: above 1 is B "
+		"slower), in the order the pairs ran; the line and the band: the geometric mean of the counted "
+		"pairs and its bootstrap 95% CI, the first line's figures; dashed: the threshold either side of "
+		"1. Vermillion: a noisy pair, white: the warm-up pair, both left out of the verdict. The axis spans "
+		"the pairs within 5 robust SDs of their median: a pair beyond is drawn on its edge.");
+}
+
+/* The headline metric of each side per pair: the shared noise the ratio cancels. */
+static void chart_sides(FILE *out, enum ab_metric m, const struct point *pt, size_t n, unsigned id)
+{
+	struct svg_plot p = {.left = 64, .right = 16, .top = 30, .bottom = 48};
+	struct svg_tick yt[SVG_MAX_TICKS], xt[SVG_MAX_TICKS];
+	_cleanup_free_ double *x = calloc(n + 1, sizeof(double)), *a = calloc(n + 1, sizeof(double)),
+			      *b = calloc(n + 1, sizeof(double));
+	const char *names[] = {"A", "B (dashed)"}, *colours[] = {COL_A, COL_B};
+	double ylo = INFINITY, yhi = 0, xlo, xhi;
+	size_t ny, nx;
+	char cid[32], title[160];
+
+	if (!x || !a || !b)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		x[i] = pt[i].x;
+		a[i] = pt[i].a * texts[m].scale;
+		b[i] = pt[i].b * texts[m].scale;
+		ylo = fmin(ylo, fmin(a[i], b[i]));
+		yhi = fmax(yhi, fmax(a[i], b[i]));
+	}
+	ylo -= 0.05 * (yhi - ylo);
+	yhi += 0.05 * (yhi - ylo);
+	ny = svg_ticks_linear(&ylo, &yhi, 5, yt, SVG_MAX_TICKS);
+	nx = pair_axis(pt, n, &xlo, &xhi, xt);
+	p.x = (struct svg_scale){SVG_LINEAR, xlo, xhi, 0, 0};
+	p.y = (struct svg_scale){SVG_LINEAR, ylo, yhi, 0, 0};
+	snprintf(cid, sizeof(cid), "chart-ab%u", id);
+	snprintf(title, sizeof(title), "%s of each side per pair", ab_metric_names[m]);
+	figure_open(out, "ab-sides", m, title);
+	svg_begin(&p, out, 760, 300, cid, title);
+	svg_axis_y(&p, yt, ny, texts[m].side);
+	svg_axis_x(&p, xt, nx, "pair, in the order run");
+	svg_line(&p, x, a, n, COL_A, false);
+	svg_line(&p, x, b, n, COL_B, true);
+	svg_legend(&p, names, colours, 2);
+	figure_close(&p, "Each side's figure in its window of every pair (the warm-up and noisy pairs too): the "
+			 "host's noise moves both sides together, and the ratio above cancels it.");
+}
+
+/* A row of the table per metric the duet has. */
+static void verdict_row(FILE *out, const struct ab_doc *d, enum ab_metric m, double ga, double gb, size_t n)
+{
+	const struct paired_result *r = &d->metric[m];
+	double c, clo, chi;
+	char b[96];
+
+	ab_cost(r, m, &c, &clo, &chi);
+	fputs("<tr>", out);
+	html_td(out, ab_metric_names[m]);
+	html_tdn(out, (double)n);
+	html_tdn(out, ga * texts[m].scale);
+	html_tdn(out, gb * texts[m].scale);
+	html_tdn(out, r->ratio);
+	html_tdn(out, c);
+	snprintf(b, sizeof(b), isfinite(clo) ? "%.4f – %.4f" : "–", clo, chi);
+	html_td(out, b);
+	html_tdn(out, r->p);
+	fprintf(out, "<td class=\"v-%s\">",
+		r->verdict == PV_SLOWER	  ? "bad"
+		: r->verdict == PV_FASTER ? "good"
+					  : "none");
+	svg_escape(out, paired_verdict_names[r->verdict]);
+	fputs("</td>", out);
+	html_tdn(out, r->verdict == PV_INCONCLUSIVE && r->pairs_needed ? (double)r->pairs_needed : NAN);
+	snprintf(b, sizeof(b), "%s%s%s", r->drift ? "drift" : "", r->drift && r->bimodal ? ", " : "",
+		 r->bimodal ? "bimodal" : "");
+	html_td(out, b);
+	fputs("</tr>\n", out);
+}
+
+static int verdict_table(FILE *out, const struct ab_doc *d)
+{
+	static const char *const heads[] = {"metric",
+					    "pairs",
+					    "A (geometric mean)",
+					    "B (geometric mean)",
+					    "B / A",
+					    "B / A cost",
+					    "95% CI of the cost",
+					    "Wilcoxon p",
+					    "verdict",
+					    "pairs that would settle it",
+					    "flags"};
+
+	html_table_open(out, "Paired verdicts (units: req/s, ms)", heads, sizeof(heads) / sizeof(heads[0]));
+	for (int m = 0; m < AB_NR_METRICS; m++) {
+		_cleanup_free_ double *a = NULL, *b = NULL;
+		double la = 0, lb = 0;
+		size_t n;
+
+		if (ab_pairs(d, (enum ab_metric)m, &a, &b, &n) < 0)
+			return -1;
+		if (!n)
+			continue; /* a metric the duet's workload has not */
+		for (size_t i = 0; i < n; i++) {
+			la += log(a[i]) / (double)n;
+			lb += log(b[i]) / (double)n;
+		}
+		verdict_row(out, d, (enum ab_metric)m, exp(la), exp(lb), n);
+	}
+	html_table_close(out);
+	return 0;
+}
+
+static void side_row(FILE *out, const struct ab_doc *d, int s)
+{
+	const struct ab_side *x = &d->side[s];
+	char b[32];
+
+	fputs("<tr>", out);
+	html_td(out, s ? "B" : "A");
+	html_td(out, x->runtime);
+	html_td(out, x->args);
+	html_td(out, x->env);
+	html_td(out, x->scenario);
+	html_td(out, x->slice);
+	html_td(out, x->cpus);
+	html_tdn(out, x->port);
+	snprintf(b, sizeof(b), "%.1f%%%s", d->idle_share[s] * 100, d->idle_busy[s] ? " (busy)" : "");
+	fputs(d->idle_busy[s] ? "<td class=\"v-warn\">" : "<td>", out);
+	svg_escape(out, b);
+	fputs("</td>", out);
+	fputs("</tr>\n", out);
+}
+
+static void kv(FILE *out, const char *k, const char *v)
+{
+	fputs("<tr>", out);
+	html_td(out, k);
+	html_td(out, v && *v ? v : "–");
+	fputs("</tr>", out);
+}
+
+static void settings(FILE *out, const struct ab_doc *d)
+{
+	static const char *const heads[] = {"setting", "value"};
+	static const char *const side_heads[] = {"side",	"runtime",  "arguments",
+						 "environment", "scenario", "slice",
+						 "CPUs",	"port",	    "CPU while the other is measured (max)"};
+	char b[256];
+
+	html_table_open(out, "The sides", side_heads, sizeof(side_heads) / sizeof(side_heads[0]));
+	side_row(out, d, 0);
+	side_row(out, d, 1);
+	html_table_close(out);
+	html_table_open(out, "The duet", heads, 2);
+	snprintf(b, sizeof(b), "%s (%s)", d->version, d->commit);
+	kv(out, "harness", b);
+	kv(out, "started", d->started);
+	kv(out, "CPU model", d->cpu_model);
+	snprintf(b, sizeof(b), "%s (%s), mode %s, engine %s", d->scenario, d->workload, d->mode, d->engine);
+	kv(out, "scenario", b);
+	if (ab_headline(d) != AB_STARTUP) { /* a startup duet's windows are single runs: no client */
+		snprintf(b, sizeof(b), "%u connections, %u threads, per side; %.2f s windows", d->connections,
+			 d->threads, d->window_s);
+		kv(out, "client", b);
+	}
+	snprintf(b, sizeof(b), "threshold %g%%, precision %g%%, max time %.0f s, seed %llu", d->threshold * 100,
+		 d->precision * 100, d->max_time_s, (unsigned long long)d->seed);
+	kv(out, "settings", b);
+	snprintf(b, sizeof(b), "%.1f s, stopped by %s; client CPU %.1f s", d->wall_s, d->stopped[0] ? d->stopped : "–",
+		 d->client_cpu_s);
+	kv(out, "time", b);
+	snprintf(b, sizeof(b), "%zu windows, %zu pairs counted, %zu noisy pairs left out; %llu reconnects, %llu errors",
+		 d->nw, d->pairs, d->noisy_pairs, (unsigned long long)d->reconnects, (unsigned long long)d->errors);
+	kv(out, "windows", b);
+	html_table_close(out);
+}
+
+/* The first line, strong, then the sides' line and the flags: ab_print_head's text, each line escaped. */
+static int head_lines(FILE *out, const struct ab_doc *d)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	char *line, *save = NULL;
+	bool first = true;
+
+	if (!m)
+		return -1;
+	ab_print_head(m, d, false);
+	if (fclose(m) != 0)
+		return -1;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save), first = false) {
+		bool warn = !strncmp(line, "warning:", 8);
+
+		fputs(first ? "<p class=\"headline\"><strong>" : warn ? "<p class=\"v-warn\">" : "<p>", out);
+		svg_escape(out, line);
+		fputs(first ? "</strong></p>\n" : "</p>\n", out);
+	}
+	return 0;
+}
+
+int html_ab(const struct ab_doc *d, const char *name, FILE *out, struct hx_err *err)
+{
+	unsigned id = 0;
+
+	html_page_open(out, "harness ab", name);
+	if (head_lines(out, d) < 0 || verdict_table(out, d) < 0)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	for (int m = 0; m < AB_NR_METRICS; m++) {
+		_cleanup_free_ struct point *pt = NULL;
+		size_t n;
+
+		if (points_of(d, (enum ab_metric)m, &pt, &n) < 0)
+			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+		if (!n)
+			continue;
+		chart_ratio(out, d, (enum ab_metric)m, pt, n, ++id);
+		if ((enum ab_metric)m == ab_headline(d))
+			chart_sides(out, (enum ab_metric)m, pt, n, ++id);
+	}
+	settings(out, d);
+	html_page_close(out);
+	return 0;
+}
