@@ -9,7 +9,7 @@
 #   bench/trial.sh [ROUNDS]   (at least 10)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-harness=$top/bin/harness
+harness=${HARNESS:-$top/bin/harness} # HARNESS: another build, to measure a change against
 rounds=${1:-10}
 [ "$rounds" -ge 10 ] || { echo "bench-trial: at least 10 rounds (medians)" >&2; exit 2; }
 command -v bwrap >/dev/null || { echo "bench-trial: bwrap is missing (make deps)" >&2; exit 3; }

@@ -3,7 +3,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <openssl/evp.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/dl_ossl.h"
 #include "base/esc.h"
 
 int util_read_file(const char *path, char **ret, size_t *ret_len, struct hx_err *err)

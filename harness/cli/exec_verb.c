@@ -96,8 +96,10 @@ struct exec_proc {
 	bool done;
 };
 
+/* --timing: moments of one exec (CLOCK_MONOTONIC ns), so that its parts add up to the whole wall time. */
 struct exec_timing {
-	uint64_t start_ns, netns_ns, slice_ns, exit_ns;
+	uint64_t start_cpu_ns; /* CPU time before main's work: the execve, the dynamic loader */
+	uint64_t main_ns, run_ns, netns_ns, slice_ns, exit_ns, stats_ns, teardown_ns;
 };
 
 /* --no-sandbox: the command runs as we do, in the slice only. */
@@ -279,34 +281,54 @@ static int exec_wait(int sfd, struct exec_proc *procs, int n, int want, int fwd,
 	return 0;
 }
 
+/* This process's CPU time so far: at the verb's start, what the execve and the dynamic loader took (a start
+ * does not wait, so its CPU time is its wall time, less the few µs the parent's fork side ran before it). */
+static uint64_t exec_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static double ms(uint64_t ns)
 {
 	return (double)ns / 1e6;
 }
 
-static cJSON *exec_timing_json(const struct exec_timing *tm, struct cg_tree *tree, const struct exec_proc *sut)
+/* start + plan + netns + slice + prepare + clone_to_execve + execve_to_exit + stats + teardown = total (bare:
+ * spawn_to_exit instead of prepare to execve_to_exit); clone_to_child and sandbox_setup split clone_to_execve. */
+static cJSON *exec_timing_json(const struct exec_timing *tm, uint64_t move_ns, const struct sbx_stamps *st)
 {
 	cJSON *j = cJSON_CreateObject();
-	const struct sbx_stamps *st = sut->sbx.stamps;
 
-	cJSON_AddNumberToObject(j, "netns_ms", ms(tm->netns_ns));
-	cJSON_AddNumberToObject(j, "slice_ms", ms(tm->slice_ns));
-	cJSON_AddNumberToObject(j, "cgroup_move_ms", ms(cg_last_move_ns(tree)));
+	cJSON_AddNumberToObject(j, "start_ms", ms(tm->start_cpu_ns));
+	cJSON_AddNumberToObject(j, "plan_ms", ms(tm->run_ns - tm->main_ns));
+	cJSON_AddNumberToObject(j, "netns_ms", ms(tm->netns_ns - tm->run_ns));
+	cJSON_AddNumberToObject(j, "slice_ms", ms(tm->slice_ns - tm->netns_ns));
+	cJSON_AddNumberToObject(j, "cgroup_move_ms", ms(move_ns));
 	if (st && st->exec_ns) {
+		cJSON_AddNumberToObject(j, "prepare_ms", ms(st->clone_ns - tm->slice_ns));
 		cJSON_AddNumberToObject(j, "clone_to_child_ms", ms(st->child_ns - st->clone_ns));
 		cJSON_AddNumberToObject(j, "sandbox_setup_ms", ms(st->exec_ns - st->child_ns));
 		cJSON_AddNumberToObject(j, "clone_to_execve_ms", ms(st->exec_ns - st->clone_ns));
 		cJSON_AddNumberToObject(j, "execve_to_exit_ms", ms(tm->exit_ns - st->exec_ns));
+	} else {
+		cJSON_AddNumberToObject(j, "spawn_to_exit_ms", ms(tm->exit_ns - tm->slice_ns));
 	}
-	cJSON_AddNumberToObject(j, "total_ms", ms(tm->exit_ns - tm->start_ns));
+	cJSON_AddNumberToObject(j, "stats_ms", ms(tm->stats_ns - tm->exit_ns));
+	cJSON_AddNumberToObject(j, "teardown_ms", ms(tm->teardown_ns - tm->stats_ns));
+	cJSON_AddNumberToObject(j, "total_ms", ms(tm->start_cpu_ns + tm->teardown_ns - tm->main_ns));
 	return j;
 }
 
-static void exec_report(const struct exec_opts *o, const struct exec_plan *p, struct cg_tree *tree,
-			const struct exec_proc *procs, const struct exec_timing *tm, int code)
+/* What --stats and --json report, read while the slices are there; the timing is added after the teardown. */
+static cJSON *exec_report(const struct exec_opts *o, const struct exec_plan *p, struct cg_tree *tree,
+			  const struct exec_proc *procs, int code)
 {
 	char cpus[CG_MAX_CPUS * 5], client[CG_MAX_CPUS * 5];
-	cJSON *j = cJSON_CreateObject(), *timing = exec_timing_json(tm, tree, &procs[0]);
+	cJSON *j = cJSON_CreateObject();
 	struct cg_stats st;
 	struct hx_err err = {0};
 
@@ -341,6 +363,11 @@ static void exec_report(const struct exec_opts *o, const struct exec_plan *p, st
 	}
 	if (p->client && procs[1].done)
 		cJSON_AddNumberToObject(j, "server_exit_status", util_exit_code(procs[0].status));
+	return j;
+}
+
+static void exec_report_print(const struct exec_opts *o, cJSON *j, cJSON *timing)
+{
 	if (o->timing && !o->json) {
 		const cJSON *e;
 
@@ -374,11 +401,13 @@ static int exec_supervise(const struct exec_plan *p, int sfd, struct exec_proc *
 	return util_exit_code(procs[want].status);
 }
 
-static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct hx_err *err)
+static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct exec_timing *tm, struct hx_err *err)
 {
 	struct exec_proc procs[2] = {{.pid = -1, .sbx.report_fd = -1}, {.pid = -1, .sbx.report_fd = -1}};
-	struct exec_timing tm = {.start_ns = util_now_ns()};
 	struct cg_tree *tree = NULL;
+	struct sbx_stamps stamps = {0};
+	cJSON *report = NULL;
+	uint64_t move_ns = 0;
 	struct pty_relay tty = {.master = -1, .saved = {-1, -1, -1}, .stop = {-1, -1}};
 	_cleanup_close_ int sfd = -1;
 	int netns = -1, code = -1;
@@ -397,14 +426,18 @@ static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct
 	/* on a terminal, the command gets a pty of its own: nothing it does to its terminal outlives it */
 	if (pty_relay_start(&tty, err) < 0)
 		return hx_report(err);
-	if (p->sandbox && sbx_net_prepare(&netns, err) < 0)
+	tm->run_ns = util_now_ns();
+	/* alone, the command's sandbox makes its network namespace in its own clone; with --client both join one */
+	if (p->sandbox && p->client && sbx_net_prepare(&netns, err) < 0)
 		goto out;
-	tm.netns_ns = util_now_ns() - tm.start_ns;
+	tm->netns_ns = util_now_ns();
 	for (int i = 0; i < 2; i++)
-		((struct sbx_config *)&p->sbx[i])->netns_fd = netns;
-	if (cg_tree_from_plan(&p->slices, p->slices.slices, o->cgroup_root, &tree, err) < 0)
+		((struct sbx_config *)&p->sbx[i])->netns_fd = p->client ? netns : SBX_NET_OWN;
+	/* the client's CPUs stay out of the command's set (the plan); its slice is made only for --client */
+	if (cg_tree_from_plan(&p->slices, p->client ? p->slices.slices : 1u << CG_SLICE_SUT, o->cgroup_root, &tree,
+			      err) < 0)
 		goto out;
-	tm.slice_ns = util_now_ns() - tm.start_ns - tm.netns_ns;
+	tm->slice_ns = util_now_ns();
 	if (exec_start(p, tree, CG_SLICE_SUT, &procs[0], err) < 0 ||
 	    (p->client && exec_start(p, tree, CG_SLICE_CLIENT, &procs[1], err) < 0)) {
 		code = err->errnum == ENOENT && err->exit == HX_EXIT_USAGE ? 127
@@ -416,10 +449,15 @@ static int exec_run(const struct exec_opts *o, const struct exec_plan *p, struct
 	if (pty_relay_run(&tty, err) < 0)
 		goto out;
 	code = exec_supervise(p, sfd, procs, tree);
-	tm.exit_ns = util_now_ns();
+	tm->exit_ns = util_now_ns();
 	pty_relay_stop(&tty);
-	if (o->stats || o->timing)
-		exec_report(o, p, tree, procs, &tm, code);
+	if (o->stats || o->timing) {
+		report = exec_report(o, p, tree, procs, code);
+		move_ns = cg_last_move_ns(tree);
+		if (procs[0].sbx.stamps)
+			stamps = *procs[0].sbx.stamps;
+	}
+	tm->stats_ns = util_now_ns();
 out:
 	pty_relay_stop(&tty);
 	if (cg_tree_destroy(tree, &derr) < 0)
@@ -429,6 +467,9 @@ out:
 	sbx_net_cleanup(&netns);
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
+	tm->teardown_ns = util_now_ns();
+	if (report)
+		exec_report_print(o, report, o->timing ? exec_timing_json(tm, move_ns, &stamps) : NULL);
 	if (code < 0)
 		return hx_report(err);
 	if (err->msg[0])
@@ -438,6 +479,7 @@ out:
 
 int verb_exec(int argc, char **argv)
 {
+	struct exec_timing tm = {.main_ns = util_now_ns(), .start_cpu_ns = exec_cpu_ns()};
 	struct exec_opts o = {0};
 	struct exec_plan p = {0};
 	struct hx_err err = {0};
@@ -460,8 +502,9 @@ int verb_exec(int argc, char **argv)
 		return HX_EXIT_USAGE;
 	}
 	argv[1 + npos] = NULL;
-	rc = exec_make_plan(&o, argv + 1, &p, &err) < 0 || rootless_enter("exec", &err) < 0 ? hx_report(&err)
-											    : exec_run(&o, &p, &err);
+	rc = exec_make_plan(&o, argv + 1, &p, &err) < 0 || rootless_enter("exec", &err) < 0
+		     ? hx_report(&err)
+		     : exec_run(&o, &p, &tm, &err);
 	sbx_config_release(&p.sbx[0]);
 	sbx_config_release(&p.sbx[1]);
 	return rc;

@@ -1,9 +1,7 @@
 /* libcurl downloads for the image cache. */
 #include "image/fetch.h"
 
-#include <curl/curl.h>
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +10,8 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/dl_curl.h"
+#include "base/dl_ossl.h"
 
 #define FETCH_ATTEMPTS 4
 
@@ -57,14 +57,18 @@ static int on_progress(void *user, curl_off_t total, curl_off_t now, curl_off_t 
 	return 0;
 }
 
-static void curl_init_once(void)
+/* libcurl and libcrypto are opened here, by the verbs that download, not by every start (base/dl.h) */
+static int curl_init_once(struct hx_err *err)
 {
 	static bool done;
 
+	if (dl_open(&dl_curl, err) < 0 || dl_open(&dl_crypto, err) < 0)
+		return hx_wrap(err, "download");
 	if (!done) {
 		curl_global_init(CURL_GLOBAL_DEFAULT);
 		done = true;
 	}
+	return 0;
 }
 
 static CURL *easy(const char *url)
@@ -160,7 +164,8 @@ int fetch_file(const char *url, const char *path, const char *algo, uint64_t max
 	CURLcode rc = CURLE_OK;
 	long status = 0;
 
-	curl_init_once();
+	if (curl_init_once(err) < 0)
+		return -1;
 	s.f = fopen(path, "a+b");
 	s.md = EVP_MD_CTX_new();
 	if (!s.f || !s.md || EVP_DigestInit_ex(s.md, EVP_get_digestbyname(algo), NULL) != 1) {
@@ -236,7 +241,8 @@ int fetch_text(const char *url, const char *accept, char **ret, struct hx_err *e
 	long status = 0;
 	char hdr[256];
 
-	curl_init_once();
+	if (curl_init_once(err) < 0)
+		return -1;
 	for (int i = 0; i < FETCH_ATTEMPTS; i++) {
 		if (i > 0)
 			usleep((useconds_t)(250000u << i));

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/dl_ossl.h"
 #include "base/esc.h"
 #include "image/fetch.h"
 #include "sandbox/sandbox.h"

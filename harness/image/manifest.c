@@ -4,13 +4,13 @@
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/cleanup.h"
+#include "base/dl_ossl.h"
 #include "base/util.h"
 #include "base/valid.h"
 

@@ -3,8 +3,6 @@
  * libarchive's ARCHIVE_EXTRACT_SECURE_* checks); exec bits are kept, group and other write bits dropped. */
 #include "image/unpack.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
@@ -19,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/dl_archive.h"
 
 #define HX_WALK_MAX 64
 
@@ -255,11 +254,15 @@ static int extract(struct archive *in, struct archive *out, const char *archive,
 
 int unpack_archive(const char *archive, const char *dest, unsigned strip, uint64_t max_bytes, struct hx_err *err)
 {
-	struct archive *in = archive_read_new(), *out = archive_write_disk_new();
+	struct archive *in, *out;
 	struct unpack_tally t = {.max_bytes = max_bytes};
 	bool made = false;
 	int rc, cwd = -1;
 
+	if (dl_open(&dl_archive, err) < 0)
+		return hx_wrap(err, "unpack %s", archive);
+	in = archive_read_new();
+	out = archive_write_disk_new();
 	archive_read_support_filter_all(in);
 	archive_read_support_format_tar(in);
 	archive_read_support_format_zip(in);

@@ -2,13 +2,13 @@
 #include "load/check.h"
 
 #include <ctype.h>
-#include <curl/curl.h>
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
+#include "base/dl_curl.h"
+#include "base/dl_ossl.h"
 #include "base/util.h"
 
 struct check_seen {
@@ -111,8 +111,8 @@ static void hex(const unsigned char *md, unsigned n, char out[65])
 int check_once(const char *url, const char *const *headers, size_t nheaders, bool insecure, unsigned timeout_ms,
 	       const struct check_expect *x, struct hx_err *err)
 {
-	struct check_seen s = {.md = EVP_MD_CTX_new()};
-	CURL *c = curl_easy_init();
+	struct check_seen s = {0};
+	CURL *c;
 	struct curl_slist *list = NULL;
 	const char *ae = accept_encoding(headers, nheaders);
 	char cerr[CURL_ERROR_SIZE] = "", digest[65] = "";
@@ -122,6 +122,11 @@ int check_once(const char *url, const char *const *headers, size_t nheaders, boo
 	CURLcode rc;
 	int r;
 
+	/* the only part of a plain load that needs libcurl and libcrypto: opened here (base/dl.h) */
+	if (dl_open(&dl_curl, err) < 0 || dl_open(&dl_crypto, err) < 0)
+		return hx_wrap(err, "check");
+	s.md = EVP_MD_CTX_new();
+	c = curl_easy_init();
 	if (!c || !s.md || EVP_DigestInit_ex(s.md, EVP_sha256(), NULL) != 1) {
 		r = hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "check: cannot set up libcurl or SHA-256");
 		goto out;

@@ -20,8 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
+#include "base/dl_ossl.h"
 #include "load/http.h"
 #include "load/transport.h"
 #include "load/uring.h"

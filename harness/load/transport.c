@@ -2,12 +2,12 @@
 #include "load/transport.h"
 
 #include <errno.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "base/dl_ossl.h"
 
 static SSL_CTX *tls_ctx;
 static char tls_host[256];
@@ -111,6 +111,8 @@ const struct transport tp_tls = {"tls", tls_handshake, tls_read, tls_write, tls_
 
 int tp_tls_init(const char *host, bool insecure, struct hx_err *err)
 {
+	if (dl_open(&dl_ssl, err) < 0 || dl_open(&dl_crypto, err) < 0)
+		return hx_wrap(err, "TLS");
 	tls_ctx = SSL_CTX_new(TLS_client_method());
 	if (!tls_ctx)
 		return hx_fail(err, HX_EXIT_INTERNAL, EIO, "TLS: cannot create a context");

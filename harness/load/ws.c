@@ -4,11 +4,10 @@
 #include "load/ws.h"
 
 #include <errno.h>
-#include <openssl/evp.h>
-#include <openssl/rand.h>
-#include <openssl/sha.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/dl_ossl.h"
 
 #define WS_GUID "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 

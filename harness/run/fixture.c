@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <netinet/in.h>
-#include <openssl/rand.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/backoff.h"
+#include "base/dl_ossl.h"
 #include "base/cleanup.h"
 #include "base/proc.h"
 #include "run/pgwire.h"

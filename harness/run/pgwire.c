@@ -5,10 +5,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
-#include <openssl/sha.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +14,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "base/dl_ossl.h"
 #include "base/util.h"
 
 #define PG_PROTOCOL_3  196608

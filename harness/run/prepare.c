@@ -13,9 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "base/cleanup.h"
+#include "base/dl_ossl.h"
 #include "base/util.h"
 #include "image/deps.h"
 #include "image/images.h"

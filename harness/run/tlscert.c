@@ -3,13 +3,10 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/rand.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
 #include <stdio.h>
 #include <sys/stat.h>
+
+#include "base/dl_ossl.h"
 
 static int add_ext(X509 *x, int nid, const char *value)
 {

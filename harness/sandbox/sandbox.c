@@ -362,7 +362,8 @@ static int sbx_child_main(void *arg)
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		child_fail(x->report_fd, "pdeathsig", errno);
 	if ((r = sbx_net_apply_in_child(x->c->netns_fd)) < 0)
-		child_fail(x->report_fd, "join the run's network namespace", -r);
+		child_fail(x->report_fd,
+			   x->c->netns_fd == SBX_NET_OWN ? "bring up lo" : "join the run's network namespace", -r);
 	child_enclose(x);
 	if ((r = sbx_out_open(&sbx_child_out, x->c->out_fd, x->c->err_fd, x->c->out_max)) < 0)
 		child_fail(x->report_fd, "output pipes", -r);
@@ -432,7 +433,9 @@ static int sbx_start_in(struct cg_tree *t, enum cg_slice s, const struct sbx_con
 	unsigned long flags = c->bare ? 0 : SBX_CLONE_FLAGS;
 	int report[2];
 
-	if (c->netns_fd < 0)
+	if (c->netns_fd == SBX_NET_OWN && !c->bare)
+		flags |= CLONE_NEWNET;
+	else if (c->netns_fd < 0)
 		return hx_fail(err, HX_EXIT_INTERNAL, EINVAL, "sandbox: no network namespace");
 	out.stamps = mmap(NULL, sizeof(*out.stamps), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (out.stamps == MAP_FAILED)

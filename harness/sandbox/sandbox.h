@@ -25,7 +25,7 @@ struct sbx_config {
 	struct sbx_rootfs rootfs;
 	struct sbx_seccomp_opts seccomp;
 	const char *cwd;
-	int netns_fd;	  /* the run's network namespace */
+	int netns_fd;	  /* the run's network namespace, or SBX_NET_OWN (sbx_net.h; not bare) */
 	bool quiet;	  /* the command's stdout and stderr go to /dev/null */
 	int out_fd;	  /* >= 0: the command's stdout and stderr go here (a log file), bounded (sbx_out.h) */
 	int err_fd;	  /* >= 0: its stderr goes here instead */

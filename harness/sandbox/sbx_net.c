@@ -126,6 +126,8 @@ int sbx_net_reserve_ports(int netns_fd, const unsigned *ports, size_t n, struct 
 
 int sbx_net_apply_in_child(int netns_fd)
 {
+	if (netns_fd == SBX_NET_OWN)
+		return net_lo_up();
 	return setns(netns_fd, CLONE_NEWNET) < 0 ? -errno : 0;
 }
 

@@ -13,7 +13,12 @@ int sbx_net_prepare(int *ret_fd, struct hx_err *err);
  * server's own port as its source and connect to itself (TCP simultaneous open), holding the port the
  * server then fails to bind ("Address already in use"). Listening on a reserved port works as before. */
 int sbx_net_reserve_ports(int netns_fd, const unsigned *ports, size_t n, struct hx_err *err);
-/* In a sandbox child: join it. Returns -errno. */
+/* A sandbox's netns_fd for a namespace of its own, made by its clone (CLONE_NEWNET) with `lo` up in the child:
+ * for a sandbox that shares its network with none (harness exec without --client), it saves the short-lived
+ * child, its pipes and its reaping that sbx_net_prepare costs. */
+#define SBX_NET_OWN (-2)
+/* In a sandbox child: join the run's namespace (netns_fd), or bring `lo` up in its own (SBX_NET_OWN).
+ * Returns -errno. */
 int sbx_net_apply_in_child(int netns_fd);
 void sbx_net_cleanup(int *fd);
 

@@ -102,6 +102,29 @@ teardown() {
 	[ "$status" -eq 143 ]
 }
 
+@test "--timing accounts for the whole run: the parts add up to total_ms, from the start to the teardown" {
+	for sandbox in "" --no-sandbox; do
+		t0=$(date +%s%N)
+		run --separate-stderr "$HARNESS" exec $sandbox --timing --json -- /bin/true
+		wall_ms=$((($(date +%s%N) - t0) / 1000000))
+		[ "$status" -eq 0 ]
+		python3 - "$stderr" "$wall_ms" <<'PY'
+import json, sys
+t = json.loads(sys.argv[1].strip().splitlines()[-1])["timing"]
+sandboxed = "clone_to_execve_ms" in t
+parts = ["start_ms", "plan_ms", "netns_ms", "slice_ms"] + (
+    ["prepare_ms", "clone_to_execve_ms", "execve_to_exit_ms"] if sandboxed else ["spawn_to_exit_ms"]) + [
+    "stats_ms", "teardown_ms"]
+total = sum(t[k] for k in parts)
+assert abs(total - t["total_ms"]) < 1e-6, (total, t)
+assert abs(t["clone_to_child_ms"] + t["sandbox_setup_ms"] - t["clone_to_execve_ms"]) < 1e-6 if sandboxed else True, t
+assert t["start_ms"] > 0 and t["teardown_ms"] > 0 and t["plan_ms"] > 0, t
+# what the process measured of itself cannot be longer than its parent saw
+assert t["total_ms"] <= float(sys.argv[2]) + 1, (t["total_ms"], sys.argv[2])
+PY
+	done
+}
+
 @test "a missing command: exit 127 with a one-line message" {
 	run -127 "$HARNESS" exec -- /nonexistent/cmd
 	[ "$status" -eq 127 ]

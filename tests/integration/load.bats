@@ -187,6 +187,27 @@ PY
 	[ "$(field requests)" = 0 ]
 }
 
+@test "libcurl and OpenSSL are opened by the loads that use them: a plain load runs without, a check names the package" {
+	need_root # a private mount namespace hides the library
+	command -v unshare >/dev/null || hx_skip "unshare is missing (util-linux)"
+	# the start links none of them (make bench-start: they were most of every start's cost)
+	run readelf -d "$HARNESS"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"libc.so.6"* ]]
+	[[ "$output" != *libcurl* && "$output" != *libarchive* && "$output" != *libssl* && "$output" != *libcrypto* ]]
+	lib=$(readlink -f "$(ldconfig -p | awk '$1 == "libcurl.so.4" {print $NF; exit}')")
+	[ -f "$lib" ]
+	start_server
+	hidden() { unshare -m sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' _ "$lib" "$@"; }
+	run hidden "$HARNESS" load "http://127.0.0.1:$PORT/" -c 1 -n 5 --json
+	[ "$status" -eq 0 ]
+	[ "$(field requests)" = 5 ]
+	run hidden "$HARNESS" load "http://127.0.0.1:$PORT/" -c 1 -n 5 --expect-status 200
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"needs libcurl.so.4 (the Debian package libcurl4)"* ]]
+	[ "$(echo "$output" | wc -l)" -eq 1 ]
+}
+
 @test "a refused connection and a bad URL fail clearly" {
 	# nothing listens on the discard port here: named before any load, not measured as errors
 	run hload "http://127.0.0.1:9/" -c 1 -n 3 --json

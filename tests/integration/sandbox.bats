@@ -141,10 +141,13 @@ print(s.getsockname()[1], flush=True); time.sleep(30)' >"$BATS_TEST_TMPDIR/port"
 print(sorted(os.listdir('/sys/class/net')) if os.path.isdir('/sys/class/net') else open('/proc/net/dev').read().split()[20::17])
 try:
     socket.create_connection(('127.0.0.1', $port), timeout=2); print('connected')
-except OSError as e: print('refused', e.errno)"
+except OSError as e: print('refused', e.errno)
+s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()
+socket.create_connection(s.getsockname(), timeout=2); print('own lo works')"
 	kill "$listener"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"refused 111"* ]]
+	[[ "$output" == *"own lo works"* ]]
 	[[ "$output" != *connected* ]]
 	[[ "${lines[0]}" == *"'lo:'"* || "${lines[0]}" == "['lo']" ]]
 }
