@@ -221,7 +221,7 @@ static int prepare_side(struct ab_plan *p, int k, struct run_env *env, struct hx
 		return -err->errnum;
 	if (img_spec_pin(&p->m[k], err) < 0 || img_status(&cache, &p->m[k], true, &p->st[k], err) < 0 ||
 	    (!p->st[k].present &&
-	     (img_pull(&cache, &p->m[k], err) < 0 || img_status(&cache, &p->m[k], true, &p->st[k], err) < 0)))
+	     (dep_img_pull(&cache, &p->m[k], err) < 0 || img_status(&cache, &p->m[k], true, &p->st[k], err) < 0)))
 		rc = hx_wrap(err, "ab: runtime %s", p->m[k].name);
 	img_cache_close(&cache);
 	if (rc < 0)

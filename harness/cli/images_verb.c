@@ -96,7 +96,7 @@ static int one_pull(struct img_cache *c, const struct manifest *m, bool *bad, st
 	struct img_status st;
 
 	(void)bad;
-	if (img_spec_pin(m, e) < 0 || img_pull(c, m, e) < 0 || img_status(c, m, false, &st, e) < 0)
+	if (img_spec_pin(m, e) < 0 || dep_img_pull(c, m, e) < 0 || img_status(c, m, false, &st, e) < 0)
 		return -e->errnum;
 	printf("%s %s: present (%s, %.1f MB)\n", m->name, m->version, st.digest[0] ? st.digest : m->entry,
 	       (double)st.size / 1e6);
@@ -189,7 +189,7 @@ static int images_gc(struct img_cache *c, const struct images_opts *o, struct hx
 	if (prep_gc_keep(c, scn_dir(), prepared, err) < 0)
 		return hx_report(err);
 	for (int prune = 0; prune < 2; prune++)
-		if (img_gc(c, prune, &t, err) < 0 || dep_gc(c, scn_dir(), prune, &t, err) < 0 ||
+		if (img_gc(c, prune, &t, err) < 0 || dep_gc(c, scn_dir(), img_manifest_dir(), prune, &t, err) < 0 ||
 		    fx_gc(c, prune, &t, err) < 0)
 			return hx_report(err);
 	if (prep_gc_prune(c, prepared, &t, err) < 0)

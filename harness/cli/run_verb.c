@@ -55,8 +55,9 @@ struct run_opts {
 static const struct hx_opt run_tab[] = {
 	{"runtimes", 0, OPT_STR, offsetof(struct run_opts, runtimes), "LIST",
 	 .help = "runtimes to run, comma-separated: shipped names (node24), manifest files, npm specs (node@26.10.0, "
-		 "node@22) or local builds' paths (./out/Release/node) (default: every shipped runtime image, pulled "
-		 "when absent)"},
+		 "node@22) or local builds' paths (./out/Release/node) (default: every shipped runtime image but "
+		 "wrangler, "
+		 "pulled when absent)"},
 	{"cpus", 0, OPT_UINT, offsetof(struct run_opts, cpus), "N",
 	 .help = "CPU budget of the runtime (default: from the host, at most 4)", .min = 1, .max = CG_MAX_CPUS},
 	{"client-cpus", 0, OPT_UINT, offsetof(struct run_opts, client_cpus), "N",
@@ -263,8 +264,9 @@ static void plan_unique_name(const struct run_plan *p, struct manifest *m)
 	}
 }
 
-/* The runtimes: those named (shipped names, manifests, local builds, npm specs), or every shipped runtime image;
- * their manifests only (prepare pulls). */
+/* The runtimes: those named (shipped names, manifests, local builds, npm specs), or every shipped runtime image
+ * but wrangler (its packages are 228 MB, and a default run is the CI suite's); their manifests only (prepare
+ * pulls). */
 static int plan_images(const struct run_opts *o, struct run_plan *p, struct hx_err *err)
 {
 	static const char *const defaults[] = {"node20", "node22", "node24", "node26", "bun", "deno", "workerd"};
@@ -385,7 +387,8 @@ static int plan_out(const struct run_opts *o, struct run_plan *p, struct hx_err 
 	return opt_check_out_file("run", "out", util_exists("results") ? p->out : "results", err);
 }
 
-/* --no-sandbox: a scenario's npm dependencies are a bind over its node_modules, which only a sandbox shows. */
+/* --no-sandbox: a scenario's npm dependencies are a bind over its node_modules, and a runtime's packages a bind
+ * at IMG_PACKAGES, which only a sandbox shows. */
 static int plan_bare(const struct run_plan *p, const struct run_env *env, struct hx_err *err)
 {
 	/* rootless, the sandbox user is the caller: out of the sandbox the runtime would have the caller's files */
@@ -404,6 +407,13 @@ static int plan_bare(const struct run_plan *p, const struct run_env *env, struct
 				       "shows at its node_modules: run it without --no-sandbox",
 				       p->scn[i].name);
 	}
+	for (size_t i = 0; env->bare && i < p->nimg; i++)
+		if (p->img[i].packages[0])
+			return hx_fail(
+				err, HX_EXIT_USAGE, EINVAL,
+				"run: --no-sandbox: runtime %s has packages, which only the sandbox shows at %s: "
+				"run it without --no-sandbox",
+				p->img[i].name, IMG_PACKAGES);
 	return 0;
 }
 
@@ -563,7 +573,7 @@ static int prepare_images(struct run_plan *p, struct hx_err *err)
 		struct hx_err pe = {0};
 
 		img_status(&cache, m, true, st, err);
-		if (rc == 0 && ((!st->present && (img_spec_pin(m, &pe) < 0 || img_pull(&cache, m, &pe) < 0 ||
+		if (rc == 0 && ((!st->present && (img_spec_pin(m, &pe) < 0 || dep_img_pull(&cache, m, &pe) < 0 ||
 						  img_status(&cache, m, true, st, &pe) < 0)) ||
 				(st->present && img_spec_pin(m, &pe) < 0))) {
 			if (p->runtimes_named) {

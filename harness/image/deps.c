@@ -224,14 +224,14 @@ int dep_check_lock(const char *file, const char *text, const char *registry, str
 
 /* npm ci with /work on a tmpfs of DEP_MAX_TREE bytes (sbx_scratch.h), the lock and package.json put there
  * first, its tree copied into tmp after: an install past that size is ENOSPC to npm, never the cache's disk. */
-static int npm_ci_scratch(const struct dep_src *s, const char *lock, const char *pkg, const char *tmp,
+static int npm_ci_scratch(const char *kind, const struct dep_src *s, const char *lock, const char *pkg, const char *tmp,
 			  const char *registry, char *log, size_t len, struct hx_err *err)
 {
 	struct sbx_scratch sc;
 	char what[160], to[PATH_MAX + 32];
 	int rc;
 
-	snprintf(what, sizeof(what), "npm ci for scenario %s", s->name);
+	snprintf(what, sizeof(what), "npm ci for %s %s", kind, s->name);
 	if (sbx_scratch_open(&sc, tmp, DEP_MAX_TREE, sbx_role_uid(SBX_ROLE_PREPARE), sbx_role_gid(SBX_ROLE_PREPARE),
 			     what, err) < 0)
 		return -err->errnum;
@@ -239,7 +239,7 @@ static int npm_ci_scratch(const struct dep_src *s, const char *lock, const char 
 	    (snprintf(to, sizeof(to), "%s/package.json", sbx_scratch_path(&sc)), copy_file(pkg, to) < 0))
 		rc = hx_syserr(err, "npm dependencies of %s: %s", s->name, sbx_scratch_path(&sc));
 	else if (npm_ci(&sc, registry, log, len, err) < 0 && !sbx_scratch_full(&sc))
-		rc = hx_wrap(err, "cannot install the npm dependencies of scenario %s (offline?)", s->name);
+		rc = hx_wrap(err, "cannot install the npm dependencies of %s %s (offline?)", kind, s->name);
 	else
 		rc = sbx_scratch_finish(&sc, "a scenario's node_modules may take 1024 MiB at most", err);
 	sbx_scratch_close(&sc);
@@ -247,6 +247,11 @@ static int npm_ci_scratch(const struct dep_src *s, const char *lock, const char 
 }
 
 int dep_ensure(const struct dep_src *s, char *ret, size_t len, struct hx_err *err)
+{
+	return dep_ensure_as("scenario", s, ret, len, err);
+}
+
+int dep_ensure_as(const char *what, const struct dep_src *s, char *ret, size_t len, struct hx_err *err)
 {
 	struct img_cache c = {.lock_fd = -1};
 	char lock[PATH_MAX], pkg[PATH_MAX], hex[65], base[PATH_MAX], tmp[PATH_MAX], log[4096], path[PATH_MAX];
@@ -278,10 +283,10 @@ int dep_ensure(const struct dep_src *s, char *ret, size_t len, struct hx_err *er
 	snprintf(tmp, sizeof(tmp), "%s/npm/.tmp-%s-%d", c.root, hex, (int)getpid());
 	unpack_remove_tree(tmp);
 	if (!util_exists(ret)) {
-		fprintf(stderr, "harness: installing the npm dependencies of scenario %s (npm ci)\n", s->name);
+		fprintf(stderr, "harness: installing the npm dependencies of %s %s (npm ci)\n", what, s->name);
 		if (mkdir(tmp, 0755) < 0)
 			rc = hx_syserr(err, "npm dependencies of %s: %s", s->name, tmp);
-		else if (npm_ci_scratch(s, lock, pkg, tmp, registry, log, sizeof(log), err) < 0)
+		else if (npm_ci_scratch(what, s, lock, pkg, tmp, registry, log, sizeof(log), err) < 0)
 			rc = -err->errnum;
 		else if (dep_make_roots(tmp) < 0)
 			rc = hx_syserr(err, "npm dependencies of %s: make them root's", s->name);
@@ -413,32 +418,60 @@ int dep_stage(const struct dep_src *s, const char *dir, char *ret, size_t len, s
 	return 0;
 }
 
-int dep_gc(struct img_cache *c, const char *scenarios, bool prune, struct img_gc_tally *t, struct hx_err *err)
+int dep_img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 {
-	static char keep[64][160];
-	_cleanup_closedir_ DIR *d = opendir(scenarios);
+	char dir[PATH_MAX], lock[PATH_MAX + 32], installed[PATH_MAX];
+
+	man_packages_dir(m, dir, sizeof(dir));
+	snprintf(lock, sizeof(lock), "%s/package-lock.json", dir);
+	if (m->packages[0] && !util_exists(lock)) /* before any download */
+		return hx_fail(err, HX_EXIT_USAGE, ENOENT, "image %s: packages: %s has no package-lock.json", m->name,
+			       dir);
+	if (img_pull(c, m, err) < 0)
+		return -err->errnum;
+	if (m->packages[0] &&
+	    dep_ensure_as("image", &(struct dep_src){m->name, dir}, installed, sizeof(installed), err) < 0)
+		return hx_wrap(err, "image %s: its packages", m->name);
+	return 0;
+}
+
+/* The digest of every dir/<entry>/package-lock.json into keep (after *n of them). */
+static int gc_locks(const char *dir, char keep[][160], size_t max, size_t *n, struct hx_err *err)
+{
+	_cleanup_closedir_ DIR *d = opendir(dir);
 	struct dirent *de;
-	size_t n = 0;
 
 	if (!d)
-		return hx_fail(err, HX_EXIT_HOST, errno, "images gc: cannot read %s (%s): nothing removed", scenarios,
+		return hx_fail(err, HX_EXIT_HOST, errno, "images gc: cannot read %s (%s): nothing removed", dir,
 			       strerror(errno));
 	while ((de = readdir(d))) {
 		_cleanup_free_ char *text = NULL;
 		char path[PATH_MAX * 2], hex[65];
 		size_t len;
 
-		snprintf(path, sizeof(path), "%s/%s/package-lock.json", scenarios, de->d_name);
+		snprintf(path, sizeof(path), "%s/%s/package-lock.json", dir, de->d_name);
 		if (de->d_name[0] == '.' || (!util_exists(path) && (errno == ENOENT || errno == ENOTDIR)))
 			continue;
-		if (n == HX_ARRAY_SIZE(keep) || util_read_input(path, UTIL_MAX_LOCK, &text, &len, err) < 0 ||
+		if (*n == max || util_read_input(path, UTIL_MAX_LOCK, &text, &len, err) < 0 ||
 		    util_sha256_hex(text, len, hex, sizeof(hex)) < 0) {
-			if (n == HX_ARRAY_SIZE(keep))
-				hx_fail(err, HX_EXIT_HOST, E2BIG, "more than 64 lock files");
+			if (*n == max)
+				hx_fail(err, HX_EXIT_HOST, E2BIG, "more than %zu lock files", max);
 			err->exit = HX_EXIT_HOST;
 			return hx_wrap(err, "images gc: nothing removed");
 		}
-		snprintf(keep[n++], sizeof(keep[0]), "sha256-%s", hex);
+		snprintf(keep[(*n)++], sizeof(keep[0]), "sha256-%s", hex);
 	}
+	return 0;
+}
+
+int dep_gc(struct img_cache *c, const char *scenarios, const char *images, bool prune, struct img_gc_tally *t,
+	   struct hx_err *err)
+{
+	static char keep[64][160];
+	size_t n = 0;
+
+	if (gc_locks(scenarios, keep, HX_ARRAY_SIZE(keep), &n, err) < 0 ||
+	    gc_locks(images, keep, HX_ARRAY_SIZE(keep), &n, err) < 0)
+		return -err->errnum;
 	return prune ? img_cache_prune(c, "npm", keep, n, t, err) : 0;
 }

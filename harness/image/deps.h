@@ -20,6 +20,8 @@ int dep_check_lock(const char *file, const char *text, const char *registry, str
 /* The node_modules folder for scenario s (installing it when absent); "" when s has no
  * package-lock.json. Offline with nothing cached: an HX_EXIT_HOST error that says so. */
 int dep_ensure(const struct dep_src *s, char *ret, size_t len, struct hx_err *err);
+/* dep_ensure with what s is in its messages ("image": a runtime's packages, docs/manifest.md). */
+int dep_ensure_as(const char *what, const struct dep_src *s, char *ret, size_t len, struct hx_err *err);
 /* A copy of the scenario folder under dir (without node_modules) with an empty node_modules to mount
  * the installed one on: the sandbox binds this copy at /scenario. */
 int dep_stage(const struct dep_src *s, const char *dir, char *ret, size_t len, struct hx_err *err);
@@ -35,9 +37,15 @@ void dep_registry_access(struct sbx_config *c, const char *registry);
 /* A tree the sandbox user wrote becomes root's with no group or other write bit (a cache entry). */
 int dep_make_roots(const char *dir);
 struct img_cache;
+struct manifest;
+/* img_pull, then the runtime's packages (a manifest's "packages", docs/manifest.md) installed as a
+ * scenario's dependencies are, once per lock file: what a pull of such a runtime is (img_status says it is
+ * present only with both). */
+int dep_img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err);
 struct img_gc_tally;
-/* `images gc`: remove installed dependencies no lock file of a scenario under scenarios refers to (with
- * prune false: only check that every lock file can be read). */
-int dep_gc(struct img_cache *c, const char *scenarios, bool prune, struct img_gc_tally *t, struct hx_err *err);
+/* `images gc`: remove installed dependencies no lock file of a scenario under scenarios nor of an image's
+ * packages under images refers to (with prune false: only check that every lock file can be read). */
+int dep_gc(struct img_cache *c, const char *scenarios, const char *images, bool prune, struct img_gc_tally *t,
+	   struct hx_err *err);
 
 #endif

@@ -198,6 +198,37 @@ void img_entry_inside(const struct manifest *m, char *buf, size_t len)
 		snprintf(buf, len, IMG_MOUNT "/%s", m->entry);
 }
 
+/* An image with packages is present when they are installed too (a tree shared with another image, as
+ * wrangler's is node24's, is not enough). */
+static int status_packages(struct img_cache *c, const struct manifest *m, struct img_status *st, struct hx_err *err)
+{
+	char dir[PATH_MAX], lock[PATH_MAX + 32], hex[65];
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+
+	if (!m->packages[0])
+		return 0;
+	man_packages_dir(m, dir, sizeof(dir));
+	snprintf(lock, sizeof(lock), "%s/package-lock.json", dir);
+	/* a manifest copied without its folder is absent, and its pull says what is missing (dep_img_pull) */
+	if (!util_exists(lock)) {
+		st->present = false;
+		return 0;
+	}
+	/* where deps.c installs a lock file: npm/sha256-<its digest>/node_modules */
+	if (util_read_input(lock, UTIL_MAX_LOCK, &text, &len, err) < 0 ||
+	    util_sha256_hex(text, len, hex, sizeof(hex)) < 0)
+		return hx_wrap(err, "image %s: its packages", m->name);
+	snprintf(st->packages, sizeof(st->packages), "%s/npm/sha256-%s/node_modules", c->root, hex);
+	st->present = st->present && util_exists(st->packages);
+	if (st->present) { /* its size is the tree's and theirs */
+		tree_bytes = 0;
+		nftw(st->packages, add_size, 16, FTW_PHYS);
+		st->size += tree_bytes;
+	}
+	return 0;
+}
+
 int img_status(struct img_cache *c, const struct manifest *m, bool hash_host, struct img_status *st, struct hx_err *err)
 {
 	struct stat sb;
@@ -214,7 +245,7 @@ int img_status(struct img_cache *c, const struct manifest *m, bool hash_host, st
 			if (hash_file(m->entry, "sha256", st->digest + 7, sizeof(st->digest) - 7) < 0)
 				return hx_syserr(err, "image %s: read %s", m->name, m->entry);
 		}
-		return 0;
+		return status_packages(c, m, st, err);
 	}
 	man_digest_id(m, st->digest, sizeof(st->digest));
 	snprintf(st->tree, sizeof(st->tree), "%s/trees/%s", c->root, st->digest);
@@ -225,7 +256,7 @@ int img_status(struct img_cache *c, const struct manifest *m, bool hash_host, st
 		nftw(st->tree, add_size, 16, FTW_PHYS);
 		st->size = tree_bytes;
 	}
-	return 0;
+	return status_packages(c, m, st, err);
 }
 
 /* The registry npm uses for a package, scoped ones included: asked of npm itself (argv, no shell). */
@@ -352,7 +383,7 @@ int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 	if (m->source == MAN_SRC_HOST) {
 		if (img_status(c, m, false, &st, err) < 0)
 			return -err->errnum;
-		if (!st.present)
+		if (access(st.entry, X_OK) < 0)
 			return hx_fail(err, HX_EXIT_HOST, ENOENT, "image %s: %s is not installed on this host", m->name,
 				       m->entry);
 		return 0;
@@ -366,7 +397,7 @@ int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 	if (cache_lock(c, err) < 0)
 		return -err->errnum;
 	rc = img_status(c, m, false, &st, err);
-	if (rc == 0 && !st.present) {
+	if (rc == 0 && !util_exists(st.entry)) { /* the tree: its packages, if any, are dep_img_pull's */
 		uint64_t t0 = util_now_ns();
 		struct stat bst = {0};
 
@@ -521,9 +552,20 @@ int img_rm(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 	if (cache_lock(c, err) < 0)
 		return -err->errnum;
 	img_status(c, m, false, &st, err);
-	snprintf(blob, sizeof(blob), "%s/blobs/%s", c->root, st.digest);
-	unpack_remove_tree(st.tree);
-	unlink(blob);
+	if (m->packages[0]) {
+		/* its packages only: its tree may be another image's (wrangler's is node24's); gc removes it when
+		 * no shipped manifest names it */
+		char *slash = strrchr(st.packages, '/');
+
+		if (slash)
+			*slash = '\0'; /* npm/sha256-<hex>, the entry dep_ensure renamed into place */
+		if (st.packages[0])
+			unpack_remove_tree(st.packages);
+	} else {
+		snprintf(blob, sizeof(blob), "%s/blobs/%s", c->root, st.digest);
+		unpack_remove_tree(st.tree);
+		unlink(blob);
+	}
 	flock(c->lock_fd, LOCK_UN);
 	return 0;
 }
@@ -639,6 +681,11 @@ int img_apply_to_sandbox(const struct manifest *m, const struct img_status *st, 
 		c->rootfs.binds[c->rootfs.nbinds++] =
 			man_is_local(m) ? (struct sbx_bind){.src = st->bind, .dst = st->bind_dst, .rw = false}
 					: (struct sbx_bind){.src = st->tree, .dst = IMG_MOUNT, .rw = false};
+	}
+	if (st->packages[0]) {
+		if (c->rootfs.nbinds == SBX_MAX_BINDS)
+			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "too many binds for the image's packages");
+		c->rootfs.binds[c->rootfs.nbinds++] = (struct sbx_bind){.src = st->packages, .dst = IMG_PACKAGES};
 	}
 	snprintf(dir, sizeof(dir), "%s", inside);
 	slash = strrchr(dir, '/');

@@ -28,6 +28,7 @@ struct img_status {
 	 * may search it, else the binary alone (a private folder, as mktemp -d makes) */
 	char bind[PATH_MAX];
 	char bind_dst[PATH_MAX]; /* where it is bound: IMG_MOUNT, or IMG_MOUNT/<file name> for the binary alone */
+	char packages[PATH_MAX]; /* the manifest's packages installed in the cache (node_modules); "" for none */
 };
 
 /* The folder of the shipped manifests: $HARNESS_IMAGES_DIR, or images/ beside the binary's checkout,
@@ -44,7 +45,8 @@ int img_status(struct img_cache *c, const struct manifest *m, bool hash_host, st
 int img_npm_registry(const char *package, char *buf, size_t len, struct hx_err *err);
 /* The registry's document of package (the abbreviated one npm installs from: dist-tags, versions, dist). */
 int img_npm_document(const char *package, char **ret, struct hx_err *err);
-/* Fetch, verify, unpack (under the cache's lock); a no-op when present. */
+/* Fetch, verify, unpack (under the cache's lock); a no-op when the tree is present. A runtime with packages
+ * is pulled whole by dep_img_pull (deps.h). */
 int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err);
 /* Re-hash the blob, check the tree's entry, run the version command. */
 int img_verify(struct img_cache *c, const struct manifest *m, char *why, size_t why_len, struct hx_err *err);
@@ -70,13 +72,15 @@ int img_gc(struct img_cache *c, bool prune, struct img_gc_tally *t, struct hx_er
 int img_binary_version_strict(const struct manifest *m, struct img_status *st, struct hx_err *err);
 struct sbx_config;
 #define IMG_MOUNT "/opt/runtime"
+/* Where a runtime's packages (a manifest's "packages") are seen: its node_modules, read-only. */
+#define IMG_PACKAGES "/opt/packages/node_modules"
 /* The entry's path inside the sandbox: IMG_MOUNT/<entry> for a downloaded image, the path itself for a host
  * binary under /usr, IMG_MOUNT/<file name> for a local build. */
 void img_entry_inside(const struct manifest *m, char *buf, size_t len);
 /* The most a pull downloads when the manifest declares no source.size (the largest image here is ~60 MB). */
 #define IMG_MAX_DOWNLOAD (1ull << 30)
 /* Put a present image into a sandbox: its tree read-only at /opt/runtime (host images are already
- * under /usr), its environment, its entry's folder first on PATH and RUNTIME=<entry inside>. The bind
+ * under /usr), its packages read-only at IMG_PACKAGES, its environment, its entry's folder first on PATH and RUNTIME=<entry inside>. The bind
  * borrows st->tree: st must live as long as c (it was a copy per trial that nothing freed). */
 int img_apply_to_sandbox(const struct manifest *m, const struct img_status *st, struct sbx_config *c,
 			 struct hx_err *err);

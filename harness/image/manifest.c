@@ -228,12 +228,20 @@ static int get_family(const char *file, const cJSON *root, struct manifest *m, s
 
 static int parse_root(const char *file, const cJSON *root, struct manifest *m, struct hx_err *err)
 {
-	static const struct field top[] = {
-		{"name", true},		{"version", true},	    {"kind", true},
-		{"description", false}, {"source", true},	    {"entry", true},
-		{"run", false},		{"version_command", false}, {"version_expect", false},
-		{"env", false},		{"soname_links", false},    {"family", false},
-		{NULL, false}};
+	static const struct field top[] = {{"name", true},
+					   {"version", true},
+					   {"kind", true},
+					   {"description", false},
+					   {"source", true},
+					   {"entry", true},
+					   {"run", false},
+					   {"version_command", false},
+					   {"version_expect", false},
+					   {"env", false},
+					   {"soname_links", false},
+					   {"family", false},
+					   {"packages", false},
+					   {NULL, false}};
 	char kind[16] = "";
 
 	if (!cJSON_IsObject(root))
@@ -245,6 +253,7 @@ static int parse_root(const char *file, const cJSON *root, struct manifest *m, s
 	    get_str(file, "", root, "entry", m->entry, sizeof(m->entry), err) < 0 ||
 	    get_str(file, "", root, "version_expect", m->version_expect, sizeof(m->version_expect), err) < 0 ||
 	    get_str(file, "", root, "soname_links", m->soname_links, sizeof(m->soname_links), err) < 0 ||
+	    get_str(file, "", root, "packages", m->packages, sizeof(m->packages), err) < 0 ||
 	    get_family(file, root, m, err) < 0 ||
 	    parse_source(file, cJSON_GetObjectItemCaseSensitive(root, "source"), m, err) < 0 ||
 	    get_argv(file, root, "run", m->run, err) < 0 ||
@@ -266,6 +275,12 @@ static int parse_root(const char *file, const cJSON *root, struct manifest *m, s
 				     "expected a folder inside a downloaded image, not for %s", "a host image");
 	if (m->soname_links[0] && valid_check(valid_relpath, m->soname_links, file, "soname_links", err) < 0)
 		return -err->errnum;
+	/* a name, not a path: the folder is the manifest's neighbour, never elsewhere on the host */
+	if (m->packages[0] && valid_check(valid_name, m->packages, file, "packages", err) < 0)
+		return -err->errnum;
+	if (m->packages[0] && m->kind != MAN_RUNTIME)
+		return hx_fail_field(err, file, "packages", "expected only in a runtime's manifest, not a %s's",
+				     "fixture");
 	return valid_check(m->source == MAN_SRC_HOST ? valid_abspath : valid_relpath, m->entry, file, "entry", err);
 }
 
@@ -378,6 +393,18 @@ int man_version_cmp(const char *a, const char *b)
 		if (x[i] != y[i])
 			return x[i] < y[i] ? -1 : 1;
 	return 0;
+}
+
+void man_packages_dir(const struct manifest *m, char *buf, size_t len)
+{
+	const char *slash = strrchr(m->file, '/');
+
+	if (!m->packages[0])
+		buf[0] = '\0';
+	else if (slash)
+		snprintf(buf, len, "%.*s/%s", (int)(slash - m->file), m->file, m->packages);
+	else
+		snprintf(buf, len, "%s", m->packages);
 }
 
 bool man_is_local(const struct manifest *m)

@@ -43,8 +43,11 @@ struct manifest {
 	char version_expect[128];
 	char soname_links[256];	    /* a folder of the tree whose libraries get their SONAME links at unpack */
 	char *env[MAN_MAX_ENV + 1]; /* "K=V" */
-	char file[1024];	    /* where it was read from */
-	char spec[256];		    /* what the command line named, when it was not a name ("node@22", "./out/node") */
+	/* a folder beside the manifest holding package.json and package-lock.json: npm packages the runtime
+	 * needs (wrangler's), installed at pull time and seen read-only at IMG_PACKAGES (images.h); "" for none */
+	char packages[64];
+	char file[1024]; /* where it was read from */
+	char spec[256];	 /* what the command line named, when it was not a name ("node@22", "./out/node") */
 };
 
 /* Parse manifest text; `file` names it in errors ("images/bun.json: source.integrity: ..."). */
@@ -55,6 +58,8 @@ void man_free(struct manifest *m);
 /* The digest that names the image's bytes in the cache: "sha512-<hex>" or "sha256-<hex>"; "" for host. */
 void man_digest_id(const struct manifest *m, char *buf, size_t len);
 extern const char *const man_source_names[];
+/* The folder of m's packages (beside its manifest file); "" when it has none. */
+void man_packages_dir(const struct manifest *m, char *buf, size_t len);
 /* A local build: a host binary outside /usr, which the sandbox sees bound at /opt/runtime (images.h). */
 bool man_is_local(const struct manifest *m);
 /* The family a binary's file name says: "node", "node-main" and "node_pr" are node; "" when none. */

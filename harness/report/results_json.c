@@ -1054,9 +1054,24 @@ static cJSON *summary_group_json(const struct res_summary *g)
 
 /* ---- the head ---- */
 
+/* A runtime's packages by the digest of their lock file: the name of their folder in the cache
+ * (npm/sha256-<hex>/node_modules), "" when it has none. */
+static void packages_key(const struct img_status *st, char *buf, size_t len)
+{
+	const char *end = strrchr(st->packages, '/'), *start = end;
+
+	while (start && start > st->packages && start[-1] != '/')
+		start--;
+	if (!st->packages[0] || !end || start == end)
+		buf[0] = '\0';
+	else
+		snprintf(buf, len, "%.*s", (int)(end - start), start);
+}
+
 cJSON *res_image_json(const struct manifest *m, const struct img_status *st)
 {
 	cJSON *j = cJSON_CreateObject();
+	char packages[80];
 
 	cJSON_AddStringToObject(j, "name", m->name);
 	cJSON_AddStringToObject(j, "version", m->version);
@@ -1075,6 +1090,8 @@ cJSON *res_image_json(const struct manifest *m, const struct img_status *st)
 	cJSON_AddBoolToObject(j, "present", st->present);
 	add_str(j, "digest", st->digest);
 	add_str(j, "binary_version", st->binary_version);
+	packages_key(st, packages, sizeof(packages));
+	add_str(j, "packages", packages); /* wrangler's: which lock file its node_modules were installed from */
 	cJSON_AddNumberToObject(j, "size_bytes", (double)st->size);
 	return j;
 }

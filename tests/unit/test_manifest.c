@@ -213,11 +213,41 @@ static void test_hostile(void **state)
 	       "run: 'a\\x1b]0;x' has a control character");
 }
 
+/* A runtime's packages: a folder beside its manifest, by name only, for runtimes only; wrangler's shipped. */
+static void test_packages(void **state)
+{
+	const char *top = getenv("HARNESS_TOP");
+	char dir[4096], pk[4096], want[4200];
+	struct manifest m;
+	struct hx_err err = {0};
+
+	(void)state;
+	expect("{\"name\":\"t\",\"version\":\"1\",\"kind\":\"runtime\",\"entry\":\"/x\",\"run\":[\"{entry}\"],"
+	       "\"packages\":\"../../etc\"," SRC "}",
+	       "packages: '../../etc' is not a name");
+	expect("{\"name\":\"t\",\"version\":\"1\",\"kind\":\"fixture\",\"entry\":\"/x\",\"packages\":\"p\"," SRC "}",
+	       "packages: expected only in a runtime's manifest");
+	snprintf(dir, sizeof(dir), "%s/images", top ? top : ".");
+	if (man_load(dir, "wrangler", &m, &err) < 0)
+		fail_msg("%s", err.msg);
+	man_packages_dir(&m, pk, sizeof(pk));
+	snprintf(want, sizeof(want), "%s/wrangler", dir);
+	assert_string_equal(pk, want);
+	assert_string_equal(m.family, ""); /* named by its name: no node scenario runs on it by its family */
+	man_free(&m);
+	if (man_load(dir, "node24", &m, &err) < 0)
+		fail_msg("%s", err.msg);
+	man_packages_dir(&m, pk, sizeof(pk));
+	assert_string_equal(pk, "");
+	man_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_npm),	cmocka_unit_test(test_url_and_host), cmocka_unit_test(test_mistakes),
-		cmocka_unit_test(test_hostile), cmocka_unit_test(test_soname_links), cmocka_unit_test(test_family),
+		cmocka_unit_test(test_npm),	 cmocka_unit_test(test_url_and_host), cmocka_unit_test(test_mistakes),
+		cmocka_unit_test(test_hostile),	 cmocka_unit_test(test_soname_links), cmocka_unit_test(test_family),
+		cmocka_unit_test(test_packages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
