@@ -40,8 +40,10 @@ rc=0
 passed=0 failed=0 skipped=0
 for f in "${files[@]}"; do
 	out=$(mktemp)
+	t0=$(date +%s)
 	"$top/tests/run.sh" --build "$top/$build" --harness "$top/$harness" integration "$f" | tee "$out"
 	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+	echo "# $f: $(($(date +%s) - t0))s" # what each file costs CI's time
 	read -r p _ fl _ s _ < <(tail -1 "$out")
 	passed=$((passed + p)) failed=$((failed + fl)) skipped=$((skipped + s))
 	rm -f "$out"
