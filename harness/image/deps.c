@@ -222,6 +222,8 @@ int dep_check_lock(const char *file, const char *text, const char *registry, str
 	return rc;
 }
 
+#define DEP_TREE_FIX "a scenario's node_modules may take 1024 MiB at most"
+
 /* npm ci with /work on a tmpfs of DEP_MAX_TREE bytes (sbx_scratch.h), the lock and package.json put there
  * first, its tree copied into tmp after: an install past that size is ENOSPC to npm, never the cache's disk. */
 static int npm_ci_scratch(const char *kind, const struct dep_src *s, const char *lock, const char *pkg, const char *tmp,
@@ -239,9 +241,11 @@ static int npm_ci_scratch(const char *kind, const struct dep_src *s, const char 
 	    (snprintf(to, sizeof(to), "%s/package.json", sbx_scratch_path(&sc)), copy_file(pkg, to) < 0))
 		rc = hx_syserr(err, "npm dependencies of %s: %s", s->name, sbx_scratch_path(&sc));
 	else if (npm_ci(&sc, registry, log, len, err) < 0 && !sbx_scratch_full(&sc))
-		rc = hx_wrap(err, "cannot install the npm dependencies of %s %s (offline?)", kind, s->name);
+		rc = sbx_scratch_ran_out(&sc, log, DEP_TREE_FIX, err) < 0
+			     ? -err->errnum
+			     : hx_wrap(err, "cannot install the npm dependencies of %s %s (offline?)", kind, s->name);
 	else
-		rc = sbx_scratch_finish(&sc, "a scenario's node_modules may take 1024 MiB at most", err);
+		rc = sbx_scratch_finish(&sc, DEP_TREE_FIX, err);
 	sbx_scratch_close(&sc);
 	return rc;
 }

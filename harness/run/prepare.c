@@ -201,7 +201,9 @@ static int prep_scratch(const struct scenario *s, const struct manifest *m, cons
 		return -err->errnum;
 	/* a step that filled its scratch failed for that, whatever it said */
 	if (prep_run(s, m, st, &sc, log, len, err) < 0 && !sbx_scratch_full(&sc))
-		rc = hx_wrap(err, "cannot prepare scenario %s on %s (offline?)", s->name, m->name);
+		rc = sbx_scratch_ran_out(&sc, log, fix, err) < 0
+			     ? -err->errnum
+			     : hx_wrap(err, "cannot prepare scenario %s on %s (offline?)", s->name, m->name);
 	else
 		rc = sbx_scratch_finish(&sc, fix, err);
 	sbx_scratch_close(&sc);
