@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "base/util.h"
+#include "report/report.h"
 #include "run/modules.h"
 
 struct tree {
@@ -210,11 +211,77 @@ static void test_cap(void **state)
 	rm_tree(t.deps);
 }
 
+/* A trial of scenario s on runtime rt with a record of the given paths (digest: the paths joined). */
+static void loaded(struct res_doc *d, const char *rt, unsigned order, const char *const *paths, size_t n)
+{
+	struct trial_result *t = res_doc_add(d);
+	char all[1024] = "";
+
+	res_trial_init(t, "react-ssr", rt, "pinned", 1, order);
+	t->have |= RES_HAVE_MODULES;
+	assert_non_null(res_trial_modules(t));
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(res_modules_add(t->modules, paths[i]), 0);
+		strcat(all, paths[i]);
+	}
+	t->modules->files = (unsigned)n;
+	util_sha256_hex(all, strlen(all), t->modules->sha256, sizeof(t->modules->sha256));
+}
+
+static char *rendered(const struct res_doc *d, enum report_format f)
+{
+	struct hx_err err = {0};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_int_equal(report_render(d, f, out, &err), 0);
+	fclose(out);
+	return text;
+}
+
+/* The report names the files that differ between the runtimes of a scenario, and is silent when they agree. */
+static void test_report(void **state)
+{
+	static const char *const node[] = {"node_modules/react-dom/cjs/legacy.node.production.js",
+					   "node_modules/react-dom/package.json",
+					   "node_modules/react-dom/server.node.js", "serve-node.mjs"};
+	static const char *const bun[] = {"node_modules/react-dom/cjs/legacy.browser.production.js",
+					  "node_modules/react-dom/package.json", "node_modules/react-dom/server.bun.js",
+					  "serve-bun.js"};
+	struct res_doc d;
+	struct hx_err err = {0};
+	char *text;
+
+	(void)state;
+	assert_int_equal(res_doc_init(&d, "9.9.9", "abc", &err), 0);
+	loaded(&d, "node24", 1, node, 4);
+	loaded(&d, "deno", 2, node, 4);
+	text = rendered(&d, RPT_TABLE);
+	assert_null(strstr(text, "modules loaded")); /* the same files: nothing to say */
+	free(text);
+	loaded(&d, "bun", 3, bun, 4);
+	text = rendered(&d, RPT_TABLE);
+	assert_non_null(strstr(text, "== modules loaded"));
+	assert_non_null(strstr(text, "react-ssr: node24 and bun loaded different files (4 and 4): only node24 "
+				     "node_modules/react-dom/cjs/legacy.node.production.js, "
+				     "node_modules/react-dom/server.node.js, serve-node.mjs; only bun "
+				     "node_modules/react-dom/cjs/legacy.browser.production.js, "
+				     "node_modules/react-dom/server.bun.js, serve-bun.js\n"));
+	assert_null(strstr(text, "node24 and deno")); /* deno loaded node24's */
+	free(text);
+	text = rendered(&d, RPT_MD);
+	assert_non_null(strstr(text, "### Modules loaded\n\n- react-ssr: node24 and bun loaded different files"));
+	free(text);
+	res_doc_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_opened_listed),
 		cmocka_unit_test(test_cap),
+		cmocka_unit_test(test_report),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
