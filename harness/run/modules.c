@@ -204,13 +204,17 @@ void mods_drain(struct mods_watch *w)
 		}
 }
 
-static void watch_free(struct mods_watch *w)
+/* The watches removed one by one (each mark is detached at once and freed later, asynchronously); the
+ * descriptor is closed by mods_release. Closing it with its watches on waits for the kernel to free them,
+ * an SRCU grace period: 8-22 ms here (6.18) for 8 folders as for 464, where removing them took 0.02-0.6 ms
+ * and the close later 0.02-0.4 ms. */
+static void unwatch(struct mods_watch *w)
 {
-	if (w->fd >= 0)
-		close(w->fd); /* every watch goes with it */
-	w->fd = -1;
-	for (size_t i = 0; i < w->ndirs; i++)
+	for (size_t i = 0; i < w->ndirs; i++) {
+		if (w->fd >= 0)
+			inotify_rm_watch(w->fd, w->dirs[i].wd);
 		free(w->dirs[i].rel);
+	}
 	free(w->dirs);
 	w->dirs = NULL;
 	w->ndirs = 0;
@@ -218,7 +222,10 @@ static void watch_free(struct mods_watch *w)
 
 void mods_release(struct mods_watch *w)
 {
-	watch_free(w);
+	unwatch(w);
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
 	for (size_t i = 0; i < w->nopened; i++)
 		free(w->opened[i].rel);
 	free(w->opened);
@@ -264,7 +271,7 @@ int mods_finish(struct mods_watch *w, struct res_modules *ret)
 	int rc = 0;
 
 	mods_drain(w);
-	watch_free(w); /* before harness reads the files itself */
+	unwatch(w); /* the runtime's later opens cost it nothing, and harness's reads below are not taken */
 	opened_unique(w);
 	snprintf(ret->not_recorded, sizeof(ret->not_recorded), "%s", w->why);
 	if (!w->why[0] && !(md = EVP_MD_CTX_new()))
@@ -289,6 +296,10 @@ int mods_finish(struct mods_watch *w, struct res_modules *ret)
 	}
 	for (unsigned i = 0; i < n && i < 32; i++)
 		snprintf(ret->sha256 + 2 * i, 3, "%02x", d[i]);
-	mods_release(w);
+	for (size_t i = 0; i < w->nopened; i++)
+		free(w->opened[i].rel);
+	free(w->opened);
+	w->opened = NULL;
+	w->nopened = 0;
 	return rc;
 }

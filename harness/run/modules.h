@@ -47,11 +47,13 @@ struct mods_watch {
 void mods_arm(struct mods_watch *w, const struct mods_root *roots, size_t nroots, size_t max_folders);
 /* Take the opens queued so far (the kernel queues fs.inotify.max_queued_events, 16,384 by default). */
 void mods_drain(struct mods_watch *w);
-/* Drain, stop watching, and fill ret: the distinct files opened in sorted order, the digest over each path and
- * its content's SHA-256 (read after the watches are gone, so that harness's reads are not counted), or why
- * not. w is empty afterwards (mods_finish again is a no-op). Returns -ENOMEM when ret could not be filled. */
+/* Drain, remove the watches, and fill ret: the distinct files opened in sorted order, the digest over each path
+ * and its content's SHA-256 (read after the watches are gone, so that harness's reads are not counted), or why
+ * not. Returns -ENOMEM when ret could not be filled. mods_release closes the descriptor: later, since closing
+ * it waits for the kernel to free the watches. */
 int mods_finish(struct mods_watch *w, struct res_modules *ret);
-/* Stop watching without a record (a trial that failed before it). */
+/* Stop watching and close (after mods_finish, or without a record: a trial that failed before it). Again: a
+ * no-op. */
 void mods_release(struct mods_watch *w);
 
 #endif

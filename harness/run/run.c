@@ -859,10 +859,8 @@ static void modules_arm(const struct scenario *s, struct mods_watch *w)
 /* What it opened up to now, as the trial's modules record. */
 static int modules_record(struct mods_watch *w, struct trial_result *t, struct hx_err *err)
 {
-	if (!res_trial_modules(t) || mods_finish(w, t->modules) < 0) {
-		mods_release(w);
+	if (!res_trial_modules(t) || mods_finish(w, t->modules) < 0)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
-	}
 	t->have |= RES_HAVE_MODULES;
 	return 0;
 }
@@ -890,7 +888,6 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 		return -err->errnum;
 	}
 	if (sut_serves(env, s, tree, "at readiness", err) < 0) {
-		mods_release(&mods);
 		stop_server(tree, &x, t);
 		rc = -err->errnum;
 		goto out;
@@ -958,6 +955,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	else
 		cg_slice_kill(tree, CG_SLICE_SUT, &(struct hx_err){0});
 out:
+	mods_release(&mods); /* its watches long removed: a quick close */
 	sbx_release(&x);
 	return rc;
 }
