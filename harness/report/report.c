@@ -503,15 +503,21 @@ static bool listed(const struct res_modules *m, const char *path)
  * runtime, by design): "node_modules/react-dom/server.bun.js, ... (+3 more)". */
 static void only_in(const struct res_modules *a, const struct res_modules *b, bool md, char *buf, size_t len)
 {
+	/* a list cut at RES_MODULES_LISTED says nothing of the paths sorted after its last */
+	const char *bound = a->npaths < a->files && a->npaths ? a->paths[a->npaths - 1] : NULL;
 	unsigned shown = 0, more = 0;
 	size_t at = 0;
+
+	if (b->npaths < b->files && b->npaths && (!bound || strcmp(b->paths[b->npaths - 1], bound) < 0))
+		bound = b->paths[b->npaths - 1];
 
 	buf[0] = '\0';
 	for (int pass = 0; pass < 2; pass++)
 		for (unsigned i = 0; i < a->npaths; i++) {
 			char e[ESC_LEN];
 
-			if ((strncmp(a->paths[i], "node_modules/", 13) == 0) != (pass == 0) || listed(b, a->paths[i]))
+			if ((strncmp(a->paths[i], "node_modules/", 13) == 0) != (pass == 0) || listed(b, a->paths[i]) ||
+			    (bound && strcmp(a->paths[i], bound) > 0))
 				continue;
 			if (shown == 3 || at >= len) {
 				more++;

@@ -126,7 +126,8 @@ struct res_wire {
 
 /* The files of the scenario's folder and its node_modules that the server opened from its start to its answer
  * at readiness (run/modules.c; docs/scenario.md, "The modules"): the code each runtime loaded. */
-#define RES_MODULES_LISTED 256 /* paths kept in the record; files counts them all */
+#define RES_MODULES_LISTED \
+	64 /* paths kept in the record (64 paths are ~3 KB a trial in the file); files counts them all */
 struct res_modules {
 	unsigned files;	 /* distinct files opened */
 	char sha256[65]; /* over the sorted paths, each with its content's SHA-256 */

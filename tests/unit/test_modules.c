@@ -284,6 +284,20 @@ static void test_report(void **state)
 	assert_non_null(strstr(text, "### Modules loaded\n\n- react-ssr: node24 and bun loaded different files"));
 	free(text);
 	res_doc_free(&d);
+
+	/* a list cut at its cap says nothing of what sorts after its last path */
+	static const char *const cut[] = {"a.js", "m.js"};
+	static const char *const whole[] = {"a.js", "b.js", "z.js"};
+
+	assert_int_equal(res_doc_init(&d, "9.9.9", "abc", &err), 0);
+	loaded(&d, "node24", 1, cut, 2);
+	d.trials[0].modules->files = 5;
+	loaded(&d, "bun", 2, whole, 3);
+	text = rendered(&d, RPT_TABLE);
+	assert_non_null(
+		strstr(text, "node24 and bun loaded different files (5 and 3): only node24 m.js; only bun b.js\n"));
+	free(text);
+	res_doc_free(&d);
 }
 
 int main(void)
