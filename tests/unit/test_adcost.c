@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "report/adcost.h"
+#include "report/html.h"
 #include "report/report.h"
 #include "report/results.h"
 
@@ -138,6 +139,17 @@ static void test_beside_the_row(void **state)
 		assert_null(strstr(strstr(text, "bun"), "µs/request"));
 		free(text);
 	}
+	/* the HTML page: a table of the scenario's adapters */
+	{
+		FILE *out = open_memstream(&text, &len);
+
+		assert_int_equal(html_render(&back, "r.json", out, &err), 0);
+		fclose(out);
+	}
+	assert_non_null(strstr(text, "<caption>Adapters: the cost per request"));
+	assert_non_null(strstr(text, "<td>node24</td><td>pinned</td><td>null-adapter.mjs</td><td>+32.7 µs/request on a "
+				     "null handler"));
+	free(text);
 	res_doc_free(&d);
 	res_doc_free(&back);
 	unlink(path);
