@@ -180,3 +180,19 @@ bool adc_find(const struct res_doc *d, const char *scenario, const char *runtime
 	}
 	return false;
 }
+
+int adc_merge(struct res_doc *out, const struct res_doc *from)
+{
+	const cJSON *all = from->head ? cJSON_GetObjectItemCaseSensitive(from->head, "adapter_costs") : NULL, *it;
+
+	if (!cJSON_IsArray(all))
+		return 0;
+	cJSON_ArrayForEach (it, all) {
+		struct adc_cost c, have;
+
+		if (adc_parse(it, &c) == 0 && !adc_find(out, c.scenario, c.runtime, c.mode, &have) &&
+		    adc_record(out, &c) < 0)
+			return -1;
+	}
+	return 0;
+}

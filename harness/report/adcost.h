@@ -48,4 +48,8 @@ int adc_record(struct res_doc *d, const struct adc_cost *c);
 bool adc_find(const struct res_doc *d, const char *scenario, const char *runtime, const char *mode,
 	      struct adc_cost *ret);
 
+/* harness merge: the costs of from that out has not (by scenario, runtime and mode) appended to out's; -1 when
+ * out of memory. Shards measure the adapters of their own trials. */
+int adc_merge(struct res_doc *out, const struct res_doc *from);
+
 #endif

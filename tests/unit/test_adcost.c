@@ -177,13 +177,38 @@ static void test_parse_refuses(void **state)
 	}
 }
 
+/* harness merge: each shard's costs, once each. */
+static void test_merge(void **state)
+{
+	struct res_doc a, b;
+	struct hx_err err = {0};
+	struct adc_cost c = {.pairs = 7, .us = 30, .us_low = NAN, .us_high = NAN}, got;
+
+	(void)state;
+	assert_int_equal(res_doc_init(&a, "9.9.9", "abc", &err), 0);
+	assert_int_equal(res_doc_init(&b, "9.9.9", "abc", &err), 0);
+	snprintf(c.scenario, sizeof(c.scenario), "http-wintercg");
+	snprintf(c.runtime, sizeof(c.runtime), "node24");
+	snprintf(c.mode, sizeof(c.mode), "pinned");
+	assert_int_equal(adc_record(&a, &c), 0);
+	c.us = 31;
+	assert_int_equal(adc_record(&b, &c), 0); /* the same cell in two shards: the first kept */
+	snprintf(c.runtime, sizeof(c.runtime), "node22");
+	assert_int_equal(adc_record(&b, &c), 0);
+	assert_int_equal(adc_merge(&a, &b), 0);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(a.head, "adapter_costs")), 2);
+	assert_true(adc_find(&a, "http-wintercg", "node24", "pinned", &got) && got.us == 30);
+	assert_true(adc_find(&a, "http-wintercg", "node22", "pinned", &got) && got.us == 31);
+	res_doc_free(&a);
+	res_doc_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_arithmetic),
-		cmocka_unit_test(test_text),
-		cmocka_unit_test(test_beside_the_row),
-		cmocka_unit_test(test_parse_refuses),
+		cmocka_unit_test(test_arithmetic),     cmocka_unit_test(test_text),
+		cmocka_unit_test(test_beside_the_row), cmocka_unit_test(test_parse_refuses),
+		cmocka_unit_test(test_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
