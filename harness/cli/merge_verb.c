@@ -9,6 +9,7 @@
 #include "base/err.h"
 #include "base/opt.h"
 #include "cli/verbs.h"
+#include "report/adcost.h"
 #include "report/compare.h"
 #include "report/report.h"
 #include "report/results.h"
@@ -119,6 +120,8 @@ static int join(struct res_doc *d, char **paths, size_t n, struct res_doc *out, 
 				return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 			*t = d[k].trials[i];
 		}
+		if (k && adc_merge(out, &d[k]) < 0) /* each shard measured the adapters of its own trials */
+			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 		out->finished &= d[k].finished;
 		out->interrupted |= d[k].interrupted;
 		out->verdict_ok &= d[k].verdict_ok;

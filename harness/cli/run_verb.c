@@ -21,6 +21,8 @@
 #include "base/procfs.h"
 #include "report/report.h"
 #include "noise/noise.h"
+#include "report/adcost.h"
+#include "run/adapter.h"
 #include "run/bundle.h"
 #include "run/prepare.h"
 #include "run/run.h"
@@ -44,7 +46,7 @@
 #define RUN_MAX_REPEAT 30 /* --precision's default --max-repeat */
 
 struct run_opts {
-	bool help, keep, isolate, no_sandbox, allow_prepare_network;
+	bool help, keep, isolate, no_sandbox, allow_prepare_network, no_adapter_cost;
 	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement, *shard, *engine, *node_env,
 		*warmup;
 	unsigned cpus, client_cpus, repeat, connections, requests, max_repeat;
@@ -118,6 +120,9 @@ static const struct hx_opt run_tab[] = {
 	 .help = "for comparison only: the runtime out of the sandbox, in the same slice, network namespace, "
 		 "environment and user, without namespaces, root or seccomp filter of its own; the results say so "
 		 "(docs/sandbox.md)"},
+	{"no-adapter-cost", 0, OPT_FLAG, offsetof(struct run_opts, no_adapter_cost), NULL,
+	 .help = "do not measure what a scenario's adapter costs a request on a null handler (by default a duet of "
+		 "about 5 s per scenario and runtime that runs through one: docs/scenario.md, Adapters)"},
 	{"keep", 0, OPT_FLAG, offsetof(struct run_opts, keep), NULL,
 	 .help = "keep the run folder (server logs, the TLS key) in /tmp; by default it is removed at the end"},
 	{"help", 'h', OPT_FLAG, offsetof(struct run_opts, help), NULL, .help = "show this help"},
@@ -131,6 +136,7 @@ const struct hx_opt *const verb_run_opts = run_tab;
 struct run_plan {
 	char *cmd[RUN_MAX_ARGS];    /* the command line as given, for the results (opt_parse reorders argv) */
 	bool allow_prepare_network; /* --allow-prepare-network */
+	bool adapter_cost;	    /* not --no-adapter-cost: each adapter's cost is measured after the trials */
 	int ncmd;
 	struct scenario scn[RUN_MAX_SCN];
 	size_t nscn;
@@ -510,6 +516,7 @@ static int run_plan(const struct run_opts *o, char **names, int n, struct run_pl
 	p->precision = o->precision;
 	p->max_repeat = o->max_repeat ? o->max_repeat : RUN_MAX_REPEAT;
 	p->allow_prepare_network = o->allow_prepare_network;
+	p->adapter_cost = !o->no_adapter_cost;
 	if (p->precision && p->nshards)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 			       "run: --precision adds trials as the results come in, --shard splits a fixed plan: "
@@ -694,12 +701,15 @@ static int prepare_deps(struct run_plan *p, struct hx_err *err)
 /* Every port a server of the run listens on, kept out of the namespace's ephemeral range. */
 static int reserve_ports(const struct run_plan *p, int netns_fd, struct hx_err *err)
 {
-	unsigned ports[RUN_MAX_SCN + 1];
+	unsigned ports[RUN_MAX_SCN * 2 + 1];
 	size_t n = 0;
 
-	for (size_t i = 0; i < p->nscn; i++)
+	for (size_t i = 0; i < p->nscn; i++) {
 		if (p->scn[i].workload == SCN_HTTP || p->scn[i].workload == SCN_WS_CHAT)
 			ports[n++] = p->scn[i].port;
+		if (p->adapter_cost && p->scn[i].adapter_cost.adapter[0] && n < RUN_MAX_SCN * 2)
+			ports[n++] = p->scn[i].port + 1; /* the adapter's side of its duet (run/adapter.c) */
+	}
 	if (p->pg)
 		ports[n++] = FX_PG_PORT;
 	return sbx_net_reserve_ports(netns_fd, ports, n, err);
@@ -1345,6 +1355,48 @@ static int run_all(struct run_plan *p, struct run_env *env, struct res_doc *d, s
 	return bad ? 1 : 0;
 }
 
+/* The first of the run's modes in which a trial of scenario s on runtime m passed; -1: none did. */
+static int adapter_mode(const struct run_plan *p, const struct res_doc *d, const struct scenario *s,
+			const struct manifest *m)
+{
+	for (size_t k = 0; k < p->nmodes; k++)
+		for (size_t i = 0; i < d->ntrials; i++) {
+			const struct trial_result *t = &d->trials[i];
+
+			if (t->status == TRIAL_OK && !strcmp(t->scenario, s->name) && !strcmp(t->runtime, m->name) &&
+			    !strcmp(t->mode, cg_cpu_mode_names[p->modes[k]]))
+				return (int)p->modes[k];
+		}
+	return -1;
+}
+
+/* After the trials, once for each scenario with "adapter_cost" and runtime of it that runs through its adapter
+ * (and had a trial pass here): the adapter's duet on a null handler, recorded in adapter_costs (docs/results.md).
+ * A measurement that fails is recorded with its reason; the run's verdict is its trials'. */
+static void adapter_costs(struct run_plan *p, struct run_env *env, struct res_doc *d)
+{
+	for (size_t i = 0; p->adapter_cost && i < p->nscn; i++)
+		for (size_t k = 0; p->scn[i].adapter_cost.adapter[0] && k < p->nimg && !run_interrupted; k++) {
+			const struct scenario *s = &p->scn[i];
+			int mode = scn_adapter_for(s, &p->img[k]) ? adapter_mode(p, d, s, &p->img[k]) : -1;
+			struct adc_cost c = {0};
+			struct hx_err e = {0};
+
+			if (mode < 0)
+				continue;
+			fprintf(stderr,
+				"harness: run: %s on %s: the adapter's cost on a null handler (a %.0f s duet)\n",
+				s->name, p->img[k].name, ADAPTER_TIME_S);
+			if (adapter_measure(env, s, &p->img[k], &p->st[k], (enum cg_cpu_mode)mode, &c, &e) < 0) {
+				snprintf(c.error, sizeof(c.error), "%s", e.msg);
+				fprintf(stderr, "harness: run: %s on %s: the adapter's cost not measured: %s\n",
+					s->name, p->img[k].name, e.msg);
+			}
+			if (adc_record(d, &c) < 0)
+				fprintf(stderr, "harness: run: out of memory for the adapter's cost\n");
+		}
+}
+
 /* started_ns: when the verb began, so that the run's wall time covers its preparation too. */
 static int run_execute(struct run_plan *p, struct run_env *env, uint64_t started_ns, struct hx_err *err)
 {
@@ -1358,6 +1410,7 @@ static int run_execute(struct run_plan *p, struct run_env *env, uint64_t started
 		res_doc_free(&results);
 		return verdict;
 	}
+	adapter_costs(p, env, &results);
 	results.finished = true;
 	res_time_now(results.finished_at, sizeof(results.finished_at));
 	results.wall_s = (double)(util_now_ns() - started_ns) / 1e9;

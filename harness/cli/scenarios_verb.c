@@ -37,7 +37,7 @@ static void print_one(const struct scenario *s, cJSON *all)
 		for (size_t i = 0; i < s->nruntimes; i++)
 			snprintf(rts + strlen(rts), sizeof(rts) - strlen(rts), "%s%s", i ? "," : "",
 				 esc_term(s->runtimes[i], r, sizeof(r)));
-		printf("%-16s %-8s %-48s %s\n", esc_term(s->name, name, sizeof(name)), scn_workload_names[s->workload],
+		printf("%-21s %-8s %-48s %s\n", esc_term(s->name, name, sizeof(name)), scn_workload_names[s->workload],
 		       rts, esc_term(s->description, desc, sizeof(desc)));
 		return;
 	}
@@ -65,7 +65,7 @@ static int scenarios_ls(bool json)
 		return hx_report(&err);
 	}
 	if (!json)
-		printf("%-16s %-8s %-48s %s\n", "NAME", "WORKLOAD", "RUNTIMES", "DESCRIPTION");
+		printf("%-21s %-8s %-48s %s\n", "NAME", "WORKLOAD", "RUNTIMES", "DESCRIPTION");
 	for (int k = 0; k < n; k++) {
 		struct scenario s;
 

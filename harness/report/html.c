@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/cleanup.h"
+#include "report/adcost.h"
 #include "report/compare.h"
 #include "report/report.h"
 #include "report/signif.h"
@@ -856,6 +857,41 @@ static void html_timeline_section(struct page *pg, const char *scn)
 	html_timelines(pg->out, pg->d, scn, pg->runtimes, colours, pg->nruntimes, &pg->nchart);
 }
 
+/* The scenario's adapters and what each costs a request on a null handler (report/adcost.h), beside the rows. */
+static void adapter_table(const struct page *pg, const char *scn)
+{
+	static const char *const heads[] = {"runtime",	   "mode",	   "its null-handler server", "cost", "pairs",
+					    "plain req/s", "adapter req/s"};
+	const cJSON *all = cJSON_GetObjectItemCaseSensitive(pg->head, "adapter_costs"), *it;
+	bool open = false;
+
+	if (!cJSON_IsArray(all))
+		return;
+	cJSON_ArrayForEach (it, all) {
+		struct adc_cost c;
+		char line[384];
+
+		if (adc_parse(it, &c) < 0 || strcmp(c.scenario, scn) != 0)
+			continue;
+		if (!open)
+			table_open(pg, "Adapters: the cost per request of the code between the runtime and the app",
+				   heads, sizeof(heads) / sizeof(heads[0]));
+		open = true;
+		adc_text(&c, line, sizeof(line));
+		fputs("<tr>", pg->out);
+		td(pg, c.runtime);
+		td(pg, c.mode);
+		td(pg, c.adapter);
+		td(pg, line);
+		tdn(pg, c.error[0] ? NAN : (double)c.pairs);
+		tdn(pg, c.error[0] ? NAN : c.plain_rps);
+		tdn(pg, c.error[0] ? NAN : c.adapter_rps);
+		fputs("</tr>\n", pg->out);
+	}
+	if (open)
+		table_close(pg);
+}
+
 static void section_scenario(struct page *pg, const char *scn)
 {
 	const struct res_summary *gs[MAX_GROUPS];
@@ -878,6 +914,7 @@ static void section_scenario(struct page *pg, const char *scn)
 	} else {
 		fputs("<p>No trial of this scenario passed: nothing to chart.</p>", pg->out);
 	}
+	adapter_table(pg, scn);
 	chart_latency(pg, scn, gs, n);
 	if (pm && pm->m == RES_M_STARTUP_MEDIAN_MS)
 		chart_strip(pg, scn, gs, n);

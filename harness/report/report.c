@@ -10,6 +10,7 @@
 #include "base/esc.h"
 #include "base/util.h"
 #include "cgroups/cpus.h"
+#include "report/adcost.h"
 #include "report/isolation.h"
 #include "report/matrix.h"
 #include "report/signif.h"
@@ -220,10 +221,13 @@ void report_noisy_reasons(const unsigned counts[RES_NR_NOISY], char *buf, size_t
 		at += (size_t)snprintf(buf + at, len - at, "%s%s %u", at ? ", " : "", res_noisy_names[r], counts[r]);
 }
 
-/* The notes column: FAILED, interrupted, client saturated, noisy trials, "; "-separated. */
-static void row_notes(const struct res_doc *d, const struct res_summary *g, const char *reasons, char *buf, size_t len)
+/* The notes column: FAILED, interrupted, client saturated, noisy trials, the adapter and its cost when the run
+ * measured it (report/adcost.h), "; "-separated. */
+static void row_notes(const struct res_doc *d, const struct res_summary *g, const char *reasons, bool md, char *buf,
+		      size_t len)
 {
 	struct group_ends e = group_ends(d, g);
+	struct adc_cost cost;
 	size_t at = 0;
 
 	buf[0] = '\0';
@@ -243,7 +247,14 @@ static void row_notes(const struct res_doc *d, const struct res_summary *g, cons
 
 		/* its first words (the file: "serve-node.mjs"); the whole statement is the trial's adapter in the JSON */
 		snprintf(what, sizeof(what), "%.*s", (int)strcspn(e.adapter, ":;|"), e.adapter);
-		snprintf(buf + at, len - at, "%sthrough an adapter (%s)", at ? "; " : "", esc_term(what, a, sizeof(a)));
+		at += (size_t)snprintf(buf + at, len - at, "%sthrough an adapter (%s)", at ? "; " : "",
+				       esc_cell(md, what, a, sizeof(a)));
+	}
+	if (e.adapter && at < len && adc_find(d, g->scenario, g->runtime, g->mode, &cost)) {
+		char line[384], a[ESC_LEN];
+
+		adc_text(&cost, line, sizeof(line));
+		snprintf(buf + at, len - at, ": %s", esc_cell(md, line, a, sizeof(a)));
 	}
 }
 
@@ -286,7 +297,7 @@ static void render_rows(const struct res_doc *doc, const struct res_summary *gro
 
 	for (size_t i = 0; i < n; i++) {
 		const struct res_summary *g = &groups[i], *base = baseline(groups, n, g);
-		char a[32], b[32], c[32], d[48], e[32], r[80], notes[256], ci[48], reasons[160];
+		char a[32], b[32], c[32], d[48], e[32], r[80], notes[512], ci[48], reasons[160];
 		char name[ESC_LEN], rt[ESC_LEN], mode[ESC_LEN];
 		bool md = f == RPT_MD;
 		double rps = ops_per_s(g);
@@ -345,7 +356,7 @@ static void render_rows(const struct res_doc *doc, const struct res_summary *gro
 				snprintf(reasons, sizeof(reasons), "[%u]", legend.first + legend.n++);
 			}
 		}
-		row_notes(doc, g, reasons, notes, sizeof(notes));
+		row_notes(doc, g, reasons, md, notes, sizeof(notes));
 		if (!notes[0] && f == RPT_MD)
 			snprintf(notes, sizeof(notes), " ");
 		spread(ci, sizeof(ci), g);

@@ -475,6 +475,7 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 					   "warmup_iterations",
 					   "min_duration_s",
 					   "adapter",
+					   "adapter_cost",
 					   "min_version",
 					   NULL};
 	char workload[16] = "";
@@ -541,6 +542,10 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 			err, file, "workload",
 			"expected \"startup\", \"http\", \"ws-chat\", \"ws-rpc\" or \"script\", not \"%s\"", workload);
 	}
+	if (s->adapter_cost.adapter[0] && (s->workload != SCN_HTTP || s->tls || s->nroutes))
+		return hx_fail_field(err, file, "adapter_cost",
+				     "the cost is measured by a duet of plain http servers: not with tls, routes or "
+				     "another workload");
 	return 0;
 }
 
@@ -593,13 +598,15 @@ int scn_load(const char *dir, const char *name, struct scenario *s, struct hx_er
 		return -err->errnum;
 	if (!realpath(folder, s->dir))
 		return hx_syserr(err, "scenario %s", folder);
-	for (size_t i = 0; i < s->nscripts; i++) {
+	for (size_t i = 0; i < s->nscripts + 2; i++) {
+		const char *rel = i < s->nscripts    ? s->scripts[i].path
+				  : i == s->nscripts ? s->adapter_cost.adapter
+						     : s->adapter_cost.plain;
 		char p[PATH_MAX + 300];
 
-		snprintf(p, sizeof(p), "%s/%s", s->dir, s->scripts[i].path);
-		if (!util_exists(p))
-			return hx_fail(err, HX_EXIT_USAGE, ENOENT, "%s: script '%s' does not exist", file,
-				       s->scripts[i].path);
+		snprintf(p, sizeof(p), "%s/%s", s->dir, rel);
+		if (rel[0] && !util_exists(p))
+			return hx_fail(err, HX_EXIT_USAGE, ENOENT, "%s: script '%s' does not exist", file, rel);
 	}
 	return 0;
 }

@@ -117,6 +117,10 @@ struct scenario {
 	size_t ninherent;
 	struct scn_skip adapters[SCN_MAX_RUNTIMES]; /* "adapter": runtime -> the code between it and the app */
 	size_t nadapters;
+	/* "adapter_cost": the adapter and the runtime's plain server, each on a null handler ("": not measured) */
+	struct {
+		char adapter[256], plain[256];
+	} adapter_cost;
 	/* ws-chat; ws-rpc: clients, each with window requests in flight (of requests in all) */
 	unsigned clients, messages, window;
 	bool counter; /* ws-rpc: increments of a counter that must move by the increments acknowledged */

@@ -3,6 +3,7 @@
  * runtimes run the app through; parsed strictly like the rest of scenario.json (docs/scenario.md, "Same work
  * on every runtime"). */
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/valid.h"
@@ -48,6 +49,41 @@ static int parse_adapters(const char *file, const cJSON *root, struct scenario *
 	return 0;
 }
 
+/* One script of "adapter_cost": a path in the scenario folder, checked as "script" is. */
+static int cost_script(const char *file, const cJSON *o, const char *key, char *buf, size_t len, struct hx_err *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	char field[32];
+
+	snprintf(field, sizeof(field), "adapter_cost.%s", key);
+	if (!cJSON_IsString(v) || !v->valuestring[0] || strlen(v->valuestring) >= len)
+		return hx_fail_field(err, file, field,
+				     "expected a script of the scenario folder (at most %zu characters)", len - 1);
+	strcpy(buf, v->valuestring);
+	return valid_check(valid_relpath, buf, file, field, err);
+}
+
+/* "adapter_cost": {"adapter": "null-adapter.mjs", "plain": "null-plain.mjs"}: the two null-handler servers whose
+ * duet measures what the adapter costs a request (run/adapter.c) */
+static int parse_adapter_cost(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "adapter_cost");
+
+	if (!c)
+		return 0;
+	if (!cJSON_IsObject(c) || cJSON_GetArraySize(c) != 2)
+		return hx_fail_field(err, file, "adapter_cost",
+				     "expected {\"adapter\": \"<the adapter on a null handler>\", \"plain\": \"<the "
+				     "runtime's plain server on a null handler>\"}");
+	if (!s->nadapters)
+		return hx_fail_field(err, file, "adapter_cost",
+				     "measures the adapters of \"adapter\", and the scenario declares none");
+	if (cost_script(file, c, "adapter", s->adapter_cost.adapter, sizeof(s->adapter_cost.adapter), err) < 0 ||
+	    cost_script(file, c, "plain", s->adapter_cost.plain, sizeof(s->adapter_cost.plain), err) < 0)
+		return -err->errnum;
+	return 0;
+}
+
 const char *scn_adapter_for(const struct scenario *s, const struct manifest *m)
 {
 	for (size_t i = 0; i < s->nadapters; i++)
@@ -64,7 +100,7 @@ int scn_wire_parse(const char *file, const cJSON *root, struct scenario *s, stru
 	const cJSON *w = cJSON_GetObjectItemCaseSensitive(root, "wire");
 	const cJSON *inh = cJSON_GetObjectItemCaseSensitive(w, "inherent"), *it;
 
-	if (parse_adapters(file, root, s, err) < 0)
+	if (parse_adapters(file, root, s, err) < 0 || parse_adapter_cost(file, root, s, err) < 0)
 		return -err->errnum;
 	if (!w)
 		return 0;

@@ -270,7 +270,7 @@ PY
 @test "scenarios ls lists the shipped scenarios" {
 	run "$HARNESS" scenarios ls
 	[ "$status" -eq 0 ]
-	for s in startup startup-ts http-hello http-wintercg react-ssr express express-https ws-chat postgres route-matrix warm-install; do grep -qE "^$s " <<<"$output"; done
+	for s in startup startup-ts http-hello http-wintercg http-wintercg-adapter react-ssr express express-https ws-chat postgres route-matrix warm-install; do grep -qE "^$s " <<<"$output"; done
 	grep -qE '^postgres +script ' <<<"$output"
 	grep -qE '^ws-chat +ws-chat ' <<<"$output"
 }

@@ -123,6 +123,46 @@ static void test_compare(void **state)
 	assert_non_null(strstr(err.msg, "status 200, node24 with 404"));
 }
 
+/* "adapter_cost": the two null-handler servers of the adapter's duet, scripts of the folder, for a scenario with an
+ * adapter and a plain http workload. */
+static void adapter_cost_keys(void)
+{
+	static const char *const bad[][2] = {
+		{"\"adapter_cost\":{\"adapter\":\"a.mjs\",\"plain\":\"p.mjs\"}", "declares none"},
+		{"\"adapter\":{\"bun\":\"x\"},\"adapter_cost\":{\"adapter\":\"a.mjs\"}", "expected {"},
+		{"\"adapter\":{\"bun\":\"x\"},\"adapter_cost\":{\"adapter\":\"/a.mjs\",\"plain\":\"p.mjs\"}",
+		 "adapter_cost.adapter"},
+		{"\"adapter\":{\"bun\":\"x\"},\"adapter_cost\":{\"adapter\":\"a.mjs\",\"plain\":\"../p.mjs\"}",
+		 "adapter_cost.plain"},
+		{"\"adapter\":{\"bun\":\"x\"},\"adapter_cost\":{\"adapter\":\"a.mjs\",\"plan\":\"p.mjs\"}",
+		 "adapter_cost.plain"},
+		{"\"tls\":true,\"adapter\":{\"bun\":\"x\"},\"adapter_cost\":{\"adapter\":\"a.mjs\",\"plain\":"
+		 "\"p.mjs\"}",
+		 "not with tls"},
+	};
+	struct scenario s;
+	struct hx_err err = {0};
+	char text[1024];
+
+	scenario_with("\"adapter\":{\"node24\":\"serve-node.mjs\"},\"adapter_cost\":{\"adapter\":\"cost/a.mjs\","
+		      "\"plain\":\"cost/p.mjs\"}",
+		      &s);
+	assert_string_equal(s.adapter_cost.adapter, "cost/a.mjs");
+	assert_string_equal(s.adapter_cost.plain, "cost/p.mjs");
+	scenario_with("", &s);
+	assert_string_equal(s.adapter_cost.adapter, "");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "{\"name\":\"w\",\"workload\":\"http\",\"runtimes\":[\"bun\"],\"script\":\"s.js\",\"load\":{},"
+			 "%s}",
+			 bad[i][0]);
+		assert_int_equal(scn_parse("w.json", text, &s, &err), -EINVAL);
+		assert_int_equal(err.exit, HX_EXIT_USAGE);
+		if (!strstr(err.msg, bad[i][1]))
+			fail_msg("%s: %s", bad[i][0], err.msg);
+	}
+}
+
 /* scenario.json's "wire": strict like the rest. */
 static void test_scenario_key(void **state)
 {
@@ -154,6 +194,7 @@ static void test_scenario_key(void **state)
 		 "\"adapter\":{\"deno\":\"x\"}}");
 	assert_int_equal(scn_parse("w.json", text, &s, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "w.json: adapter: deno is not one of the scenario's runtimes"));
+	adapter_cost_keys();
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(text, sizeof(text),
 			 "{\"name\":\"w\",\"workload\":\"http\",\"runtimes\":[\"bun\"],\"script\":\"s.js\",\"load\":{},"
