@@ -28,15 +28,39 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 }
 
+# The kernel's view while the duet runs: the effective cpusets of the run's sut and sut-b slices, as "A B" lines,
+# about 20 times a second. Shell builtins once the tree is found (a fork costs tens of milliseconds in the guest).
+# watch_cpusets TAG (its output on stdout; killed by its PID)
+watch_cpusets() {
+	local tree="" a b tick
+	set +e # a slice removed between two reads is an empty reading, not the watcher's end (bats sets -e)
+	exec {tick}<> <(:) # a pipe nobody writes: read -t on it is a sleep without a process
+	while :; do
+		if [ -z "$tree" ]; then
+			tree=$(find /sys/fs/cgroup -mindepth 1 -maxdepth 8 -type d -name "harness-$1-*" 2>/dev/null | head -1)
+		elif [ -r "$tree/sut/cpuset.cpus.effective" ]; then
+			read -r a <"$tree/sut/cpuset.cpus.effective"
+			read -r b <"$tree/sut-b/cpuset.cpus.effective"
+			[ -n "$a" ] && [ -n "$b" ] && echo "$a $b"
+		fi
+		read -r -t 0.05 -u "$tick"
+	done
+}
+
 setup_file() {
+	local watch
 	[ "$(id -u)" = 0 ] || return 0
 	[ "$(usable_cpus)" -ge 4 ] 2>/dev/null || return 0
 	"$HARNESS" images verify bun >/dev/null 2>&1 || return 0
 	cd "$BATS_FILE_TMPDIR"
 	small_burn
+	watch_cpusets "$HARNESS_RUN_TAG" >cpusets.txt 2>/dev/null 3>&- &
+	watch=$!
 	"$HARNESS" ab bun bun "$PWD/ab-burn" --duet simultaneous --max-time 20 --window 0.5 --seed 29 --keep \
 		--out aa.json >aa.out 2>aa.err
 	echo $? >aa.rc
+	kill "$watch"
+	wait "$watch" 2>/dev/null || true
 }
 
 setup() {
@@ -86,6 +110,7 @@ assert d["reconnects"] == 0 and d["errors"] == 0, (d["reconnects"], d["errors"])
 assert d["idle_side_busy"] is False
 PY
 	grep -q 'blocks, both sides at once' aa.out
+	head -2 aa.out | sed 's/^/# A\/A: /' >&3
 	[ -z "$(leftover_cgroups)" ]
 }
 
@@ -114,6 +139,22 @@ for i in range(0, len(w), 2):
     prev = (ca, cb)
     shared = any(siblings(c) & cb for c in ca)
     assert a["smt_siblings_shared"] == b["smt_siblings_shared"] == shared, (i, shared)
+PY
+	# and the kernel's cpusets, read while it ran: only the two placements, both seen, the sides never on one CPU
+	# (but at the instant of a swap between blocks, when sut has its new set and sut-b not yet: no load runs then)
+	python3 - aa.json cpusets.txt <<'PY'
+import json, sys
+from cpulist import cpus
+d = json.load(open(sys.argv[1]))
+first = (frozenset(cpus(d["sides"]["A"]["cpus"])), frozenset(cpus(d["sides"]["B"]["cpus"])))
+seen = set()
+for line in open(sys.argv[2]):
+    a, b = (frozenset(cpus(x)) for x in line.split())
+    if a == b:
+        continue
+    assert (a, b) in (first, first[::-1]), (line, first)
+    seen.add((a, b))
+assert seen == {first, first[::-1]}, (seen, first)
 PY
 }
 
@@ -149,6 +190,7 @@ PY
 	run -1 "$HARNESS" ab bun bun "$PWD/ab-burn" --duet simultaneous --b-env "BURN_NS=$burn" --max-time 20 \
 		--window 0.5 --out slow.json
 	[[ "${lines[0]}" == *" slower than A: slower beyond 2%" ]]
+	printf '# B with BURN_NS=%s: %s\n# %s\n' "$burn" "${lines[0]}" "${lines[1]}" >&3
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["duet"]=="simultaneous"; assert d["verdicts"]["throughput"]["verdict"]=="slower"' slow.json
 	[ -z "$(leftover_cgroups)" ]
 }
