@@ -95,6 +95,55 @@ need_cpus() {
 	[[ "$output" == *"a startup duet alternates single runs"* ]]
 }
 
+# The simultaneous duet's client on its own, on this host: a window per byte on stdin, none before its byte, and
+# the end of stdin ends the load with its totals.
+@test "load --duet-gate: one window per byte on stdin, none before it or without it, stdin's end ends the load" {
+	local server
+	[ -x "$HELPERS/hello-server" ] || hx_skip "needs build/helpers/hello-server (make build/helpers/hello-server)"
+	"$HELPERS/hello-server" >server.out 3>&- &
+	server=$!
+	wait_until 10 grep -qs '^port ' server.out
+	run python3 - "$HARNESS" "$(awk '/^port /{print $2}' server.out)" <<'PY'
+import json, os, select, subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], "load", f"http://127.0.0.1:{sys.argv[2]}/", "-c", "4", "--duet-gate",
+                      "--duet-window", "0.2s"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+out = os.fdopen(p.stdout.fileno(), "rb", buffering=0)
+def line(timeout):
+    buf = b""
+    deadline = time.monotonic() + timeout
+    while not buf.endswith(b"\n"):
+        r, _, _ = select.select([out], [], [], max(0, deadline - time.monotonic()))
+        if not r:
+            return None
+        c = out.read(1)
+        if not c:
+            return None
+        buf += c
+    return json.loads(buf)
+assert line(1.0) is None  # connected, waiting: no window without a go
+for k in range(3):
+    t = time.monotonic()
+    p.stdin.write(b"g")
+    p.stdin.flush()
+    w = line(20)
+    assert w and w["window"] == k and w["side"] == "A", w
+    assert w["start_mono_s"] >= t - 0.001, (w["start_mono_s"], t)  # not before its byte
+    assert w["requests"] > 0 and w["errors"] == 0 and w["reconnects"] == 0, w
+    assert line(0.5) is None  # and nothing more until the next
+p.stdin.close()
+end = line(20)
+assert end and end["end"] is True and end["reconnects"] == 0, end
+assert p.wait(20) == 0
+print("ok")
+PY
+	kill -TERM "$server"
+	wait "$server" || true
+	[ "$status" = 0 ] || {
+		echo "$output" >&2
+		false
+	}
+}
+
 @test "ab --duet simultaneous: an A/A duet ends without a false verdict" {
 	need_cpus
 	[ "$(cat aa.rc)" = 0 ] || {
