@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const cg_slice_names[CG_NR_SLICES] = {"sut", "client", "fixture", "noise", "sut-b", "prepare"};
+const char *const cg_slice_names[CG_NR_SLICES] = {"sut", "client", "fixture", "noise", "sut-b", "prepare", "client-b"};
 const char *const cg_noise_placement_names[2] = {"apart", "sibling"};
 
 void cg_usable_cpus(const struct cg_topo *t, const struct cg_cpus *cpuset, const struct cg_cpus *affinity,

@@ -11,8 +11,9 @@ enum cg_slice {
 	CG_SLICE_CLIENT,
 	CG_SLICE_FIXTURE,
 	CG_SLICE_NOISE,
-	CG_SLICE_SUT_B,	  /* a duet's second side (harness ab): the sut's CPU set and limits */
-	CG_SLICE_PREPARE, /* a tree of its own, outside trials: prepare steps, installs, bundling, probes, initdb */
+	CG_SLICE_SUT_B,	   /* a duet's second side (harness ab): the sut's CPU set and limits */
+	CG_SLICE_PREPARE,  /* a tree of its own, outside trials: prepare steps, installs, bundling, probes, initdb */
+	CG_SLICE_CLIENT_B, /* a simultaneous duet's second client (harness ab --duet simultaneous) */
 	CG_NR_SLICES,
 };
 

@@ -138,6 +138,7 @@ static const struct {
 	[CG_SLICE_NOISE] = {(uint64_t)512 << 20, 64},
 	[CG_SLICE_PREPARE] = {CG_PREPARE_MEMORY, CG_PREPARE_PIDS},
 	[CG_SLICE_SUT_B] = {(uint64_t)2 << 30, 4096},
+	[CG_SLICE_CLIENT_B] = {(uint64_t)1 << 30, 1024},
 };
 
 static void plan_default_limits(struct cg_slice_plan *p)
@@ -152,12 +153,83 @@ static void plan_default_limits(struct cg_slice_plan *p)
 	}
 }
 
+/* A simultaneous duet: both sides loaded at once, so each needs CPUs of its own, and so does each side's client:
+ * four disjoint sets, the sides' of one size and the clients' of one size. By default a side gets a quarter of
+ * the host (1 to 4 CPUs) and its client as many. Pinned mode only: a quota, or no CPU control, would let the
+ * two sides run on the same CPUs, and what one got would be taken from the other. */
+static int plan_simul(const struct cg_topo *t, const struct cg_cpus *usable, const struct cg_budget *b,
+		      struct cg_slice_plan *ret, struct hx_err *err)
+{
+	static const enum cg_slice sides[] = {CG_SLICE_SUT, CG_SLICE_SUT_B},
+				   clients[] = {CG_SLICE_CLIENT, CG_SLICE_CLIENT_B};
+	struct cg_slice_plan p = {0};
+	unsigned have = cg_cpus_count(usable), want[CG_NR_SLICES] = {0}, s, c;
+	struct cg_alloc a;
+
+	if (b->mode != CG_CPU_PINNED)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "ab: --duet simultaneous runs in pinned mode only (each side on CPUs of its own): drop "
+			       "--mode %s, or use --duet interleaved",
+			       cg_cpu_mode_names[b->mode]);
+	s = b->cpus ? b->cpus : max_u(1, min_u(4, have / 4));
+	c = b->client_cpus ? b->client_cpus : s;
+	if (2 * (s + c) > have) {
+		if (have >= 4 && s > 1)
+			return hx_fail(err, HX_EXIT_HOST, ERANGE,
+				       "ab: --duet simultaneous needs %u usable CPUs (%u for each side and %u for each "
+				       "side's client); this host has %u: try --cpus %u, or --duet interleaved",
+				       2 * (s + c), s, c, have, have / 4);
+		return hx_fail(err, HX_EXIT_HOST, ERANGE,
+			       "ab: --duet simultaneous needs %u usable CPUs (%u for each side and %u for each side's "
+			       "client); this host has %u: use --duet interleaved",
+			       2 * (s + c), s, c, have);
+	}
+	for (int k = 0; k < 2; k++) {
+		want[sides[k]] = s;
+		want[clients[k]] = c;
+	}
+	if (cg_alloc_cpus(t, usable, want, &a, err) < 0)
+		return -err->errnum;
+	for (int k = 0; k < 2; k++) {
+		p.slices |= 1u << sides[k] | 1u << clients[k];
+		p.limits[sides[k]] = (struct cg_limits){.cpus = a.cpus[sides[k]],
+							.mems = a.mems[sides[k]],
+							.memory_max = b->memory_max,
+							.pids_max = b->pids_max};
+		p.limits[clients[k]] = (struct cg_limits){
+			.cpus = a.cpus[clients[k]], .mems = a.mems[clients[k]], .memory_max = b->client_memory_max};
+	}
+	p.cpus = s;
+	p.client_cpus = c;
+	plan_default_limits(&p);
+	*ret = p;
+	return 0;
+}
+
+void cg_plan_simul_swap(struct cg_slice_plan *p)
+{
+	static const enum cg_slice pairs[][2] = {{CG_SLICE_SUT, CG_SLICE_SUT_B}, {CG_SLICE_CLIENT, CG_SLICE_CLIENT_B}};
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		struct cg_limits *x = &p->limits[pairs[i][0]], *y = &p->limits[pairs[i][1]];
+		struct cg_cpus cpus = x->cpus, mems = x->mems;
+
+		x->cpus = y->cpus;
+		x->mems = y->mems;
+		y->cpus = cpus;
+		y->mems = mems;
+	}
+}
+
 int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const struct cg_budget *b,
 		   struct cg_slice_plan *ret, struct hx_err *err)
 {
 	struct cg_slice_plan p = {0};
 	struct cg_alloc a;
 	unsigned have = cg_cpus_count(usable);
+
+	if (b->simultaneous)
+		return plan_simul(t, usable, b, ret, err);
 
 	plan_split(have, b, &p.cpus, &p.client_cpus);
 	p.slices = (1u << CG_SLICE_SUT) | (1u << CG_SLICE_CLIENT);

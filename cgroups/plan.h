@@ -30,6 +30,9 @@ struct cg_budget {
 	unsigned noise_cpus;	    /* threads of the busiest noise generator of the run; 0: no noise slice */
 	enum cg_noise_placement noise_placement;
 	uint64_t noise_memory_max;
+	/* a simultaneous duet (harness ab --duet simultaneous): cg_plan_slices plans sut and sut-b on two disjoint
+	 * sets of cpus CPUs each, and client and client-b on two of client_cpus each; pinned mode only */
+	bool simultaneous;
 };
 
 struct cg_slice_plan {
@@ -56,6 +59,10 @@ int cg_plan_slices(const struct cg_topo *t, const struct cg_cpus *usable, const 
 /* A duet (harness ab): the sut-b slice gets exactly the sut's limits (CPU set, quota, memory, pids), so that
  * the two sides differ by nothing the kernel enforces. */
 void cg_plan_duet(struct cg_slice_plan *p);
+
+/* A simultaneous duet's swap between blocks: sut and sut-b exchange their CPU sets (and NUMA nodes), and so do
+ * client and client-b, so that each side runs as often on each set with its client on the matching one. */
+void cg_plan_simul_swap(struct cg_slice_plan *p);
 
 /* The same on this host: its topology under /sys, our cpuset and affinity. */
 int cg_plan_host(const struct cg_budget *b, struct cg_slice_plan *ret, struct hx_err *err);

@@ -164,3 +164,21 @@ void cg_topo_core_cpus(const struct cg_topo *t, int cpu, struct cg_cpus *ret)
 		if (t->cpu[o].core_idx == t->cpu[cpu].core_idx)
 			cg_cpus_set(ret, (unsigned)o);
 }
+
+int cg_topo_siblings_shared(const char *root, const struct cg_cpus *a, const struct cg_cpus *b, bool *ret,
+			    struct hx_err *err)
+{
+	*ret = false;
+	CG_CPUS_FOREACH (cpu, a) {
+		struct cg_cpus sib;
+		char rel[96];
+
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/topology/thread_siblings_list", cpu);
+		if (topo_read_cpus(root, rel, &sib, false, err) < 0)
+			return hx_wrap(err, "topology");
+		cg_cpus_and(&sib, b);
+		if (!cg_cpus_empty(&sib))
+			*ret = true;
+	}
+	return 0;
+}

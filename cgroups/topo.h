@@ -32,5 +32,9 @@ struct cg_topo {
 int cg_topo_read(const char *sysfs_root, struct cg_topo *ret, struct hx_err *err);
 /* The CPUs of one core: every online CPU with the same core_idx as cpu. */
 void cg_topo_core_cpus(const struct cg_topo *t, int cpu, struct cg_cpus *ret);
+/* Whether a CPU of a and a CPU of b are SMT siblings (threads of one core), by each CPU of a's
+ * thread_siblings_list under sysfs_root: what two loads on a and b at once share besides caches. */
+int cg_topo_siblings_shared(const char *sysfs_root, const struct cg_cpus *a, const struct cg_cpus *b, bool *ret,
+			    struct hx_err *err);
 
 #endif

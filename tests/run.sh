@@ -122,9 +122,10 @@ guest() {
 	# the fault cases whose evidence is cgroup v2's own: the OOM verdicts, read from memory.events of the trial's slice
 	HARNESS_GUEST_FILTER='OOM-killed' run_suite "guest/cgroup-v2-faults" "$here/guest/run-guest.sh" \
 		tests/integration/faults.bats
-	# the headline command and rootless delegation in a bigger guest: room for --cpus 4 and a client of 2
+	# the headline command, rootless delegation and the simultaneous duet in a bigger guest: room for --cpus 4 and a
+	# client of 2, and for four disjoint CPU sets
 	HARNESS_GUEST_SMP=6 run_suite "guest/cgroup-v2-smp6" "$here/guest/run-guest.sh" tests/integration/cpus4.bats \
-		tests/integration/rootless.bats
+		tests/integration/rootless.bats tests/integration/ab-simul.bats
 }
 
 # The background load of --busy: trials of the quickest shipped scenario, until the suites end.

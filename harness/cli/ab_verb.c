@@ -27,7 +27,7 @@
 
 struct ab_opts {
 	bool help, keep;
-	const char *mode, *profile, *out, *format, *engine, *a_scenario, *b_scenario;
+	const char *mode, *profile, *out, *format, *engine, *a_scenario, *b_scenario, *duet;
 	unsigned cpus, connections;
 	uint64_t memory, seed;
 	double threshold, precision, max_time, window;
@@ -41,6 +41,9 @@ static const struct hx_opt ab_tab[] = {
 	{"memory", 0, OPT_SIZE, offsetof(struct ab_opts, memory), "SIZE",
 	 .help = "memory limit of each side (default 2G)", .min = OPT_MEMORY_MIN},
 	{"mode", 0, OPT_STR, offsetof(struct ab_opts, mode), "MODE", .help = "pinned (default), quota or none"},
+	{"duet", 0, OPT_STR, offsetof(struct ab_opts, duet), "KIND",
+	 .help = "interleaved (default: one client alternating the sides on one CPU set) or simultaneous (both sides "
+		 "loaded at once on two CPU sets, swapped between blocks; needs 4 CPUs or more)"},
 	{"threshold", 0, OPT_PERCENT, offsetof(struct ab_opts, threshold), "P%",
 	 .help = "the smallest change that matters (default 2%)", .min = 0.1, .max = 50},
 	{"precision", 0, OPT_PERCENT, offsetof(struct ab_opts, precision), "P%",
@@ -81,6 +84,7 @@ struct ab_plan {
 	struct img_status st[2];
 	struct scenario s[2];
 	bool loaded[2];
+	bool simultaneous;
 	enum cg_cpu_mode mode;
 	enum report_format format;
 	char out[PATH_MAX];
@@ -152,13 +156,23 @@ static int plan_budget(const struct ab_opts *o, struct ab_plan *p, struct run_en
 	if (cg_cpu_mode_parse(o->mode ? o->mode : "pinned", &p->mode) < 0)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "ab: --mode takes one of pinned, quota, none, not '%s'",
 			       o->mode);
+	if (o->duet && strcmp(o->duet, "interleaved") != 0 && strcmp(o->duet, "simultaneous") != 0)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "ab: --duet takes interleaved or simultaneous, not '%s'",
+			       o->duet);
+	p->simultaneous = o->duet && strcmp(o->duet, "simultaneous") == 0;
+	if (p->simultaneous && p->s[0].workload == SCN_STARTUP)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "ab: --duet simultaneous loads http scenarios; a startup duet alternates single runs "
+			       "(drop --duet, or use --duet interleaved)");
 	env->budget[p->mode] = (struct cg_budget){.mode = p->mode,
 						  .cpus = o->cpus,
 						  .memory_max = o->memory ? o->memory : (uint64_t)2 << 30,
-						  .pids_max = 4096};
+						  .pids_max = 4096,
+						  .simultaneous = p->simultaneous};
 	if (cg_plan_host(&env->budget[p->mode], &env->plan[p->mode], err) < 0)
 		return -err->errnum;
-	cg_plan_duet(&env->plan[p->mode]);
+	if (!p->simultaneous) /* the simultaneous plan has each side's own set already */
+		cg_plan_duet(&env->plan[p->mode]);
 	return 0;
 }
 
@@ -248,6 +262,7 @@ static int ab_prepare(struct ab_plan *p, struct run_env *env, struct hx_err *err
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN); /* a simultaneous duet's client that died is an EPIPE on its gate, said as such */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (n <= 0)
 		return hx_syserr(err, "ab: setup");
@@ -317,8 +332,12 @@ static int ab_execute(const struct ab_opts *o, struct ab_plan *p, struct run_env
 	int rc;
 
 	doc_head(o, p, &d);
-	rc = p->s[0].workload == SCN_STARTUP ? duet_startup(env, p->sides, p->mode, &p->duet, &d, err)
-					     : duet_http(env, p->sides, p->mode, &p->duet, &d, err);
+	if (p->s[0].workload == SCN_STARTUP)
+		rc = duet_startup(env, p->sides, p->mode, &p->duet, &d, err);
+	else if (p->simultaneous)
+		rc = duet_simultaneous(env, p->sides, p->mode, &p->duet, &d, err);
+	else
+		rc = duet_http(env, p->sides, p->mode, &p->duet, &d, err);
 	if (rc == 0 && ab_analyze(&d) < 0)
 		rc = hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	if (d.nw && ab_write(&d, p->out, rc < 0 ? &(struct hx_err){0} : err) < 0 && rc == 0)
@@ -363,7 +382,9 @@ int verb_ab(int argc, char **argv)
 			stdout, "harness ab A B [SCENARIO] [OPTIONS]",
 			"A duet: both sides' servers up at once on the same CPUs and limits, one load client\n"
 			"alternating between them in short windows of randomized order (a startup scenario: single\n"
-			"runs of A and B alternated); the verdict from the per-pair ratios B/A (docs/ab.md).\n"
+			"runs of A and B alternated; --duet simultaneous: both loaded at once on two CPU sets, a\n"
+			"client each, the sets swapped between blocks); the verdict from the per-pair ratios B/A\n"
+			"(docs/ab.md).\n"
 			"Exit 1 when B is slower beyond the threshold.",
 			ab_tab);
 		return HX_EXIT_OK;

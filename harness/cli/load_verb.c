@@ -21,7 +21,7 @@
 #include "cli/verbs.h"
 
 struct load_opts {
-	bool help, json, insecure, chat, rpc, counter, startup, no_sandbox, show_output, no_timeline;
+	bool help, json, insecure, chat, rpc, counter, startup, no_sandbox, show_output, no_timeline, duet_gate;
 	unsigned conns, threads, pipeline, timeout_ms, clients, messages, window, runs, warmup, expect_status;
 	uint64_t requests, expect_length;
 	double duration, rate, interval;
@@ -106,6 +106,9 @@ static const struct hx_opt load_tab[] = {
 	 .help = "duet: the side of each window, A (URL) or B (URL_B), e.g. ABBAAB"},
 	{"duet-window", 0, OPT_DURATION, offsetof(struct load_opts, duet_window), "SECONDS",
 	 .help = "duet: each window's length (default 0.5s)", .min = 0.01, .max = 600},
+	{"duet-gate", 0, OPT_FLAG, offsetof(struct load_opts, duet_gate), NULL,
+	 .help = "duet: each window starts on a byte read from stdin, and stdin's end ends the load; without --duet, "
+		 "every window on URL alone (harness ab --duet simultaneous)"},
 	{"json", 0, OPT_FLAG, offsetof(struct load_opts, json), NULL, .help = "print one JSON document"},
 	{"help", 'h', OPT_FLAG, offsetof(struct load_opts, help), NULL, .help = "show this help"},
 	OPT_END,
@@ -229,22 +232,41 @@ static bool duet_line(const struct load_window *w, void *ctx)
 	int n;
 
 	(void)ctx;
-	n = printf("{\"window\":%zu,\"side\":\"%c\",\"start_s\":%.6f,\"duration_s\":%.6f,\"requests\":%llu,"
+	n = printf("{\"window\":%zu,\"side\":\"%c\",\"start_s\":%.6f,\"start_mono_s\":%.6f,\"duration_s\":%.6f,"
+		   "\"requests\":%llu,"
 		   "\"errors\":%llu,\"reconnects\":%llu,\"drain_ms\":%.3f,\"latency_us\":{\"mean\":%.3f,"
 		   "\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f}}\n",
-		   w->index, w->side ? 'B' : 'A', w->start_s, w->duration_s, (unsigned long long)w->requests,
-		   (unsigned long long)w->errors_total, (unsigned long long)w->reconnects, w->drain_ms,
-		   hist_mean(h) / 1e3, (double)hist_quantile(h, 0.5) / 1e3, (double)hist_quantile(h, 0.9) / 1e3,
+		   w->index, w->side ? 'B' : 'A', w->start_s, w->start_mono_s, w->duration_s,
+		   (unsigned long long)w->requests, (unsigned long long)w->errors_total,
+		   (unsigned long long)w->reconnects, w->drain_ms, hist_mean(h) / 1e3,
+		   (double)hist_quantile(h, 0.5) / 1e3, (double)hist_quantile(h, 0.9) / 1e3,
 		   (double)hist_quantile(h, 0.99) / 1e3, (double)h->max / 1e3);
 	return n > 0 && fflush(stdout) == 0;
 }
 
-/* --duet: URL_B, the order of the sides, the window; the connections per side are -c's. */
+/* A gated duet without --duet: this many windows at most, every one on URL (harness ab stops it sooner). */
+#define LOAD_GATE_WINDOWS 65536
+
+/* --duet: URL_B, the order of the sides, the window; the connections per side are -c's. --duet-gate alone: the
+ * windows on URL only, each on harness's go. */
 static int duet_config(const struct load_opts *o, struct load_config *c, unsigned char **ret_order, struct hx_err *err)
 {
 	size_t n = o->duet_order ? strlen(o->duet_order) : 0;
 	unsigned char *order;
 
+	if (o->duet_gate && !o->duet_b) {
+		if (o->duet_order || o->rate > 0 || o->requests || o->duration > 0)
+			return hx_fail(
+				err, HX_EXIT_USAGE, EINVAL,
+				"load: --duet-gate without --duet runs every window on URL: drop --duet-order, -R, "
+				"-n and -d (--duet-window sets the window)");
+		if (!(order = calloc(LOAD_GATE_WINDOWS, 1)))
+			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+		c->url_b = c->url;
+		c->one_side = true;
+		n = LOAD_GATE_WINDOWS;
+		goto windows;
+	}
 	if (!n || strspn(o->duet_order, "AB") != n)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 			       "load: --duet takes --duet-order, a side per window: A or B");
@@ -260,6 +282,8 @@ static int duet_config(const struct load_opts *o, struct load_config *c, unsigne
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)
 		order[i] = o->duet_order[i] == 'B';
+windows:
+	c->gate = o->duet_gate;
 	c->duet = true;
 	c->order = order;
 	c->nwindows = n;
@@ -318,7 +342,8 @@ static int load_http(const struct load_opts *o, const char *url, struct hx_err *
 	if (load_build_request(&c, o->method ? o->method : "GET", o->headers.items, o->headers.n, body, body_len, err) <
 	    0)
 		return -err->errnum;
-	if (o->duet_b && (duet_config(o, &c, &order, err) < 0 || load_probe(&c.url_b, c.timeout_ms, err) < 0)) {
+	if ((o->duet_b || o->duet_gate) &&
+	    (duet_config(o, &c, &order, err) < 0 || (o->duet_b && load_probe(&c.url_b, c.timeout_ms, err) < 0))) {
 		free(c.request);
 		return -err->errnum;
 	}

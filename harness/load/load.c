@@ -1058,6 +1058,9 @@ static void duet_merge(struct duet_sync *d, size_t k)
 		double st = (double)(w->win_start_ns - d->t0) / 1e9, drain = (double)w->drain_ns / 1e6;
 
 		win->start_s = st < win->start_s ? st : win->start_s;
+		win->start_mono_s = (double)w->win_start_ns / 1e9 < win->start_mono_s || i == 0
+					    ? (double)w->win_start_ns / 1e9
+					    : win->start_mono_s;
 		win->drain_ms = drain > win->drain_ms ? drain : win->drain_ms;
 		win->requests += w->r.requests;
 		win->reconnects += w->r.reconnects;
@@ -1099,6 +1102,16 @@ static void duet_window(struct worker *w, unsigned side)
 	w->drain_ns = util_now_ns() - t;
 }
 
+/* --duet-gate: the last thread at the meeting before a window reads its go; the end of stdin ends the load. */
+static void duet_gate(struct duet_sync *d, size_t unused)
+{
+	char go;
+
+	(void)unused;
+	if (read(STDIN_FILENO, &go, 1) != 1)
+		d->stop = true;
+}
+
 static void *worker_duet_main(void *arg)
 {
 	struct worker *w = arg;
@@ -1117,6 +1130,8 @@ static void *worker_duet_main(void *arg)
 	if (!duet_meet(d, duet_start_clock, 0))
 		d->ready_failed = true;
 	for (size_t k = 0; !d->ready_failed && k < w->cfg->nwindows; k++) {
+		if (w->cfg->gate && (!duet_meet(d, duet_gate, 0) || d->stop))
+			break;
 		duet_window(w, w->cfg->order[k]);
 		if (!duet_meet(d, duet_merge, k) || d->stop)
 			break;
@@ -1132,7 +1147,7 @@ static int worker_setup(struct worker *w, const struct load_config *c, unsigned 
 			uint64_t origin_ns, struct hx_err *err)
 {
 	unsigned per_side = c->conns / c->threads + (idx < c->conns % c->threads);
-	unsigned n = c->duet ? 2 * per_side : per_side;
+	unsigned n = c->duet && !c->one_side ? 2 * per_side : per_side;
 
 	w->cfg = c;
 	w->tp = c->url.tls ? &tp_tls : &tp_tcp;
@@ -1322,7 +1337,7 @@ int load_run(const struct load_config *c, struct load_result *ret, struct hx_err
 	ws = calloc(c->threads, sizeof(*ws));
 	if (!ws)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
-	if (load_nofile(c->duet ? 2 * c->conns : c->conns, err) < 0) {
+	if (load_nofile(c->duet && !c->one_side ? 2 * c->conns : c->conns, err) < 0) {
 		free(ws);
 		return -err->errnum;
 	}

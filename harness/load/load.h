@@ -71,6 +71,10 @@ struct load_config {
 	size_t nwindows;
 	bool (*on_window)(const struct load_window *win, void *ctx);
 	void *window_ctx;
+	/* a simultaneous duet (harness ab --duet simultaneous): one_side, the connections to url only (every window
+	 * on side 0, url_b unused); gate, each window waits for a byte on stdin and its end ends the load, so that
+	 * harness starts both sides' clients' windows at one moment */
+	bool one_side, gate;
 	uint64_t interval_ns; /* the timeline's interval; 0: no timeline */
 	FILE *progress;	      /* a status line here every second, from the timeline (needs interval_ns); NULL: none */
 };
@@ -94,6 +98,7 @@ struct load_window {
 	size_t index;
 	unsigned side;
 	double start_s, duration_s; /* from the load's start; every thread's window is this long */
+	double start_mono_s;	    /* its start on CLOCK_MONOTONIC: windows of two clients compared */
 	uint64_t requests, errors_total, reconnects, errors[LE_NR];
 	double drain_ms; /* the longest thread's wait for its in-flight requests after the window */
 	struct hist latency;

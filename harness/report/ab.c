@@ -33,6 +33,11 @@ struct ab_window *ab_window_add(struct ab_doc *d)
 	return &d->w[d->nw++];
 }
 
+bool ab_simultaneous(const struct ab_doc *d)
+{
+	return strcmp(d->duet, "simultaneous") == 0;
+}
+
 void ab_free(struct ab_doc *d)
 {
 	free(d->w);
@@ -113,19 +118,20 @@ int ab_pairs(const struct ab_doc *d, enum ab_metric m, double **ret_a, double **
 	return 0;
 }
 
-/* Each side's CPU during the other's windows, as a share of one CPU. */
+/* Each side's CPU during the other's windows, as a share of one CPU; a simultaneous duet has no idle side. */
 static void idle_evidence(struct ab_doc *d)
 {
 	for (int s = 0; s < 2; s++) {
 		d->idle_share[s] = 0;
-		for (size_t i = 0; i < d->nw; i++) {
+		d->idle_busy[s] = false;
+		for (size_t i = 0; i < d->nw && !ab_simultaneous(d); i++) {
 			const struct ab_window *w = &d->w[i];
 			double share = w->duration_s > 0 ? w->idle_cpu_ms / 1e3 / w->duration_s : 0;
 
 			if (w->side != "AB"[s] && !w->warmup && share > d->idle_share[s])
 				d->idle_share[s] = share;
+			d->idle_busy[s] = d->idle_share[s] > AB_IDLE_SHARE;
 		}
-		d->idle_busy[s] = d->idle_share[s] > AB_IDLE_SHARE;
 	}
 }
 
@@ -166,7 +172,7 @@ bool ab_regressed(const struct ab_doc *d)
 
 /* ---- JSON ---- */
 
-static cJSON *window_json(const struct ab_window *w)
+static cJSON *window_json(const struct ab_doc *d, const struct ab_window *w)
 {
 	cJSON *o = cJSON_CreateObject();
 	char side[2] = {w->side, 0};
@@ -190,6 +196,10 @@ static cJSON *window_json(const struct ab_window *w)
 	cJSON_AddNumberToObject(o, "foreign_cpu_ms", w->foreign_ms);
 	if (w->startup_ms > 0)
 		cJSON_AddNumberToObject(o, "startup_ms", w->startup_ms);
+	if (ab_simultaneous(d)) {
+		cJSON_AddStringToObject(o, "cpus", w->cpus);
+		cJSON_AddBoolToObject(o, "smt_siblings_shared", w->smt_shared);
+	}
 	return o;
 }
 
@@ -245,6 +255,7 @@ static cJSON *ab_json(const struct ab_doc *d)
 	cJSON_AddStringToObject(o, "scenario", d->scenario);
 	cJSON_AddStringToObject(o, "workload", d->workload);
 	cJSON_AddStringToObject(o, "mode", d->mode);
+	cJSON_AddStringToObject(o, "duet", ab_simultaneous(d) ? "simultaneous" : "interleaved");
 	cJSON_AddItemToObject(sides, "A", side_json(&d->side[0]));
 	cJSON_AddItemToObject(sides, "B", side_json(&d->side[1]));
 	cJSON_AddNumberToObject(o, "threshold", d->threshold);
@@ -262,7 +273,7 @@ static cJSON *ab_json(const struct ab_doc *d)
 	cJSON_AddNumberToObject(o, "errors", (double)d->errors);
 	ws = cJSON_AddArrayToObject(o, "windows");
 	for (size_t i = 0; i < d->nw; i++)
-		cJSON_AddItemToArray(ws, window_json(&d->w[i]));
+		cJSON_AddItemToArray(ws, window_json(d, &d->w[i]));
 	v = cJSON_AddObjectToObject(o, "verdicts");
 	for (int m = 0; m < AB_NR_METRICS; m++)
 		if ((m == AB_STARTUP) == (ab_headline(d) == AB_STARTUP)) /* a startup duet has no latency */
@@ -337,6 +348,8 @@ static int window_read(const cJSON *o, struct ab_window *w)
 	w->foreign_ms = num(o, "foreign_cpu_ms");
 	w->own_cpu_ms = num(o, "side_cpu_ms");
 	w->startup_ms = num(o, "startup_ms");
+	str(o, "cpus", w->cpus, sizeof(w->cpus));
+	w->smt_shared = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "smt_siblings_shared"));
 	return 0;
 }
 
@@ -358,6 +371,9 @@ static int doc_read(const cJSON *j, struct ab_doc *d, const char *path, struct h
 
 	str(j, "scenario", d->scenario, sizeof(d->scenario));
 	str(j, "mode", d->mode, sizeof(d->mode));
+	str(j, "duet", d->duet, sizeof(d->duet)); /* absent before the simultaneous duet: interleaved */
+	if (strcmp(d->duet, "simultaneous") != 0)
+		snprintf(d->duet, sizeof(d->duet), "interleaved");
 	str(j, "workload", d->workload, sizeof(d->workload));
 	str(j, "engine", d->engine, sizeof(d->engine));
 	str(j, "stopped", d->stopped, sizeof(d->stopped));
@@ -512,6 +528,17 @@ static void flags_line(FILE *f, const struct ab_doc *d)
 				"AB"[s], d -> idle_share[s] * 100, AB_IDLE_SHARE * 100);
 	if (d->reconnects)
 		fprintf(f, "warning: %llu reconnects during the duet\n", (unsigned long long)d->reconnects);
+	if (ab_simultaneous(d)) {
+		size_t shared = 0;
+
+		for (size_t i = 0; i < d->nw; i += 2)
+			shared += d->w[i].smt_shared;
+		if (shared)
+			fprintf(f,
+				"note: the two sides' CPU sets shared SMT siblings in %zu of %zu blocks: each side's "
+				"load took from the other's cores\n",
+				shared, (d->nw + 1) / 2);
+	}
 	if (d->noisy_pairs)
 		fprintf(f,
 			"note: %zu noisy pairs left out (their windows' foreign CPU time differed by more than %.0f%% "
@@ -607,6 +634,8 @@ void ab_print_head(FILE *f, const struct ab_doc *d, bool md)
 	headline(f, d);
 	if (ab_headline(d) == AB_STARTUP)
 		snprintf(what, sizeof(what), "single runs, each in a fresh sandbox");
+	else if (ab_simultaneous(d))
+		snprintf(what, sizeof(what), "%.2f s blocks, both sides at once", d->window_s);
 	else
 		snprintf(what, sizeof(what), "%.2f s windows", d->window_s);
 	/* the names are the file's, which anyone may have written */

@@ -34,6 +34,10 @@ struct ab_window {
 	double own_cpu_ms;  /* the measured side's slice CPU time, the same span */
 	double foreign_ms;  /* CPU time on the sides' CPUs that neither side's slice used (/proc/stat), the same span */
 	double startup_ms;  /* a startup duet: this window is one run, from its execve to its exit */
+	/* a simultaneous duet: a window is one side's half of a block; foreign_ms is then on this side's CPUs only,
+	 * idle_cpu_ms NAN (no side is idle) */
+	char cpus[64];	 /* the side's CPU set in this block */
+	bool smt_shared; /* the two sides' sets of this block share SMT siblings */
 };
 
 struct ab_side {
@@ -48,6 +52,7 @@ extern const char *const ab_metric_names[AB_NR_METRICS];
 struct ab_doc {
 	char scenario[64], workload[16], mode[16], engine[16], stopped[32], started[32], version[32], commit[16],
 		cpu_model[128];
+	char duet[16]; /* "interleaved" (a file without it) or "simultaneous" */
 	struct ab_side side[2];
 	double threshold, precision, max_time_s, window_s, wall_s, client_cpu_s;
 	uint64_t seed, reconnects, errors;
@@ -62,6 +67,8 @@ struct ab_doc {
 };
 
 struct ab_window *ab_window_add(struct ab_doc *d);
+/* A simultaneous duet: both sides loaded at once in each block (docs/ab.md). */
+bool ab_simultaneous(const struct ab_doc *d);
 void ab_free(struct ab_doc *d);
 /* Whether the pair of windows x, y is noisy (AB_NOISY_SHARE). */
 bool ab_pair_noisy(const struct ab_window *x, const struct ab_window *y);

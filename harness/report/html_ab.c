@@ -323,7 +323,7 @@ static int verdict_table(FILE *out, const struct ab_doc *d)
 static void side_row(FILE *out, const struct ab_doc *d, int s)
 {
 	const struct ab_side *x = &d->side[s];
-	char b[32];
+	char b[64];
 
 	fputs("<tr>", out);
 	html_td(out, s ? "B" : "A");
@@ -334,7 +334,10 @@ static void side_row(FILE *out, const struct ab_doc *d, int s)
 	html_td(out, x->slice);
 	html_td(out, x->cpus);
 	html_tdn(out, x->port);
-	snprintf(b, sizeof(b), "%.1f%%%s", d->idle_share[s] * 100, d->idle_busy[s] ? " (busy)" : "");
+	if (ab_simultaneous(d)) /* no side is idle: both are loaded in every block */
+		snprintf(b, sizeof(b), "– (first block's CPUs; swapped each block)");
+	else
+		snprintf(b, sizeof(b), "%.1f%%%s", d->idle_share[s] * 100, d->idle_busy[s] ? " (busy)" : "");
 	fputs(d->idle_busy[s] ? "<td class=\"v-warn\">" : "<td>", out);
 	svg_escape(out, b);
 	fputs("</td>", out);
@@ -369,8 +372,11 @@ static void settings(FILE *out, const struct ab_doc *d)
 	snprintf(b, sizeof(b), "%s (%s), mode %s, engine %s", d->scenario, d->workload, d->mode, d->engine);
 	kv(out, "scenario", b);
 	if (ab_headline(d) != AB_STARTUP) { /* a startup duet's windows are single runs: no client */
-		snprintf(b, sizeof(b), "%u connections, %u threads, per side; %.2f s windows", d->connections,
-			 d->threads, d->window_s);
+		snprintf(b, sizeof(b), "%u connections, %u threads, per side; %.2f s %s", d->connections, d->threads,
+			 d->window_s,
+			 ab_simultaneous(d)
+				 ? "blocks, both sides at once (a client each, the CPU sets swapped each block)"
+				 : "windows, one side at a time");
 		kv(out, "client", b);
 	}
 	snprintf(b, sizeof(b), "threshold %g%%, precision %g%%, max time %.0f s, seed %llu", d->threshold * 100,

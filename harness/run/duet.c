@@ -44,20 +44,21 @@ static double now_s(void)
 	return (double)util_now_ns() / 1e9;
 }
 
-/* The load client in the client slice's sandbox, its stdout to out_fd. */
-static int client_start(struct run_env *env, struct cg_tree *tree, char **argv, int out_fd, int err_fd, struct sbx *x,
-			struct hx_err *err)
+/* The load client in a client slice's sandbox, its stdin from in_fd (-1: none), its stdout to out_fd. */
+static int client_start(struct run_env *env, struct cg_tree *tree, enum cg_slice sl, char **argv, int in_fd, int out_fd,
+			int err_fd, struct sbx *x, struct hx_err *err)
 {
 	struct sbx_config c;
 
 	sbx_config_init(&c);
 	c.netns_fd = env->netns_fd;
+	c.in_fd = in_fd;
 	c.argv = argv;
 	c.out_fd = out_fd;
 	c.err_fd = err_fd;
 	c.rootfs.binds[c.rootfs.nbinds++] = (struct sbx_bind){.src = env->harness, .dst = "/opt/harness/harness"};
 	c.seccomp.allow_io_uring = true; /* as in a run: the client is our own code */
-	if (sbx_start(tree, CG_SLICE_CLIENT, &c, x, err) < 0 || sbx_wait_exec(x, argv[0], err) < 0) {
+	if (sbx_start(tree, sl, &c, x, err) < 0 || sbx_wait_exec(x, argv[0], err) < 0) {
 		sbx_release(x);
 		return hx_wrap(err, "load client");
 	}
@@ -126,7 +127,7 @@ static int warm(struct run_env *env, struct cg_tree *tree, const struct scenario
 	snprintf(out, sizeof(out), "%s/warm-%u.txt", env->dir, s->port);
 	if ((fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
 		return hx_syserr(err, "ab: %s", out);
-	if (client_start(env, tree, a.argv, fd, fd, &x, err) < 0)
+	if (client_start(env, tree, CG_SLICE_CLIENT, a.argv, -1, fd, fd, &x, err) < 0)
 		return -err->errnum;
 	i = proc_wait_first(&x.pid, 1, util_now_ns() + 120000000000ull, &run_interrupted, &st);
 	if (i != 0) {
@@ -346,7 +347,7 @@ static int run_duet_client(struct run_env *env, struct cg_tree *tree, const stru
 	if ((efd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 || pipe2(p, O_CLOEXEC) < 0)
 		return hx_syserr(err, "ab: %s", errpath);
 	rd = p[0];
-	rc = client_start(env, tree, a->argv, p[1], efd, &x, err);
+	rc = client_start(env, tree, CG_SLICE_CLIENT, a->argv, -1, p[1], efd, &x, err);
 	close(p[1]);
 	if (rc < 0)
 		return rc;
@@ -429,6 +430,286 @@ int duet_http(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_
 			rc = hx_wrap(err, "side %c", "AB"[k]);
 	if (rc == 0)
 		rc = run_duet_client(env, tree, sides, mode, o, d, err);
+	for (int k = 0; k < 2; k++) {
+		if (rc == 0 && proc_wait_first(&x[k].pid, 1, util_now_ns(), NULL, &(int){0}) == 0)
+			rc = hx_fail(err, HX_EXIT_VERDICT, EPIPE, "side %c's server exited during the duet", "AB"[k]);
+		if (x[k].pid > 0)
+			run_server_stop(tree, sides[k].side.slice, &x[k], t);
+		sbx_release(&x[k]);
+		if (logfd[k] >= 0)
+			close(logfd[k]);
+	}
+	if (cg_tree_destroy(tree, &(struct hx_err){0}) < 0 && rc == 0)
+		rc = hx_fail(err, HX_EXIT_INTERNAL, EBUSY, "ab: the duet's cgroups could not be removed");
+	totals(d);
+	d->wall_s = now_s() - t0;
+	return rc;
+}
+
+/* ---- simultaneous: both sides loaded at once, block by block, on disjoint CPU sets swapped between blocks ---- */
+
+/* One side's load client: `harness load URL --duet-gate` in its own client slice, a window per byte on its gate. */
+struct simul_client {
+	struct sbx x;
+	int gate, out; /* our ends: a byte to the first starts a window; the second gives its lines */
+	char line[DUET_LINE_MAX];
+	size_t used;
+};
+
+static int simul_start(struct run_env *env, struct cg_tree *tree, const struct duet_side *side, int k,
+		       const struct duet_opts *o, struct simul_client *c, struct hx_err *err)
+{
+	_cleanup_free_ struct argv_buf *a = calloc(1, sizeof(*a));
+	char errpath[PATH_MAX];
+	_cleanup_close_ int efd = -1;
+	int g[2], p[2], rc;
+
+	if (!a)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	arg(a, "/opt/harness/harness");
+	arg(a, "load");
+	argf(a, "http://127.0.0.1:%u%s", side->s->port, side->s->ready_path);
+	load_common(a, env, side->s);
+	arg(a, "--duet-gate");
+	arg(a, "--duet-window");
+	argf(a, "%.3fs", o->window_s);
+	snprintf(errpath, sizeof(errpath), "%s/client-%c.err", env->dir, "AB"[k]);
+	if ((efd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+		return hx_syserr(err, "ab: %s", errpath);
+	if (pipe2(g, O_CLOEXEC) < 0)
+		return hx_syserr(err, "ab: pipe");
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		close(g[0]);
+		close(g[1]);
+		return hx_syserr(err, "ab: pipe");
+	}
+	c->gate = g[1];
+	c->out = p[0];
+	rc = client_start(env, tree, k ? CG_SLICE_CLIENT_B : CG_SLICE_CLIENT, a->argv, g[0], p[1], efd, &c->x, err);
+	close(g[0]);
+	close(p[1]);
+	return rc < 0 ? hx_wrap(err, "side %c", "AB"[k]) : 0;
+}
+
+/* The client's next line, parsed, by the deadline; NULL with err at its end, a timeout or garbage. */
+static cJSON *simul_line(struct simul_client *c, int k, uint64_t deadline, struct hx_err *err)
+{
+	for (;;) {
+		char *nl = memchr(c->line, '\n', c->used);
+		struct pollfd p = {.fd = c->out, .events = POLLIN};
+		uint64_t now = util_now_ns();
+		ssize_t n;
+
+		if (nl) {
+			cJSON *j;
+
+			*nl = '\0';
+			j = cJSON_Parse(c->line);
+			c->used -= (size_t)(nl + 1 - c->line);
+			memmove(c->line, nl + 1, c->used);
+			if (!j)
+				hx_fail(err, HX_EXIT_INTERNAL, EBADMSG,
+					"ab: side %c's load client wrote a line not JSON", "AB"[k]);
+			return j;
+		}
+		if (run_interrupted) {
+			hx_fail(err, HX_EXIT_VERDICT, EINTR, "interrupted");
+			return NULL;
+		}
+		if (c->used >= sizeof(c->line) - 1 || now >= deadline) {
+			hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT, "ab: side %c's load client %s", "AB"[k],
+				now >= deadline ? "gave no window in time" : "wrote a line too long");
+			return NULL;
+		}
+		if (poll(&p, 1, (int)((deadline - now) / 1000000 + 1)) <= 0)
+			continue;
+		if ((n = read(c->out, c->line + c->used, sizeof(c->line) - 1 - c->used)) <= 0) {
+			hx_fail(err, HX_EXIT_VERDICT, EPIPE, "ab: side %c's load client ended", "AB"[k]);
+			return NULL;
+		}
+		c->used += (size_t)n;
+	}
+}
+
+/* What a block's measurement needs of the state before it: each side's slice CPU and the task time on its CPUs. */
+struct simul_mark {
+	double cpu_ms[2], busy_ms[2];
+};
+
+static void simul_mark(struct cg_tree *tree, const struct cg_slice_plan *cur, struct simul_mark *m)
+{
+	for (int k = 0; k < 2; k++) {
+		enum cg_slice sl = k ? CG_SLICE_SUT_B : CG_SLICE_SUT;
+
+		m->cpu_ms[k] = slice_cpu_ms(tree, sl);
+		m->busy_ms[k] = cpus_task_ms(&cur->limits[sl].cpus);
+	}
+}
+
+/* Side k's window of a block, from its client's line and the marks before and after. */
+static int simul_window(const cJSON *j, int k, unsigned block, double t0, const struct cg_slice_plan *cur, bool smt,
+			const struct simul_mark *m0, const struct simul_mark *m1, struct ab_doc *d, struct hx_err *err)
+{
+	const cJSON *lat = cJSON_GetObjectItemCaseSensitive(j, "latency_us");
+	struct ab_window *w = ab_window_add(d);
+
+	if (!w)
+		return hx_fail(err, HX_EXIT_INTERNAL, E2BIG, "ab: more than %d windows", AB_MAX_WINDOWS);
+	*w = (struct ab_window){.pair = block,
+				.side = "AB"[k],
+				.warmup = block == 0,
+				.start_s = jnum(j, "start_mono_s") - t0,
+				.duration_s = jnum(j, "duration_s"),
+				.requests = (uint64_t)jnum(j, "requests"),
+				.errors = (uint64_t)jnum(j, "errors"),
+				.reconnects = (uint64_t)jnum(j, "reconnects"),
+				.drain_ms = jnum(j, "drain_ms"),
+				.mean_us = jnum(lat, "mean"),
+				.p50_us = jnum(lat, "p50"),
+				.p90_us = jnum(lat, "p90"),
+				.p99_us = jnum(lat, "p99"),
+				.max_us = jnum(lat, "max"),
+				.idle_cpu_ms = NAN,
+				.own_cpu_ms = m1->cpu_ms[k] - m0->cpu_ms[k],
+				.smt_shared = smt};
+	w->foreign_ms = fmax(0, (m1->busy_ms[k] - m0->busy_ms[k]) - w->own_cpu_ms);
+	cg_cpus_format(&cur->limits[k ? CG_SLICE_SUT_B : CG_SLICE_SUT].cpus, w->cpus, sizeof(w->cpus));
+	return 0;
+}
+
+/* Between blocks: the sides exchange their CPU sets, and so do their clients (the slices' cpusets rewritten; the
+ * servers and the connections stay as they are). */
+static int simul_swap(struct cg_tree *tree, struct cg_slice_plan *cur, struct hx_err *err)
+{
+	static const enum cg_slice sl[] = {CG_SLICE_SUT, CG_SLICE_SUT_B, CG_SLICE_CLIENT, CG_SLICE_CLIENT_B};
+
+	cg_plan_simul_swap(cur);
+	for (size_t i = 0; i < HX_ARRAY_SIZE(sl); i++)
+		if (cg_slice_apply(tree, sl[i], &cur->limits[sl[i]], err) < 0)
+			return hx_wrap(err, "ab: the swap of the sides' CPUs");
+	return 0;
+}
+
+/* One block: both gates opened back to back, both windows read, the evidence around them. */
+static int simul_block(struct cg_tree *tree, struct simul_client c[2], unsigned block, double t0,
+		       const struct cg_slice_plan *cur, const struct duet_opts *o, struct ab_doc *d, struct hx_err *err)
+{
+	struct simul_mark m0, m1;
+	uint64_t deadline;
+	cJSON *j[2] = {NULL, NULL};
+	bool smt = false;
+	int rc = 0;
+
+	if (cg_topo_siblings_shared("/sys", &cur->limits[CG_SLICE_SUT].cpus, &cur->limits[CG_SLICE_SUT_B].cpus, &smt,
+				    &(struct hx_err){0}) < 0)
+		smt = false; /* no topology shown (some VMs): no sibling known */
+	simul_mark(tree, cur, &m0);
+	for (int k = 0; k < 2; k++)
+		if (write(c[k].gate, "g", 1) != 1)
+			return hx_fail(err, HX_EXIT_VERDICT, EPIPE, "ab: side %c's load client ended", "AB"[k]);
+	deadline = util_now_ns() + (uint64_t)(o->window_s * 1e9) + 30000000000ull;
+	for (int k = 0; k < 2 && rc == 0; k++)
+		if (!(j[k] = simul_line(&c[k], k, deadline, err)))
+			rc = -err->errnum;
+	simul_mark(tree, cur, &m1);
+	for (int k = 0; k < 2 && rc == 0; k++)
+		rc = simul_window(j[k], k, block, t0, cur, smt, &m0, &m1, d, err);
+	cJSON_Delete(j[0]);
+	cJSON_Delete(j[1]);
+	return rc;
+}
+
+/* The clients' end: their gates closed, their last lines (the totals) read, the processes reaped. */
+static void simul_stop(struct cg_tree *tree, struct simul_client c[2], struct ab_doc *d)
+{
+	uint64_t deadline = util_now_ns() + 10000000000ull;
+
+	d->client_cpu_s = 0;
+	for (int k = 0; k < 2; k++)
+		if (c[k].gate >= 0) {
+			close(c[k].gate);
+			c[k].gate = -1;
+		}
+	for (int k = 0; k < 2; k++) {
+		cJSON *j;
+		int st = 0;
+
+		while (c[k].out >= 0 && (j = simul_line(&c[k], k, deadline, &(struct hx_err){0}))) {
+			const cJSON *eng = cJSON_GetObjectItemCaseSensitive(j, "engine");
+
+			if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "end"))) {
+				d->client_cpu_s += jnum(j, "cpu_s");
+				if (cJSON_IsString(eng))
+					snprintf(d->engine, sizeof(d->engine), "%s", eng->valuestring);
+			}
+			cJSON_Delete(j);
+		}
+		if (c[k].out >= 0)
+			close(c[k].out);
+		c[k].out = -1;
+		if (c[k].x.pid > 0 && proc_wait_first(&c[k].x.pid, 1, util_now_ns() + 5000000000ull, NULL, &st) != 0) {
+			cg_slice_kill(tree, k ? CG_SLICE_CLIENT_B : CG_SLICE_CLIENT, &(struct hx_err){0});
+			proc_reap(&c[k].x.pid, &st);
+		}
+		sbx_release(&c[k].x);
+	}
+}
+
+/* The blocks until --max-time or the precision rule; the sides swap their CPUs before every block but the first. */
+static int simul_blocks(struct cg_tree *tree, struct simul_client c[2], struct cg_slice_plan *cur,
+			const struct duet_opts *o, struct ab_doc *d, struct hx_err *err)
+{
+	_cleanup_free_ struct reader *r = calloc(1, sizeof(*r));
+	int rc = 0;
+
+	if (!r)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	*r = (struct reader){.o = o, .d = d, .t0 = now_s()};
+	for (unsigned block = 0; rc == 0; block++) {
+		if (block && simul_swap(tree, cur, err) < 0)
+			return -err->errnum;
+		rc = simul_block(tree, c, block, r->t0, cur, o, d, err);
+		if (rc == 0 && enough(r))
+			break;
+	}
+	return rc;
+}
+
+int duet_simultaneous(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode,
+		      const struct duet_opts *o, struct ab_doc *d, struct hx_err *err)
+{
+	unsigned slices = 1u << CG_SLICE_SUT | 1u << CG_SLICE_SUT_B | 1u << CG_SLICE_CLIENT | 1u << CG_SLICE_CLIENT_B;
+	struct cg_slice_plan cur = env->plan[mode];
+	struct cg_tree *tree = NULL;
+	_cleanup_free_ struct trial_result *t = calloc(1, sizeof(*t)); /* overheads only */
+	_cleanup_free_ struct simul_client *c = calloc(2, sizeof(*c));
+	struct sbx x[2] = {{.pid = -1, .report_fd = -1}, {.pid = -1, .report_fd = -1}};
+	int logfd[2] = {-1, -1}, rc;
+	double t0 = now_s();
+
+	if (!t || !c)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	snprintf(d->duet, sizeof(d->duet), "simultaneous");
+	for (int k = 0; k < 2; k++) {
+		c[k] = (struct simul_client){.x = {.pid = -1, .report_fd = -1}, .gate = -1, .out = -1};
+		cg_cpus_format(&cur.limits[k ? CG_SLICE_SUT_B : CG_SLICE_SUT].cpus, d->side[k].cpus,
+			       sizeof(d->side[k].cpus));
+	}
+	if (cg_tree_from_plan(&cur, slices, NULL, &tree, err) < 0)
+		return -err->errnum;
+	rc = servers_up(env, sides, tree, x, t, logfd, err);
+	for (int k = 0; rc == 0 && k < 2; k++)
+		if (warm(env, tree, sides[k].s, err) < 0)
+			rc = hx_wrap(err, "side %c", "AB"[k]);
+	for (int k = 0; rc == 0 && k < 2; k++)
+		rc = simul_start(env, tree, &sides[k], k, o, &c[k], err);
+	if (rc == 0)
+		rc = simul_blocks(tree, c, &cur, o, d, err);
+	if (!d->stopped[0])
+		snprintf(d->stopped, sizeof(d->stopped), "%s", rc < 0 ? "error" : "pairs");
+	simul_stop(tree, c, d);
+	if (!d->engine[0])
+		snprintf(d->engine, sizeof(d->engine), "%s", load_engine_names[env->engine]);
 	for (int k = 0; k < 2; k++) {
 		if (rc == 0 && proc_wait_first(&x[k].pid, 1, util_now_ns(), NULL, &(int){0}) == 0)
 			rc = hx_fail(err, HX_EXIT_VERDICT, EPIPE, "side %c's server exited during the duet", "AB"[k]);

@@ -25,6 +25,12 @@ struct duet_opts {
 int duet_http(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,
 	      struct ab_doc *d, struct hx_err *err);
 
+/* The simultaneous duet (docs/ab.md): mode's plan a simultaneous one (cg_budget.simultaneous: sut, sut-b, client,
+ * client-b on disjoint sets); both sides' clients started, then blocks of one window each on both sides at once,
+ * the sides' (and their clients') CPU sets swapped between blocks; until --precision or --max-time. */
+int duet_simultaneous(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode,
+		      const struct duet_opts *o, struct ab_doc *d, struct hx_err *err);
+
 /* A startup duet: single runs of A and B alternated, each pair's order drawn from the seed, each run in a fresh
  * sandbox in its side's slice, after the scenario's warm-up runs of each; until --precision or --max-time. */
 int duet_startup(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,

@@ -417,6 +417,7 @@ static enum sbx_role sbx_role_of(const struct sbx_config *c, enum cg_slice s)
 		[CG_SLICE_SUT] = SBX_ROLE_SUT,	       [CG_SLICE_CLIENT] = SBX_ROLE_CLIENT,
 		[CG_SLICE_FIXTURE] = SBX_ROLE_FIXTURE, [CG_SLICE_NOISE] = SBX_ROLE_NOISE,
 		[CG_SLICE_PREPARE] = SBX_ROLE_PREPARE, [CG_SLICE_SUT_B] = SBX_ROLE_SUT, /* a duet's B: a runtime too */
+		[CG_SLICE_CLIENT_B] = SBX_ROLE_CLIENT,
 	};
 	enum sbx_role r = c->role != SBX_ROLE_OF_SLICE ? c->role : of_slice[s];
 

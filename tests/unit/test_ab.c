@@ -155,6 +155,66 @@ static void test_round_trip(void **state)
 	unlink(path);
 }
 
+/* A simultaneous duet's document: its kind of duet, each window's CPU set and SMT sharing, read back as written; no
+ * idle-side flag (both sides are loaded in every block, so each uses its CPU "during the other's window"); a file
+ * from before the field reads as interleaved and keeps its idle-side evidence. */
+static void test_simultaneous_round_trip(void **state)
+{
+	struct ab_doc d, r;
+	struct hx_err err = {0};
+	char path[] = "/tmp/test_ab-XXXXXX";
+	int fd = mkstemp(path);
+	char *text = NULL, *at;
+	FILE *f;
+	size_t len = 0;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	make_doc(&d, 24, 1 / 1.03, 0);
+	snprintf(d.duet, sizeof(d.duet), "simultaneous");
+	for (size_t i = 0; i < d.nw; i++) {
+		bool swapped = d.w[i].pair % 2, b = d.w[i].side == 'B';
+
+		snprintf(d.w[i].cpus, sizeof(d.w[i].cpus), "%s", b != swapped ? "3" : "1");
+		d.w[i].smt_shared = d.w[i].pair == 5;
+		d.w[i].idle_cpu_ms = 490; /* the other side, loaded too */
+	}
+	assert_int_equal(ab_analyze(&d), 0);
+	assert_false(d.idle_busy[0] || d.idle_busy[1]);
+	assert_int_equal(ab_write(&d, path, &err), 0);
+	assert_int_equal(ab_read(path, &r, &err), 0);
+	assert_true(ab_simultaneous(&r));
+	assert_false(r.idle_busy[0] || r.idle_busy[1]);
+	assert_int_equal(r.metric[AB_RPS].verdict, d.metric[AB_RPS].verdict);
+	for (size_t i = 0; i < d.nw; i++) {
+		assert_string_equal(r.w[i].cpus, d.w[i].cpus);
+		assert_int_equal(r.w[i].smt_shared, d.w[i].pair == 5);
+	}
+	f = open_memstream(&text, &len);
+	ab_print_head(f, &r, false);
+	fclose(f);
+	assert_non_null(strstr(text, "0.50 s blocks, both sides at once"));
+	assert_non_null(strstr(text, "shared SMT siblings in 1 of 25 blocks"));
+	assert_null(strstr(text, "during the other side's windows"));
+	free(text);
+	ab_free(&r);
+	/* the same file without "duet" (as written before it): interleaved, the idle sides flagged again */
+	assert_int_equal(util_read_file(path, &text, &len, &err), 0);
+	at = strstr(text, "\"duet\"");
+	assert_non_null(at);
+	memcpy(at, "\"xxxx\"", 6);
+	assert_int_equal(util_write_atomic(path, text, len, &err), 0);
+	free(text);
+	assert_int_equal(ab_read(path, &r, &err), 0);
+	assert_false(ab_simultaneous(&r));
+	assert_string_equal(r.duet, "interleaved");
+	assert_true(r.idle_busy[0] && r.idle_busy[1]);
+	ab_free(&r);
+	ab_free(&d);
+	unlink(path);
+}
+
 /* The page of d, in memory (malloc'd). */
 static char *page_of(const struct ab_doc *d, const char *name)
 {
@@ -432,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_first_line),
 		cmocka_unit_test(test_md_escapes_the_sides),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_simultaneous_round_trip),
 		cmocka_unit_test(test_html_one_point_per_pair),
 		cmocka_unit_test(test_html_band_and_threshold),
 		cmocka_unit_test(test_html_escapes_the_file),

@@ -4,6 +4,7 @@
 #include "cgroups/alloc.h"
 #include "cgroups/plan.h"
 #include "cgroups/topo.h"
+#include "base/util.h"
 
 static struct cg_topo topo;
 
@@ -315,6 +316,135 @@ static void test_plan_duet(void **state)
 	assert_string_equal(cg_slice_names[CG_SLICE_SUT_B], "sut-b");
 }
 
+static const enum cg_slice simul_slices[] = {CG_SLICE_SUT, CG_SLICE_SUT_B, CG_SLICE_CLIENT, CG_SLICE_CLIENT_B};
+
+/* A simultaneous duet's four sets: pairwise disjoint, inside usable, the sides' of one size and the clients' of one
+ * size, and the sides' with no SMT sibling in common where whole cores suffice. */
+static void check_simul(const struct cg_slice_plan *p, const struct cg_cpus *usable, unsigned side, unsigned client)
+{
+	for (size_t i = 0; i < HX_ARRAY_SIZE(simul_slices); i++) {
+		struct cg_cpus outside = p->limits[simul_slices[i]].cpus;
+
+		assert_true(p->slices & (1u << simul_slices[i]));
+		assert_int_equal(cg_cpus_count(&p->limits[simul_slices[i]].cpus), i < 2 ? side : client);
+		cg_cpus_andnot(&outside, usable);
+		assert_true(cg_cpus_empty(&outside));
+		assert_true(p->limits[simul_slices[i]].memory_max > 0 && p->limits[simul_slices[i]].pids_max > 0);
+		for (size_t j = i + 1; j < HX_ARRAY_SIZE(simul_slices); j++) {
+			struct cg_cpus both = p->limits[simul_slices[i]].cpus;
+
+			cg_cpus_and(&both, &p->limits[simul_slices[j]].cpus);
+			assert_true(cg_cpus_empty(&both));
+		}
+	}
+	assert_int_equal(p->limits[CG_SLICE_SUT].memory_max, p->limits[CG_SLICE_SUT_B].memory_max);
+	assert_int_equal(p->limits[CG_SLICE_SUT].pids_max, p->limits[CG_SLICE_SUT_B].pids_max);
+	assert_int_equal(p->limits[CG_SLICE_SUT].cpu_quota_us, 0);
+	assert_false(p->slices & (1u << CG_SLICE_FIXTURE | 1u << CG_SLICE_NOISE));
+}
+
+static void test_plan_simul(void **state)
+{
+	const struct cg_topo *t = load("smt2x8x2");
+	struct cg_budget b = {.mode = CG_CPU_PINNED, .memory_max = 64 << 20, .simultaneous = true};
+	struct cg_slice_plan p;
+	struct hx_err err = {0};
+	struct cg_cpus six;
+	bool shared = true;
+
+	(void)state;
+	assert_int_equal(cg_plan_slices(t, &t->online, &b, &p, &err), 0);
+	check_simul(&p, &t->online, 4, 4); /* a quarter of 32, at most 4 */
+	assert_int_equal(p.limits[CG_SLICE_SUT_B].memory_max, 64 << 20);
+	assert_int_equal(cg_topo_siblings_shared(fixture("sysfs/smt2x8x2"), &p.limits[CG_SLICE_SUT].cpus,
+						 &p.limits[CG_SLICE_SUT_B].cpus, &shared, &err),
+			 0);
+	assert_false(shared);
+	b.cpus = 3;
+	b.client_cpus = 1;
+	assert_int_equal(cg_plan_slices(t, &t->online, &b, &p, &err), 0);
+	check_simul(&p, &t->online, 3, 1);
+	/* the guest's 6 CPUs: one each, two left over */
+	assert_int_equal(cg_cpus_parse("0-5", &six), 0);
+	b.cpus = b.client_cpus = 0;
+	assert_int_equal(cg_plan_slices(t, &six, &b, &p, &err), 0);
+	check_simul(&p, &six, 1, 1);
+}
+
+/* Between blocks the sides exchange their sets and so do their clients; two swaps give the plan back. */
+static void test_plan_simul_swap(void **state)
+{
+	const struct cg_topo *t = load("smt2x8x2");
+	struct cg_budget b = {.mode = CG_CPU_PINNED, .cpus = 2, .simultaneous = true};
+	struct cg_slice_plan p, before;
+	struct hx_err err = {0};
+
+	(void)state;
+	assert_int_equal(cg_plan_slices(t, &t->online, &b, &p, &err), 0);
+	before = p;
+	cg_plan_simul_swap(&p);
+	assert_memory_equal(&p.limits[CG_SLICE_SUT].cpus, &before.limits[CG_SLICE_SUT_B].cpus, sizeof(struct cg_cpus));
+	assert_memory_equal(&p.limits[CG_SLICE_SUT_B].cpus, &before.limits[CG_SLICE_SUT].cpus, sizeof(struct cg_cpus));
+	assert_memory_equal(&p.limits[CG_SLICE_CLIENT].cpus, &before.limits[CG_SLICE_CLIENT_B].cpus,
+			    sizeof(struct cg_cpus));
+	assert_memory_equal(&p.limits[CG_SLICE_CLIENT_B].cpus, &before.limits[CG_SLICE_CLIENT].cpus,
+			    sizeof(struct cg_cpus));
+	assert_memory_not_equal(&p.limits[CG_SLICE_SUT].cpus, &before.limits[CG_SLICE_SUT].cpus,
+				sizeof(struct cg_cpus));
+	check_simul(&p, &t->online, 2, 2);
+	cg_plan_simul_swap(&p);
+	assert_memory_equal(&p, &before, sizeof(p));
+}
+
+/* Too few CPUs for four disjoint sets: exit 3 naming what it needs and the interleaved duet; other modes: exit 2. */
+static void test_plan_simul_refused(void **state)
+{
+	const struct cg_topo *t = load("vm2");
+	struct cg_budget b = {.mode = CG_CPU_PINNED, .simultaneous = true};
+	struct cg_slice_plan p;
+	struct hx_err err = {0};
+	struct cg_cpus five;
+
+	(void)state;
+	assert_true(cg_plan_slices(t, &t->online, &b, &p, &err) < 0);
+	assert_int_equal(err.exit, HX_EXIT_HOST);
+	assert_non_null(strstr(err.msg, "needs 4 usable CPUs"));
+	assert_non_null(strstr(err.msg, "this host has 2"));
+	assert_non_null(strstr(err.msg, "--duet interleaved"));
+	t = load("smt2x8x2");
+	assert_int_equal(cg_cpus_parse("0-4", &five), 0);
+	b.cpus = 2;
+	err = (struct hx_err){0};
+	assert_true(cg_plan_slices(t, &five, &b, &p, &err) < 0);
+	assert_int_equal(err.exit, HX_EXIT_HOST);
+	assert_non_null(strstr(err.msg, "needs 8 usable CPUs"));
+	assert_non_null(strstr(err.msg, "try --cpus 1"));
+	b.mode = CG_CPU_QUOTA;
+	err = (struct hx_err){0};
+	assert_true(cg_plan_slices(t, &t->online, &b, &p, &err) < 0);
+	assert_int_equal(err.exit, HX_EXIT_USAGE);
+	assert_non_null(strstr(err.msg, "pinned mode only"));
+}
+
+/* SMT siblings from thread_siblings_list: 0 and 16 are one core's threads on smt2x8x2, 0 and 1 are not. */
+static void test_siblings_shared(void **state)
+{
+	struct cg_cpus a, b;
+	struct hx_err err = {0};
+	bool shared = false;
+
+	(void)state;
+	assert_int_equal(cg_cpus_parse("0", &a), 0);
+	assert_int_equal(cg_cpus_parse("16", &b), 0);
+	assert_int_equal(cg_topo_siblings_shared(fixture("sysfs/smt2x8x2"), &a, &b, &shared, &err), 0);
+	assert_true(shared);
+	assert_int_equal(cg_cpus_parse("1-3,17-19", &b), 0);
+	assert_int_equal(cg_topo_siblings_shared(fixture("sysfs/smt2x8x2"), &a, &b, &shared, &err), 0);
+	assert_false(shared);
+	assert_int_equal(cg_topo_siblings_shared(fixture("sysfs/vm2"), &a, &b, &shared, &err), 0);
+	assert_false(shared);
+}
+
 /* The prepare slice is limited in memory, processes and CPU time, on whatever CPUs harness may use. */
 static void test_plan_prepare_limited(void **state)
 {
@@ -344,6 +474,10 @@ static void test_plan_every_slice_limited(void **state)
 	assert_false(p.slices & (1u << CG_SLICE_SUT_B)); /* a duet's only (cg_plan_duet) */
 	cg_plan_duet(&p);
 	for (int s = 0; s < CG_NR_SLICES; s++) {
+		if (s == CG_SLICE_CLIENT_B) { /* a simultaneous duet's only (test_plan_simul) */
+			assert_false(p.slices & (1u << s));
+			continue;
+		}
 		if (s == CG_SLICE_PREPARE) { /* a tree of its own, outside every trial's plan */
 			assert_false(p.slices & (1u << s));
 			continue;
@@ -575,6 +709,10 @@ int main(void)
 		cmocka_unit_test(test_noise_quota_anywhere),
 		cmocka_unit_test(test_plan_every_slice_limited),
 		cmocka_unit_test(test_plan_duet),
+		cmocka_unit_test(test_plan_simul),
+		cmocka_unit_test(test_plan_simul_swap),
+		cmocka_unit_test(test_plan_simul_refused),
+		cmocka_unit_test(test_siblings_shared),
 		cmocka_unit_test(test_plan_prepare_limited),
 	};
 

@@ -1,0 +1,253 @@
+#!/usr/bin/env bats
+# harness ab --duet simultaneous: on a host without four usable CPUs it is refused with exit 3 naming what it needs
+# and the interleaved duet; where the CPUs are (the qemu guest boots with -smp 6: HARNESS_GUEST_SMP=6 tests/run.sh
+# guest ab-simul.bats), an A/A duet of the ab-burn fixture on bun ends without a false verdict, every block's two
+# CPU sets are disjoint, equal and swap from block to block, the SMT sharing recorded is the kernel's
+# thread_siblings_list, both sides were loaded at the same time (their windows overlap and both slices used CPU),
+# and a B made much slower per request is called slower with exit 1. A correctness test: the guest's emulated
+# CPUs give a few hundred requests a second, so the loads are short and the effect large.
+
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+usable_cpus() {
+	doctor_json | doctor_field cpus.usable_count
+}
+
+# The fixture with a warm-up the guest finishes in seconds (the scenario's 20,000 requests take minutes there).
+small_burn() {
+	mkdir -p ab-burn
+	cp "$FIXTURES/scenarios/ab-burn/server.js" ab-burn/
+	python3 - "$FIXTURES/scenarios/ab-burn/scenario.json" ab-burn/scenario.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["load"]["warmup_requests"] = 500
+d["load"]["connections"] = 16
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+
+# The kernel's view while the duet runs: the effective cpusets of the run's sut and sut-b slices, as "A B" lines,
+# about 20 times a second. Shell builtins once the tree is found (a fork costs tens of milliseconds in the guest).
+# watch_cpusets TAG (its output on stdout; killed by its PID)
+watch_cpusets() {
+	local tree="" a b tick
+	set +e # a slice removed between two reads is an empty reading, not the watcher's end (bats sets -e)
+	exec {tick}<> <(:) # a pipe nobody writes: read -t on it is a sleep without a process
+	while :; do
+		if [ -z "$tree" ]; then
+			tree=$(find /sys/fs/cgroup -mindepth 1 -maxdepth 8 -type d -name "harness-$1-*" 2>/dev/null | head -1)
+		elif [ -r "$tree/sut/cpuset.cpus.effective" ]; then
+			read -r a <"$tree/sut/cpuset.cpus.effective"
+			read -r b <"$tree/sut-b/cpuset.cpus.effective"
+			[ -n "$a" ] && [ -n "$b" ] && echo "$a $b"
+		fi
+		read -r -t 0.05 -u "$tick"
+	done
+}
+
+setup_file() {
+	local watch
+	[ "$(id -u)" = 0 ] || return 0
+	[ "$(usable_cpus)" -ge 4 ] 2>/dev/null || return 0
+	"$HARNESS" images verify bun >/dev/null 2>&1 || return 0
+	cd "$BATS_FILE_TMPDIR"
+	small_burn
+	watch_cpusets "$HARNESS_RUN_TAG" >cpusets.txt 2>/dev/null 3>&- &
+	watch=$!
+	"$HARNESS" ab bun bun "$PWD/ab-burn" --duet simultaneous --max-time 20 --window 0.5 --seed 29 --keep \
+		--out aa.json >aa.out 2>aa.err
+	echo $? >aa.rc
+	kill "$watch"
+	wait "$watch" 2>/dev/null || true
+}
+
+setup() {
+	cd "$BATS_FILE_TMPDIR"
+}
+
+need_cpus() {
+	need_root
+	[ "$(usable_cpus)" -ge 4 ] || skip "needs 4 usable CPUs (tests/guest boots with HARNESS_GUEST_SMP=6)"
+	"$HARNESS" images verify bun >/dev/null 2>&1 || hx_skip "needs the bun image (harness images pull bun)"
+}
+
+@test "ab --duet simultaneous: too few CPUs is exit 3 naming how many and --duet interleaved, before anything runs" {
+	local n
+	n=$(usable_cpus)
+	[ "${n:-0}" -lt 4 ] || skip "this host has $n usable CPUs: the simultaneous duet runs here (the tests below)"
+	run -3 "$HARNESS" ab bun bun http-hello --duet simultaneous --out refused.json
+	[ "${#lines[@]}" = 1 ]
+	[[ "$output" == *"--duet simultaneous needs 4 usable CPUs"* ]]
+	[[ "$output" == *"this host has $n"* ]]
+	[[ "$output" == *"--duet interleaved"* ]]
+	[ ! -e refused.json ]
+	[ -z "$(leftover_cgroups)" ]
+}
+
+@test "ab --duet: a kind it does not know, another CPU mode, or a startup scenario is exit 2 with the fix" {
+	run -2 "$HARNESS" ab bun bun --duet parallel
+	[[ "$output" == *"--duet takes interleaved or simultaneous, not 'parallel'"* ]]
+	run -2 "$HARNESS" ab bun bun --duet simultaneous --mode quota
+	[[ "$output" == *"pinned mode only"*"--duet interleaved"* ]]
+	run -2 "$HARNESS" ab node24 node24 startup --duet simultaneous
+	[[ "$output" == *"a startup duet alternates single runs"* ]]
+}
+
+# The simultaneous duet's client on its own, on this host: a window per byte on stdin, none before its byte, and
+# the end of stdin ends the load with its totals.
+@test "load --duet-gate: one window per byte on stdin, none before it or without it, stdin's end ends the load" {
+	local server
+	[ -x "$HELPERS/hello-server" ] || hx_skip "needs build/helpers/hello-server (make build/helpers/hello-server)"
+	"$HELPERS/hello-server" >server.out 3>&- &
+	server=$!
+	wait_until 10 grep -qs '^port ' server.out
+	run python3 - "$HARNESS" "$(awk '/^port /{print $2}' server.out)" <<'PY'
+import json, os, select, subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], "load", f"http://127.0.0.1:{sys.argv[2]}/", "-c", "4", "--duet-gate",
+                      "--duet-window", "0.2s"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+out = os.fdopen(p.stdout.fileno(), "rb", buffering=0)
+def line(timeout):
+    buf = b""
+    deadline = time.monotonic() + timeout
+    while not buf.endswith(b"\n"):
+        r, _, _ = select.select([out], [], [], max(0, deadline - time.monotonic()))
+        if not r:
+            return None
+        c = out.read(1)
+        if not c:
+            return None
+        buf += c
+    return json.loads(buf)
+assert line(1.0) is None  # connected, waiting: no window without a go
+for k in range(3):
+    t = time.monotonic()
+    p.stdin.write(b"g")
+    p.stdin.flush()
+    w = line(20)
+    assert w and w["window"] == k and w["side"] == "A", w
+    assert w["start_mono_s"] >= t - 0.001, (w["start_mono_s"], t)  # not before its byte
+    assert w["requests"] > 0 and w["errors"] == 0 and w["reconnects"] == 0, w
+    assert line(0.5) is None  # and nothing more until the next
+p.stdin.close()
+end = line(20)
+assert end and end["end"] is True and end["reconnects"] == 0, end
+assert p.wait(20) == 0
+print("ok")
+PY
+	kill -TERM "$server"
+	wait "$server" || true
+	[ "$status" = 0 ] || {
+		echo "$output" >&2
+		false
+	}
+}
+
+@test "ab --duet simultaneous: an A/A duet ends without a false verdict" {
+	need_cpus
+	[ "$(cat aa.rc)" = 0 ] || {
+		cat aa.out aa.err >&2
+		false
+	}
+	python3 - aa.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["duet"] == "simultaneous", d["duet"]
+assert d["verdicts"]["throughput"]["verdict"] not in ("slower", "faster"), d["verdicts"]["throughput"]
+assert d["reconnects"] == 0 and d["errors"] == 0, (d["reconnects"], d["errors"])
+assert d["idle_side_busy"] is False
+PY
+	grep -q 'blocks, both sides at once' aa.out
+	head -2 aa.out | sed 's/^/# A\/A: /' >&3
+	[ -z "$(leftover_cgroups)" ]
+}
+
+@test "ab --duet simultaneous: each block's CPU sets are disjoint and equal, swap from block to block, SMT as sysfs says" {
+	need_cpus
+	[ -s aa.json ]
+	python3 - aa.json <<'PY'
+import json, sys
+from cpulist import cpus
+d = json.load(open(sys.argv[1]))
+w = d["windows"]
+assert len(w) >= 2 * 8 and len(w) % 2 == 0, len(w)
+def siblings(c):
+    return cpus(open(f"/sys/devices/system/cpu/cpu{c}/topology/thread_siblings_list").read())
+first = (cpus(d["sides"]["A"]["cpus"]), cpus(d["sides"]["B"]["cpus"]))
+prev = None
+for i in range(0, len(w), 2):
+    x, y = w[i], w[i + 1]
+    assert x["pair"] == y["pair"] == i // 2 and {x["side"], y["side"]} == {"A", "B"}, (x, y)
+    a, b = (x, y) if x["side"] == "A" else (y, x)
+    ca, cb = cpus(a["cpus"]), cpus(b["cpus"])
+    assert ca and cb and not ca & cb and len(ca) == len(cb), (i, ca, cb)
+    assert (ca, cb) == (first if i // 2 % 2 == 0 else first[::-1]), (i, ca, cb, first)
+    if prev:
+        assert (ca, cb) == (prev[1], prev[0]), (i, prev, ca, cb)  # swapped since the last block
+    prev = (ca, cb)
+    shared = any(siblings(c) & cb for c in ca)
+    assert a["smt_siblings_shared"] == b["smt_siblings_shared"] == shared, (i, shared)
+PY
+	# and the kernel's cpusets, read while it ran: only the two placements, both seen, the sides never on one CPU
+	# (but at the instant of a swap between blocks, when sut has its new set and sut-b not yet: no load runs then)
+	python3 - aa.json cpusets.txt <<'PY'
+import json, sys
+from cpulist import cpus
+d = json.load(open(sys.argv[1]))
+first = (frozenset(cpus(d["sides"]["A"]["cpus"])), frozenset(cpus(d["sides"]["B"]["cpus"])))
+seen = set()
+for line in open(sys.argv[2]):
+    a, b = (frozenset(cpus(x)) for x in line.split())
+    if a == b:
+        continue
+    assert (a, b) in (first, first[::-1]), (line, first)
+    seen.add((a, b))
+assert seen == {first, first[::-1]}, (seen, first)
+PY
+}
+
+@test "ab --duet simultaneous: both servers were loaded at the same time in every block" {
+	need_cpus
+	[ -s aa.json ]
+	python3 - aa.json >skew.txt <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = d["windows"]
+skews = []
+for i in range(0, len(w), 2):
+    x, y = w[i], w[i + 1]
+    lo = max(x["start_s"], y["start_s"])
+    hi = min(x["start_s"] + x["duration_s"], y["start_s"] + y["duration_s"])
+    assert hi > lo, (i, x["start_s"], y["start_s"])  # every block's two windows overlap
+    if x["warmup"]:
+        continue  # the first block (left out) may start late on one side: a client's first wake-up under TCG
+    # a counted block's windows overlap for most of their length: the two loads ran together
+    assert hi - lo >= 0.5 * min(x["duration_s"], y["duration_s"]), (i, x["start_s"], y["start_s"])
+    skews.append(abs(x["start_s"] - y["start_s"]))
+    for s in (x, y):
+        assert s["requests"] > 0, (i, s)
+        # the side's own slice was busy during the block: its server, not just its client, was loaded
+        assert s["side_cpu_ms"] >= 0.2 * 1e3 * s["duration_s"], (i, s["side"], s["side_cpu_ms"])
+        assert s["other_side_cpu_ms"] is None  # no side is idle in a simultaneous duet
+skews.sort()
+print(f"# the two sides' window starts apart: median {1e3 * skews[len(skews) // 2]:.1f} ms, "
+      f"largest {1e3 * skews[-1]:.1f} ms, over {len(skews)} blocks")
+PY
+	cat skew.txt >&3
+}
+
+@test "ab --duet simultaneous: B spending a request's cost more per request is called slower, exit 1" {
+	local burn
+	need_cpus
+	[ -s aa.json ]
+	# A's cost per request from the A/A duet's throughput, as B's extra: B about half as fast
+	burn=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=[x for x in d["windows"] if x["side"]=="A" and not x["warmup"]]; rps=sum(x["requests"] for x in w)/sum(x["duration_s"] for x in w); print(int(1e9/rps))' aa.json)
+	[ "$burn" -gt 0 ]
+	run -1 "$HARNESS" ab bun bun "$PWD/ab-burn" --duet simultaneous --b-env "BURN_NS=$burn" --max-time 20 \
+		--window 0.5 --out slow.json
+	[[ "${lines[0]}" == *" slower than A: slower beyond 2%" ]]
+	printf '# B with BURN_NS=%s: %s\n# %s\n' "$burn" "${lines[0]}" "${lines[1]}" >&3
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["duet"]=="simultaneous"; assert d["verdicts"]["throughput"]["verdict"]=="slower"' slow.json
+	[ -z "$(leftover_cgroups)" ]
+}
