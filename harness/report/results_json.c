@@ -1146,6 +1146,8 @@ static cJSON *config_json(const struct res_config *c)
 	cJSON_AddNumberToObject(cfg, "memory_max_bytes", (double)c->memory_max_bytes);
 	cJSON_AddNumberToObject(cfg, "client_memory_max_bytes", (double)c->client_memory_max_bytes);
 	cJSON_AddNumberToObject(cfg, "cap_s", c->cap_s);
+	if (c->interval_ms)
+		cJSON_AddNumberToObject(cfg, "interval_ms", c->interval_ms);
 	modes = cJSON_AddObjectToObject(cfg, "modes");
 	for (size_t i = 0; i < c->nmodes; i++) {
 		const struct res_mode *md = &c->modes[i];

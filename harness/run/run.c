@@ -306,8 +306,16 @@ struct client_args {
 	char buf[16][320];
 };
 
-static void client_args_for(const struct scenario *s, enum load_engine engine, uint64_t requests, struct client_args *a)
+static unsigned interval_ms(const struct run_env *env)
 {
+	return env->interval_ms ? env->interval_ms : RUN_INTERVAL_MS;
+}
+
+static void client_args_for(const struct run_env *env, const struct scenario *s, uint64_t requests,
+			    struct client_args *a)
+{
+	enum load_engine engine = env->engine;
+
 	size_t n = 0;
 
 	a->argv[n++] = (char *)"/opt/harness/harness";
@@ -367,6 +375,9 @@ static void client_args_for(const struct scenario *s, enum load_engine engine, u
 			a->argv[n++] = (char *)"--expect-sha256";
 			a->argv[n++] = a->buf[7];
 		}
+		snprintf(a->buf[8], sizeof(a->buf[8]), "%ums", interval_ms(env));
+		a->argv[n++] = (char *)"--interval";
+		a->argv[n++] = a->buf[8];
 	}
 	snprintf(a->buf[5], sizeof(a->buf[5]), "%u", s->timeout_ms);
 	a->argv[n++] = (char *)"--timeout";
@@ -798,7 +809,7 @@ static int warmup_auto(struct run_env *env, struct cg_tree *tree, const struct s
 
 	t->warmup_auto = (struct res_warmup){.have = true};
 	for (chunk = chunk < 1000 ? 1000 : chunk; rc == 0 && x->pid > 0;) {
-		client_args_for(s, env->engine, chunk, &args);
+		client_args_for(env, s, chunk, &args);
 		rc = run_client(env, tree, s, &args, false, deadline - now_s(), x, t, err);
 		res_timeline_analyse(&t->timeline);
 		t->warmup_auto.rounds++;
@@ -825,8 +836,8 @@ static int measured_client(struct run_env *env, struct cg_tree *tree, const stru
 	int rc;
 
 	res_timeline_free(&t->timeline); /* the warm-up's */
-	sampled = s->workload == SCN_HTTP &&
-		  smp_start(&m, tree, CG_SLICE_SUT, payload, TL_DEFAULT_NS, &(struct hx_err){0}) == 0;
+	sampled = s->workload == SCN_HTTP && smp_start(&m, tree, CG_SLICE_SUT, payload,
+						       interval_ms(env) * UINT64_C(1000000), &(struct hx_err){0}) == 0;
 	rc = run_client(env, tree, s, args, true, deadline - now_s(), x, t, err);
 
 	if (sampled) {
@@ -882,7 +893,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 			rc = warmup_auto(env, tree, s, deadline, &x, t, err);
 		} else if (s->warmup_requests) { /* every workload's, the same count on every runtime */
 			run_stage("warmup");
-			client_args_for(s, env->engine, s->warmup_requests, &args);
+			client_args_for(env, s, s->warmup_requests, &args);
 			rc = run_client(env, tree, s, &args, false, deadline - now_s(), &x, t, err);
 			if (rc == 0 && (t->have & RES_HAVE_CHAT) && !t->chat.invariant_ok)
 				rc = hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "chat invariant broken in the warm-up: %s",
@@ -895,7 +906,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 			 * the trial */
 			cg_slice_peak_reset(tree, CG_SLICE_SUT, &(struct hx_err){0});
 			run_stage("load");
-			client_args_for(s, env->engine, s->workload == SCN_WS_CHAT ? s->messages : s->requests, &args);
+			client_args_for(env, s, s->workload == SCN_WS_CHAT ? s->messages : s->requests, &args);
 			rc = measured_client(env, tree, s, &args, payload, deadline, &x, t, err);
 		}
 	}

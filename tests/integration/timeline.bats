@@ -128,3 +128,31 @@ PY
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"--warmup takes auto"* ]]
 }
+
+@test "timeline: run --interval sets the client's intervals and the server's samples alike, recorded in config" {
+	need_root
+	run --separate-stderr "$HARNESS" run --runtimes node20 --interval 40 --requests 30000 --out i.json "$HARNESS_FIXTURES/scenarios/timeline-steady"
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 - <<'PY'
+import json
+d = json.load(open("i.json"))
+tl = d["trials"][0]["timeline"]
+assert d["config"]["interval_ms"] == 40, d["config"]
+assert tl["interval_ms"] == 40 and tl["server"]["interval_ms"] == 40, (tl["interval_ms"], tl["server"]["interval_ms"])
+t = tl["server"]["t_ms"]
+gaps = sorted(b - a for a, b in zip(t, t[1:]))
+assert 30 <= gaps[len(gaps) // 2] <= 50, gaps  # the samples' median gap is the cadence asked
+assert sum(tl["requests"]) == d["trials"][0]["load"]["requests"]
+PY
+}
+
+@test "timeline: run --interval outside 10 to 6000 ms is one line naming the range, exit 2" {
+	for v in 9 6001 1.5 x; do
+		run --separate-stderr "$HARNESS" run --interval "$v" --out x.json
+		[ "$status" -eq 2 ]
+		[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+		[[ "$stderr" == *"--interval takes a whole number from 10 to 6000"* ]]
+	done
+	[ ! -e x.json ]
+}
