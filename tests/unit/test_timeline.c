@@ -420,6 +420,99 @@ static void test_round_trip(void **state)
 	rmdir(dir);
 }
 
+/* d written, read back and rendered as the HTML page (the report's own path); the page, malloc'd. */
+static void page_of(struct res_doc *d, char **ret_text)
+{
+	struct res_doc back;
+	struct hx_err err = {0};
+	char dir[] = "/tmp/test-timeline-XXXXXX", path[64];
+	size_t len = 0;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	assert_int_equal(res_write(d, path, &err), 0);
+	assert_int_equal(res_read(path, &back, &err), 0);
+	f = open_memstream(ret_text, &len);
+	assert_int_equal(html_render(&back, "r.json", f, &err), 0);
+	fclose(f);
+	res_doc_free(&back);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* The count of needle in [from, to). */
+static unsigned count_in(const char *from, const char *to, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = from; (p = strstr(p, needle)) && p < to; p++)
+		n++;
+	return n;
+}
+
+static struct trial_result *http_trial(struct res_doc *d, const char *scn, const char *runtime, const char *mode,
+				       unsigned trial, double (*rps)(unsigned), double grow)
+{
+	struct trial_result *tr = res_doc_add(d);
+
+	res_trial_init(tr, scn, runtime, mode, trial, trial);
+	snprintf(tr->workload, sizeof(tr->workload), "http");
+	synth(&tr->timeline, 60, rps, grow);
+	return tr;
+}
+
+/* Small multiples: one figure per runtime x mode cell of the scenario, in the page's runtime order, with that
+ * cell's trials and no other's; two charts each (throughput with p99, RSS with CPU); a flagged trial dashed
+ * and named in its own cell only. */
+static void test_html_cells(void **state)
+{
+	struct res_doc d;
+	struct hx_err err = {0};
+	const char *cell[3], *end;
+	char *text = NULL;
+
+	(void)state;
+	assert_int_equal(res_doc_init(&d, "9.9.9", "abc", &err), 0);
+	http_trial(&d, "http-hello", "node24", "pinned", 1, flat, 0);
+	http_trial(&d, "http-hello", "bun", "pinned", 1, flat, 0);
+	http_trial(&d, "http-hello", "node24", "quota", 1, flat, 0);
+	http_trial(&d, "http-hello", "node24", "pinned", 2, speeding_up, 4096); /* not_steady and leak */
+	http_trial(&d, "http-hello", "bun", "pinned", 2, flat, 0);
+	http_trial(&d, "http-other", "deno", "pinned", 1, flat, 0); /* another scenario's cell */
+	assert_true(d.trials[3].timeline.steady.not_steady && d.trials[3].timeline.growth.leak);
+	page_of(&d, &text);
+	cell[0] = strstr(text, "<figure data-chart=\"timeline-cell\" data-runtime=\"node24\" data-mode=\"pinned\"");
+	cell[1] = strstr(text, "<figure data-chart=\"timeline-cell\" data-runtime=\"node24\" data-mode=\"quota\"");
+	cell[2] = strstr(text, "<figure data-chart=\"timeline-cell\" data-runtime=\"bun\" data-mode=\"pinned\"");
+	assert_true(cell[0] && cell[1] && cell[2]);
+	assert_true(cell[0] < cell[1] && cell[1] < cell[2]); /* node24 first, as in the page's order */
+	end = strstr(cell[2], "</div>");
+	assert_non_null(end);
+	/* http-hello's three cells, then http-other's one */
+	assert_int_equal(count_in(strstr(text, "data-scenario=\"http-hello\""), end, "data-chart=\"timeline-cell\""),
+			 3);
+	assert_int_equal(count_in(text, text + strlen(text), "data-chart=\"timeline-cell\""), 4);
+	assert_non_null(strstr(end, "data-chart=\"timeline-cell\" data-runtime=\"deno\""));
+	for (int k = 0; k < 3; k++) {
+		const char *stop = strstr(cell[k], "</figure>");
+
+		assert_int_equal(count_in(cell[k], stop, "<svg"), 2);
+		assert_int_equal(count_in(cell[k], stop, "<title id=\"chart-"), 2);
+		/* each trial a line per series: throughput and p99, then RSS and CPU */
+		assert_int_equal(count_in(cell[k], stop, "<polyline"), k == 1 ? 4 : 8);
+		assert_int_equal(count_in(cell[k], stop, "stroke-dasharray"), k == 0 ? 4 : 0);
+	}
+	assert_non_null(
+		strstr(cell[0], "node24 · pinned: 2 trials</strong>; dashed: trial 2 (not_steady, leak)</figcaption>"));
+	assert_non_null(strstr(cell[1], "node24 · quota: 1 trial</strong></figcaption>"));
+	assert_non_null(strstr(cell[2], "bun · pinned: 2 trials</strong></figcaption>"));
+	assert_non_null(strstr(cell[0], "throughput and p99 over the measured load"));
+	assert_non_null(strstr(cell[0], "server RSS and CPU over the measured load"));
+	free(text);
+	res_doc_free(&d);
+}
+
 static void test_startup_first_run(void **state)
 {
 	double cold[8] = {100, 20, 20.5, 19.8, 20.2, 20.1, 19.9, 20.3},
@@ -483,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_steady_false_positives),
 		cmocka_unit_test(test_steady_curve_and_bursts),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_html_cells),
 		cmocka_unit_test(test_startup_first_run),
 		cmocka_unit_test(test_tree_rss),
 	};
