@@ -58,6 +58,63 @@ static bool flagged(const struct trial_result *t)
 	return t->timeline.steady.not_steady || t->timeline.growth.leak;
 }
 
+/* The end of a trial's timeline, s: its last interval's, or its last sample's when a memory run went on. */
+static double tl_end_s(const struct res_timeline *tl)
+{
+	double end = tl->n * tl->interval_ms / 1e3;
+
+	return tl->ns ? fmax(end, tl->t_ms[tl->ns - 1] / 1e3) : end;
+}
+
+static const struct {
+	const char *label, *fill; /* fill NULL: not shaded, only named */
+} phase_look[RES_TL_NR_PHASES] = {
+	[RES_TL_LOAD] = {"load", NULL},
+	[RES_TL_IDLE] = {"idle", "#999999"},
+	[RES_TL_IDLE_HINT] = {"idle after hint", "#56B4E9"},
+	[RES_TL_RESTART] = {"restart", "#D55E00"},
+	[RES_TL_AFTER_RESTART] = {"after restart", "#009E73"},
+};
+
+/* The memory run's phases of tl as labelled bands, each to the next one's start or the timeline's end. */
+static void phase_bands(const struct svg_plot *p, const struct res_timeline *tl)
+{
+	for (unsigned i = 0; tl && i < tl->nphases; i++) {
+		const struct res_tl_mark *ph = &tl->phases[i];
+		double end = i + 1 < tl->nphases ? tl->phases[i + 1].t_ms / 1e3 : tl_end_s(tl);
+
+		svg_span(p, ph->t_ms / 1e3, end, "phase",
+			 phase_look[ph->phase].fill ? phase_look[ph->phase].fill : "none", phase_look[ph->phase].label);
+	}
+}
+
+/* The first of the trials for which pick says yes that has phases: whose bands a chart draws. */
+static const struct trial_result *phased(const struct res_doc *d, const char *scn, const void *cell,
+					 bool (*pick)(const struct trial_result *, const char *, const void *))
+{
+	for (size_t i = 0; i < d->ntrials; i++)
+		if (d->trials[i].timeline.nphases && pick(&d->trials[i], scn, cell))
+			return &d->trials[i];
+	return NULL;
+}
+
+static bool in_scenario(const struct trial_result *t, const char *scn, const void *unused)
+{
+	(void)unused;
+	return t->timeline.n && !strcmp(t->scenario, scn);
+}
+
+static void phases_caption(FILE *out, const struct trial_result *t)
+{
+	char buf[160];
+
+	if (!t)
+		return;
+	snprintf(buf, sizeof(buf), " Bands: the memory run's phases of %s trial %u (its samples go on through them).",
+		 t->runtime, t->trial);
+	svg_escape(out, buf);
+}
+
 static void chart(FILE *out, const struct res_doc *d, const char *scn, enum tl_series k, double t_max,
 		  const char *const *runtimes, const char *const *colours, size_t nruntimes, unsigned *nchart)
 {
@@ -96,6 +153,11 @@ static void chart(FILE *out, const struct res_doc *d, const char *scn, enum tl_s
 	svg_begin(&p, out, 640, 200, id, title);
 	svg_axis_y(&p, yt, ny, series[k].unit);
 	svg_axis_x(&p, xt, nx, k == TS_CPU ? "s (CPU: per sample)" : "s");
+	{
+		const struct trial_result *ph = phased(d, scn, NULL, in_scenario);
+
+		phase_bands(&p, ph ? &ph->timeline : NULL);
+	}
 	for (size_t i = 0; i < d->ntrials; i++) {
 		const struct trial_result *t = &d->trials[i];
 
@@ -124,6 +186,11 @@ static bool in_cell(const struct trial_result *t, const char *scn, const struct 
 {
 	return t->timeline.n && !strcmp(t->scenario, scn) && !strcmp(t->runtime, c->runtime) &&
 	       !strcmp(t->mode, c->mode) && !strcmp(t->noise, c->noise);
+}
+
+static bool in_cell_of(const struct trial_result *t, const char *scn, const void *c)
+{
+	return in_cell(t, scn, c);
 }
 
 static size_t rank_of(const char *runtime, const char *const *runtimes, size_t nruntimes)
@@ -230,6 +297,11 @@ static void cell_chart(FILE *out, const struct res_doc *d, const char *scn, cons
 	svg_axis_y(&p, yt, ny, NULL);
 	axis_right(&q, rt, nr, series[pr->right].unit);
 	svg_axis_x(&p, xt, nx, "s");
+	{
+		const struct trial_result *ph = phased(d, scn, c, in_cell_of);
+
+		phase_bands(&p, ph ? &ph->timeline : NULL);
+	}
 	svg_legend(&p, names, cols, 2);
 	for (size_t i = 0; i < d->ntrials; i++) {
 		const struct trial_result *t = &d->trials[i];
@@ -268,6 +340,7 @@ static void cell_caption(FILE *out, const struct res_doc *d, const char *scn, co
 			 t->timeline.growth.leak ? "leak" : "");
 		svg_escape(out, buf);
 	}
+	phases_caption(out, phased(d, scn, c, in_cell_of));
 	fputs("</figcaption>\n", out);
 }
 
@@ -299,7 +372,7 @@ static void cells(FILE *out, const struct res_doc *d, const char *scn, const cha
 
 		for (size_t i = 0; i < d->ntrials; i++)
 			if (in_cell(&d->trials[i], scn, &c[k]))
-				t_max = fmax(t_max, d->trials[i].timeline.n * d->trials[i].timeline.interval_ms / 1e3);
+				t_max = fmax(t_max, tl_end_s(&d->trials[i].timeline));
 		fputs("<figure data-chart=\"timeline-cell\" data-runtime=\"", out);
 		svg_escape(out, c[k].runtime);
 		fputs("\" data-mode=\"", out);
@@ -325,7 +398,7 @@ void html_timelines(FILE *out, const struct res_doc *d, const char *scn, const c
 		const struct trial_result *t = &d->trials[i];
 
 		if (!strcmp(t->scenario, scn) && t->timeline.n) {
-			t_max = fmax(t_max, t->timeline.n * t->timeline.interval_ms / 1e3);
+			t_max = fmax(t_max, tl_end_s(&t->timeline));
 			any_flag |= flagged(t);
 		}
 	}
@@ -340,6 +413,7 @@ void html_timelines(FILE *out, const struct res_doc *d, const char *scn, const c
 	      "(throughput, p99) and harness's samples of the server (RSS, CPU) at the same cadence; the warm-up "
 	      "ran before. ",
 	      out);
+	phases_caption(out, phased(d, scn, NULL, in_scenario));
 	if (any_flag) {
 		fputs("Dashed: flagged ", out);
 		for (size_t i = 0, first = 1; i < d->ntrials; i++) {

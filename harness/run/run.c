@@ -761,12 +761,16 @@ static int wire_at_readiness(struct run_env *env, const struct scenario *s, cons
  * its GC), then the RSS of the same server restarted, once ready. */
 static int server_memory(struct run_env *env, const struct scenario *s, const struct manifest *m,
 			 const struct img_status *st, struct cg_tree *tree, int logfd, const char *logpath,
-			 struct sbx *x, struct trial_result *t, struct hx_err *err)
+			 struct sbx *x, struct smp *smp, struct trial_result *t, struct hx_err *err)
 {
 	pid_t payload = sbx_payload_pid(x->pid);
+	bool hint = scn_memory_hint_for(s, m);
 	int status;
 
-	if (scn_memory_hint_for(s, m)) {
+	/* the phases on the timeline, which the sampler goes on through (an http trial's) */
+	res_timeline_phase(&t->timeline, RES_TL_LOAD, t->timeline.origin_ns);
+	res_timeline_phase(&t->timeline, hint ? RES_TL_IDLE_HINT : RES_TL_IDLE, util_now_ns());
+	if (hint) {
 		kill(payload, SIGUSR2);
 		snprintf(t->server.low_memory_hint, sizeof(t->server.low_memory_hint), "SIGUSR2");
 	}
@@ -777,11 +781,14 @@ static int server_memory(struct run_env *env, const struct scenario *s, const st
 	t->server.after_idle_rss_kb = (double)proc_status_kb(payload, "VmRSS:");
 	if (!s->memory_restart)
 		return 0;
+	res_timeline_phase(&t->timeline, RES_TL_RESTART, util_now_ns());
 	stop_server(tree, x, t);
 	sbx_release(x);
 	*x = (struct sbx){.pid = -1, .report_fd = -1};
 	if (run_server_start(env, s, m, st, tree, NULL, logfd, logpath, x, t, err) < 0)
 		return hx_wrap(err, "restart");
+	smp_follow(smp, sbx_payload_pid(x->pid));
+	res_timeline_phase(&t->timeline, RES_TL_AFTER_RESTART, util_now_ns());
 	t->server.after_restart_rss_kb = (double)proc_status_kb(sbx_payload_pid(x->pid), "VmRSS:");
 	return 0;
 }
@@ -826,28 +833,29 @@ static int warmup_auto(struct run_env *env, struct cg_tree *tree, const struct s
 	return rc;
 }
 
-/* The measured load with the server sampled beside it; the timeline then says what both saw. */
+/* The measured load with the server sampled beside it, into m (zeroed by the caller): the sampler goes on
+ * until timeline_close, through a memory run when there is one. */
 static int measured_client(struct run_env *env, struct cg_tree *tree, const struct scenario *s,
-			   const struct client_args *args, pid_t payload, double deadline, struct sbx *x,
+			   const struct client_args *args, pid_t payload, double deadline, struct sbx *x, struct smp *m,
 			   struct trial_result *t, struct hx_err *err)
 {
-	struct smp m;
-	bool sampled;
-	int rc;
-
 	res_timeline_free(&t->timeline); /* the warm-up's */
-	sampled = s->workload == SCN_HTTP && smp_start(&m, tree, CG_SLICE_SUT, payload,
-						       interval_ms(env) * UINT64_C(1000000), &(struct hx_err){0}) == 0;
-	rc = run_client(env, tree, s, args, true, deadline - now_s(), x, t, err);
+	if (s->workload == SCN_HTTP &&
+	    smp_start(m, tree, CG_SLICE_SUT, payload, interval_ms(env) * UINT64_C(1000000), &(struct hx_err){0}) < 0)
+		*m = (struct smp){.sampler = -1};
+	return run_client(env, tree, s, args, true, deadline - now_s(), x, t, err);
+}
 
-	if (sampled) {
-		smp_stop(&m);
+/* The sampler stops; the timeline then says what the client and the samples saw. */
+static void timeline_close(struct smp *m, struct trial_result *t)
+{
+	if (m->sh) {
+		smp_stop(m);
 		if (t->timeline.n)
-			smp_into(&m, &t->timeline);
-		smp_free(&m);
+			smp_into(m, &t->timeline);
+		smp_free(m);
 	}
 	res_timeline_analyse(&t->timeline);
-	return rc;
 }
 
 static int trial_http(struct run_env *env, const struct scenario *s, const struct manifest *m,
@@ -856,6 +864,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 {
 	char logpath[PATH_MAX], tail[2048];
 	struct sbx x = {.pid = -1, .report_fd = -1};
+	struct smp smp = {.sampler = -1};
 	_cleanup_close_ int logfd = -1;
 	pid_t payload;
 	int rc = 0;
@@ -907,7 +916,9 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 			cg_slice_peak_reset(tree, CG_SLICE_SUT, &(struct hx_err){0});
 			run_stage("load");
 			client_args_for(env, s, s->workload == SCN_WS_CHAT ? s->messages : s->requests, &args);
-			rc = measured_client(env, tree, s, &args, payload, deadline, &x, t, err);
+			rc = measured_client(env, tree, s, &args, payload, deadline, &x, &smp, t, err);
+			if (!(rc == 0 && x.pid > 0 && s->memory_idle_s > 0))
+				timeline_close(&smp, t); /* no memory run: the samples end with the load */
 		}
 	}
 	if (rc == 0 && x.pid > 0)
@@ -926,7 +937,8 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	stats_into(t, tree, CG_SLICE_CLIENT);
 	rc = noise_end(tree, nz, t, rc, err);
 	if (rc == 0 && x.pid > 0 && s->memory_idle_s > 0)
-		rc = server_memory(env, s, m, st, tree, logfd, logpath, &x, t, err);
+		rc = server_memory(env, s, m, st, tree, logfd, logpath, &x, &smp, t, err);
+	timeline_close(&smp, t); /* after a memory run; else a no-op but for the analysis again */
 	if (x.pid > 0)
 		stop_server(tree, &x, t);
 	else

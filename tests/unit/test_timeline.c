@@ -513,6 +513,111 @@ static void test_html_cells(void **state)
 	res_doc_free(&d);
 }
 
+/* The largest x of the points of the first polyline after p. */
+static double polyline_max_x(const char *p)
+{
+	const char *q = strstr(strstr(p, "<polyline"), "points=\"") + 8, *e = strchr(q, '"');
+	double hi = -1;
+
+	while (q < e) {
+		char *next;
+		double x = strtod(q, &next);
+
+		if (next == q)
+			break;
+		hi = fmax(hi, x);
+		strtod(next + 1, &next);
+		q = next;
+	}
+	return hi;
+}
+
+/* A memory run's phases: marked from the monotonic clock against the origin, kept in the file in order (a name
+ * not known, a time going back or out of range is left out on reading), and drawn as labelled bands over a
+ * time axis that reaches the last sample, which the sampler took after the load. */
+static void test_memory_phases(void **state)
+{
+	struct res_doc d;
+	struct hx_err err = {0};
+	struct trial_result *tr;
+	struct res_timeline back;
+	const char *cell, *stop, *rss;
+	char *text = NULL;
+	cJSON *o;
+	uint64_t origin = UINT64_C(5000000000);
+
+	(void)state;
+	assert_int_equal(res_doc_init(&d, "9.9.9", "abc", &err), 0);
+	tr = http_trial(&d, "http-hello", "node24", "pinned", 1, flat, 0);
+	/* 6 s of load, then samples on through 2 s idle and a restart: 40 more samples, to 10 s */
+	res_timeline_free(&tr->timeline);
+	synth(&tr->timeline, 60, flat, 0);
+	{
+		struct res_timeline *t = &tr->timeline;
+		unsigned n = 100;
+
+		free(t->t_ms), free(t->cpu_ms), free(t->memory_kb), free(t->rss_kb);
+		assert_int_equal(res_timeline_samples(t, n), 0);
+		for (unsigned i = 0; i < n; i++) {
+			t->t_ms[i] = (i + 1) * 100.0;
+			t->cpu_ms[i] = i < 60 ? 95 : 1;
+			t->rss_kb[i] = i < 60 ? 60000 : i < 80 ? 50000 : i < 85 ? NAN : 30000;
+			t->memory_kb[i] = t->rss_kb[i];
+		}
+		t->origin_ns = origin;
+		res_timeline_phase(t, RES_TL_LOAD, origin);
+		res_timeline_phase(t, RES_TL_IDLE_HINT, origin + UINT64_C(6000000000));
+		res_timeline_phase(t, RES_TL_RESTART, origin + UINT64_C(8000000000));
+		res_timeline_phase(t, RES_TL_AFTER_RESTART, origin + UINT64_C(8512300000));
+		res_timeline_analyse(t);
+		assert_int_equal(t->nphases, 4);
+		assert_true(t->phases[3].t_ms == 8512.3);
+	}
+	o = res_timeline_json(&tr->timeline, false);
+	{
+		char *js = cJSON_PrintUnformatted(cJSON_GetObjectItem(o, "phases"));
+
+		assert_string_equal(
+			js, "[{\"name\":\"load\",\"t_ms\":0},{\"name\":\"idle_after_hint\",\"t_ms\":6000},"
+			    "{\"name\":\"restart\",\"t_ms\":8000},{\"name\":\"after_restart\",\"t_ms\":8512.3}]");
+		free(js);
+	}
+	/* a file's phases: the unknown name, the time going back and the negative one are left out */
+	cJSON_ReplaceItemInObject(
+		o, "phases",
+		cJSON_Parse("[{\"name\":\"load\",\"t_ms\":0},{\"name\":\"<b>\",\"t_ms\":1},{\"name\":\"idle\",\"t_ms\":"
+			    "6000},{\"name\":\"restart\",\"t_ms\":5000},{\"name\":\"restart\",\"t_ms\":-1},"
+			    "{\"name\":\"after_restart\",\"t_ms\":9000},{\"name\":7,\"t_ms\":9500}]"));
+	assert_int_equal(res_timeline_parse(o, &back), 0);
+	assert_int_equal(back.nphases, 3);
+	assert_true(back.phases[1].phase == RES_TL_IDLE && back.phases[1].t_ms == 6000);
+	assert_true(back.phases[2].phase == RES_TL_AFTER_RESTART);
+	/* the growth over the load only: the idle samples' drop is not a shrinking heap per request */
+	assert_true(back.growth.tested && fabs(back.growth.rss) < 1000);
+	res_timeline_free(&back);
+	cJSON_Delete(o);
+	http_trial(&d, "http-hello", "node24", "pinned", 2, flat, 0); /* no memory run: no phases */
+	page_of(&d, &text);
+	cell = strstr(text, "<figure data-chart=\"timeline-cell\" data-runtime=\"node24\" data-mode=\"pinned\"");
+	assert_non_null(cell);
+	stop = strstr(cell, "</figure>");
+	assert_int_equal(count_in(cell, stop, "<rect class=\"phase\""), 8); /* 4 phases in each of 2 charts */
+	assert_int_equal(count_in(cell, stop, ">idle after hint</text>"), 2);
+	assert_int_equal(count_in(cell, stop, ">after restart</text>"), 2);
+	assert_non_null(strstr(cell, "Bands: the memory run&#39;s phases of node24 trial 1"));
+	/* the server's series (CPU on the right axis drawn first, then RSS) reach the last sample within the plot */
+	rss = strstr(strstr(cell, "server RSS and CPU"), "<polyline");
+	assert_non_null(rss);
+	for (int k = 0; k < 2; k++, rss = strstr(rss + 1, "<polyline")) { /* CPU, then RSS */
+		assert_true(polyline_max_x(rss) <= 360 - 46 + 0.05);
+		assert_true(polyline_max_x(rss) > 300); /* out past the load's 6 s, to the last sample's 10 s */
+	}
+	/* the overview's charts have the bands too */
+	assert_int_equal(count_in(strstr(text, "data-chart=\"timeline\""), cell, "<rect class=\"phase\""), 16);
+	free(text);
+	res_doc_free(&d);
+}
+
 static void test_startup_first_run(void **state)
 {
 	double cold[8] = {100, 20, 20.5, 19.8, 20.2, 20.1, 19.9, 20.3},
@@ -577,6 +682,7 @@ int main(void)
 		cmocka_unit_test(test_steady_curve_and_bursts),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_html_cells),
+		cmocka_unit_test(test_memory_phases),
 		cmocka_unit_test(test_startup_first_run),
 		cmocka_unit_test(test_tree_rss),
 	};
