@@ -156,3 +156,31 @@ PY
 	done
 	[ ! -e x.json ]
 }
+
+@test "timeline: the memory run's phases are marked on the timeline and the server is sampled through them" {
+	need_root
+	run --separate-stderr "$HARNESS" run --runtimes node20 --out m.json "$HARNESS_FIXTURES/scenarios/timeline-memory"
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 - <<'PY'
+import json
+t = json.load(open("m.json"))["trials"][0]
+tl, srv = t["timeline"], t["server"]
+ph = tl["phases"]
+print(ph, srv.get("after_idle_rss_kb"), srv.get("after_restart_rss_kb"))
+assert [p["name"] for p in ph] == ["load", "idle_after_hint", "restart", "after_restart"], ph
+assert srv["low_memory_hint"] == "SIGUSR2" and srv["after_restart_rss_kb"] > 0, srv
+load_end = len(tl["requests"]) * tl["interval_ms"]
+t_ms, rss = tl["server"]["t_ms"], tl["server"]["rss_kb"]
+assert ph[0]["t_ms"] == 0 and abs(ph[1]["t_ms"] - load_end) < 1000, (ph, load_end)
+assert ph[2]["t_ms"] - ph[1]["t_ms"] >= 1000, ph  # idle_s
+idle = [r for x, r in zip(t_ms, rss) if ph[1]["t_ms"] < x < ph[2]["t_ms"]]
+assert len(idle) >= 5 and all(r and r > 0 for r in idle), idle  # sampled through the idle second
+assert t_ms[-1] >= ph[3]["t_ms"], (t_ms[-1], ph)  # and on to the restarted server
+assert rss[-1] and rss[-1] > 0, rss[-3:]  # whose tree it follows
+assert sum(tl["requests"]) == t["load"]["requests"]
+PY
+	run "$HARNESS" report m.json --format html -o m.html
+	[ "$status" -eq 0 ]
+	grep -q 'class="phase"' m.html
+}
