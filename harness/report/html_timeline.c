@@ -271,7 +271,7 @@ static void cell_chart(FILE *out, const struct res_doc *d, const char *scn, cons
 		       const struct tl_pair *pr, double t_max, const char *colour, double *x, double *y,
 		       unsigned *nchart)
 {
-	struct svg_plot p = {.left = 50, .right = 46, .top = 24, .bottom = 34}, q;
+	struct svg_plot p = {.left = 50, .right = 46, .top = 24, .bottom = 40}, q;
 	struct svg_tick xt[SVG_MAX_TICKS], yt[SVG_MAX_TICKS], rt[SVG_MAX_TICKS];
 	double x0 = 0, x1 = t_max, lo = 0, hi = cell_max(d, scn, c, pr->left, x, y), rlo = 0,
 	       rhi = cell_max(d, scn, c, pr->right, x, y);
@@ -291,7 +291,7 @@ static void cell_chart(FILE *out, const struct res_doc *d, const char *scn, cons
 	snprintf(id, sizeof(id), "chart-%u", ++*nchart);
 	snprintf(title, sizeof(title), "%s, %s %s%s%s: %s over the measured load", scn, c->runtime, c->mode,
 		 strcmp(c->noise, "none") ? " " : "", strcmp(c->noise, "none") ? c->noise : "", pr->what);
-	svg_begin(&p, out, 360, 150, id, title);
+	svg_begin(&p, out, 360, 160, id, title);
 	q = p;
 	q.y = (struct svg_scale){SVG_LINEAR, rlo, rhi, p.y.r0, p.y.r1};
 	svg_axis_y(&p, yt, ny, NULL);
