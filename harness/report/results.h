@@ -68,6 +68,7 @@ struct res_cell {
 	char route[32];
 	unsigned connections;
 	struct res_load load;
+	struct res_timeline timeline; /* the cell's measured load, as a trial's (owned: res_trial_free) */
 };
 
 /* `harness load --chat --json`. */

@@ -801,7 +801,7 @@ static cJSON *per_slice_json(const struct trial_result *t, bool stats)
 	return o;
 }
 
-/* A route matrix: [{"route", "connections", "load"}...] in the order measured. */
+/* A route matrix: [{"route", "connections", "load", "timeline"}...] in the order measured. */
 static cJSON *cells_json(const struct trial_result *t)
 {
 	cJSON *a = cJSON_CreateArray();
@@ -812,6 +812,8 @@ static cJSON *cells_json(const struct trial_result *t)
 		cJSON_AddStringToObject(c, "route", t->cells[i].route);
 		cJSON_AddNumberToObject(c, "connections", t->cells[i].connections);
 		cJSON_AddItemToObject(c, "load", res_load_json(&t->cells[i].load));
+		if (t->cells[i].timeline.n)
+			cJSON_AddItemToObject(c, "timeline", res_timeline_json(&t->cells[i].timeline, false));
 		cJSON_AddItemToArray(a, c);
 	}
 	return a;
@@ -835,6 +837,8 @@ static int cells_parse(const cJSON *a, struct trial_result *ret, struct hx_err *
 		if (!c->route[0] || res_load_parse(get(it, "load"), &c->load) < 0)
 			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 				       "a trial's cell: expected route, connections and load");
+		if (res_timeline_parse(get(it, "timeline"), &c->timeline) == -ENOMEM)
+			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	}
 	return 0;
 }

@@ -433,9 +433,10 @@ static int rpc_verdict(struct run_env *env, const struct scenario *s, const char
 }
 
 /* A matrix cell's command line: the route's request and expectations at conns connections for seconds. */
-static void cell_args_for(const struct scenario *s, enum load_engine engine, const struct scn_route *r, unsigned conns,
-			  double seconds, struct client_args *a)
+static void cell_args_for(const struct run_env *env, const struct scenario *s, const struct scn_route *r,
+			  unsigned conns, double seconds, struct client_args *a)
 {
+	enum load_engine engine = env->engine;
 	size_t n = 0, b = 0;
 
 	a->argv[n++] = (char *)"/opt/harness/harness";
@@ -477,6 +478,9 @@ static void cell_args_for(const struct scenario *s, enum load_engine engine, con
 		a->argv[n++] = (char *)"--expect-range";
 		a->argv[n++] = (char *)r->range;
 	}
+	snprintf(a->buf[b], sizeof(a->buf[0]), "%ums", interval_ms(env));
+	a->argv[n++] = (char *)"--interval";
+	a->argv[n++] = a->buf[b++];
 	a->argv[n++] = (char *)"--json";
 	a->argv[n] = NULL;
 }
@@ -551,7 +555,7 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 	if (res_load_read(text, &t->load, err) < 0)
 		return -err->errnum;
 	t->have |= RES_HAVE_LOAD;
-	if (s->workload == SCN_HTTP && !s->nroutes) { /* a warm-up's, until the measured load's replaces it */
+	if (s->workload == SCN_HTTP) { /* a warm-up's, until the measured load's replaces it (a cell's: run_cells) */
 		res_timeline_free(&t->timeline);
 		res_timeline_read(text, &t->timeline);
 	}
@@ -576,6 +580,28 @@ static int cell_failed(const struct scn_route *r, unsigned conns, const struct r
  * (whose checked first request and figures are not kept); a cell with errors fails the trial, naming the
  * route, the connections and the errors by kind ("body": a response whose length or digest was not the
  * route's). */
+/* A cell's measured load with the server sampled beside it, its timeline in t's until run_cells moves it. */
+static int cell_measured(struct run_env *env, struct cg_tree *tree, const struct scenario *s,
+			 const struct client_args *args, double deadline, struct sbx *server, struct trial_result *t,
+			 struct hx_err *err)
+{
+	struct smp m;
+	bool sampled = smp_start(&m, tree, CG_SLICE_SUT, sbx_payload_pid(server->pid),
+				 interval_ms(env) * UINT64_C(1000000), &(struct hx_err){0}) == 0;
+	int rc;
+
+	res_timeline_free(&t->timeline); /* the warm-up's */
+	rc = run_client(env, tree, s, args, true, deadline - now_s(), server, t, err);
+	if (sampled) {
+		smp_stop(&m);
+		if (t->timeline.n)
+			smp_into(&m, &t->timeline);
+		smp_free(&m);
+	}
+	res_timeline_analyse(&t->timeline);
+	return rc;
+}
+
 static int run_cells(struct run_env *env, struct cg_tree *tree, const struct scenario *s, struct sbx *server,
 		     double deadline, struct trial_result *t, struct hx_err *err)
 {
@@ -588,21 +614,25 @@ static int run_cells(struct run_env *env, struct cg_tree *tree, const struct sce
 			int rc = 0;
 
 			if (s->warmup_s > 0) {
-				cell_args_for(s, env->engine, r, s->sweep[k], s->warmup_s, &args);
+				cell_args_for(env, s, r, s->sweep[k], s->warmup_s, &args);
 				rc = run_client(env, tree, s, &args, false, deadline - now_s(), server, t, err);
 			}
 			if (rc == 0) {
-				cell_args_for(s, env->engine, r, s->sweep[k], s->duration_s, &args);
-				rc = run_client(env, tree, s, &args, true, deadline - now_s(), server, t, err);
+				cell_args_for(env, s, r, s->sweep[k], s->duration_s, &args);
+				rc = cell_measured(env, tree, s, &args, deadline, server, t, err);
 			}
 			t->have &= ~(unsigned)RES_HAVE_LOAD; /* the cell's figures are the cell's, not the trial's */
-			if (rc < 0)
-				return hx_wrap(err, "route %s at %u connections", r->name, s->sweep[k]);
-			if (!(cell = res_cell_add(t)))
-				return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+			if (rc < 0 || !(cell = res_cell_add(t))) {
+				res_timeline_free(&t->timeline);
+				return rc < 0 ? hx_wrap(err, "route %s at %u connections", r->name, s->sweep[k])
+					      : hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+			}
 			snprintf(cell->route, sizeof(cell->route), "%s", r->name);
 			cell->connections = s->sweep[k];
 			cell->load = t->load;
+			cell->timeline =
+				t->timeline; /* the cell's, moved: a route matrix's trial has none of its own */
+			memset(&t->timeline, 0, sizeof(t->timeline));
 			if (t->load.errors_total > s->max_errors)
 				return cell_failed(r, s->sweep[k], &t->load, err);
 			if (server->pid < 0)

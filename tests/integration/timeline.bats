@@ -184,3 +184,22 @@ PY
 	[ "$status" -eq 0 ]
 	grep -q 'class="phase"' m.html
 }
+
+@test "timeline: each route-matrix cell keeps its own timeline, summing to the cell's totals, the server sampled" {
+	need_root
+	run --separate-stderr "$HARNESS" run --runtimes bun --connections 10 --profile quick --repeat 1 --interval 200 --out r.json route-matrix
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 - <<'PY'
+import json
+t = json.load(open("r.json"))["trials"][0]
+assert "timeline" not in t, "a matrix's trial has no timeline of its own"
+assert len(t["cells"]) == 5
+for c in t["cells"]:
+    tl, l = c["timeline"], c["load"]
+    assert tl["interval_ms"] == 200, tl["interval_ms"]
+    assert sum(tl["requests"]) == l["requests"] and sum(tl["errors"]) == l["errors"]["total"], (c["route"], l)
+    s = tl["server"]
+    assert len(s["t_ms"]) >= len(tl["requests"]) - 2 and all(v and v > 0 for v in s["rss_kb"]), c["route"]
+PY
+}

@@ -618,6 +618,56 @@ static void test_memory_phases(void **state)
 	res_doc_free(&d);
 }
 
+/* A route matrix's cells each keep their timeline, written and read back with the cell (the trial has none of its
+ * own), steady and growth recomputed per cell. */
+static void test_cells_round_trip(void **state)
+{
+	struct res_doc d, back;
+	struct hx_err err = {0};
+	struct trial_result *tr;
+	struct res_cell *c;
+	char dir[] = "/tmp/test-timeline-XXXXXX", path[64];
+	cJSON *o;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	assert_int_equal(res_doc_init(&d, "9.9.9", "abc", &err), 0);
+	tr = res_doc_add(&d);
+	res_trial_init(tr, "route-matrix", "bun", "pinned", 1, 1);
+	snprintf(tr->workload, sizeof(tr->workload), "http");
+	for (int k = 0; k < 2; k++) {
+		assert_non_null(c = res_cell_add(tr));
+		snprintf(c->route, sizeof(c->route), "%s", k ? "search" : "version");
+		c->connections = 10;
+		synth(&c->timeline, 50, k ? speeding_up : flat, k ? 4096 : 0);
+		for (unsigned i = 0; i < c->timeline.n; i++)
+			c->load.requests += c->timeline.requests[i];
+		c->load.duration_s = 5;
+	}
+	assert_int_equal(res_write(&d, path, &err), 0);
+	assert_int_equal(res_read(path, &back, &err), 0);
+	assert_int_equal(back.trials[0].ncells, 2);
+	assert_int_equal(back.trials[0].timeline.n, 0);
+	o = res_trial_json(&back.trials[0]);
+	assert_null(cJSON_GetObjectItem(o, "timeline"));
+	assert_non_null(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "cells"), 1), "timeline"));
+	cJSON_Delete(o);
+	for (int k = 0; k < 2; k++) {
+		const struct res_timeline *a = &d.trials[0].cells[k].timeline, *b = &back.trials[0].cells[k].timeline;
+
+		assert_int_equal(b->n, 50);
+		assert_int_equal(b->ns, 50);
+		assert_true(a->requests[9] == b->requests[9] && a->rss_kb[9] == b->rss_kb[9]);
+		assert_true(b->steady.tested && b->growth.tested);
+		assert_true(b->steady.not_steady == (k == 1) && b->growth.leak == (k == 1));
+	}
+	res_doc_free(&d);
+	res_doc_free(&back);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_startup_first_run(void **state)
 {
 	double cold[8] = {100, 20, 20.5, 19.8, 20.2, 20.1, 19.9, 20.3},
@@ -683,6 +733,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_html_cells),
 		cmocka_unit_test(test_memory_phases),
+		cmocka_unit_test(test_cells_round_trip),
 		cmocka_unit_test(test_startup_first_run),
 		cmocka_unit_test(test_tree_rss),
 	};
