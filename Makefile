@@ -211,6 +211,13 @@ bench-sandbox-effect: bin/harness $(BUILD)/helpers/syscall-cost
 	bench/sandbox-effect.sh $(or $(ALTS),6) $(or $(PROFILE),standard)
 bench-noise: bin/harness $(BUILD)/helpers/spin-rate
 	bench/noise.sh
+# the modules watch on react-ssr's tree: arm, record, close, and node24's load of react-dom watched and not
+.PHONY: bench-modules
+bench-modules: bin/harness $(BUILD)/bench/modules-cost
+	bench/modules.sh $(BUILD)/bench/modules-cost $(or $(ROUNDS),60)
+$(BUILD)/bench/modules-cost: bench/modules-cost.c $(BUILD)/libharness.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libharness.a $(LDFLAGS) $(LDLIBS) $(TEST_LIBS)
 # REAL: a results file of a real run with startup and http trials (bench/report.sh makes a 10 MB one from it)
 bench-report: bin/harness
 	bench/report.sh $(REAL)

@@ -942,6 +942,30 @@ static void prepared_record(const struct run_plan *p, struct res_doc *d)
 	}
 }
 
+/* config.dependencies: per scenario with npm dependencies, the lock file they were installed from and the
+ * packages its package.json names at the versions installed (warm-install's npm: the tool it times). */
+static void dependencies_record(const struct run_plan *p, struct res_doc *d)
+{
+	_cleanup_free_ struct dep_direct *dd = calloc(1, sizeof(*dd));
+	cJSON *all = NULL;
+
+	for (size_t i = 0; dd && i < p->nscn; i++) {
+		struct hx_err ignored = {0};
+		cJSON *o, *pkgs;
+
+		if (!p->scn[i].node_modules[0] || dep_lock_read(p->scn[i].dir, dd, &ignored) < 0 || !dd->lock[0])
+			continue;
+		if (!all)
+			all = cJSON_AddObjectToObject(cJSON_GetObjectItemCaseSensitive(d->head, "config"),
+						      "dependencies");
+		o = cJSON_AddObjectToObject(all, p->scn[i].name);
+		cJSON_AddStringToObject(o, "lock", dd->lock);
+		pkgs = cJSON_AddObjectToObject(o, "packages");
+		for (size_t k = 0; k < dd->n; k++)
+			cJSON_AddStringToObject(pkgs, dd->name[k], dd->version[k]);
+	}
+}
+
 /* config.modes.<quota|none>.client_as_pinned: whether the client (and fixture) have pinned mode's CPUs at this
  * budget, so that the modes differ in the runtime's CPU limit alone; false where pinned mode does not fit. */
 static void placement_record(const struct run_plan *p, const struct run_env *env, struct res_doc *d)
@@ -979,6 +1003,7 @@ static int results_head(const struct run_plan *p, const struct run_env *env, str
 		return -err->errnum;
 	bundles_record(p, d);
 	prepared_record(p, d);
+	dependencies_record(p, d);
 	cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(d->head, "config"), "node_env", env->node_env);
 	placement_record(p, env, d);
 	return 0;

@@ -222,6 +222,66 @@ int dep_check_lock(const char *file, const char *text, const char *registry, str
 	return rc;
 }
 
+/* The root's names of one kind (dependencies, ...) that the lock installs at the top, into ret. */
+static void direct_of(const cJSON *packages, const cJSON *names, struct dep_direct *ret)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach (it, names) {
+		char key[232];
+		const cJSON *v;
+
+		snprintf(key, sizeof(key), "node_modules/%s", it->string);
+		v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(packages, key), "version");
+		if (ret->n == DEP_MAX_DIRECT || !cJSON_IsString(v) || strlen(it->string) >= sizeof(ret->name[0]) ||
+		    strlen(v->valuestring) >= sizeof(ret->version[0]))
+			continue;
+		snprintf(ret->name[ret->n], sizeof(ret->name[0]), "%s", it->string);
+		snprintf(ret->version[ret->n++], sizeof(ret->version[0]), "%s", v->valuestring);
+	}
+}
+
+int dep_lock_direct(const char *file, const char *text, struct dep_direct *ret, struct hx_err *err)
+{
+	static const char *const kinds[] = {"dependencies", "devDependencies", "optionalDependencies"};
+	const char *bad = valid_json_text(text, strlen(text));
+	cJSON *root = bad ? NULL : cJSON_Parse(text);
+	const cJSON *packages = cJSON_GetObjectItemCaseSensitive(root, "packages");
+	const cJSON *top = cJSON_GetObjectItemCaseSensitive(packages, "");
+
+	ret->n = 0;
+	if (!cJSON_IsObject(packages)) {
+		const char *why = bad ? bad : !root ? "not valid JSON" : "expected an object";
+		const char *field = root ? "packages" : NULL;
+
+		cJSON_Delete(root);
+		return hx_fail_field(err, file, field, "%s", why);
+	}
+	for (size_t i = 0; i < HX_ARRAY_SIZE(kinds); i++)
+		direct_of(packages, cJSON_GetObjectItemCaseSensitive(top, kinds[i]), ret);
+	cJSON_Delete(root);
+	return 0;
+}
+
+int dep_lock_read(const char *dir, struct dep_direct *ret, struct hx_err *err)
+{
+	_cleanup_free_ char *text = NULL;
+	char lock[PATH_MAX], hex[65];
+	size_t len;
+
+	memset(ret, 0, sizeof(*ret));
+	snprintf(lock, sizeof(lock), "%s/package-lock.json", dir);
+	if (!util_exists(lock))
+		return 0;
+	if (util_read_input(lock, UTIL_MAX_LOCK, &text, &len, err) < 0 ||
+	    util_sha256_hex(text, len, hex, sizeof(hex)) < 0 || dep_lock_direct(lock, text, ret, err) < 0)
+		return -err->errnum;
+	snprintf(ret->lock, sizeof(ret->lock), "sha256-%s", hex);
+	return 0;
+}
+
+#define DEP_TREE_FIX "a scenario's node_modules may take 1024 MiB at most"
+
 /* npm ci with /work on a tmpfs of DEP_MAX_TREE bytes (sbx_scratch.h), the lock and package.json put there
  * first, its tree copied into tmp after: an install past that size is ENOSPC to npm, never the cache's disk. */
 static int npm_ci_scratch(const char *kind, const struct dep_src *s, const char *lock, const char *pkg, const char *tmp,
@@ -239,9 +299,11 @@ static int npm_ci_scratch(const char *kind, const struct dep_src *s, const char 
 	    (snprintf(to, sizeof(to), "%s/package.json", sbx_scratch_path(&sc)), copy_file(pkg, to) < 0))
 		rc = hx_syserr(err, "npm dependencies of %s: %s", s->name, sbx_scratch_path(&sc));
 	else if (npm_ci(&sc, registry, log, len, err) < 0 && !sbx_scratch_full(&sc))
-		rc = hx_wrap(err, "cannot install the npm dependencies of %s %s (offline?)", kind, s->name);
+		rc = sbx_scratch_ran_out(&sc, log, DEP_TREE_FIX, err) < 0
+			     ? -err->errnum
+			     : hx_wrap(err, "cannot install the npm dependencies of %s %s (offline?)", kind, s->name);
 	else
-		rc = sbx_scratch_finish(&sc, "a scenario's node_modules may take 1024 MiB at most", err);
+		rc = sbx_scratch_finish(&sc, DEP_TREE_FIX, err);
 	sbx_scratch_close(&sc);
 	return rc;
 }

@@ -17,6 +17,21 @@ struct dep_src {
  * node_modules/<name> path with npm package names, no links to folders, semantic versions, and any
  * "resolved" URL under registry. A usage error naming the file and entry otherwise. */
 int dep_check_lock(const char *file, const char *text, const char *registry, struct hx_err *err);
+/* The packages a lock's project names itself (its dependencies, devDependencies and optionalDependencies), at the
+ * versions the lock installs: what a results file records of a scenario's dependencies (warm-install's npm). */
+#define DEP_MAX_DIRECT 32
+struct dep_direct {
+	char lock[72]; /* sha256-<hex> of package-lock.json (the name of its cache entry); "" when there is none */
+	size_t n;      /* at most DEP_MAX_DIRECT: the first ones in the lock's order */
+	char name[DEP_MAX_DIRECT][216];
+	char version[DEP_MAX_DIRECT][64];
+};
+/* ret->n and its names from the text of a lock file (ret->lock untouched); a usage error naming file when it
+ * is not one. A name the lock has no node_modules/<name> entry for (an optional package it left out) is left
+ * out. */
+int dep_lock_direct(const char *file, const char *text, struct dep_direct *ret, struct hx_err *err);
+/* dep_lock_direct of dir/package-lock.json with its digest; ret zeroed when dir has none. */
+int dep_lock_read(const char *dir, struct dep_direct *ret, struct hx_err *err);
 /* The node_modules folder for scenario s (installing it when absent); "" when s has no
  * package-lock.json. Offline with nothing cached: an HX_EXIT_HOST error that says so. */
 int dep_ensure(const struct dep_src *s, char *ret, size_t len, struct hx_err *err);

@@ -479,6 +479,104 @@ static void render_versus(const struct res_doc *d, const struct res_summary *gro
 	}
 }
 
+/* The modules each runtime of a scenario loaded (trial.modules): its first trial with a record. */
+#define RPT_MAX_LOADERS 16
+struct loaders {
+	const struct trial_result *t[RPT_MAX_LOADERS];
+	size_t n;
+};
+
+static bool has_record(const struct trial_result *t)
+{
+	return (t->have & RES_HAVE_MODULES) && t->modules && !t->modules->not_recorded[0] && t->modules->sha256[0];
+}
+
+static bool listed(const struct res_modules *m, const char *path)
+{
+	for (unsigned i = 0; i < m->npaths; i++)
+		if (strcmp(m->paths[i], path) == 0)
+			return true;
+	return false;
+}
+
+/* The paths a lists and b does not, node_modules' first (the scenario's own files differ by its scripts per
+ * runtime, by design): "node_modules/react-dom/server.bun.js, ... (+3 more)". */
+static void only_in(const struct res_modules *a, const struct res_modules *b, bool md, char *buf, size_t len)
+{
+	/* a list cut at RES_MODULES_LISTED says nothing of the paths sorted after its last */
+	const char *bound = a->npaths < a->files && a->npaths ? a->paths[a->npaths - 1] : NULL;
+	unsigned shown = 0, more = 0;
+	size_t at = 0;
+
+	if (b->npaths < b->files && b->npaths && (!bound || strcmp(b->paths[b->npaths - 1], bound) < 0))
+		bound = b->paths[b->npaths - 1];
+
+	buf[0] = '\0';
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < a->npaths; i++) {
+			char e[ESC_LEN];
+
+			if ((strncmp(a->paths[i], "node_modules/", 13) == 0) != (pass == 0) || listed(b, a->paths[i]) ||
+			    (bound && strcmp(a->paths[i], bound) > 0))
+				continue;
+			if (shown == 3 || at >= len) {
+				more++;
+				continue;
+			}
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", shown ? ", " : "",
+					       esc_cell(md, a->paths[i], e, sizeof(e)));
+			shown++;
+		}
+	if (more && at < len)
+		snprintf(buf + at, len - at, " (+%u more)", more);
+	if (!shown)
+		snprintf(buf, len, "the same paths, other contents");
+}
+
+/* One line per runtime of a scenario whose loaded modules differ from its first runtime's: "react-ssr: node24 and
+ * bun loaded different files (14 and 14): only node24 node_modules/react-dom/server.node.js, ...; only bun ...". */
+static void render_modules(const struct res_doc *d, enum report_format f, FILE *out)
+{
+	bool head = false, md = f == RPT_MD;
+
+	for (size_t i = 0; i < d->ntrials; i++) {
+		struct loaders l = {0};
+		char name[ESC_LEN], ra[ESC_LEN], rb[ESC_LEN], a[2048], b[2048];
+		bool first = true;
+
+		for (size_t j = 0; j < i && first; j++) /* each scenario at its first trial with a record */
+			first = !has_record(&d->trials[j]) || strcmp(d->trials[j].scenario, d->trials[i].scenario);
+		if (!first || !has_record(&d->trials[i]))
+			continue;
+		for (size_t j = i; j < d->ntrials && l.n < RPT_MAX_LOADERS; j++) {
+			const struct trial_result *t = &d->trials[j];
+			bool seen = false;
+
+			for (size_t k = 0; k < l.n; k++)
+				seen |= strcmp(l.t[k]->runtime, t->runtime) == 0;
+			if (!seen && has_record(t) && strcmp(t->scenario, d->trials[i].scenario) == 0)
+				l.t[l.n++] = t;
+		}
+		for (size_t k = 1; k < l.n; k++) {
+			const struct res_modules *x = l.t[0]->modules, *y = l.t[k]->modules;
+
+			if (strcmp(x->sha256, y->sha256) == 0)
+				continue;
+			if (!head)
+				fprintf(out, "\n%s\n\n",
+					md ? "### Modules loaded" : "== modules loaded (docs/scenario.md)");
+			head = true;
+			only_in(x, y, md, a, sizeof(a));
+			only_in(y, x, md, b, sizeof(b));
+			esc_cell(md, l.t[0]->runtime, ra, sizeof(ra));
+			esc_cell(md, l.t[k]->runtime, rb, sizeof(rb));
+			fprintf(out, "%s%s: %s and %s loaded different files (%u and %u): only %s %s; only %s %s\n",
+				md ? "- " : "", esc_cell(md, l.t[0]->scenario, name, sizeof(name)), ra, rb, x->files,
+				y->files, ra, a, rb, b);
+		}
+	}
+}
+
 /* What to do when most trials were noisy, by the dominant reason. */
 static const char *const noisy_advice[RES_NR_NOISY] = {
 	[RES_NOISY_THROTTLED] = "a pinned runtime was throttled: its budget is misconfigured (harness doctor)",
@@ -797,6 +895,7 @@ int report_render(const struct res_doc *d, enum report_format f, FILE *out, stru
 	render_placement(d, f, out);
 	render_rows(d, groups, n, f, out);
 	render_versus(d, groups, n, f, out);
+	render_modules(d, f, out);
 	render_published(d, f, out);
 	iso_render(groups, n, f == RPT_MD, out);
 	matrix_render(d, f == RPT_MD, out);

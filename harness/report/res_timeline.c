@@ -150,8 +150,8 @@ static void steady_test(const struct res_timeline *t, struct res_steady *ret)
 			ret->p = mk.p;
 			ret->rho = mk.rho;
 			ret->var_factor = mk.var_factor;
-			ret->not_steady =
-				ret->apart && fabs(ret->change) > RES_STEADY_CHANGE && mk.p < RES_STEADY_ALPHA;
+			ret->not_steady = ret->apart && fabs(ret->change) > RES_STEADY_CHANGE &&
+					  (mk.p < RES_STEADY_ALPHA || fabs(ret->change) > RES_STEADY_LARGE);
 		}
 	}
 	free(x);
@@ -171,7 +171,7 @@ static double requests_by(const struct res_timeline *t, double ms)
 
 #define GROWTH_MAX_POINTS 400 /* Theil-Sen is O(n^2): more samples are thinned evenly */
 
-static void growth_slope(const double *x, const double *kb, const unsigned *idx, unsigned m, double *ret,
+static void growth_slope(const double *x, const double *kb, const unsigned *idx, unsigned m, unsigned min, double *ret,
 			 double *ret_low, double *ret_high)
 {
 	double *y = malloc(m * sizeof(*y)), *xs = malloc(m * sizeof(*xs));
@@ -183,7 +183,7 @@ static void growth_slope(const double *x, const double *kb, const unsigned *idx,
 			xs[k] = x[i];
 			y[k++] = kb[idx[i]] * 1024;
 		}
-	if (y && xs && k >= RES_GROWTH_MIN_SAMPLES)
+	if (y && xs && k >= min)
 		trend_theil_sen(xs, y, k, &ts);
 	*ret = ts.slope;
 	*ret_low = ts.low;
@@ -199,6 +199,7 @@ static void growth_test(const struct res_timeline *t, struct res_growth *ret)
 
 	memset(ret, 0, sizeof(*ret));
 	ret->rss = ret->rss_low = ret->rss_high = ret->memory = ret->memory_low = ret->memory_high = NAN;
+	ret->rss_late = ret->rss_late_low = ret->rss_late_high = NAN;
 	for (unsigned i = 0; i < t->ns; i++)
 		in += t->t_ms[i] >= 0 && t->t_ms[i] <= end_ms;
 	if (in < RES_GROWTH_MIN_SAMPLES || t->interval_ms <= 0)
@@ -212,11 +213,16 @@ static void growth_test(const struct res_timeline *t, struct res_growth *ret)
 			idx[m++] = i;
 		}
 	if (x && idx) {
-		growth_slope(x, t->rss_kb, idx, m, &ret->rss, &ret->rss_low, &ret->rss_high);
-		growth_slope(x, t->memory_kb, idx, m, &ret->memory, &ret->memory_low, &ret->memory_high);
+		growth_slope(x, t->rss_kb, idx, m, RES_GROWTH_MIN_SAMPLES, &ret->rss, &ret->rss_low, &ret->rss_high);
+		growth_slope(x, t->memory_kb, idx, m, RES_GROWTH_MIN_SAMPLES, &ret->memory, &ret->memory_low,
+			     &ret->memory_high);
+		growth_slope(x + m / 2, t->rss_kb, idx + m / 2, m - m / 2, RES_GROWTH_LATE_MIN, &ret->rss_late,
+			     &ret->rss_late_low, &ret->rss_late_high);
 		ret->tested = !isnan(ret->rss);
 		ret->samples = m;
-		ret->leak = ret->tested && ret->rss_low > 0 && ret->rss >= RES_LEAK_MIN_BYTES_PER_1K;
+		ret->leak = ret->tested && m >= RES_LEAK_MIN_SAMPLES && ret->rss_low > 0 &&
+			    ret->rss >= RES_LEAK_MIN_BYTES_PER_1K && !isnan(ret->rss_late) && ret->rss_late_low > 0 &&
+			    ret->rss_late >= RES_LEAK_MIN_BYTES_PER_1K;
 	}
 	free(x);
 	free(idx);
@@ -292,6 +298,9 @@ static cJSON *growth_json(const struct res_growth *g)
 	add_num(o, "memory_current_bytes_per_1k_requests", g->memory, 1);
 	add_num(o, "memory_current_ci95_low", g->memory_low, 1);
 	add_num(o, "memory_current_ci95_high", g->memory_high, 1);
+	add_num(o, "rss_last_half_bytes_per_1k_requests", g->rss_late, 1);
+	add_num(o, "rss_last_half_ci95_low", g->rss_late_low, 1);
+	add_num(o, "rss_last_half_ci95_high", g->rss_late_high, 1);
 	cJSON_AddBoolToObject(o, "leak", g->leak);
 	return o;
 }

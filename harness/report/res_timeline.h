@@ -15,8 +15,10 @@
  * last thirds are apart (the first third's RES_STEADY_APART quantile beyond the last's opposite one: a move of
  * the whole, not one slow stretch), their medians differ by more than RES_STEADY_CHANGE of the phase's
  * median, and Mann-Kendall, its variance allowing for the intervals' autocorrelation (trend.h), gives
- * p < RES_STEADY_ALPHA. */
+ * p < RES_STEADY_ALPHA, or they differ by more than RES_STEADY_LARGE (a level that moved by half is not the
+ * intervals' noise at any correlation, where strongly correlated intervals leave Mann-Kendall few to count). */
 #define RES_STEADY_ALPHA  0.01
+#define RES_STEADY_LARGE  0.50
 #define RES_STEADY_CHANGE 0.10
 #define RES_STEADY_APART  0.10
 #define RES_STEADY_MIN	  10
@@ -25,6 +27,9 @@
  * kept 3.5-4 KB a request). */
 #define RES_LEAK_MIN_BYTES_PER_1K 100000.0
 #define RES_GROWTH_MIN_SAMPLES	  10
+#define RES_GROWTH_LATE_MIN	  5 /* samples in the phase's last half, for its own slope */
+/* samples of the phase for a leak: in a shorter one (2 s at 100 ms) a heap sizing up looks like one */
+#define RES_LEAK_MIN_SAMPLES 20
 
 struct res_steady {
 	bool tested;
@@ -40,7 +45,9 @@ struct res_growth {
 	unsigned samples;
 	double rss, rss_low, rss_high;		/* bytes per 1,000 requests, Theil-Sen with Sen's 95% CI */
 	double memory, memory_low, memory_high; /* memory.current likewise; NAN when not sampled */
-	bool leak;
+	/* RSS over the phase's last half alone: NAN below RES_GROWTH_LATE_MIN samples there */
+	double rss_late, rss_late_low, rss_late_high;
+	bool leak; /* the whole phase's slope and its last half's: growth that lasts, not a heap sizing up */
 };
 
 /* --warmup auto (docs/results.md, warmup): warm-up loads until one is steady, at most RES_WARMUP_MAX_S. */

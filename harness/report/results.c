@@ -297,6 +297,34 @@ struct res_wire *res_trial_wire(struct trial_result *t)
 	return t->wire;
 }
 
+struct res_modules *res_trial_modules(struct trial_result *t)
+{
+	if (!t->modules)
+		t->modules = calloc(1, sizeof(*t->modules));
+	return t->modules;
+}
+
+int res_modules_add(struct res_modules *m, const char *path)
+{
+	if (m->npaths >= RES_MODULES_LISTED)
+		return 0;
+	if (!m->paths && !(m->paths = calloc(RES_MODULES_LISTED, sizeof(*m->paths))))
+		return -ENOMEM;
+	if (!(m->paths[m->npaths] = strdup(path)))
+		return -ENOMEM;
+	m->npaths++;
+	return 0;
+}
+
+static void modules_free(struct res_modules *m)
+{
+	for (unsigned i = 0; m && i < m->npaths; i++)
+		free(m->paths[i]);
+	if (m)
+		free(m->paths);
+	free(m);
+}
+
 struct res_neighbour *res_trial_neighbour(struct trial_result *t)
 {
 	if (!t->neighbour)
@@ -310,6 +338,8 @@ void res_trial_free(struct trial_result *t)
 	free(t->neighbour);
 	free(t->wire);
 	t->wire = NULL;
+	modules_free(t->modules);
+	t->modules = NULL;
 	t->script = NULL;
 	t->neighbour = NULL;
 	free(t->startup.runs_ms);

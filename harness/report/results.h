@@ -125,6 +125,18 @@ struct res_wire {
 	char differs[512]; /* a difference from the run's first runtime that the scenario declares inherent */
 };
 
+/* The files of the scenario's folder and its node_modules that the server opened from its start to its answer
+ * at readiness (run/modules.c; docs/scenario.md, "The modules"): the code each runtime loaded. */
+#define RES_MODULES_LISTED \
+	64 /* paths kept in the record (64 paths are ~3 KB a trial in the file); files counts them all */
+struct res_modules {
+	unsigned files;	 /* distinct files opened */
+	char sha256[65]; /* over the sorted paths, each with its content's SHA-256 */
+	char **paths;	 /* the first RES_MODULES_LISTED in sorted order, malloc'd with the record */
+	unsigned npaths;
+	char not_recorded[256]; /* why there is no record; "" when there is */
+};
+
 /* The process of a script trial. */
 struct res_process {
 	int exit;
@@ -168,6 +180,7 @@ enum {
 	RES_HAVE_NEIGHBOUR = 1u << 7,
 	RES_HAVE_EXTERNAL = 1u << 8,
 	RES_HAVE_WIRE = 1u << 9,
+	RES_HAVE_MODULES = 1u << 10,
 };
 
 /* What a trial cost beyond its workload, ms by phase (docs/results.md: overhead_ms): the trial's cgroup tree;
@@ -221,7 +234,8 @@ struct trial_result {
 	char cpus[CG_NR_SLICES][RES_CPUS_LEN]; /* the CPU set each slice was planned */
 	struct cg_stats slices[CG_NR_SLICES];
 	struct res_server server;
-	struct res_wire *wire; /* an http trial's answer at readiness; NULL when none (res_trial_wire) */
+	struct res_wire *wire;	     /* an http trial's answer at readiness; NULL when none (res_trial_wire) */
+	struct res_modules *modules; /* a server's files opened up to readiness; NULL when none (res_trial_modules) */
 	struct res_load load;
 	struct res_chat chat;
 	struct res_startup startup;
@@ -410,6 +424,10 @@ void res_trial_free(struct trial_result *t);
 struct res_script *res_trial_script(struct trial_result *t);
 /* The trial's wire record, allocated zeroed on first use (1.5 KB most trials never need); NULL: out of memory. */
 struct res_wire *res_trial_wire(struct trial_result *t);
+/* The trial's modules record, allocated zeroed on first use; NULL: out of memory. */
+struct res_modules *res_trial_modules(struct trial_result *t);
+/* Add path to the record's list (past RES_MODULES_LISTED it is only counted by files); -ENOMEM. */
+int res_modules_add(struct res_modules *m, const char *path);
 struct res_neighbour *res_trial_neighbour(struct trial_result *t);
 /* Room for one more matrix cell, zeroed; NULL when out of memory. */
 struct res_cell *res_cell_add(struct trial_result *t);

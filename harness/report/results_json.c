@@ -596,6 +596,38 @@ static const struct field fixture_stop_fields[] = {
 	F(struct res_fixture, clean_shutdown, FK_BOOL),
 };
 
+/* A record, or only why there is none. */
+static cJSON *modules_json(const struct res_modules *m)
+{
+	cJSON *o = cJSON_CreateObject(), *paths;
+
+	if (m->not_recorded[0]) {
+		cJSON_AddStringToObject(o, "not_recorded", m->not_recorded);
+		return o;
+	}
+	cJSON_AddNumberToObject(o, "files", m->files);
+	cJSON_AddStringToObject(o, "sha256", m->sha256);
+	paths = cJSON_AddArrayToObject(o, "paths");
+	for (unsigned i = 0; i < m->npaths; i++)
+		cJSON_AddItemToArray(paths, cJSON_CreateString(m->paths[i]));
+	return o;
+}
+
+static int modules_parse(const cJSON *o, struct res_modules *ret)
+{
+	const cJSON *it;
+	uint64_t files = u64(o, "files");
+
+	ret->files = files > UINT_MAX ? UINT_MAX : (unsigned)files;
+	str(o, "sha256", ret->sha256, sizeof(ret->sha256));
+	str(o, "not_recorded", ret->not_recorded, sizeof(ret->not_recorded));
+	cJSON_ArrayForEach (it, get(o, "paths"))
+		if (cJSON_IsString(it) && strlen(it->valuestring) < PATH_MAX &&
+		    res_modules_add(ret, it->valuestring) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
 static cJSON *server_json(const struct res_server *s)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -889,6 +921,8 @@ cJSON *res_trial_json(const struct trial_result *t)
 		cJSON_AddItemToObject(o, "process", process_json(&t->process));
 	if ((t->have & RES_HAVE_WIRE) && t->wire)
 		FIELDS_JSON(cJSON_AddObjectToObject(o, "wire"), t->wire, wire_fields);
+	if ((t->have & RES_HAVE_MODULES) && t->modules)
+		cJSON_AddItemToObject(o, "modules", modules_json(t->modules));
 	if (t->have & RES_HAVE_STARTUP)
 		cJSON_AddItemToObject(o, "startup", startup_json(&t->startup));
 	if (t->have & RES_HAVE_LOAD)
@@ -998,6 +1032,11 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 		ret->have |= RES_HAVE_PROCESS, process_parse(get(o, "process"), &ret->process);
 	if (cJSON_IsObject(get(o, "wire")) && res_trial_wire(ret))
 		ret->have |= RES_HAVE_WIRE, FIELDS_PARSE(get(o, "wire"), ret->wire, wire_fields);
+	if (cJSON_IsObject(get(o, "modules")) &&
+	    (!res_trial_modules(ret) || modules_parse(get(o, "modules"), ret->modules) < 0))
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	if (cJSON_IsObject(get(o, "modules")))
+		ret->have |= RES_HAVE_MODULES;
 	if (cJSON_IsObject(get(o, "startup")))
 		ret->have |= RES_HAVE_STARTUP, startup_parse(get(o, "startup"), &ret->startup);
 	if (cJSON_IsObject(get(o, "script")) && !res_trial_script(ret))

@@ -87,6 +87,8 @@ static int prep_key(const struct scenario *s, const struct manifest *m, const st
 	/* the unpacked tree's name is its digest; a host image is its binary's version */
 	EVP_DigestUpdate(md, st->tree, strlen(st->tree) + 1);
 	EVP_DigestUpdate(md, st->binary_version, strlen(st->binary_version) + 1);
+	/* every file of the scenario: its package-lock.json too, so a tool it pins (warm-install's npm) is in the
+	 * key, and one npm never reuses a cache another made */
 	rc = dfd < 0 ? -errno : hash_dir(md, dfd, "", 0);
 	if (rc == 0)
 		EVP_DigestFinal_ex(md, d, &n);
@@ -201,7 +203,9 @@ static int prep_scratch(const struct scenario *s, const struct manifest *m, cons
 		return -err->errnum;
 	/* a step that filled its scratch failed for that, whatever it said */
 	if (prep_run(s, m, st, &sc, log, len, err) < 0 && !sbx_scratch_full(&sc))
-		rc = hx_wrap(err, "cannot prepare scenario %s on %s (offline?)", s->name, m->name);
+		rc = sbx_scratch_ran_out(&sc, log, fix, err) < 0
+			     ? -err->errnum
+			     : hx_wrap(err, "cannot prepare scenario %s on %s (offline?)", s->name, m->name);
 	else
 		rc = sbx_scratch_finish(&sc, fix, err);
 	sbx_scratch_close(&sc);

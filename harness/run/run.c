@@ -23,6 +23,7 @@
 #include "load/load.h"
 #include "base/procfs.h"
 #include "sandbox/sandbox.h"
+#include "run/modules.h"
 #include "run/owner.h"
 #include "run/prepare.h"
 #include "run/sampler.h"
@@ -888,6 +889,31 @@ static void timeline_close(struct smp *m, struct trial_result *t)
 	res_timeline_analyse(&t->timeline);
 }
 
+/* Watch the scenario's tree for the files the server opens (run/modules.h): its folder, and its npm
+ * dependencies, which the sandbox shows at its node_modules. */
+static void modules_arm(const struct scenario *s, struct mods_watch *w)
+{
+	struct mods_root roots[2];
+	size_t n = 0;
+
+	memset(roots, 0, sizeof(roots));
+	snprintf(roots[n++].dir, sizeof(roots[0].dir), "%s", s->dir);
+	if (s->node_modules[0]) {
+		snprintf(roots[n].dir, sizeof(roots[0].dir), "%s", s->node_modules);
+		snprintf(roots[n++].as, sizeof(roots[0].as), "node_modules");
+	}
+	mods_arm(w, roots, n, 0);
+}
+
+/* What it opened up to now, as the trial's modules record. */
+static int modules_record(struct mods_watch *w, struct trial_result *t, struct hx_err *err)
+{
+	if (!res_trial_modules(t) || mods_finish(w, t->modules) < 0)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	t->have |= RES_HAVE_MODULES;
+	return 0;
+}
+
 static int trial_http(struct run_env *env, const struct scenario *s, const struct manifest *m,
 		      const struct img_status *st, struct cg_tree *tree, struct run_noise *nz, double deadline,
 		      struct trial_result *t, struct hx_err *err)
@@ -897,6 +923,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	struct smp smp = {.sampler = -1};
 	_cleanup_close_ int logfd = -1;
 	pid_t payload;
+	struct mods_watch mods;
 	int rc = 0;
 
 	t->have |= RES_HAVE_SERVER;
@@ -905,8 +932,11 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	if (logfd < 0)
 		return hx_syserr(err, "run: %s", logpath);
 	snprintf(t->server.log, sizeof(t->server.log), "%s", logpath);
-	if (run_server_start(env, s, m, st, tree, NULL, logfd, logpath, &x, t, err) < 0)
+	modules_arm(s, &mods); /* before the sandbox starts: the runtime's first open is seen */
+	if (run_server_start(env, s, m, st, tree, NULL, logfd, logpath, &x, t, err) < 0) {
+		mods_release(&mods);
 		return -err->errnum;
+	}
 	if (sut_serves(env, s, tree, "at readiness", err) < 0) {
 		stop_server(tree, &x, t);
 		rc = -err->errnum;
@@ -915,7 +945,11 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	payload = sbx_payload_pid(x.pid);
 	t->server.idle_rss_kb = (double)proc_status_kb(payload, "VmRSS:");
 	proc_cpus(payload, t->server.cpus, sizeof(t->server.cpus));
-	if (wire_at_readiness(env, s, m, t, err) < 0 || noise_begin(env, tree, nz, payload, t, err) < 0) {
+	/* up to the wire's answer, so that the modules the first request loads lazily count */
+	rc = wire_at_readiness(env, s, m, t, err);
+	if (modules_record(&mods, t, rc < 0 ? &(struct hx_err){0} : err) < 0 && rc == 0)
+		rc = -err->errnum;
+	if (rc < 0 || noise_begin(env, tree, nz, payload, t, err) < 0) {
 		stop_server(tree, &x, t);
 		rc = -err->errnum;
 		goto out;
@@ -974,6 +1008,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	else
 		cg_slice_kill(tree, CG_SLICE_SUT, &(struct hx_err){0});
 out:
+	mods_release(&mods); /* its watches long removed: a quick close */
 	sbx_release(&x);
 	return rc;
 }

@@ -251,6 +251,24 @@ static int too_big(const struct sbx_scratch *s, const char *fix, struct hx_err *
 		       (unsigned long long)(s->size >> 20), fix);
 }
 
+int sbx_scratch_ran_out(const struct sbx_scratch *s, const char *log, const char *fix, struct hx_err *err)
+{
+	static const char *const said[] = {"ENOSPC", "no space left on device", "os error 28"};
+	bool ran_out = false;
+
+	for (size_t i = 0; log && i < sizeof(said) / sizeof(said[0]); i++)
+		ran_out = ran_out || strcasestr(log, said[i]);
+	if (!ran_out)
+		return 0;
+	err->exit = HX_EXIT_USAGE;
+	err->errnum = ENOSPC;
+	return hx_wrap(
+		err,
+		"%s ran out of space and removed what it wrote (its output says no space was left on a device; its "
+		"limit is %llu MiB: %s)",
+		s->what, (unsigned long long)(s->size >> 20), fix);
+}
+
 int sbx_scratch_finish(struct sbx_scratch *s, const char *fix, struct hx_err *err)
 {
 	_cleanup_close_ int from = -1, to = -1;

@@ -40,6 +40,11 @@ const char *sbx_scratch_path(const struct sbx_scratch *s);
 int sbx_scratch_finish(struct sbx_scratch *s, const char *fix, struct hx_err *err);
 /* Whether the step filled it (its last write could not be whole). */
 bool sbx_scratch_full(const struct sbx_scratch *s);
+/* After a step that failed with its scratch not full: when its output (log) says it ran out of space (ENOSPC,
+ * "No space left on device", Rust's "os error 28"), a step that removed what it wrote (npm rolls back
+ * node_modules) ran out of the limit all the same: fail naming the limit and the fix, HX_EXIT_USAGE, its output
+ * kept in the message; else 0. */
+int sbx_scratch_ran_out(const struct sbx_scratch *s, const char *log, const char *fix, struct hx_err *err);
 void sbx_scratch_close(struct sbx_scratch *s);
 
 #endif

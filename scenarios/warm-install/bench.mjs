@@ -1,8 +1,8 @@
 // Warm install (the runtime suite's): how long this runtime's package manager takes on a lock file of
 // ~270 packages with no network, (a) re-running the install when node_modules already satisfies the lock
-// (as published), (b) installing into a fresh folder from a warm cache. node images run npm (the CLI found
-// on PATH, run by this node), bun runs `bun install`, deno `deno install`; each has its own committed lock
-// in project/. With PREPARE=1 (once, before the trials, with the network) it fills /prepared with the
+// (as published), (b) installing into a fresh folder from a warm cache. node images run npm (this scenario's
+// own dependency, pinned by its package-lock.json and seen at /scenario/node_modules/npm, run by this node:
+// never the host's), bun runs `bun install`, deno `deno install`; each has its own committed lock in project/. With PREPARE=1 (once, before the trials, with the network) it fills /prepared with the
 // cache and an installed tree; each timed install starts from a fresh copy of them in /tmp. An install
 // that fails (it needed the network, or the cache lacks a package) ends the run: exit 1, saying so.
 // Ends with one JSON line of metrics on stdout; anything else goes to stderr.
@@ -17,11 +17,18 @@ const WORK = '/tmp/warm-install';
 const kind = typeof Bun !== 'undefined' ? 'bun' : typeof Deno !== 'undefined' ? 'deno' : 'npm';
 const FILES = { npm: ['package.json', 'package-lock.json'], bun: ['package.json', 'bun.lock'], deno: ['package.json', 'deno.lock'] }[kind];
 
+// The npm the node images run: the scenario's package.json names it and its lock pins it (harness installs
+// it before the trials, integrity-checked). Without it the run fails: an npm found on PATH is the host's,
+// of whatever version, and its figures would not be this scenario's.
+const NPM = '/scenario/node_modules/npm';
+
 function npmCli() {
-  for (const dir of (process.env.PATH || '/usr/bin:/bin').split(':')) {
-    try { return fs.realpathSync(path.join(dir, 'npm')); } catch { /* not here */ }
+  const cli = path.join(NPM, 'bin', 'npm-cli.js');
+  if (!fs.existsSync(cli)) {
+    console.error(`warm-install: no npm at ${NPM}: the scenario's package.json and package-lock.json pin the npm the node images run, and harness installs it before the trials; not running the host's`);
+    process.exit(1);
   }
-  throw new Error('no npm on PATH: the node images run the npm CLI of the host');
+  return cli;
 }
 
 // The package manager's command line (argv[0] is this runtime) and environment, with its cache at cache.
@@ -95,7 +102,7 @@ function prepare() {
   fs.mkdirSync(dir, { recursive: true });
   for (const f of FILES) fs.copyFileSync(path.join(PROJECT, f), path.join(dir, f));
   install('prepare', dir, path.join(PREPARED, kind, 'cache'));
-  console.error(`warm-install: prepared ${checkTree(dir)} dependencies with ${kind}`);
+  console.error(`warm-install: prepared ${checkTree(dir)} dependencies with ${toolVersion()}`);
 }
 
 function median(a) {
@@ -103,12 +110,12 @@ function median(a) {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
-// The package manager's version, for the trial's log: npm is the host's, not an image of harness.
+// The package manager's version, for the trial's log (the results' config.dependencies names npm's too).
 function toolVersion() {
   if (kind === 'bun') return `bun ${Bun.version}`;
   if (kind === 'deno') return `deno ${Deno.version.deno}`;
   const r = spawnSync(process.execPath, [npmCli(), '--version'], { encoding: 'utf8' });
-  return `npm ${(r.stdout || '').trim() || '(unknown)'} (${npmCli()})`;
+  return `npm ${(r.stdout || '').trim() || '(unknown)'} (${NPM})`;
 }
 
 function measure() {

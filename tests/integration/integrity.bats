@@ -218,6 +218,17 @@ for name, proto in (('route', 0), ('sock_diag', 4)):
 	[ -z "$(ls -A "$HARNESS_CACHE_DIR/prepared")" ]
 }
 
+@test "prepare size: a prepare step that removes what it wrote after ENOSPC and fails (as npm does) is refused for its limit, not called offline, exit 2" {
+	own_cache
+	"$HARNESS" images path node20 >/dev/null 2>&1 || hx_skip "needs the node20 image (harness images pull node20)"
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --repeat 1 --out r.json "$FIXTURES/scenarios/prepare-rollback"
+	echo "$stderr" | tail -5
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"the prepare step of scenario prepare-rollback on node20 ran out of space and removed what it wrote (its output says no space was left on a device; its limit is 8 MiB: scenario.json's \"prepare_size\" raises it, up to 1536M)"* ]]
+	[[ "$stderr" != *"offline?"* ]]
+	[ -z "$(ls -A "$HARNESS_CACHE_DIR/prepared")" ]
+}
+
 @test "trial deadline: a silent server (it answers only the readiness probe) is ended by the deadline derived from the load, and the trial says why" {
 	"$HARNESS" images path node20 >/dev/null 2>&1 || hx_skip "needs the node20 image (harness images pull node20)"
 	# 10 s + 5 s readiness + a 20 s response timeout + 20 requests at 100 a second: 35 s, where the load alone

@@ -49,7 +49,16 @@ for t in d["trials"]:
 b = d["config"]["bundles"]["react-ssr"]
 assert b["for"] == "workerd" and b["command"] == "bun build" and b["version"].startswith("1.") and b["bytes"] > 100000, b
 assert len(b["sha256"]) == 64
+# the modules each runtime loaded: react-dom's file by its export conditions, workerd its bundle
+m = {t["runtime"]: t["modules"]["paths"] for t in d["trials"]}
+for r in ["node20", "node22", "node24", "deno"]:
+    assert "node_modules/react-dom/server.node.js" in m[r] and "node_modules/react-dom/server.bun.js" not in m[r], (r, m[r])
+assert "node_modules/react-dom/server.bun.js" in m["bun"] and "node_modules/react-dom/server.node.js" not in m["bun"], m["bun"]
+assert "build/app.js" in m["workerd"] and not any(p.startswith("node_modules/") for p in m["workerd"]), m["workerd"]
+digests = {r: t["modules"]["sha256"] for r, t in ((t["runtime"], t) for t in d["trials"])}
+assert digests["node24"] != digests["bun"] != digests["workerd"], digests
 PY
+	[[ "$output" == *"react-ssr: node20 and bun loaded different files ("*"only bun node_modules/react-dom/"* ]]
 }
 
 @test "react-ssr: a render with other bytes of the same length fails the run on the digest (exit 1, body digest)" {

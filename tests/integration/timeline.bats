@@ -74,7 +74,7 @@ PY
 	[ "$status" -eq 0 ]
 }
 
-@test "timeline: a server keeping 16,384 bytes a request is flagged leak with its slope within 20%" {
+@test "timeline: a server keeping 8,192 bytes a request over 100,000 requests is flagged leak with its slope within 20%" {
 	need_root
 	run --separate-stderr "$HARNESS" run --runtimes node20 --out k.json "$HARNESS_FIXTURES/scenarios/timeline-leak"
 	echo "$stderr" | tail -3
@@ -84,7 +84,7 @@ import json
 g = json.load(open("k.json"))["trials"][0]["timeline"]["growth"]
 print(g)
 assert g["leak"], g
-assert abs(g["rss_bytes_per_1k_requests"] - 16384000) <= 0.2 * 16384000, g
+assert abs(g["rss_bytes_per_1k_requests"] - 8192000) <= 0.2 * 8192000, g
 PY
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# The warm-install scenario end to end: npm (node22 and node24), bun install, deno install prepared once with the
-# network, then timed in the sandbox with no network; an install that needs the network fails the run.
+# The warm-install scenario end to end: npm (node22 and node24: the scenario's pinned one), bun install, deno install
+# prepared once with the network, then timed in the sandbox with no network; an install that needs the network
+# fails the run, and so does a scenario without its pinned npm.
 
 bats_require_minimum_version 1.5.0
 
@@ -28,13 +29,22 @@ PY
 }
 
 @test "warm-install: npm on node22 and node24, bun install and deno install, warm and fresh, with no network" {
-	run --separate-stderr "$HARNESS" run --allow-prepare-network --runtimes node22,node24,bun,deno --profile quick --repeat 1 --out w.json warm-install
+	run --separate-stderr "$HARNESS" run --allow-prepare-network --runtimes node22,node24,bun,deno --profile quick --repeat 1 --keep --out w.json warm-install
 	echo "$output"
 	echo "$stderr" | tail -5
 	[ "$status" -eq 0 ]
 	python3 - <<'PY'
-import json, os
+import hashlib, json, os
 d = json.load(open("w.json"))
+# the npm the node images ran is the scenario's, pinned by its lock, and the results name both
+lock = open(os.path.join(os.environ["HARNESS_TOP"], "scenarios/warm-install/package-lock.json"), "rb").read()
+npm = json.loads(lock)["packages"]["node_modules/npm"]["version"]
+dep = d["config"]["dependencies"]["warm-install"]
+assert dep == {"lock": "sha256-" + hashlib.sha256(lock).hexdigest(), "packages": {"npm": npm}}, dep
+for t in d["trials"]:
+    if t["runtime"].startswith("node"):
+        log = open(t["process"]["log"]).read()
+        assert f"warm-install: npm {npm} (/scenario/node_modules/npm)" in log, log
 assert sorted(t["runtime"] for t in d["trials"]) == ["bun", "deno", "node22", "node24"], d["trials"]
 prep = d["config"]["prepared"]["warm-install"]
 assert sorted(prep) == ["bun", "deno", "node22", "node24"] and len(set(prep.values())) == 4, prep
@@ -51,6 +61,18 @@ for t in d["trials"]:
     assert os.path.isdir(os.path.join(entry, kind, "project", "node_modules", "express"))
     assert os.path.isdir(os.path.join(entry, kind, "cache"))
 PY
+	rm -rf "$(python3 -c 'import json; print(json.load(open("w.json"))["config"]["logs"])')" # --keep: ours
+}
+
+@test "warm-install: without its pinned npm the run fails saying so, never running the host's" {
+	cp -r "$HARNESS_TOP/scenarios/warm-install" wn
+	sed -i 's/"name": "warm-install"/"name": "warm-install-no-npm"/' wn/scenario.json
+	rm wn/package.json wn/package-lock.json
+	run --separate-stderr "$HARNESS" run --allow-prepare-network --runtimes node24 --profile quick --repeat 1 --out n.json ./wn
+	echo "$stderr" | grep -v '^ ' | tail -8
+	[ "$status" -eq 3 ]
+	[[ "$stderr" == *"warm-install: no npm at /scenario/node_modules/npm: the scenario's package.json and package-lock.json pin the npm"*"not running the host's"* ]]
+	[[ "$stderr" == *"cannot prepare scenario warm-install-no-npm on node24"* ]]
 }
 
 @test "warm-install: a lock naming a package absent from the cache fails the run (exit 1: it needed the network)" {

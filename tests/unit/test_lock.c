@@ -19,7 +19,7 @@ static void refused(const char *text, const char *needle)
 
 static void test_shipped(void **state)
 {
-	static const char *const names[] = {"express", "express-https", "postgres", "ws-chat"};
+	static const char *const names[] = {"express", "express-https", "postgres", "ws-chat", "warm-install"};
 	const char *top = getenv("HARNESS_TOP");
 
 	(void)state;
@@ -74,12 +74,66 @@ static void test_hostile(void **state)
 	refused("[", "not valid JSON");
 }
 
+/* What a results file records of a scenario's dependencies: the packages its package.json names, at the
+ * versions the lock installs (warm-install's npm: the package manager the node images time). */
+static void test_direct(void **state)
+{
+	struct dep_direct d;
+	struct hx_err err = {0};
+	const char *top = getenv("HARNESS_TOP");
+	char path[4096], hex[65], want[80];
+	char *text = NULL;
+	size_t len = 0;
+
+	(void)state;
+	assert_int_equal(dep_lock_direct("f",
+					 "{\"lockfileVersion\":3,\"packages\":{\"\":{\"dependencies\":{\"b\":\"^2\","
+					 "\"@s/a\":\"1.0.0\",\"gone\":\"1\"},\"devDependencies\":{\"c\":\"3\"}},"
+					 "\"node_modules/@s/a\":{\"version\":\"1.0.0\"},"
+					 "\"node_modules/b\":{\"version\":\"2.4.1\"},"
+					 "\"node_modules/x/node_modules/b\":{\"version\":\"1.0.0\"},"
+					 "\"node_modules/c\":{\"version\":\"3.0.0\"}}}",
+					 &d, &err),
+			 0);
+	/* as the lock installs them (b's range resolved), nested copies and what it lacks left out */
+	assert_int_equal(d.n, 3);
+	assert_string_equal(d.name[0], "b");
+	assert_string_equal(d.version[0], "2.4.1");
+	assert_string_equal(d.name[1], "@s/a");
+	assert_string_equal(d.version[1], "1.0.0");
+	assert_string_equal(d.name[2], "c");
+	assert_string_equal(d.version[2], "3.0.0");
+	assert_int_equal(dep_lock_direct("f", "{\"lockfileVersion\":3,\"packages\":{\"\":{}}}", &d, &err), 0);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(dep_lock_direct("x/package-lock.json", "[", &d, &err), -EINVAL);
+	assert_int_equal(err.exit, HX_EXIT_USAGE);
+
+	/* the shipped warm-install pins the npm it runs, and the lock's digest names its cache entry */
+	snprintf(path, sizeof(path), "%s/scenarios/warm-install", top ? top : ".");
+	assert_int_equal(dep_lock_read(path, &d, &err), 0);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.name[0], "npm");
+	assert_string_equal(d.version[0], "11.19.1");
+	snprintf(path, sizeof(path), "%s/scenarios/warm-install/package-lock.json", top ? top : ".");
+	assert_int_equal(util_read_file(path, &text, &len, &err), 0);
+	assert_int_equal(util_sha256_hex(text, len, hex, sizeof(hex)), 0);
+	snprintf(want, sizeof(want), "sha256-%s", hex);
+	assert_string_equal(d.lock, want);
+	free(text);
+	/* a scenario with no lock: nothing to record */
+	snprintf(path, sizeof(path), "%s/scenarios/http-hello", top ? top : ".");
+	assert_int_equal(dep_lock_read(path, &d, &err), 0);
+	assert_string_equal(d.lock, "");
+	assert_int_equal(d.n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shipped),
 		cmocka_unit_test(test_accepted),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_direct),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -79,6 +79,15 @@ static void test_key(void **state)
 	put("bench.mjs", "xx");
 	key_of(&s, &m, &st, k);
 	assert_string_not_equal(k, k0);
+	put("bench.mjs", "x");
+
+	/* a tool the step runs from the scenario's own lock (warm-install's npm): another version of it is
+	 * another entry, never a cache another npm made */
+	put("package-lock.json", "{\"packages\":{\"node_modules/npm\":{\"version\":\"11.19.1\"}}}");
+	key_of(&s, &m, &st, k0);
+	put("package-lock.json", "{\"packages\":{\"node_modules/npm\":{\"version\":\"11.18.0\"}}}");
+	key_of(&s, &m, &st, k);
+	assert_string_not_equal(k, k0);
 	unpack_remove_tree(root);
 }
 

@@ -68,6 +68,12 @@ static void fill(struct res_doc *d)
 	snprintf(t->wire->differs, sizeof(t->wire->differs), "keep-alive (node24 sends it, bun does not): node's");
 	t->wire->status = 200;
 	t->wire->header_bytes = 149;
+	t->have |= RES_HAVE_MODULES;
+	assert_non_null(res_trial_modules(t));
+	t->modules->files = 2;
+	snprintf(t->modules->sha256, sizeof(t->modules->sha256), "%064d", 7);
+	assert_int_equal(res_modules_add(t->modules, "node_modules/react-dom/server.node.js"), 0);
+	assert_int_equal(res_modules_add(t->modules, "serve-node.mjs"), 0);
 	t->server.idle_rss_kb = 40000;
 	t->server.peak_rss_kb = 80000;
 	t->server.post_load_rss_kb = 70000;
@@ -102,7 +108,11 @@ static void fill(struct res_doc *d)
 	res_trial_init(t, "postgres", "bun", "quota", 2, 2);
 	t->status = TRIAL_FAILED;
 	snprintf(t->error, sizeof(t->error), "the script exited with 1; its last output: boom");
-	t->have = RES_HAVE_PROCESS | RES_HAVE_FIXTURE;
+	t->have = RES_HAVE_PROCESS | RES_HAVE_FIXTURE | RES_HAVE_MODULES;
+	assert_non_null(res_trial_modules(t));
+	snprintf(t->modules->not_recorded, sizeof(t->modules->not_recorded),
+		 "the scenario's tree has more than "
+		 "20000 folders to watch");
 	t->process.exit = 1;
 	t->process.have_times = true;
 	t->process.max_rss_kb = 9000;
@@ -163,6 +173,13 @@ static void test_round_trip(void **state)
 	assert_string_equal(back.trials[0].wire->framing, "chunked");
 	assert_int_equal(back.trials[0].wire->header_bytes, 149);
 	assert_string_equal(back.trials[0].wire->differs, d.trials[0].wire->differs);
+	assert_int_equal(back.trials[0].modules->files, 2);
+	assert_int_equal(back.trials[0].modules->npaths, 2);
+	assert_string_equal(back.trials[0].modules->paths[0], "node_modules/react-dom/server.node.js");
+	assert_string_equal(back.trials[0].modules->sha256, d.trials[0].modules->sha256);
+	assert_string_equal(back.trials[1].modules->not_recorded, d.trials[1].modules->not_recorded);
+	assert_int_equal(back.trials[1].modules->npaths, 0);
+	assert_null(back.trials[2].modules);
 	assert_true(back.trials[0].slices[CG_SLICE_SUT].psi[0].have);
 	assert_false(back.trials[0].slices[CG_SLICE_SUT].psi[0].have_full);
 	assert_false(back.trials[0].slices_have & (1u << CG_SLICE_CLIENT));

@@ -114,6 +114,42 @@ static void test_full(void **state)
 	assert_int_equal(rmdir(dir), 0); /* nothing was copied */
 }
 
+/* A step that removed what it wrote after ENOSPC (npm rolls node_modules back) leaves room in its tmpfs: its own
+ * words say it ran out, and the step is refused for its limit rather than called an offline install. */
+static void test_ran_out_and_removed(void **state)
+{
+	static const char *const said[] = {
+		"npm error code ENOSPC\nnpm error nospc ENOSPC: no space left on device, write",
+		"error: No space left on device (os error 28)",
+		"OSError: [Errno 28] No Space Left On Device: '/prepared/x'",
+	};
+	struct sbx_scratch s;
+	struct hx_err err = {0};
+	char dir[64];
+
+	(void)state;
+	if (!fresh(dir, sizeof(dir), &s, 2 << 20))
+		skip();
+	assert_int_equal(put(AT_FDCWD, path_in(&s, "big"), 8 << 20), -ENOSPC);
+	assert_int_equal(unlink(path_in(&s, "big")), 0);
+	assert_false(sbx_scratch_full(&s)); /* the state is gone: only the step's words are left */
+	for (size_t i = 0; i < sizeof(said) / sizeof(said[0]); i++) {
+		hx_clear(&err);
+		hx_fail(&err, HX_EXIT_INTERNAL, EIO, "it exited with status 1");
+		assert_true(sbx_scratch_ran_out(&s, said[i], "raise it", &err) < 0);
+		assert_int_equal(err.exit, HX_EXIT_USAGE);
+		assert_non_null(strstr(err.msg, "the test's scratch ran out of space and removed what it wrote"));
+		assert_non_null(strstr(err.msg, "its limit is 2 MiB: raise it): it exited with status 1"));
+	}
+	hx_clear(&err);
+	hx_fail(&err, HX_EXIT_INTERNAL, EIO, "it exited with status 1");
+	assert_int_equal(sbx_scratch_ran_out(&s, "npm error ENOTFOUND: getaddrinfo", "raise it", &err), 0);
+	assert_int_equal(sbx_scratch_ran_out(&s, NULL, "raise it", &err), 0);
+	assert_int_equal(err.exit, HX_EXIT_INTERNAL); /* another failure is left as it was */
+	sbx_scratch_close(&s);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* One 1 MiB file under 17 names (bun links node_modules to its cache so) is 1 MiB in the tmpfs, and 1 MiB in the
  * copy: its names stay links of one file, rather than 17 MiB of copies past the limit. */
 static void test_hard_links(void **state)
@@ -206,7 +242,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_copy_out),   cmocka_unit_test(test_full),
 		cmocka_unit_test(test_hard_links), cmocka_unit_test(test_empty_files_fit),
-		cmocka_unit_test(test_deep_tree),
+		cmocka_unit_test(test_deep_tree),  cmocka_unit_test(test_ran_out_and_removed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
