@@ -231,6 +231,7 @@ static void test_plateau_is_not_leak(void **state)
 	res_timeline_free(&t);
 	synth(&t, 12, flat, 4096); /* a leak of 4 KB a request over the same 1.2 s: too short to tell it apart */
 	assert_true(t.growth.tested && t.growth.rss_late_low > 0 && !t.growth.leak);
+	res_timeline_free(&t);
 	synth(&t, 20, flat, 4096); /* over 2 s it is one */
 	assert_true(t.growth.leak && fabs(t.growth.rss - 4096 * 1000) < 0.05 * 4096 * 1000);
 	res_timeline_free(&t);
