@@ -304,7 +304,7 @@ static bool chart_windows(FILE *out, const struct ab_doc *d, unsigned id)
 		svg_span(&p, fmin(wa->start_s, wb->start_s),
 			 fmax(wa->start_s + wa->duration_s, wb->start_s + wb->duration_s),
 			 use == AB_PAIR_WARMUP ? "span-warmup" : "span-noisy",
-			 use == AB_PAIR_WARMUP ? "#999999" : COL_NOISY, use == AB_PAIR_WARMUP ? label : NULL);
+			 use == AB_PAIR_WARMUP ? "#999999" : COL_NOISY, use == AB_PAIR_WARMUP ? label : NULL, 0);
 	}
 	svg_axis_y(&p, yt, ny, "req/s");
 	svg_axis_x(&p, xt, nx, "s from the first window");

@@ -84,7 +84,8 @@ static void phase_bands(const struct svg_plot *p, const struct res_timeline *tl)
 		double end = i + 1 < tl->nphases ? tl->phases[i + 1].t_ms / 1e3 : tl_end_s(tl);
 
 		svg_span(p, ph->t_ms / 1e3, end, "phase",
-			 phase_look[ph->phase].fill ? phase_look[ph->phase].fill : "none", phase_look[ph->phase].label);
+			 phase_look[ph->phase].fill ? phase_look[ph->phase].fill : "none", phase_look[ph->phase].label,
+			 i % 2);
 	}
 }
 
@@ -104,14 +105,14 @@ static bool in_scenario(const struct trial_result *t, const char *scn, const voi
 	return t->timeline.n && !strcmp(t->scenario, scn);
 }
 
-static void phases_caption(FILE *out, const struct trial_result *t)
+static void phases_caption(FILE *out, const char *lead, const struct trial_result *t)
 {
-	char buf[160];
+	char buf[192];
 
 	if (!t)
 		return;
-	snprintf(buf, sizeof(buf), " Bands: the memory run's phases of %s trial %u (its samples go on through them).",
-		 t->runtime, t->trial);
+	snprintf(buf, sizeof(buf), "%sbands: the memory run's phases of %s trial %u (its samples go on through them)",
+		 lead, t->runtime, t->trial);
 	svg_escape(out, buf);
 }
 
@@ -340,7 +341,7 @@ static void cell_caption(FILE *out, const struct res_doc *d, const char *scn, co
 			 t->timeline.growth.leak ? "leak" : "");
 		svg_escape(out, buf);
 	}
-	phases_caption(out, phased(d, scn, c, in_cell_of));
+	phases_caption(out, "; ", phased(d, scn, c, in_cell_of));
 	fputs("</figcaption>\n", out);
 }
 
@@ -413,7 +414,9 @@ void html_timelines(FILE *out, const struct res_doc *d, const char *scn, const c
 	      "(throughput, p99) and harness's samples of the server (RSS, CPU) at the same cadence; the warm-up "
 	      "ran before. ",
 	      out);
-	phases_caption(out, phased(d, scn, NULL, in_scenario));
+	phases_caption(out, "The ", phased(d, scn, NULL, in_scenario));
+	if (phased(d, scn, NULL, in_scenario))
+		fputs(". ", out);
 	if (any_flag) {
 		fputs("Dashed: flagged ", out);
 		for (size_t i = 0, first = 1; i < d->ntrials; i++) {

@@ -377,7 +377,8 @@ void svg_line(const struct svg_plot *p, const double *x, const double *y, size_t
 	fputs("\"/>\n", p->out);
 }
 
-void svg_span(const struct svg_plot *p, double x0, double x1, const char *cls, const char *fill, const char *label)
+void svg_span(const struct svg_plot *p, double x0, double x1, const char *cls, const char *fill, const char *label,
+	      unsigned row)
 {
 	double a = svg_map(&p->x, x0), b = svg_map(&p->x, x1);
 	double lo = fmin(p->x.r0, p->x.r1), hi = fmax(p->x.r0, p->x.r1);
@@ -400,7 +401,7 @@ void svg_span(const struct svg_plot *p, double x0, double x1, const char *cls, c
 		fputs("<title>", p->out);
 		svg_escape(p->out, label);
 		fputs("</title></rect>", p->out);
-		svg_text(p, a + 2, p->y.r1 + 10, "start", "sub", label);
+		svg_text(p, a + 2, p->y.r1 + 10 + 11 * row, "start", "sub", label);
 	} else {
 		fputs("</rect>", p->out);
 	}

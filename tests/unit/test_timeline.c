@@ -635,7 +635,8 @@ static void test_memory_phases(void **state)
 	assert_int_equal(count_in(cell, stop, "<rect class=\"phase\""), 8); /* 4 phases in each of 2 charts */
 	assert_int_equal(count_in(cell, stop, ">idle after hint</text>"), 2);
 	assert_int_equal(count_in(cell, stop, ">after restart</text>"), 2);
-	assert_non_null(strstr(cell, "Bands: the memory run&#39;s phases of node24 trial 1"));
+	assert_non_null(strstr(cell, "2 trials</strong>; bands: the memory run&#39;s phases of node24 trial 1 (its "
+				     "samples go on through them)</figcaption>"));
 	/* the server's series (CPU on the right axis drawn first, then RSS) reach the last sample within the plot */
 	rss = strstr(strstr(cell, "server RSS and CPU"), "<polyline");
 	assert_non_null(rss);
