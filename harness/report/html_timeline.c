@@ -378,6 +378,8 @@ static void cells(FILE *out, const struct res_doc *d, const char *scn, const cha
 		svg_escape(out, c[k].runtime);
 		fputs("\" data-mode=\"", out);
 		svg_escape(out, c[k].mode);
+		fputs("\" data-scenario=\"", out);
+		svg_escape(out, scn);
 		fputs("\">", out);
 		cell_caption(out, d, scn, &c[k]);
 		for (size_t j = 0; j < HX_ARRAY_SIZE(pairs); j++)
