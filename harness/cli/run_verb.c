@@ -49,7 +49,7 @@ struct run_opts {
 	bool help, keep, isolate, no_sandbox, allow_prepare_network, no_adapter_cost;
 	const char *runtimes, *mode, *profile, *out, *format, *noise, *noise_placement, *shard, *engine, *node_env,
 		*warmup;
-	unsigned cpus, client_cpus, repeat, connections, requests, max_repeat;
+	unsigned cpus, client_cpus, repeat, connections, requests, max_repeat, interval;
 	uint64_t memory, client_memory;
 	double cap, precision;
 };
@@ -87,6 +87,10 @@ static const struct hx_opt run_tab[] = {
 	{"warmup", 0, OPT_STR, offsetof(struct run_opts, warmup), "auto",
 	 .help = "http scenarios: warm up until the throughput is steady (at most 60 s), not for the scenario's "
 		 "warmup_requests; each trial records what it took (warmup)"},
+	{"interval", 0, OPT_UINT, offsetof(struct run_opts, interval), "MS",
+	 .help = "http scenarios: the timeline's cadence, the load client's intervals and harness's samples of the "
+		 "server alike (default 100); recorded as config.interval_ms and each trial's timeline.interval_ms",
+	 .min = RUN_INTERVAL_MIN_MS, .max = RUN_INTERVAL_MAX_MS},
 	{"engine", 0, OPT_STR, offsetof(struct run_opts, engine), "ENGINE",
 	 .help = "http scenarios: the load client's engine, auto (io_uring where the kernel allows it, else epoll), "
 		 "epoll or io_uring; each trial records the one that ran (load.engine)"},
@@ -526,6 +530,7 @@ static int run_plan(const struct run_opts *o, char **names, int n, struct run_pl
 	if (o->warmup && strcmp(o->warmup, "auto") != 0)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "run: --warmup takes auto, not '%s'", o->warmup);
 	env->warmup_auto = o->warmup != NULL;
+	env->interval_ms = o->interval ? o->interval : RUN_INTERVAL_MS;
 	if (plan_bare(p, env, err) < 0)
 		return -err->errnum;
 	for (size_t k = 0; o->isolate && k < p->nmodes; k++)
@@ -859,6 +864,7 @@ static void run_config(const struct run_plan *p, const struct run_env *env, stru
 
 	c->profile = scn_profile_names[p->profile];
 	c->engine = load_engine_names[env->engine];
+	c->interval_ms = env->interval_ms;
 	c->logs = env->dir;
 	c->cpus = first->cpus;
 	cg_cpus_format(&first->limits[CG_SLICE_CLIENT].cpus, c->client_cpus, sizeof(c->client_cpus));

@@ -935,6 +935,7 @@ static const char style[] =
 	".v-good{color:#006d4f}.v-bad{color:#a33a00;font-weight:600}.v-none{color:#555}.v-warn{color:#8a5a00}"
 	".cmp td:not(:last-child){white-space:nowrap}"
 	"figure{margin:1em 0}figcaption{color:#444;font-size:12px}"
+	".cells{display:flex;flex-wrap:wrap;gap:.4em 1em}.cells figure{margin:.3em 0;flex:0 1 360px}"
 	"svg.chart{max-width:100%;height:auto;background:#fff}"
 	"svg .grid{stroke:#e3e3e3}svg .axis{stroke:#333}svg text{font:11px system-ui,sans-serif;fill:#222}"
 	"svg .sub{fill:#555}svg .axislabel{font-size:12px}"

@@ -255,6 +255,70 @@ static void chart_sides(FILE *out, enum ab_metric m, const struct point *pt, siz
 			 "host's noise moves both sides together, and the ratio above cancels it.");
 }
 
+/* Each side's throughput window by window on the run's clock: A and B as two series, the warm-up pair and the
+ * noisy pairs shaded, as a trial's timeline is drawn (report/html_timeline.c). False when the windows have no
+ * throughput (a startup duet's are runs). */
+static bool chart_windows(FILE *out, const struct ab_doc *d, unsigned id)
+{
+	struct svg_plot p = {.left = 64, .right = 16, .top = 30, .bottom = 48};
+	struct svg_tick yt[SVG_MAX_TICKS], xt[SVG_MAX_TICKS];
+	_cleanup_free_ double *x = calloc(2 * d->nw + 2, sizeof(double)), *y = calloc(2 * d->nw + 2, sizeof(double));
+	const char *names[] = {"A", "B", "warm-up pair", "noisy pair"},
+		   *colours[] = {COL_A, COL_B, "#999999", COL_NOISY};
+	double ylo = 0, yhi = 0, xlo = 0, xhi = 0;
+	size_t ny, nx, n[2] = {0, 0};
+	char cid[32];
+
+	if (!x || !y)
+		return false;
+	for (size_t i = 0; i < d->nw; i++) { /* A's points in x[0..nw), B's in x[nw..2nw) */
+		const struct ab_window *w = &d->w[i];
+		int s = w->side == 'B';
+		size_t k = (size_t)s * d->nw + n[s];
+
+		if (!(w->duration_s > 0))
+			continue;
+		x[k] = w->start_s + w->duration_s / 2;
+		y[k] = (double)w->requests / w->duration_s;
+		xhi = fmax(xhi, w->start_s + w->duration_s);
+		yhi = fmax(yhi, y[k]);
+		n[s]++;
+	}
+	if (!n[0] || !n[1] || !(yhi > 0) || !(xhi > 0))
+		return false;
+	ny = svg_ticks_linear(&ylo, &yhi, 5, yt, SVG_MAX_TICKS);
+	nx = svg_ticks_linear(&xlo, &xhi, 8, xt, SVG_MAX_TICKS);
+	p.x = (struct svg_scale){SVG_LINEAR, xlo, xhi, 0, 0};
+	p.y = (struct svg_scale){SVG_LINEAR, ylo, yhi, 0, 0};
+	snprintf(cid, sizeof(cid), "chart-ab%u", id);
+	figure_open(out, "ab-windows", AB_RPS, "throughput of each side window by window, over the run");
+	svg_begin(&p, out, 760, 300, cid, "throughput of each side window by window, over the run");
+	for (size_t i = 0; i + 1 < d->nw; i += 2) {
+		const struct ab_window *wa, *wb;
+		enum ab_pair_use use;
+		char label[48];
+
+		if (!ab_pair_at(d, i, &wa, &wb, &use) || use == AB_PAIR_COUNTED)
+			continue;
+		snprintf(label, sizeof(label), "pair %u: %s", wa->pair, use == AB_PAIR_WARMUP ? "warm-up" : "noisy");
+		svg_span(&p, fmin(wa->start_s, wb->start_s),
+			 fmax(wa->start_s + wa->duration_s, wb->start_s + wb->duration_s),
+			 use == AB_PAIR_WARMUP ? "span-warmup" : "span-noisy",
+			 use == AB_PAIR_WARMUP ? "#999999" : COL_NOISY, use == AB_PAIR_WARMUP ? label : NULL, 0);
+	}
+	svg_axis_y(&p, yt, ny, "req/s");
+	svg_axis_x(&p, xt, nx, "s from the first window");
+	svg_line(&p, x, y, n[0], COL_A, false);
+	svg_line(&p, x + d->nw, y + d->nw, n[1], COL_B, false);
+	svg_legend(&p, names, colours, 4);
+	figure_close(&p,
+		     "Each side's requests per second in each of its windows, at the window's middle on the run's "
+		     "clock: the host's noise moves both lines together where the ratio above cancels it, and a "
+		     "drift or a stall shows where in the run it came. Shaded: the warm-up pair and the noisy pairs, "
+		     "left out of the verdict.");
+	return true;
+}
+
 /* A row of the table per metric the duet has. */
 static void verdict_row(FILE *out, const struct ab_doc *d, enum ab_metric m, double ga, double gb, size_t n)
 {
@@ -418,6 +482,7 @@ static int head_lines(FILE *out, const struct ab_doc *d)
 int html_ab(const struct ab_doc *d, const char *name, FILE *out, struct hx_err *err)
 {
 	unsigned id = 0;
+	bool timed = false; /* the windows drawn on the run's clock: the sides per pair would repeat them */
 
 	html_page_open(out, "harness ab", name);
 	if (head_lines(out, d) < 0 || verdict_table(out, d) < 0)
@@ -431,7 +496,9 @@ int html_ab(const struct ab_doc *d, const char *name, FILE *out, struct hx_err *
 		if (!n)
 			continue;
 		chart_ratio(out, d, (enum ab_metric)m, pt, n, ++id);
-		if ((enum ab_metric)m == ab_headline(d))
+		if ((enum ab_metric)m == AB_RPS)
+			timed = chart_windows(out, d, ++id);
+		if ((enum ab_metric)m == ab_headline(d) && !timed) /* a startup duet's runs, per pair */
 			chart_sides(out, (enum ab_metric)m, pt, n, ++id);
 	}
 	settings(out, d);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "report/svg.h"
 
 enum tl_series { TS_RPS, TS_P99, TS_RSS, TS_CPU, TS_NR };
@@ -57,6 +58,64 @@ static bool flagged(const struct trial_result *t)
 	return t->timeline.steady.not_steady || t->timeline.growth.leak;
 }
 
+/* The end of a trial's timeline, s: its last interval's, or its last sample's when a memory run went on. */
+static double tl_end_s(const struct res_timeline *tl)
+{
+	double end = tl->n * tl->interval_ms / 1e3;
+
+	return tl->ns ? fmax(end, tl->t_ms[tl->ns - 1] / 1e3) : end;
+}
+
+static const struct {
+	const char *label, *fill; /* fill NULL: not shaded, only named */
+} phase_look[RES_TL_NR_PHASES] = {
+	[RES_TL_LOAD] = {"load", NULL},
+	[RES_TL_IDLE] = {"idle", "#999999"},
+	[RES_TL_IDLE_HINT] = {"idle after hint", "#56B4E9"},
+	[RES_TL_RESTART] = {"restart", "#D55E00"},
+	[RES_TL_AFTER_RESTART] = {"after restart", "#009E73"},
+};
+
+/* The memory run's phases of tl as labelled bands, each to the next one's start or the timeline's end. */
+static void phase_bands(const struct svg_plot *p, const struct res_timeline *tl)
+{
+	for (unsigned i = 0; tl && i < tl->nphases; i++) {
+		const struct res_tl_mark *ph = &tl->phases[i];
+		double end = i + 1 < tl->nphases ? tl->phases[i + 1].t_ms / 1e3 : tl_end_s(tl);
+
+		svg_span(p, ph->t_ms / 1e3, end, "phase",
+			 phase_look[ph->phase].fill ? phase_look[ph->phase].fill : "none", phase_look[ph->phase].label,
+			 i % 2);
+	}
+}
+
+/* The first of the trials for which pick says yes that has phases: whose bands a chart draws. */
+static const struct trial_result *phased(const struct res_doc *d, const char *scn, const void *cell,
+					 bool (*pick)(const struct trial_result *, const char *, const void *))
+{
+	for (size_t i = 0; i < d->ntrials; i++)
+		if (d->trials[i].timeline.nphases && pick(&d->trials[i], scn, cell))
+			return &d->trials[i];
+	return NULL;
+}
+
+static bool in_scenario(const struct trial_result *t, const char *scn, const void *unused)
+{
+	(void)unused;
+	return t->timeline.n && !strcmp(t->scenario, scn);
+}
+
+static void phases_caption(FILE *out, const char *lead, const struct trial_result *t)
+{
+	char buf[192];
+
+	if (!t)
+		return;
+	snprintf(buf, sizeof(buf), "%sbands: the memory run's phases of %s trial %u (its samples go on through them)",
+		 lead, t->runtime, t->trial);
+	svg_escape(out, buf);
+}
+
 static void chart(FILE *out, const struct res_doc *d, const char *scn, enum tl_series k, double t_max,
 		  const char *const *runtimes, const char *const *colours, size_t nruntimes, unsigned *nchart)
 {
@@ -95,6 +154,11 @@ static void chart(FILE *out, const struct res_doc *d, const char *scn, enum tl_s
 	svg_begin(&p, out, 640, 200, id, title);
 	svg_axis_y(&p, yt, ny, series[k].unit);
 	svg_axis_x(&p, xt, nx, k == TS_CPU ? "s (CPU: per sample)" : "s");
+	{
+		const struct trial_result *ph = phased(d, scn, NULL, in_scenario);
+
+		phase_bands(&p, ph ? &ph->timeline : NULL);
+	}
 	for (size_t i = 0; i < d->ntrials; i++) {
 		const struct trial_result *t = &d->trials[i];
 
@@ -104,6 +168,225 @@ static void chart(FILE *out, const struct res_doc *d, const char *scn, enum tl_s
 			 colour_for(t->runtime, runtimes, colours, nruntimes), flagged(t));
 	}
 	svg_end(&p);
+	free(x);
+	free(y);
+}
+
+/* ---- small multiples: a cell's trials on their own ---- */
+
+/* A cell: one runtime, mode and neighbour of the scenario, the trials of it that kept a timeline. */
+struct tl_cell {
+	const char *runtime, *mode, *noise;
+	size_t rank; /* the runtime's place in the page's order */
+};
+
+#define TL_MAX_CELLS 64
+#define TL_SECOND    "#777777" /* the right axis' series, beside any runtime's colour */
+
+static bool in_cell(const struct trial_result *t, const char *scn, const struct tl_cell *c)
+{
+	return t->timeline.n && !strcmp(t->scenario, scn) && !strcmp(t->runtime, c->runtime) &&
+	       !strcmp(t->mode, c->mode) && !strcmp(t->noise, c->noise);
+}
+
+static bool in_cell_of(const struct trial_result *t, const char *scn, const void *c)
+{
+	return in_cell(t, scn, c);
+}
+
+static size_t rank_of(const char *runtime, const char *const *runtimes, size_t nruntimes)
+{
+	for (size_t i = 0; i < nruntimes; i++)
+		if (!strcmp(runtimes[i], runtime))
+			return i;
+	return nruntimes;
+}
+
+/* The scenario's cells in the page's runtime order, each runtime's modes as the file first has them. */
+static size_t cells_of(const struct res_doc *d, const char *scn, const char *const *runtimes, size_t nruntimes,
+		       struct tl_cell *ret)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->ntrials; i++) {
+		const struct trial_result *t = &d->trials[i];
+		struct tl_cell c = {t->runtime, t->mode, t->noise, rank_of(t->runtime, runtimes, nruntimes)};
+		size_t at = n;
+
+		if (!t->timeline.n || strcmp(t->scenario, scn) || n == TL_MAX_CELLS)
+			continue;
+		for (size_t k = 0; k < n && at == n; k++)
+			if (in_cell(t, scn, &ret[k]))
+				at = k;
+		if (at < n)
+			continue;
+		while (at > 0 && ret[at - 1].rank > c.rank) {
+			ret[at] = ret[at - 1];
+			at--;
+		}
+		ret[at] = c;
+		n++;
+	}
+	return n;
+}
+
+/* The largest finite value of series k over the cell's trials; x and y are scratch of cap points. */
+static double cell_max(const struct res_doc *d, const char *scn, const struct tl_cell *c, enum tl_series k, double *x,
+		       double *y)
+{
+	double hi = 0;
+
+	for (size_t i = 0; i < d->ntrials; i++)
+		if (in_cell(&d->trials[i], scn, c))
+			for (size_t j = 0, n = trial_series(&d->trials[i].timeline, k, x, y); j < n; j++)
+				if (isfinite(y[j]))
+					hi = fmax(hi, y[j]);
+	return hi;
+}
+
+/* Tick labels on the right edge for the second series' scale (no gridlines: the left axis has them). */
+static void axis_right(const struct svg_plot *p, const struct svg_tick *t, size_t n, const char *label)
+{
+	for (size_t i = 0; i < n; i++)
+		svg_text(p, p->x.r1 + 5, svg_map(&p->y, t[i].v) + 4, "start", "tick", t[i].label);
+	fprintf(p->out,
+		"<text class=\"axislabel\" text-anchor=\"middle\" transform=\"translate(%.1f %.1f) rotate(90)\">",
+		p->width - 10, (p->y.r0 + p->y.r1) / 2);
+	svg_escape(p->out, label);
+	fputs("</text>\n", p->out);
+}
+
+struct tl_pair {
+	enum tl_series left, right;
+	const char *what; /* for the title */
+};
+
+static const struct tl_pair pairs[] = {
+	{TS_RPS, TS_P99, "throughput and p99"},
+	{TS_RSS, TS_CPU, "server RSS and CPU"},
+};
+
+/* One small chart of the cell: pr's left series in the runtime's colour on the left axis, its right one in
+ * grey on the right axis, a line per trial (dashed: flagged). */
+static void cell_chart(FILE *out, const struct res_doc *d, const char *scn, const struct tl_cell *c,
+		       const struct tl_pair *pr, double t_max, const char *colour, double *x, double *y,
+		       unsigned *nchart)
+{
+	struct svg_plot p = {.left = 50, .right = 46, .top = 24, .bottom = 40}, q;
+	struct svg_tick xt[SVG_MAX_TICKS], yt[SVG_MAX_TICKS], rt[SVG_MAX_TICKS];
+	double x0 = 0, x1 = t_max, lo = 0, hi = cell_max(d, scn, c, pr->left, x, y), rlo = 0,
+	       rhi = cell_max(d, scn, c, pr->right, x, y);
+	const char *names[2] = {series[pr->left].unit, series[pr->right].unit}, *cols[2] = {colour, TL_SECOND};
+	char id[32], title[256];
+	size_t nx, ny, nr;
+
+	if (!(hi > 0) && !(rhi > 0))
+		return;
+	hi = hi > 0 ? hi : 1;
+	rhi = rhi > 0 ? rhi : 1;
+	nx = svg_ticks_linear(&x0, &x1, 4, xt, SVG_MAX_TICKS);
+	ny = svg_ticks_linear(&lo, &hi, 3, yt, SVG_MAX_TICKS);
+	nr = svg_ticks_linear(&rlo, &rhi, 3, rt, SVG_MAX_TICKS);
+	p.x = (struct svg_scale){SVG_LINEAR, x0, x1, 0, 0};
+	p.y = (struct svg_scale){SVG_LINEAR, lo, hi, 0, 0};
+	snprintf(id, sizeof(id), "chart-%u", ++*nchart);
+	snprintf(title, sizeof(title), "%s, %s %s%s%s: %s over the measured load", scn, c->runtime, c->mode,
+		 strcmp(c->noise, "none") ? " " : "", strcmp(c->noise, "none") ? c->noise : "", pr->what);
+	svg_begin(&p, out, 360, 160, id, title);
+	q = p;
+	q.y = (struct svg_scale){SVG_LINEAR, rlo, rhi, p.y.r0, p.y.r1};
+	svg_axis_y(&p, yt, ny, NULL);
+	axis_right(&q, rt, nr, series[pr->right].unit);
+	svg_axis_x(&p, xt, nx, "s");
+	{
+		const struct trial_result *ph = phased(d, scn, c, in_cell_of);
+
+		phase_bands(&p, ph ? &ph->timeline : NULL);
+	}
+	svg_legend(&p, names, cols, 2);
+	for (size_t i = 0; i < d->ntrials; i++) {
+		const struct trial_result *t = &d->trials[i];
+
+		if (!in_cell(t, scn, c))
+			continue;
+		svg_line(&q, x, y, trial_series(&t->timeline, pr->right, x, y), TL_SECOND, flagged(t));
+		svg_line(&p, x, y, trial_series(&t->timeline, pr->left, x, y), colour, flagged(t));
+	}
+	svg_end(&p);
+}
+
+static void cell_caption(FILE *out, const struct res_doc *d, const char *scn, const struct tl_cell *c)
+{
+	unsigned n = 0, nflag = 0;
+	char buf[192];
+
+	for (size_t i = 0; i < d->ntrials; i++)
+		if (in_cell(&d->trials[i], scn, c)) {
+			n++;
+			nflag += flagged(&d->trials[i]);
+		}
+	snprintf(buf, sizeof(buf), "%s · %s%s%s: %u trial%s", c->runtime, c->mode,
+		 strcmp(c->noise, "none") ? " · " : "", strcmp(c->noise, "none") ? c->noise : "", n, n == 1 ? "" : "s");
+	fputs("<figcaption><strong>", out);
+	svg_escape(out, buf);
+	fputs("</strong>", out);
+	for (size_t i = 0, k = 0; nflag && i < d->ntrials; i++) {
+		const struct trial_result *t = &d->trials[i];
+
+		if (!in_cell(t, scn, c) || !flagged(t))
+			continue;
+		snprintf(buf, sizeof(buf), "%strial %u (%s%s%s)", k++ ? ", " : "; dashed: ", t->trial,
+			 t->timeline.steady.not_steady ? "not_steady" : "",
+			 t->timeline.steady.not_steady && t->timeline.growth.leak ? ", " : "",
+			 t->timeline.growth.leak ? "leak" : "");
+		svg_escape(out, buf);
+	}
+	phases_caption(out, "; ", phased(d, scn, c, in_cell_of));
+	fputs("</figcaption>\n", out);
+}
+
+/* A figure per cell, its trials overlaid on a time axis of their own. */
+static void cells(FILE *out, const struct res_doc *d, const char *scn, const char *const *runtimes,
+		  const char *const *colours, size_t nruntimes, unsigned *nchart)
+{
+	struct tl_cell c[TL_MAX_CELLS];
+	size_t n = cells_of(d, scn, runtimes, nruntimes, c), cap = 0;
+	double *x, *y;
+
+	for (size_t i = 0; i < d->ntrials; i++) {
+		const struct res_timeline *tl = &d->trials[i].timeline;
+
+		cap = tl->n > cap ? tl->n : cap;
+		cap = tl->ns > cap ? tl->ns : cap;
+	}
+	x = malloc((cap + 1) * sizeof(*x));
+	y = malloc((cap + 1) * sizeof(*y));
+	if (!n || !x || !y) {
+		free(x);
+		free(y);
+		return;
+	}
+	fputs("<h3>Each cell's trials</h3>\n<div class=\"cells\">\n", out);
+	for (size_t k = 0; k < n; k++) {
+		const char *colour = colour_for(c[k].runtime, runtimes, colours, nruntimes);
+		double t_max = 0;
+
+		for (size_t i = 0; i < d->ntrials; i++)
+			if (in_cell(&d->trials[i], scn, &c[k]))
+				t_max = fmax(t_max, tl_end_s(&d->trials[i].timeline));
+		fputs("<figure data-chart=\"timeline-cell\" data-runtime=\"", out);
+		svg_escape(out, c[k].runtime);
+		fputs("\" data-mode=\"", out);
+		svg_escape(out, c[k].mode);
+		fputs("\" data-scenario=\"", out);
+		svg_escape(out, scn);
+		fputs("\">", out);
+		cell_caption(out, d, scn, &c[k]);
+		for (size_t j = 0; j < HX_ARRAY_SIZE(pairs); j++)
+			cell_chart(out, d, scn, &c[k], &pairs[j], t_max, colour, x, y, nchart);
+		fputs("</figure>\n", out);
+	}
+	fputs("</div>\n", out);
 	free(x);
 	free(y);
 }
@@ -118,7 +401,7 @@ void html_timelines(FILE *out, const struct res_doc *d, const char *scn, const c
 		const struct trial_result *t = &d->trials[i];
 
 		if (!strcmp(t->scenario, scn) && t->timeline.n) {
-			t_max = fmax(t_max, t->timeline.n * t->timeline.interval_ms / 1e3);
+			t_max = fmax(t_max, tl_end_s(&t->timeline));
 			any_flag |= flagged(t);
 		}
 	}
@@ -133,6 +416,9 @@ void html_timelines(FILE *out, const struct res_doc *d, const char *scn, const c
 	      "(throughput, p99) and harness's samples of the server (RSS, CPU) at the same cadence; the warm-up "
 	      "ran before. ",
 	      out);
+	phases_caption(out, "The ", phased(d, scn, NULL, in_scenario));
+	if (phased(d, scn, NULL, in_scenario))
+		fputs(". ", out);
 	if (any_flag) {
 		fputs("Dashed: flagged ", out);
 		for (size_t i = 0, first = 1; i < d->ntrials; i++) {
@@ -151,4 +437,5 @@ void html_timelines(FILE *out, const struct res_doc *d, const char *scn, const c
 		fputs(".", out);
 	}
 	fputs("</figcaption></figure>\n", out);
+	cells(out, d, scn, runtimes, colours, nruntimes, nchart);
 }

@@ -74,6 +74,17 @@ int res_timeline_from_tl(const struct tl *l, struct res_timeline *ret)
 	return 0;
 }
 
+const char *const res_tl_phase_names[RES_TL_NR_PHASES] = {"load", "idle", "idle_after_hint", "restart",
+							  "after_restart"};
+
+void res_timeline_phase(struct res_timeline *t, enum res_tl_phase ph, uint64_t now_ns)
+{
+	if (t->nphases == RES_TL_MAX_PHASES || !t->origin_ns)
+		return;
+	t->phases[t->nphases].phase = ph;
+	t->phases[t->nphases++].t_ms = now_ns > t->origin_ns ? (double)(now_ns - t->origin_ns) / 1e6 : 0;
+}
+
 /* ---- the tests ---- */
 
 static int cmp_double(const void *a, const void *b)
@@ -315,6 +326,17 @@ cJSON *res_timeline_json(const struct res_timeline *t, bool with_origin)
 		cJSON_AddItemToObject(s, "memory_current_kb", num_array(t->memory_kb, t->ns, 1));
 		cJSON_AddItemToObject(s, "rss_kb", num_array(t->rss_kb, t->ns, 1));
 	}
+	if (t->nphases) {
+		cJSON *ph = cJSON_AddArrayToObject(o, "phases");
+
+		for (unsigned i = 0; i < t->nphases; i++) {
+			cJSON *p = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(p, "name", res_tl_phase_names[t->phases[i].phase]);
+			add_num(p, "t_ms", t->phases[i].t_ms, 10);
+			cJSON_AddItemToArray(ph, p);
+		}
+	}
 	if (t->steady.tested)
 		cJSON_AddItemToObject(o, "steady", steady_json(&t->steady));
 	if (t->growth.tested)
@@ -374,6 +396,29 @@ static int samples_parse(const cJSON *s, struct res_timeline *ret)
 	return 0;
 }
 
+/* The phases of a file: a known name at a time no earlier than the phase before; the rest is left out. */
+static void phases_parse(const cJSON *a, struct res_timeline *ret)
+{
+	const cJSON *it;
+
+	if (!cJSON_IsArray(a))
+		return;
+	cJSON_ArrayForEach (it, a) {
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(it, "name");
+		double ms = item_num(cJSON_GetObjectItemCaseSensitive(it, "t_ms"));
+		int k = -1;
+
+		for (int i = 0; cJSON_IsString(name) && i < RES_TL_NR_PHASES; i++)
+			if (!strcmp(name->valuestring, res_tl_phase_names[i]))
+				k = i;
+		if (k < 0 || !(ms >= 0 && ms < 1e12) || ret->nphases == RES_TL_MAX_PHASES ||
+		    (ret->nphases && ms < ret->phases[ret->nphases - 1].t_ms))
+			continue;
+		ret->phases[ret->nphases].phase = (enum res_tl_phase)k;
+		ret->phases[ret->nphases++].t_ms = ms;
+	}
+}
+
 /* steady and growth are recomputed from the columns, as the noisy reasons are. */
 int res_timeline_parse(const cJSON *o, struct res_timeline *ret)
 {
@@ -400,6 +445,7 @@ int res_timeline_parse(const cJSON *o, struct res_timeline *ret)
 		res_timeline_free(ret);
 		return -ENOMEM;
 	}
+	phases_parse(cJSON_GetObjectItemCaseSensitive(o, "phases"), ret);
 	res_timeline_analyse(ret);
 	return 0;
 }

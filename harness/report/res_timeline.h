@@ -62,6 +62,23 @@ struct res_warmup {
 cJSON *res_warmup_json(const struct res_warmup *w);
 void res_warmup_parse(const cJSON *o, struct res_warmup *ret);
 
+/* The phases of a memory run on the timeline (docs/scenario.md, memory; docs/results.md): each from its t_ms
+ * (from the client's first interval) to the next one's; the samples go on through them. */
+enum res_tl_phase {
+	RES_TL_LOAD,	      /* the measured load */
+	RES_TL_IDLE,	      /* idle after the load, no hint */
+	RES_TL_IDLE_HINT,     /* idle after the load and the low-memory hint sent as it began */
+	RES_TL_RESTART,	      /* the server stopped and started again, until ready */
+	RES_TL_AFTER_RESTART, /* the restarted server, ready */
+	RES_TL_NR_PHASES,
+};
+extern const char *const res_tl_phase_names[RES_TL_NR_PHASES];
+#define RES_TL_MAX_PHASES 8
+struct res_tl_mark {
+	enum res_tl_phase phase;
+	double t_ms;
+};
+
 struct res_timeline {
 	/* the client's intervals; origin_ns (CLOCK_MONOTONIC) is where the first begins */
 	double interval_ms;
@@ -74,6 +91,8 @@ struct res_timeline {
 	double sample_ms;
 	unsigned ns;
 	double *t_ms, *cpu_ms, *memory_kb, *rss_kb;
+	struct res_tl_mark phases[RES_TL_MAX_PHASES]; /* in order; none without a memory run */
+	unsigned nphases;
 	struct res_steady steady;
 	struct res_growth growth;
 };
@@ -88,6 +107,9 @@ cJSON *res_startup_trend_json(const double *runs_ms, unsigned n);
 int res_timeline_from_tl(const struct tl *t, struct res_timeline *ret);
 /* Room for n samples of the server; -ENOMEM. */
 int res_timeline_samples(struct res_timeline *t, unsigned n);
+/* Phase ph begins at now_ns (CLOCK_MONOTONIC); nothing once RES_TL_MAX_PHASES are marked or before the origin
+ * is known. */
+void res_timeline_phase(struct res_timeline *t, enum res_tl_phase ph, uint64_t now_ns);
 /* steady and growth from the columns. */
 void res_timeline_analyse(struct res_timeline *t);
 void res_timeline_free(struct res_timeline *t);

@@ -347,6 +347,8 @@ void res_trial_free(struct trial_result *t)
 	t->startup.runs_ms = NULL;
 	t->startup.runs_exit = NULL;
 	t->startup.nruns = 0;
+	for (unsigned i = 0; i < t->ncells; i++)
+		res_timeline_free(&t->cells[i].timeline);
 	free(t->cells);
 	t->cells = NULL;
 	t->ncells = 0;

@@ -68,6 +68,7 @@ struct res_cell {
 	char route[32];
 	unsigned connections;
 	struct res_load load;
+	struct res_timeline timeline; /* the cell's measured load, as a trial's (owned: res_trial_free) */
 };
 
 /* `harness load --chat --json`. */
@@ -474,7 +475,8 @@ struct res_pg_config {
 
 struct res_config {
 	const char *profile, *logs;
-	const char *engine; /* --engine as asked: auto, epoll or io_uring (each trial's load.engine: what ran) */
+	const char *engine;   /* --engine as asked: auto, epoll or io_uring (each trial's load.engine: what ran) */
+	unsigned interval_ms; /* --interval: the timelines' cadence; 0: not a run's (not recorded) */
 	unsigned cpus;
 	char client_cpus[RES_CPUS_LEN];
 	uint64_t memory_max_bytes;

@@ -833,7 +833,7 @@ static cJSON *per_slice_json(const struct trial_result *t, bool stats)
 	return o;
 }
 
-/* A route matrix: [{"route", "connections", "load"}...] in the order measured. */
+/* A route matrix: [{"route", "connections", "load", "timeline"}...] in the order measured. */
 static cJSON *cells_json(const struct trial_result *t)
 {
 	cJSON *a = cJSON_CreateArray();
@@ -844,6 +844,8 @@ static cJSON *cells_json(const struct trial_result *t)
 		cJSON_AddStringToObject(c, "route", t->cells[i].route);
 		cJSON_AddNumberToObject(c, "connections", t->cells[i].connections);
 		cJSON_AddItemToObject(c, "load", res_load_json(&t->cells[i].load));
+		if (t->cells[i].timeline.n)
+			cJSON_AddItemToObject(c, "timeline", res_timeline_json(&t->cells[i].timeline, false));
 		cJSON_AddItemToArray(a, c);
 	}
 	return a;
@@ -867,6 +869,8 @@ static int cells_parse(const cJSON *a, struct trial_result *ret, struct hx_err *
 		if (!c->route[0] || res_load_parse(get(it, "load"), &c->load) < 0)
 			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 				       "a trial's cell: expected route, connections and load");
+		if (res_timeline_parse(get(it, "timeline"), &c->timeline) == -ENOMEM)
+			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -1185,6 +1189,8 @@ static cJSON *config_json(const struct res_config *c)
 	cJSON_AddNumberToObject(cfg, "memory_max_bytes", (double)c->memory_max_bytes);
 	cJSON_AddNumberToObject(cfg, "client_memory_max_bytes", (double)c->client_memory_max_bytes);
 	cJSON_AddNumberToObject(cfg, "cap_s", c->cap_s);
+	if (c->interval_ms)
+		cJSON_AddNumberToObject(cfg, "interval_ms", c->interval_ms);
 	modes = cJSON_AddObjectToObject(cfg, "modes");
 	for (size_t i = 0; i < c->nmodes; i++) {
 		const struct res_mode *md = &c->modes[i];

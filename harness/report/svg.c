@@ -377,6 +377,37 @@ void svg_line(const struct svg_plot *p, const double *x, const double *y, size_t
 	fputs("\"/>\n", p->out);
 }
 
+void svg_span(const struct svg_plot *p, double x0, double x1, const char *cls, const char *fill, const char *label,
+	      unsigned row)
+{
+	double a = svg_map(&p->x, x0), b = svg_map(&p->x, x1);
+	double lo = fmin(p->x.r0, p->x.r1), hi = fmax(p->x.r0, p->x.r1);
+
+	if (!isfinite(a) || !isfinite(b))
+		return;
+	a = fmin(fmax(a, lo), hi);
+	b = fmin(fmax(b, lo), hi);
+	if (b < a) {
+		double t = a;
+
+		a = b;
+		b = t;
+	}
+	fprintf(p->out,
+		"<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+		"fill-opacity=\"0.14\">",
+		cls, a, p->y.r1, b - a, p->y.r0 - p->y.r1, fill);
+	if (label) {
+		fputs("<title>", p->out);
+		svg_escape(p->out, label);
+		fputs("</title></rect>", p->out);
+		svg_text(p, a + 2, p->y.r1 + 10 + 11 * row, "start", "sub", label);
+	} else {
+		fputs("</rect>", p->out);
+	}
+	fputc('\n', p->out);
+}
+
 void svg_text(const struct svg_plot *p, double px, double py, const char *anchor, const char *cls, const char *s)
 {
 	fprintf(p->out, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", cls, px, py, anchor);

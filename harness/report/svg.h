@@ -75,6 +75,11 @@ void svg_whisker_h(const struct svg_plot *p, double y, double lo, double hi);
 void svg_dot(const struct svg_plot *p, double x, double y, const char *colour, const char *cls, const char *tip);
 /* A polyline through the points with a finite value, no markers. */
 void svg_line(const struct svg_plot *p, const double *x, const double *y, size_t n, const char *colour, bool dashed);
+/* A band across the plotting area's height from x0 to x1 in x's domain (clipped to it), of class cls, filled
+ * faintly; a label (NULL: none) written at its top left, row rows of text down (neighbours' labels apart),
+ * and as its tooltip. */
+void svg_span(const struct svg_plot *p, double x0, double x1, const char *cls, const char *fill, const char *label,
+	      unsigned row);
 /* Text at (x, y) in pixels; anchor "start", "middle" or "end". */
 void svg_text(const struct svg_plot *p, double px, double py, const char *anchor, const char *cls, const char *s);
 /* Swatches and names in a row above the plotting area. */

@@ -307,8 +307,16 @@ struct client_args {
 	char buf[16][320];
 };
 
-static void client_args_for(const struct scenario *s, enum load_engine engine, uint64_t requests, struct client_args *a)
+static unsigned interval_ms(const struct run_env *env)
 {
+	return env->interval_ms ? env->interval_ms : RUN_INTERVAL_MS;
+}
+
+static void client_args_for(const struct run_env *env, const struct scenario *s, uint64_t requests,
+			    struct client_args *a)
+{
+	enum load_engine engine = env->engine;
+
 	size_t n = 0;
 
 	a->argv[n++] = (char *)"/opt/harness/harness";
@@ -368,6 +376,9 @@ static void client_args_for(const struct scenario *s, enum load_engine engine, u
 			a->argv[n++] = (char *)"--expect-sha256";
 			a->argv[n++] = a->buf[7];
 		}
+		snprintf(a->buf[8], sizeof(a->buf[8]), "%ums", interval_ms(env));
+		a->argv[n++] = (char *)"--interval";
+		a->argv[n++] = a->buf[8];
 	}
 	snprintf(a->buf[5], sizeof(a->buf[5]), "%u", s->timeout_ms);
 	a->argv[n++] = (char *)"--timeout";
@@ -423,9 +434,10 @@ static int rpc_verdict(struct run_env *env, const struct scenario *s, const char
 }
 
 /* A matrix cell's command line: the route's request and expectations at conns connections for seconds. */
-static void cell_args_for(const struct scenario *s, enum load_engine engine, const struct scn_route *r, unsigned conns,
-			  double seconds, struct client_args *a)
+static void cell_args_for(const struct run_env *env, const struct scenario *s, const struct scn_route *r,
+			  unsigned conns, double seconds, struct client_args *a)
 {
+	enum load_engine engine = env->engine;
 	size_t n = 0, b = 0;
 
 	a->argv[n++] = (char *)"/opt/harness/harness";
@@ -467,6 +479,9 @@ static void cell_args_for(const struct scenario *s, enum load_engine engine, con
 		a->argv[n++] = (char *)"--expect-range";
 		a->argv[n++] = (char *)r->range;
 	}
+	snprintf(a->buf[b], sizeof(a->buf[0]), "%ums", interval_ms(env));
+	a->argv[n++] = (char *)"--interval";
+	a->argv[n++] = a->buf[b++];
 	a->argv[n++] = (char *)"--json";
 	a->argv[n] = NULL;
 }
@@ -541,7 +556,7 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 	if (res_load_read(text, &t->load, err) < 0)
 		return -err->errnum;
 	t->have |= RES_HAVE_LOAD;
-	if (s->workload == SCN_HTTP && !s->nroutes) { /* a warm-up's, until the measured load's replaces it */
+	if (s->workload == SCN_HTTP) { /* a warm-up's, until the measured load's replaces it (a cell's: run_cells) */
 		res_timeline_free(&t->timeline);
 		res_timeline_read(text, &t->timeline);
 	}
@@ -566,6 +581,28 @@ static int cell_failed(const struct scn_route *r, unsigned conns, const struct r
  * (whose checked first request and figures are not kept); a cell with errors fails the trial, naming the
  * route, the connections and the errors by kind ("body": a response whose length or digest was not the
  * route's). */
+/* A cell's measured load with the server sampled beside it, its timeline in t's until run_cells moves it. */
+static int cell_measured(struct run_env *env, struct cg_tree *tree, const struct scenario *s,
+			 const struct client_args *args, double deadline, struct sbx *server, struct trial_result *t,
+			 struct hx_err *err)
+{
+	struct smp m;
+	bool sampled = smp_start(&m, tree, CG_SLICE_SUT, sbx_payload_pid(server->pid),
+				 interval_ms(env) * UINT64_C(1000000), &(struct hx_err){0}) == 0;
+	int rc;
+
+	res_timeline_free(&t->timeline); /* the warm-up's */
+	rc = run_client(env, tree, s, args, true, deadline - now_s(), server, t, err);
+	if (sampled) {
+		smp_stop(&m);
+		if (t->timeline.n)
+			smp_into(&m, &t->timeline);
+		smp_free(&m);
+	}
+	res_timeline_analyse(&t->timeline);
+	return rc;
+}
+
 static int run_cells(struct run_env *env, struct cg_tree *tree, const struct scenario *s, struct sbx *server,
 		     double deadline, struct trial_result *t, struct hx_err *err)
 {
@@ -578,21 +615,25 @@ static int run_cells(struct run_env *env, struct cg_tree *tree, const struct sce
 			int rc = 0;
 
 			if (s->warmup_s > 0) {
-				cell_args_for(s, env->engine, r, s->sweep[k], s->warmup_s, &args);
+				cell_args_for(env, s, r, s->sweep[k], s->warmup_s, &args);
 				rc = run_client(env, tree, s, &args, false, deadline - now_s(), server, t, err);
 			}
 			if (rc == 0) {
-				cell_args_for(s, env->engine, r, s->sweep[k], s->duration_s, &args);
-				rc = run_client(env, tree, s, &args, true, deadline - now_s(), server, t, err);
+				cell_args_for(env, s, r, s->sweep[k], s->duration_s, &args);
+				rc = cell_measured(env, tree, s, &args, deadline, server, t, err);
 			}
 			t->have &= ~(unsigned)RES_HAVE_LOAD; /* the cell's figures are the cell's, not the trial's */
-			if (rc < 0)
-				return hx_wrap(err, "route %s at %u connections", r->name, s->sweep[k]);
-			if (!(cell = res_cell_add(t)))
-				return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+			if (rc < 0 || !(cell = res_cell_add(t))) {
+				res_timeline_free(&t->timeline);
+				return rc < 0 ? hx_wrap(err, "route %s at %u connections", r->name, s->sweep[k])
+					      : hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+			}
 			snprintf(cell->route, sizeof(cell->route), "%s", r->name);
 			cell->connections = s->sweep[k];
 			cell->load = t->load;
+			cell->timeline =
+				t->timeline; /* the cell's, moved: a route matrix's trial has none of its own */
+			memset(&t->timeline, 0, sizeof(t->timeline));
 			if (t->load.errors_total > s->max_errors)
 				return cell_failed(r, s->sweep[k], &t->load, err);
 			if (server->pid < 0)
@@ -751,12 +792,16 @@ static int wire_at_readiness(struct run_env *env, const struct scenario *s, cons
  * its GC), then the RSS of the same server restarted, once ready. */
 static int server_memory(struct run_env *env, const struct scenario *s, const struct manifest *m,
 			 const struct img_status *st, struct cg_tree *tree, int logfd, const char *logpath,
-			 struct sbx *x, struct trial_result *t, struct hx_err *err)
+			 struct sbx *x, struct smp *smp, struct trial_result *t, struct hx_err *err)
 {
 	pid_t payload = sbx_payload_pid(x->pid);
+	bool hint = scn_memory_hint_for(s, m);
 	int status;
 
-	if (scn_memory_hint_for(s, m)) {
+	/* the phases on the timeline, which the sampler goes on through (an http trial's) */
+	res_timeline_phase(&t->timeline, RES_TL_LOAD, t->timeline.origin_ns);
+	res_timeline_phase(&t->timeline, hint ? RES_TL_IDLE_HINT : RES_TL_IDLE, util_now_ns());
+	if (hint) {
 		kill(payload, SIGUSR2);
 		snprintf(t->server.low_memory_hint, sizeof(t->server.low_memory_hint), "SIGUSR2");
 	}
@@ -767,11 +812,14 @@ static int server_memory(struct run_env *env, const struct scenario *s, const st
 	t->server.after_idle_rss_kb = (double)proc_status_kb(payload, "VmRSS:");
 	if (!s->memory_restart)
 		return 0;
+	res_timeline_phase(&t->timeline, RES_TL_RESTART, util_now_ns());
 	stop_server(tree, x, t);
 	sbx_release(x);
 	*x = (struct sbx){.pid = -1, .report_fd = -1};
 	if (run_server_start(env, s, m, st, tree, NULL, logfd, logpath, x, t, err) < 0)
 		return hx_wrap(err, "restart");
+	smp_follow(smp, sbx_payload_pid(x->pid));
+	res_timeline_phase(&t->timeline, RES_TL_AFTER_RESTART, util_now_ns());
 	t->server.after_restart_rss_kb = (double)proc_status_kb(sbx_payload_pid(x->pid), "VmRSS:");
 	return 0;
 }
@@ -799,7 +847,7 @@ static int warmup_auto(struct run_env *env, struct cg_tree *tree, const struct s
 
 	t->warmup_auto = (struct res_warmup){.have = true};
 	for (chunk = chunk < 1000 ? 1000 : chunk; rc == 0 && x->pid > 0;) {
-		client_args_for(s, env->engine, chunk, &args);
+		client_args_for(env, s, chunk, &args);
 		rc = run_client(env, tree, s, &args, false, deadline - now_s(), x, t, err);
 		res_timeline_analyse(&t->timeline);
 		t->warmup_auto.rounds++;
@@ -816,28 +864,29 @@ static int warmup_auto(struct run_env *env, struct cg_tree *tree, const struct s
 	return rc;
 }
 
-/* The measured load with the server sampled beside it; the timeline then says what both saw. */
+/* The measured load with the server sampled beside it, into m (zeroed by the caller): the sampler goes on
+ * until timeline_close, through a memory run when there is one. */
 static int measured_client(struct run_env *env, struct cg_tree *tree, const struct scenario *s,
-			   const struct client_args *args, pid_t payload, double deadline, struct sbx *x,
+			   const struct client_args *args, pid_t payload, double deadline, struct sbx *x, struct smp *m,
 			   struct trial_result *t, struct hx_err *err)
 {
-	struct smp m;
-	bool sampled;
-	int rc;
-
 	res_timeline_free(&t->timeline); /* the warm-up's */
-	sampled = s->workload == SCN_HTTP &&
-		  smp_start(&m, tree, CG_SLICE_SUT, payload, TL_DEFAULT_NS, &(struct hx_err){0}) == 0;
-	rc = run_client(env, tree, s, args, true, deadline - now_s(), x, t, err);
+	if (s->workload == SCN_HTTP &&
+	    smp_start(m, tree, CG_SLICE_SUT, payload, interval_ms(env) * UINT64_C(1000000), &(struct hx_err){0}) < 0)
+		*m = (struct smp){.sampler = -1};
+	return run_client(env, tree, s, args, true, deadline - now_s(), x, t, err);
+}
 
-	if (sampled) {
-		smp_stop(&m);
+/* The sampler stops; the timeline then says what the client and the samples saw. */
+static void timeline_close(struct smp *m, struct trial_result *t)
+{
+	if (m->sh) {
+		smp_stop(m);
 		if (t->timeline.n)
-			smp_into(&m, &t->timeline);
-		smp_free(&m);
+			smp_into(m, &t->timeline);
+		smp_free(m);
 	}
 	res_timeline_analyse(&t->timeline);
-	return rc;
 }
 
 /* Watch the scenario's tree for the files the server opens (run/modules.h): its folder, and its npm
@@ -871,6 +920,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 {
 	char logpath[PATH_MAX], tail[2048];
 	struct sbx x = {.pid = -1, .report_fd = -1};
+	struct smp smp = {.sampler = -1};
 	_cleanup_close_ int logfd = -1;
 	pid_t payload;
 	struct mods_watch mods;
@@ -916,7 +966,7 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 			rc = warmup_auto(env, tree, s, deadline, &x, t, err);
 		} else if (s->warmup_requests) { /* every workload's, the same count on every runtime */
 			run_stage("warmup");
-			client_args_for(s, env->engine, s->warmup_requests, &args);
+			client_args_for(env, s, s->warmup_requests, &args);
 			rc = run_client(env, tree, s, &args, false, deadline - now_s(), &x, t, err);
 			if (rc == 0 && (t->have & RES_HAVE_CHAT) && !t->chat.invariant_ok)
 				rc = hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "chat invariant broken in the warm-up: %s",
@@ -929,8 +979,10 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 			 * the trial */
 			cg_slice_peak_reset(tree, CG_SLICE_SUT, &(struct hx_err){0});
 			run_stage("load");
-			client_args_for(s, env->engine, s->workload == SCN_WS_CHAT ? s->messages : s->requests, &args);
-			rc = measured_client(env, tree, s, &args, payload, deadline, &x, t, err);
+			client_args_for(env, s, s->workload == SCN_WS_CHAT ? s->messages : s->requests, &args);
+			rc = measured_client(env, tree, s, &args, payload, deadline, &x, &smp, t, err);
+			if (!(rc == 0 && x.pid > 0 && s->memory_idle_s > 0))
+				timeline_close(&smp, t); /* no memory run: the samples end with the load */
 		}
 	}
 	if (rc == 0 && x.pid > 0)
@@ -949,7 +1001,8 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 	stats_into(t, tree, CG_SLICE_CLIENT);
 	rc = noise_end(tree, nz, t, rc, err);
 	if (rc == 0 && x.pid > 0 && s->memory_idle_s > 0)
-		rc = server_memory(env, s, m, st, tree, logfd, logpath, &x, t, err);
+		rc = server_memory(env, s, m, st, tree, logfd, logpath, &x, &smp, t, err);
+	timeline_close(&smp, t); /* after a memory run; else a no-op but for the analysis again */
 	if (x.pid > 0)
 		stop_server(tree, &x, t);
 	else

@@ -17,6 +17,12 @@
 #include "noise/noise_slice.h"
 
 #define RUN_NODE_ENV_LEN 33
+/* The timeline's cadence (run --interval): the load client's intervals and the server's samples. Under 10 ms
+ * the sampler's reads (~50 us) pass 0.5% of a CPU; the upper bound still leaves a minute-long load its ten
+ * intervals to test. */
+#define RUN_INTERVAL_MS	    100
+#define RUN_INTERVAL_MIN_MS 10
+#define RUN_INTERVAL_MAX_MS 6000
 /* The mode every runtime runs its libraries in unless --node-env says otherwise: React's production build
  * on every runtime, as a bundle made for workerd has it (docs/scenario.md). */
 #define RUN_NODE_ENV "production"
@@ -39,6 +45,7 @@ struct run_env {
 	char node_env[RUN_NODE_ENV_LEN]; /* NODE_ENV in every runtime's sandbox (--node-env); "": unset */
 	struct wire_refs wire;		 /* each scenario's first answer at readiness in the run */
 	bool warmup_auto;		 /* --warmup auto: http warm-ups last until the throughput is steady */
+	unsigned interval_ms;		 /* --interval: the timeline's cadence; 0: RUN_INTERVAL_MS */
 };
 
 /* A trial's measured phase: its neighbour (NOISE_NONE for a quiet trial) and generator while it runs, and

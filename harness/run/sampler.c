@@ -101,7 +101,7 @@ static void smp_take(const struct smp *m, struct smp_shared *sh)
 	x = &sh->s[sh->n];
 	x->t_ns = util_now_ns();
 	cg_slice_sample(m->tree, m->slice, &x->cpu_usec, &x->memory);
-	x->rss_kb = smp_tree_rss_kb(m->pid);
+	x->rss_kb = smp_tree_rss_kb(__atomic_load_n(&sh->pid, __ATOMIC_RELAXED));
 	__atomic_store_n(&sh->n, sh->n + 1, __ATOMIC_RELEASE);
 }
 
@@ -136,7 +136,6 @@ int smp_start(struct smp *m, const struct cg_tree *tree, enum cg_slice slice, pi
 	memset(m, 0, sizeof(*m));
 	m->tree = tree;
 	m->slice = slice;
-	m->pid = pid;
 	m->sampler = -1;
 	m->sh = mmap(NULL, sizeof(*m->sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (m->sh == MAP_FAILED) {
@@ -144,6 +143,7 @@ int smp_start(struct smp *m, const struct cg_tree *tree, enum cg_slice slice, pi
 		return hx_syserr(err, "run: the sampler's memory");
 	}
 	m->sh->interval_ns = interval_ns ? interval_ns : TL_DEFAULT_NS;
+	m->sh->pid = pid;
 	fflush(NULL); /* nothing buffered is written twice */
 	m->sampler = fork();
 	if (m->sampler == 0)
@@ -153,6 +153,12 @@ int smp_start(struct smp *m, const struct cg_tree *tree, enum cg_slice slice, pi
 		return hx_syserr(err, "run: the sampler's process");
 	}
 	return 0;
+}
+
+void smp_follow(struct smp *m, pid_t pid)
+{
+	if (m->sh)
+		__atomic_store_n(&m->sh->pid, pid, __ATOMIC_RELAXED);
 }
 
 void smp_stop(struct smp *m)

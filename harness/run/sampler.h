@@ -23,6 +23,7 @@ struct smp_sample {
 /* Shared with the sampling process (MAP_SHARED): it appends, the parent reads once it has stopped. */
 struct smp_shared {
 	uint64_t interval_ns;
+	pid_t pid; /* the server's payload, whose tree's RSS is read (smp_follow moves it) */
 	unsigned n;
 	struct smp_sample s[SMP_MAX];
 };
@@ -30,7 +31,6 @@ struct smp_shared {
 struct smp {
 	const struct cg_tree *tree;
 	enum cg_slice slice;
-	pid_t pid;     /* the server's payload: its tree's RSS */
 	pid_t sampler; /* the sampling process; -1: none */
 	struct smp_shared *sh;
 };
@@ -39,6 +39,8 @@ struct smp {
  * without server samples). */
 int smp_start(struct smp *m, const struct cg_tree *tree, enum cg_slice slice, pid_t pid, uint64_t interval_ns,
 	      struct hx_err *err);
+/* From now on the tree of pid (a restarted server's payload) is the one whose RSS is read. */
+void smp_follow(struct smp *m, pid_t pid);
 /* The sampling process ends (SIGTERM, reaped), then one last sample here. */
 void smp_stop(struct smp *m);
 /* The samples into t's server columns, in ms from t->origin_ns; -ENOMEM. */

@@ -128,3 +128,78 @@ PY
 	[ "$status" -eq 2 ]
 	[[ "$stderr" == *"--warmup takes auto"* ]]
 }
+
+@test "timeline: run --interval sets the client's intervals and the server's samples alike, recorded in config" {
+	need_root
+	run --separate-stderr "$HARNESS" run --runtimes node20 --interval 40 --requests 30000 --out i.json "$HARNESS_FIXTURES/scenarios/timeline-steady"
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 - <<'PY'
+import json
+d = json.load(open("i.json"))
+tl = d["trials"][0]["timeline"]
+assert d["config"]["interval_ms"] == 40, d["config"]
+assert tl["interval_ms"] == 40 and tl["server"]["interval_ms"] == 40, (tl["interval_ms"], tl["server"]["interval_ms"])
+t = tl["server"]["t_ms"]
+gaps = sorted(b - a for a, b in zip(t, t[1:]))
+assert 30 <= gaps[len(gaps) // 2] <= 50, gaps  # the samples' median gap is the cadence asked
+assert sum(tl["requests"]) == d["trials"][0]["load"]["requests"]
+PY
+}
+
+@test "timeline: run --interval outside 10 to 6000 ms is one line naming the range, exit 2" {
+	for v in 9 6001 1.5 x; do
+		run --separate-stderr "$HARNESS" run --interval "$v" --out x.json
+		[ "$status" -eq 2 ]
+		[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+		[[ "$stderr" == *"--interval takes a whole number from 10 to 6000"* ]]
+	done
+	[ ! -e x.json ]
+}
+
+@test "timeline: the memory run's phases are marked on the timeline and the server is sampled through them" {
+	need_root
+	run --separate-stderr "$HARNESS" run --runtimes node20 --out m.json "$HARNESS_FIXTURES/scenarios/timeline-memory"
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 - <<'PY'
+import json
+t = json.load(open("m.json"))["trials"][0]
+tl, srv = t["timeline"], t["server"]
+ph = tl["phases"]
+print(ph, srv.get("after_idle_rss_kb"), srv.get("after_restart_rss_kb"))
+assert [p["name"] for p in ph] == ["load", "idle_after_hint", "restart", "after_restart"], ph
+assert srv["low_memory_hint"] == "SIGUSR2" and srv["after_restart_rss_kb"] > 0, srv
+load_end = len(tl["requests"]) * tl["interval_ms"]
+t_ms, rss = tl["server"]["t_ms"], tl["server"]["rss_kb"]
+assert ph[0]["t_ms"] == 0 and abs(ph[1]["t_ms"] - load_end) < 1000, (ph, load_end)
+assert ph[2]["t_ms"] - ph[1]["t_ms"] >= 1000, ph  # idle_s
+idle = [r for x, r in zip(t_ms, rss) if ph[1]["t_ms"] < x < ph[2]["t_ms"]]
+assert len(idle) >= 5 and all(r and r > 0 for r in idle), idle  # sampled through the idle second
+assert t_ms[-1] >= ph[3]["t_ms"], (t_ms[-1], ph)  # and on to the restarted server
+assert rss[-1] and rss[-1] > 0, rss[-3:]  # whose tree it follows
+assert sum(tl["requests"]) == t["load"]["requests"]
+PY
+	run "$HARNESS" report m.json --format html -o m.html
+	[ "$status" -eq 0 ]
+	grep -q 'class="phase"' m.html
+}
+
+@test "timeline: each route-matrix cell keeps its own timeline, summing to the cell's totals, the server sampled" {
+	need_root
+	run --separate-stderr "$HARNESS" run --runtimes bun --connections 10 --profile quick --repeat 1 --interval 200 --out r.json route-matrix
+	echo "$stderr" | tail -3
+	[ "$status" -eq 0 ]
+	/usr/bin/python3 - <<'PY'
+import json
+t = json.load(open("r.json"))["trials"][0]
+assert "timeline" not in t, "a matrix's trial has no timeline of its own"
+assert len(t["cells"]) == 5
+for c in t["cells"]:
+    tl, l = c["timeline"], c["load"]
+    assert tl["interval_ms"] == 200, tl["interval_ms"]
+    assert sum(tl["requests"]) == l["requests"] and sum(tl["errors"]) == l["errors"]["total"], (c["route"], l)
+    s = tl["server"]
+    assert len(s["t_ms"]) >= len(tl["requests"]) - 2 and all(v and v > 0 for v in s["rss_kb"]), c["route"]
+PY
+}

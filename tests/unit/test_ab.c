@@ -285,10 +285,89 @@ static void test_html_one_point_per_pair(void **state)
 		assert_int_equal(count_of(fig, end, "class=\"threshold\""), 2);
 	}
 	assert_null(figure(page, "ab-ratio", "startup", &end)); /* an http duet has no startup */
-	fig = figure(page, "ab-sides", "throughput", &end);
+	/* the sides' figures are on the run's clock (test_html_windows_over_time), not again per pair */
+	assert_null(figure(page, "ab-sides", "throughput", &end));
+	assert_non_null(figure(page, "ab-windows", "throughput", &end));
+	assert_non_null(strstr(page, "<p class=\"headline\"><strong>B ran "));
+	free(page);
+	ab_free(&d);
+}
+
+/* The points of the first polyline after p: their count, and whether x grows from one to the next; the first
+ * point's y in *ret_y0. */
+static size_t polyline_points(const char *p, bool *ret_rising, double *ret_y0)
+{
+	const char *q = strstr(p, "<polyline"), *e;
+	double last = -1;
+	size_t n = 0;
+
+	assert_non_null(q);
+	q = strstr(q, "points=\"") + 8;
+	e = strchr(q, '"');
+	*ret_rising = true;
+	while (q < e) {
+		char *next;
+		double x = strtod(q, &next), y;
+
+		if (next == q)
+			break;
+		y = strtod(next + 1, &next);
+		if (!n)
+			*ret_y0 = y;
+		*ret_rising &= x > last;
+		last = x;
+		n++;
+		q = next;
+	}
+	return n;
+}
+
+/* Beside the ratio chart, each window's throughput on the run's clock: A and B two lines of a point per window,
+ * the warm-up pair and the noisy pair shaded; B's line below A's where B is slower. */
+static void test_html_windows_over_time(void **state)
+{
+	struct ab_doc d;
+	const char *end, *fig, *ratio, *p50;
+	double ya, yb;
+	bool rising;
+	char *page;
+
+	(void)state;
+	make_doc(&d, 30, 1 / 1.10, 7); /* B 10% slower, pair 7 noisy */
+	for (size_t i = 0; i < d.nw; i++)
+		d.w[i].start_s = 0.52 * (double)i; /* a 20 ms drain between windows */
+	assert_int_equal(ab_analyze(&d), 0);
+	page = page_of(&d, "w.json");
+	fig = figure(page, "ab-windows", "throughput", &end);
+	ratio = strstr(page, "<figure data-chart=\"ab-ratio\" data-metric=\"throughput\">");
+	p50 = strstr(page, "<figure data-chart=\"ab-ratio\" data-metric=\"p50\">");
+	assert_true(fig && end && ratio && p50);
+	assert_true(ratio < fig && fig < p50); /* right after the throughput ratios */
+	assert_int_equal(count_of(fig, end, "<polyline"), 2);
+	assert_int_equal(polyline_points(fig, &rising, &ya), 31); /* A: a point per window of its own */
+	assert_true(rising);
+	assert_int_equal(polyline_points(strstr(fig, "<polyline") + 1, &rising, &yb), 31);
+	assert_true(rising);
+	assert_true(yb > ya); /* B's first window is lower on the chart: fewer requests (y grows down the page) */
+	assert_int_equal(count_of(fig, end, "class=\"span-warmup\""), 1);
+	assert_int_equal(count_of(fig, end, "class=\"span-noisy\""), 1);
+	assert_non_null(strstr(fig, "pair 0: warm-up"));
+	free(page);
+	ab_free(&d);
+	/* a startup duet's windows are runs: no throughput to draw */
+	make_doc(&d, 10, 1.0, 0);
+	snprintf(d.workload, sizeof(d.workload), "startup");
+	for (size_t i = 0; i < d.nw; i++) {
+		d.w[i].requests = 0;
+		d.w[i].duration_s = 0;
+		d.w[i].startup_ms = 40;
+	}
+	assert_int_equal(ab_analyze(&d), 0);
+	page = page_of(&d, "s.json");
+	assert_null(figure(page, "ab-windows", "throughput", &end));
+	fig = figure(page, "ab-sides", "startup", &end); /* its runs per pair instead */
 	assert_non_null(fig);
 	assert_int_equal(count_of(fig, end, "<polyline"), 2); /* A and B */
-	assert_non_null(strstr(page, "<p class=\"headline\"><strong>B ran "));
 	free(page);
 	ab_free(&d);
 }
@@ -495,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_simultaneous_round_trip),
 		cmocka_unit_test(test_html_one_point_per_pair),
 		cmocka_unit_test(test_html_band_and_threshold),
+		cmocka_unit_test(test_html_windows_over_time),
 		cmocka_unit_test(test_html_escapes_the_file),
 		cmocka_unit_test(test_csv_a_row_per_window),
 		cmocka_unit_test(test_html_bounded),

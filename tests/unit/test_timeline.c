@@ -231,6 +231,7 @@ static void test_plateau_is_not_leak(void **state)
 	res_timeline_free(&t);
 	synth(&t, 12, flat, 4096); /* a leak of 4 KB a request over the same 1.2 s: too short to tell it apart */
 	assert_true(t.growth.tested && t.growth.rss_late_low > 0 && !t.growth.leak);
+	res_timeline_free(&t);
 	synth(&t, 20, flat, 4096); /* over 2 s it is one */
 	assert_true(t.growth.leak && fabs(t.growth.rss - 4096 * 1000) < 0.05 * 4096 * 1000);
 	res_timeline_free(&t);
@@ -450,6 +451,255 @@ static void test_round_trip(void **state)
 	rmdir(dir);
 }
 
+/* d written, read back and rendered as the HTML page (the report's own path); the page, malloc'd. */
+static void page_of(struct res_doc *d, char **ret_text)
+{
+	struct res_doc back;
+	struct hx_err err = {0};
+	char dir[] = "/tmp/test-timeline-XXXXXX", path[64];
+	size_t len = 0;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	assert_int_equal(res_write(d, path, &err), 0);
+	assert_int_equal(res_read(path, &back, &err), 0);
+	f = open_memstream(ret_text, &len);
+	assert_int_equal(html_render(&back, "r.json", f, &err), 0);
+	fclose(f);
+	res_doc_free(&back);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* The count of needle in [from, to). */
+static unsigned count_in(const char *from, const char *to, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = from; (p = strstr(p, needle)) && p < to; p++)
+		n++;
+	return n;
+}
+
+static struct trial_result *http_trial(struct res_doc *d, const char *scn, const char *runtime, const char *mode,
+				       unsigned trial, double (*rps)(unsigned), double grow)
+{
+	struct trial_result *tr = res_doc_add(d);
+
+	res_trial_init(tr, scn, runtime, mode, trial, trial);
+	snprintf(tr->workload, sizeof(tr->workload), "http");
+	synth(&tr->timeline, 60, rps, grow);
+	return tr;
+}
+
+/* Small multiples: one figure per runtime x mode cell of the scenario, in the page's runtime order, with that
+ * cell's trials and no other's; two charts each (throughput with p99, RSS with CPU); a flagged trial dashed
+ * and named in its own cell only. */
+static void test_html_cells(void **state)
+{
+	struct res_doc d;
+	struct hx_err err = {0};
+	const char *cell[3], *end;
+	char *text = NULL;
+
+	(void)state;
+	assert_int_equal(res_doc_init(&d, "9.9.9", "abc", &err), 0);
+	http_trial(&d, "http-hello", "node24", "pinned", 1, flat, 0);
+	http_trial(&d, "http-hello", "bun", "pinned", 1, flat, 0);
+	http_trial(&d, "http-hello", "node24", "quota", 1, flat, 0);
+	http_trial(&d, "http-hello", "node24", "pinned", 2, speeding_up, 4096); /* not_steady and leak */
+	http_trial(&d, "http-hello", "bun", "pinned", 2, flat, 0);
+	http_trial(&d, "http-other", "deno", "pinned", 1, flat, 0); /* another scenario's cell */
+	assert_true(d.trials[3].timeline.steady.not_steady && d.trials[3].timeline.growth.leak);
+	page_of(&d, &text);
+	cell[0] = strstr(text, "<figure data-chart=\"timeline-cell\" data-runtime=\"node24\" data-mode=\"pinned\"");
+	cell[1] = strstr(text, "<figure data-chart=\"timeline-cell\" data-runtime=\"node24\" data-mode=\"quota\"");
+	cell[2] = strstr(text, "<figure data-chart=\"timeline-cell\" data-runtime=\"bun\" data-mode=\"pinned\"");
+	assert_true(cell[0] && cell[1] && cell[2]);
+	assert_true(cell[0] < cell[1] && cell[1] < cell[2]); /* node24 first, as in the page's order */
+	end = strstr(cell[2], "</div>");
+	assert_non_null(end);
+	/* http-hello's three cells, then http-other's one */
+	assert_int_equal(count_in(strstr(text, "data-scenario=\"http-hello\""), end, "data-chart=\"timeline-cell\""),
+			 3);
+	assert_int_equal(count_in(text, text + strlen(text), "data-chart=\"timeline-cell\""), 4);
+	assert_non_null(strstr(end, "data-chart=\"timeline-cell\" data-runtime=\"deno\""));
+	for (int k = 0; k < 3; k++) {
+		const char *stop = strstr(cell[k], "</figure>");
+
+		assert_int_equal(count_in(cell[k], stop, "<svg"), 2);
+		assert_int_equal(count_in(cell[k], stop, "<title id=\"chart-"), 2);
+		/* each trial a line per series: throughput and p99, then RSS and CPU */
+		assert_int_equal(count_in(cell[k], stop, "<polyline"), k == 1 ? 4 : 8);
+		assert_int_equal(count_in(cell[k], stop, "stroke-dasharray"), k == 0 ? 4 : 0);
+	}
+	assert_non_null(
+		strstr(cell[0], "node24 · pinned: 2 trials</strong>; dashed: trial 2 (not_steady, leak)</figcaption>"));
+	assert_non_null(strstr(cell[1], "node24 · quota: 1 trial</strong></figcaption>"));
+	assert_non_null(strstr(cell[2], "bun · pinned: 2 trials</strong></figcaption>"));
+	assert_non_null(strstr(cell[0], "throughput and p99 over the measured load"));
+	assert_non_null(strstr(cell[0], "server RSS and CPU over the measured load"));
+	free(text);
+	res_doc_free(&d);
+}
+
+/* The largest x of the points of the first polyline after p. */
+static double polyline_max_x(const char *p)
+{
+	const char *q = strstr(strstr(p, "<polyline"), "points=\"") + 8, *e = strchr(q, '"');
+	double hi = -1;
+
+	while (q < e) {
+		char *next;
+		double x = strtod(q, &next);
+
+		if (next == q)
+			break;
+		hi = fmax(hi, x);
+		strtod(next + 1, &next);
+		q = next;
+	}
+	return hi;
+}
+
+/* A memory run's phases: marked from the monotonic clock against the origin, kept in the file in order (a name
+ * not known, a time going back or out of range is left out on reading), and drawn as labelled bands over a
+ * time axis that reaches the last sample, which the sampler took after the load. */
+static void test_memory_phases(void **state)
+{
+	struct res_doc d;
+	struct hx_err err = {0};
+	struct trial_result *tr;
+	struct res_timeline back;
+	const char *cell, *stop, *rss;
+	char *text = NULL;
+	cJSON *o;
+	uint64_t origin = UINT64_C(5000000000);
+
+	(void)state;
+	assert_int_equal(res_doc_init(&d, "9.9.9", "abc", &err), 0);
+	tr = http_trial(&d, "http-hello", "node24", "pinned", 1, flat, 0);
+	/* 6 s of load, then samples on through 2 s idle and a restart: 40 more samples, to 10 s */
+	res_timeline_free(&tr->timeline);
+	synth(&tr->timeline, 60, flat, 0);
+	{
+		struct res_timeline *t = &tr->timeline;
+		unsigned n = 100;
+
+		free(t->t_ms), free(t->cpu_ms), free(t->memory_kb), free(t->rss_kb);
+		assert_int_equal(res_timeline_samples(t, n), 0);
+		for (unsigned i = 0; i < n; i++) {
+			t->t_ms[i] = (i + 1) * 100.0;
+			t->cpu_ms[i] = i < 60 ? 95 : 1;
+			t->rss_kb[i] = i < 60 ? 60000 : i < 80 ? 50000 : i < 85 ? NAN : 30000;
+			t->memory_kb[i] = t->rss_kb[i];
+		}
+		t->origin_ns = origin;
+		res_timeline_phase(t, RES_TL_LOAD, origin);
+		res_timeline_phase(t, RES_TL_IDLE_HINT, origin + UINT64_C(6000000000));
+		res_timeline_phase(t, RES_TL_RESTART, origin + UINT64_C(8000000000));
+		res_timeline_phase(t, RES_TL_AFTER_RESTART, origin + UINT64_C(8512300000));
+		res_timeline_analyse(t);
+		assert_int_equal(t->nphases, 4);
+		assert_true(t->phases[3].t_ms == 8512.3);
+	}
+	o = res_timeline_json(&tr->timeline, false);
+	{
+		char *js = cJSON_PrintUnformatted(cJSON_GetObjectItem(o, "phases"));
+
+		assert_string_equal(
+			js, "[{\"name\":\"load\",\"t_ms\":0},{\"name\":\"idle_after_hint\",\"t_ms\":6000},"
+			    "{\"name\":\"restart\",\"t_ms\":8000},{\"name\":\"after_restart\",\"t_ms\":8512.3}]");
+		free(js);
+	}
+	/* a file's phases: the unknown name, the time going back and the negative one are left out */
+	cJSON_ReplaceItemInObject(
+		o, "phases",
+		cJSON_Parse("[{\"name\":\"load\",\"t_ms\":0},{\"name\":\"<b>\",\"t_ms\":1},{\"name\":\"idle\",\"t_ms\":"
+			    "6000},{\"name\":\"restart\",\"t_ms\":5000},{\"name\":\"restart\",\"t_ms\":-1},"
+			    "{\"name\":\"after_restart\",\"t_ms\":9000},{\"name\":7,\"t_ms\":9500}]"));
+	assert_int_equal(res_timeline_parse(o, &back), 0);
+	assert_int_equal(back.nphases, 3);
+	assert_true(back.phases[1].phase == RES_TL_IDLE && back.phases[1].t_ms == 6000);
+	assert_true(back.phases[2].phase == RES_TL_AFTER_RESTART);
+	/* the growth over the load only: the idle samples' drop is not a shrinking heap per request */
+	assert_true(back.growth.tested && fabs(back.growth.rss) < 1000);
+	res_timeline_free(&back);
+	cJSON_Delete(o);
+	http_trial(&d, "http-hello", "node24", "pinned", 2, flat, 0); /* no memory run: no phases */
+	page_of(&d, &text);
+	cell = strstr(text, "<figure data-chart=\"timeline-cell\" data-runtime=\"node24\" data-mode=\"pinned\"");
+	assert_non_null(cell);
+	stop = strstr(cell, "</figure>");
+	assert_int_equal(count_in(cell, stop, "<rect class=\"phase\""), 8); /* 4 phases in each of 2 charts */
+	assert_int_equal(count_in(cell, stop, ">idle after hint</text>"), 2);
+	assert_int_equal(count_in(cell, stop, ">after restart</text>"), 2);
+	assert_non_null(strstr(cell, "2 trials</strong>; bands: the memory run&#39;s phases of node24 trial 1 (its "
+				     "samples go on through them)</figcaption>"));
+	/* the server's series (CPU on the right axis drawn first, then RSS) reach the last sample within the plot */
+	rss = strstr(strstr(cell, "server RSS and CPU"), "<polyline");
+	assert_non_null(rss);
+	for (int k = 0; k < 2; k++, rss = strstr(rss + 1, "<polyline")) { /* CPU, then RSS */
+		assert_true(polyline_max_x(rss) <= 360 - 46 + 0.05);
+		assert_true(polyline_max_x(rss) > 300); /* out past the load's 6 s, to the last sample's 10 s */
+	}
+	/* the overview's charts have the bands too */
+	assert_int_equal(count_in(strstr(text, "data-chart=\"timeline\""), cell, "<rect class=\"phase\""), 16);
+	free(text);
+	res_doc_free(&d);
+}
+
+/* A route matrix's cells each keep their timeline, written and read back with the cell (the trial has none of its
+ * own), steady and growth recomputed per cell. */
+static void test_cells_round_trip(void **state)
+{
+	struct res_doc d, back;
+	struct hx_err err = {0};
+	struct trial_result *tr;
+	struct res_cell *c;
+	char dir[] = "/tmp/test-timeline-XXXXXX", path[64];
+	cJSON *o;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	assert_int_equal(res_doc_init(&d, "9.9.9", "abc", &err), 0);
+	tr = res_doc_add(&d);
+	res_trial_init(tr, "route-matrix", "bun", "pinned", 1, 1);
+	snprintf(tr->workload, sizeof(tr->workload), "http");
+	for (int k = 0; k < 2; k++) {
+		assert_non_null(c = res_cell_add(tr));
+		snprintf(c->route, sizeof(c->route), "%s", k ? "search" : "version");
+		c->connections = 10;
+		synth(&c->timeline, 50, k ? speeding_up : flat, k ? 4096 : 0);
+		for (unsigned i = 0; i < c->timeline.n; i++)
+			c->load.requests += c->timeline.requests[i];
+		c->load.duration_s = 5;
+	}
+	assert_int_equal(res_write(&d, path, &err), 0);
+	assert_int_equal(res_read(path, &back, &err), 0);
+	assert_int_equal(back.trials[0].ncells, 2);
+	assert_int_equal(back.trials[0].timeline.n, 0);
+	o = res_trial_json(&back.trials[0]);
+	assert_null(cJSON_GetObjectItem(o, "timeline"));
+	assert_non_null(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "cells"), 1), "timeline"));
+	cJSON_Delete(o);
+	for (int k = 0; k < 2; k++) {
+		const struct res_timeline *a = &d.trials[0].cells[k].timeline, *b = &back.trials[0].cells[k].timeline;
+
+		assert_int_equal(b->n, 50);
+		assert_int_equal(b->ns, 50);
+		assert_true(a->requests[9] == b->requests[9] && a->rss_kb[9] == b->rss_kb[9]);
+		assert_true(b->steady.tested && b->growth.tested);
+		assert_true(b->steady.not_steady == (k == 1) && b->growth.leak == (k == 1));
+	}
+	res_doc_free(&d);
+	res_doc_free(&back);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_startup_first_run(void **state)
 {
 	double cold[8] = {100, 20, 20.5, 19.8, 20.2, 20.1, 19.9, 20.3},
@@ -514,6 +764,9 @@ int main(void)
 		cmocka_unit_test(test_steady_false_positives),
 		cmocka_unit_test(test_steady_curve_and_bursts),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_html_cells),
+		cmocka_unit_test(test_memory_phases),
+		cmocka_unit_test(test_cells_round_trip),
 		cmocka_unit_test(test_startup_first_run),
 		cmocka_unit_test(test_tree_rss),
 	};
