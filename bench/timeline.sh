@@ -2,7 +2,8 @@
 # Benchmark: what the load client's timeline costs. The C hello server pinned to one CPU, harness load pinned to
 # the other with 1 thread, with the timeline (the default with --json) and without (--no-timeline), alternated
 # round by round so drift hits both alike. Prints each side's median req/s and client CPU µs per request, and
-# the ratio with its spread over the rounds.
+# the paired ratios' medians with their distribution-free 95% CIs (many short rounds: the host's noise here comes
+# in seconds, which a pair of short rounds shares) and their spread over the rounds.
 #   bench/timeline.sh [ROUNDS] [SECONDS] [CONNS]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,8 +34,27 @@ for r in range(rounds):
             assert sum(d["timeline"]["requests"]) == d["requests"]
         res[side].append((d["rps"], d["client"]["cpu_us_per_request"]))
 ratios = [a[0] / b[0] for a, b in zip(res["timeline"], res["none"])]
+costs = [a[1] / b[1] for a, b in zip(res["timeline"], res["none"])]
+
+
+def median_ci(v):
+    # the distribution-free 95% CI of a median: the order statistics the sign test's binomial(n, 1/2) puts
+    # 2.5% beyond on each side
+    from math import comb
+    s, n = sorted(v), len(v)
+    k, tail = 0, 0.0
+    while k < n and tail + comb(n, k) / 2**n <= 0.025:
+        tail += comb(n, k) / 2**n
+        k += 1
+    return (s[k - 1], s[n - k]) if k else (float("nan"), float("nan"))
+
+
 for side, v in res.items():
     print(f"{side:9s} median {statistics.median(x[0] for x in v):10.0f} req/s, "
           f"{statistics.median(x[1] for x in v):.3f} client CPU us/request over {len(v)} rounds")
-print(f"timeline / none: median {statistics.median(ratios):.4f} (rounds {min(ratios):.4f} .. {max(ratios):.4f})")
+lo, hi = median_ci(ratios)
+print(f"timeline / none, req/s: median {statistics.median(ratios):.4f} (95% CI {lo:.4f}-{hi:.4f}; "
+      f"rounds {min(ratios):.4f} .. {max(ratios):.4f})")
+lo, hi = median_ci(costs)
+print(f"timeline / none, client CPU per request: median {statistics.median(costs):.4f} (95% CI {lo:.4f}-{hi:.4f})")
 PY
