@@ -454,7 +454,19 @@ struct simul_client {
 	int gate, out; /* our ends: a byte to the first starts a window; the second gives its lines */
 	char line[DUET_LINE_MAX];
 	size_t used;
+	char errpath[PATH_MAX]; /* its stderr: why it ended, for the message */
 };
+
+/* Side k's client failed the duet: what it did, and the end of its stderr (its own reason). */
+static int simul_fail(const struct simul_client *c, int k, int errnum, const char *what, struct hx_err *err)
+{
+	char tail[1024] = "";
+
+	if (c->errpath[0])
+		util_log_tail(c->errpath, tail, sizeof(tail));
+	return hx_fail(err, HX_EXIT_VERDICT, errnum, "ab: side %c's load client %s%s%s", "AB"[k], what,
+		       tail[0] ? ": " : "", tail);
+}
 
 static int simul_start(struct run_env *env, struct cg_tree *tree, const struct duet_side *side, int k,
 		       const struct duet_opts *o, struct simul_client *c, struct hx_err *err)
@@ -476,6 +488,7 @@ static int simul_start(struct run_env *env, struct cg_tree *tree, const struct d
 	snprintf(errpath, sizeof(errpath), "%s/client-%c.err", env->dir, "AB"[k]);
 	if ((efd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
 		return hx_syserr(err, "ab: %s", errpath);
+	snprintf(c->errpath, sizeof(c->errpath), "%s", errpath);
 	if (pipe2(g, O_CLOEXEC) < 0)
 		return hx_syserr(err, "ab: pipe");
 	if (pipe2(p, O_CLOEXEC) < 0) {
@@ -517,14 +530,14 @@ static cJSON *simul_line(struct simul_client *c, int k, uint64_t deadline, struc
 			return NULL;
 		}
 		if (c->used >= sizeof(c->line) - 1 || now >= deadline) {
-			hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT, "ab: side %c's load client %s", "AB"[k],
-				now >= deadline ? "gave no window in time" : "wrote a line too long");
+			simul_fail(c, k, ETIMEDOUT,
+				   now >= deadline ? "gave no window in time" : "wrote a line too long", err);
 			return NULL;
 		}
 		if (poll(&p, 1, (int)((deadline - now) / 1000000 + 1)) <= 0)
 			continue;
 		if ((n = read(c->out, c->line + c->used, sizeof(c->line) - 1 - c->used)) <= 0) {
-			hx_fail(err, HX_EXIT_VERDICT, EPIPE, "ab: side %c's load client ended", "AB"[k]);
+			simul_fail(c, k, EPIPE, "ended", err);
 			return NULL;
 		}
 		c->used += (size_t)n;
@@ -551,9 +564,15 @@ static int simul_window(const cJSON *j, int k, unsigned block, double t0, const 
 			const struct simul_mark *m0, const struct simul_mark *m1, struct ab_doc *d, struct hx_err *err)
 {
 	const cJSON *lat = cJSON_GetObjectItemCaseSensitive(j, "latency_us");
-	struct ab_window *w = ab_window_add(d);
+	struct ab_window *w;
 
-	if (!w)
+	/* its totals line (a client that stopped by itself) or anything but a window's */
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "end")) ||
+	    !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j, "requests")) ||
+	    !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j, "start_mono_s")))
+		return hx_fail(err, HX_EXIT_INTERNAL, EBADMSG, "ab: side %c's load client ended its load in block %u",
+			       "AB"[k], block);
+	if (!(w = ab_window_add(d)))
 		return hx_fail(err, HX_EXIT_INTERNAL, E2BIG, "ab: more than %d windows", AB_MAX_WINDOWS);
 	*w = (struct ab_window){.pair = block,
 				.side = "AB"[k],
@@ -606,7 +625,7 @@ static int simul_block(struct cg_tree *tree, struct simul_client c[2], unsigned 
 	simul_mark(tree, cur, &m0);
 	for (int k = 0; k < 2; k++)
 		if (write(c[k].gate, "g", 1) != 1)
-			return hx_fail(err, HX_EXIT_VERDICT, EPIPE, "ab: side %c's load client ended", "AB"[k]);
+			return simul_fail(&c[k], k, EPIPE, "ended", err);
 	deadline = util_now_ns() + (uint64_t)(o->window_s * 1e9) + 30000000000ull;
 	for (int k = 0; k < 2 && rc == 0; k++)
 		if (!(j[k] = simul_line(&c[k], k, deadline, err)))
@@ -689,6 +708,11 @@ int duet_simultaneous(struct run_env *env, const struct duet_side sides[2], enum
 
 	if (!t || !c)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	/* a block is one window of each side: refused before anything starts, not when the document is full */
+	if (2 * ((size_t)ceil(o->max_time_s / o->window_s) + 2) > AB_MAX_WINDOWS)
+		return hx_fail(err, HX_EXIT_USAGE, E2BIG,
+			       "ab: --max-time allows more than %d blocks of --window: shorten it or lengthen --window",
+			       AB_MAX_WINDOWS / 2);
 	snprintf(d->duet, sizeof(d->duet), "simultaneous");
 	for (int k = 0; k < 2; k++) {
 		c[k] = (struct simul_client){.x = {.pid = -1, .report_fd = -1}, .gate = -1, .out = -1};

@@ -813,6 +813,8 @@ static int server_memory(struct run_env *env, const struct scenario *s, const st
 	if (!s->memory_restart)
 		return 0;
 	res_timeline_phase(&t->timeline, RES_TL_RESTART, util_now_ns());
+	/* no server until the next one is up: its samples' RSS is null, not a zombie's 0 or a reused pid's */
+	smp_follow(smp, -1);
 	stop_server(tree, x, t);
 	sbx_release(x);
 	*x = (struct sbx){.pid = -1, .report_fd = -1};

@@ -264,8 +264,8 @@ int sbx_scratch_ran_out(const struct sbx_scratch *s, const char *log, const char
 	err->errnum = ENOSPC;
 	return hx_wrap(
 		err,
-		"%s ran out of space and removed what it wrote (its output says no space was left on a device; its "
-		"limit is %llu MiB: %s)",
+		"%s ran out of space and removed what it wrote (its output says no space was left on a device, most "
+		"likely its limit of %llu MiB: %s)",
 		s->what, (unsigned long long)(s->size >> 20), fix);
 }
 
