@@ -118,6 +118,13 @@ static const char *esc_run(const char *s, esc_rule *rule, char *buf, size_t len)
 		p += n;
 	}
 	buf[o] = '\0';
+	if (*p) { /* cut short: a last line holding part of an indent alone would start as harness's own lines do */
+		char *nl = memrchr(buf, '\n', o);
+		size_t tail = nl ? (size_t)(buf + o - nl - 1) : 0;
+
+		if (nl && tail && tail < sizeof(ESC_INDENT) - 1 && strspn(nl + 1, " ") == tail)
+			*nl = '\0';
+	}
 	return buf;
 }
 

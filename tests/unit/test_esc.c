@@ -125,6 +125,11 @@ static void test_lines_indented(void **state)
 	assert_string_equal(esc_term_lines(b, twice, sizeof(twice)), b);
 	/* a carriage return cannot take the line back to its start either */
 	assert_string_equal(esc_term_lines("a\rharness: b", b, sizeof(b)), "a\\x0dharness: b");
+	/* cut short inside an indented line's indent (fuzz_esc found it): the part-indented line goes, not a line
+	 * that starts with two spaces */
+	assert_string_equal(esc_term_lines("ab\n    c", b, 6), "ab");
+	assert_string_equal(esc_term_lines("ab\n    c", b, 8), "ab\n    ");
+	assert_string_equal(esc_term_lines("ab\n\n", b, 4), "ab\n");
 }
 
 /* hx_report's own line with payload text in it (a script's metrics key with line feeds): what reaches stderr has
