@@ -1,10 +1,10 @@
 #!/usr/bin/env bats
 # harness ab: bad usage; one A/A duet of the ab-burn fixture on bun read back from its harness-ab/1 document (the
 # windows alternate in randomized pairs, each window one side, nothing reconnects: each server accepted exactly the
-# probe's, the warm-up's and the duet's connections; no false verdict); then B given a calibrated extra CPU per
-# request (15% of A's cost, from the A/A run's own throughput) is called slower with exit 1; harness report reads
-# the document back (table, json, csv, and the html page in headless Chromium); a startup A/A duet of node24
-# alternates single runs. About 3 minutes (duets of at most 60, 40 and 30 s).
+# probe's, the warm-up's and the duet's connections; it finishes, its ratio within the noise); then B given a
+# calibrated extra CPU per request (15% of A's cost, from the A/A run's own throughput) is called slower with exit 1;
+# harness report reads the document back (table, json, csv, and the html page in headless Chromium); a startup A/A
+# duet of node24 alternates single runs. About 3 minutes (duets of at most 60, 40 and 30 s).
 
 bats_require_minimum_version 1.5.0
 
@@ -13,9 +13,11 @@ load helpers
 setup_file() {
 	[ "$(id -u)" = 0 ] || return 0
 	cd "$BATS_FILE_TMPDIR"
+	local rc=0
+	# its status is the tests' to judge: setup_file stops at a command that fails
 	"$HARNESS" ab bun bun "$FIXTURES/scenarios/ab-burn" --max-time 60 --window 0.25 --seed 29 --keep \
-		--out aa.json >aa.out 2>aa.err
-	echo $? >aa.rc
+		--out aa.json >aa.out 2>aa.err || rc=$?
+	echo "$rc" >aa.rc
 }
 
 setup() {
@@ -75,13 +77,25 @@ PY
 	rm -rf "$dir"
 }
 
-@test "ab: an A/A duet calls no difference and exits 0" {
-	[ "$(cat aa.rc)" = 0 ] || {
+# A verdict on one A/A duet is its false-positive rate (about alpha/2 each way; make bench-ab-tries counts them
+# over many tries), not a defect: what a defect does (the sides swapped, a window counted to the wrong side, a
+# duet that did not finish) is checked, with a ratio bound far beyond this host's noise in a minute.
+@test "ab: an A/A duet finishes, its exit is its verdict's, and its ratio is within the noise" {
+	local rc
+	rc=$(cat aa.rc)
+	[ "$rc" = 0 ] || [ "$rc" = 1 ] || {
 		cat aa.out aa.err >&2
 		false
 	}
-	run python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdicts"]["throughput"]["verdict"])' aa.json
-	[[ "$output" != slower && "$output" != faster ]]
+	python3 - aa.json "$rc" <<'PY'
+import json, sys
+d, rc = json.load(open(sys.argv[1])), int(sys.argv[2])
+v = d["verdicts"]["throughput"]
+print(d["stopped"], v["verdict"], v["ratio"], v["ci_low"], v["ci_high"])
+assert d["stopped"] in ("max-time", "precision", "pairs"), d["stopped"]
+assert (rc == 1) == (v["verdict"] == "slower"), (rc, v["verdict"])
+assert abs(v["ratio"] - 1) < 0.08, v
+PY
 	head -1 aa.out | grep -E '^B ran [0-9.]+x \[[0-9.]+-[0-9.]+\] (slower|faster) than A: '
 }
 
