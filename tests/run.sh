@@ -48,6 +48,7 @@ run_suite() {
 	shift
 	local out rc
 	out=$(mktemp)
+	local t0=$SECONDS
 	echo "# suite: $name"
 	suites=$((suites + 1))
 	"$@" 2>&1 | tee "$out"
@@ -61,6 +62,7 @@ run_suite() {
 		crashed+=("$name (exit $rc)")
 		failed=$((failed + 1))
 	fi
+	echo "# $name: $((SECONDS - t0))s" # what each suite costs CI's time
 	rm -f "$out"
 }
 
