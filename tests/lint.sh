@@ -76,5 +76,23 @@ for f in "$top/.github/workflows/ci.yml" "$top/ci/action.yml"; do
 		result FAIL "action-validator ${f#"$top"/}"
 	fi
 done
+# Code several scenarios share by copy (a scenario folder is all its sandbox sees, so it cannot import from a
+# sibling): every copy the same bytes, or one scenario measures an adapter the others do not run.
+shared=(node-adapter.mjs)
+for name in "${shared[@]}"; do
+	copies=()
+	while IFS= read -r f; do
+		copies+=("$f")
+	done < <(files | grep -E "/scenarios/[^/]+/$name\$")
+	if [ "${#copies[@]}" -lt 2 ]; then
+		result FAIL "copies of $name: ${#copies[@]} found under scenarios/, expected several"
+	elif [ "$(sha256sum "${copies[@]}" | cut -d' ' -f1 | sort -u | wc -l)" = 1 ]; then
+		result OK "the ${#copies[@]} copies of $name under scenarios/ are identical"
+	else
+		sha256sum "${copies[@]}" | sed "s|$top/||; s/^/# /"
+		result FAIL "the copies of $name under scenarios/ differ: make them one text again"
+	fi
+done
+
 echo "1..$n"
 exit "$failed"

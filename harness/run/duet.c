@@ -392,6 +392,7 @@ static void totals(struct ab_doc *d)
 	}
 }
 
+/* Both servers started, each in its side's slice with its log, then both warmed. */
 static int servers_up(struct run_env *env, const struct duet_side sides[2], struct cg_tree *tree, struct sbx x[2],
 		      struct trial_result *t, int logfd[2], struct hx_err *err)
 {
@@ -405,7 +406,31 @@ static int servers_up(struct run_env *env, const struct duet_side sides[2], stru
 				     &x[k], t, err) < 0)
 			return hx_wrap(err, "side %c", "AB"[k]);
 	}
+	for (int k = 0; k < 2; k++)
+		if (warm(env, tree, sides[k].s, err) < 0)
+			return hx_wrap(err, "side %c", "AB"[k]);
 	return 0;
+}
+
+/* After the load: a server that died during it fails the duet (rc 0 becomes exit 1); both stopped, the tree
+ * removed, the document's totals and wall time. The duet's rc. */
+static int servers_down(const struct duet_side sides[2], struct cg_tree *tree, struct sbx x[2], struct trial_result *t,
+			int logfd[2], double t0, struct ab_doc *d, int rc, struct hx_err *err)
+{
+	for (int k = 0; k < 2; k++) {
+		if (rc == 0 && proc_wait_first(&x[k].pid, 1, util_now_ns(), NULL, &(int){0}) == 0)
+			rc = hx_fail(err, HX_EXIT_VERDICT, EPIPE, "side %c's server exited during the duet", "AB"[k]);
+		if (x[k].pid > 0)
+			run_server_stop(tree, sides[k].side.slice, &x[k], t);
+		sbx_release(&x[k]);
+		if (logfd[k] >= 0)
+			close(logfd[k]);
+	}
+	if (cg_tree_destroy(tree, &(struct hx_err){0}) < 0 && rc == 0)
+		rc = hx_fail(err, HX_EXIT_INTERNAL, EBUSY, "ab: the duet's cgroups could not be removed");
+	totals(d);
+	d->wall_s = now_s() - t0;
+	return rc;
 }
 
 int duet_http(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,
@@ -425,25 +450,9 @@ int duet_http(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_
 	if (cg_tree_from_plan(&env->plan[mode], slices, NULL, &tree, err) < 0)
 		return -err->errnum;
 	rc = servers_up(env, sides, tree, x, t, logfd, err);
-	for (int k = 0; rc == 0 && k < 2; k++)
-		if (warm(env, tree, sides[k].s, err) < 0)
-			rc = hx_wrap(err, "side %c", "AB"[k]);
 	if (rc == 0)
 		rc = run_duet_client(env, tree, sides, mode, o, d, err);
-	for (int k = 0; k < 2; k++) {
-		if (rc == 0 && proc_wait_first(&x[k].pid, 1, util_now_ns(), NULL, &(int){0}) == 0)
-			rc = hx_fail(err, HX_EXIT_VERDICT, EPIPE, "side %c's server exited during the duet", "AB"[k]);
-		if (x[k].pid > 0)
-			run_server_stop(tree, sides[k].side.slice, &x[k], t);
-		sbx_release(&x[k]);
-		if (logfd[k] >= 0)
-			close(logfd[k]);
-	}
-	if (cg_tree_destroy(tree, &(struct hx_err){0}) < 0 && rc == 0)
-		rc = hx_fail(err, HX_EXIT_INTERNAL, EBUSY, "ab: the duet's cgroups could not be removed");
-	totals(d);
-	d->wall_s = now_s() - t0;
-	return rc;
+	return servers_down(sides, tree, x, t, logfd, t0, d, rc, err);
 }
 
 /* ---- simultaneous: both sides loaded at once, block by block, on disjoint CPU sets swapped between blocks ---- */
@@ -723,9 +732,6 @@ int duet_simultaneous(struct run_env *env, const struct duet_side sides[2], enum
 		return -err->errnum;
 	rc = servers_up(env, sides, tree, x, t, logfd, err);
 	for (int k = 0; rc == 0 && k < 2; k++)
-		if (warm(env, tree, sides[k].s, err) < 0)
-			rc = hx_wrap(err, "side %c", "AB"[k]);
-	for (int k = 0; rc == 0 && k < 2; k++)
 		rc = simul_start(env, tree, &sides[k], k, o, &c[k], err);
 	if (rc == 0)
 		rc = simul_blocks(tree, c, &cur, o, d, err);
@@ -734,20 +740,7 @@ int duet_simultaneous(struct run_env *env, const struct duet_side sides[2], enum
 	simul_stop(tree, c, d);
 	if (!d->engine[0])
 		snprintf(d->engine, sizeof(d->engine), "%s", load_engine_names[env->engine]);
-	for (int k = 0; k < 2; k++) {
-		if (rc == 0 && proc_wait_first(&x[k].pid, 1, util_now_ns(), NULL, &(int){0}) == 0)
-			rc = hx_fail(err, HX_EXIT_VERDICT, EPIPE, "side %c's server exited during the duet", "AB"[k]);
-		if (x[k].pid > 0)
-			run_server_stop(tree, sides[k].side.slice, &x[k], t);
-		sbx_release(&x[k]);
-		if (logfd[k] >= 0)
-			close(logfd[k]);
-	}
-	if (cg_tree_destroy(tree, &(struct hx_err){0}) < 0 && rc == 0)
-		rc = hx_fail(err, HX_EXIT_INTERNAL, EBUSY, "ab: the duet's cgroups could not be removed");
-	totals(d);
-	d->wall_s = now_s() - t0;
-	return rc;
+	return servers_down(sides, tree, x, t, logfd, t0, d, rc, err);
 }
 
 /* ---- startup: single runs alternated, A and B in a randomized order per pair, each in a fresh sandbox ---- */

@@ -185,6 +185,21 @@ static int prep_run(const struct scenario *s, const struct manifest *m, const st
 	return rc;
 }
 
+/* A step that ran and exited non-zero with no network is the scenario's own failure (exit 2: its words say
+ * why); with the host's network the host may be the cause. Anything else (a timeout, a sandbox that did not
+ * start) is the host's. */
+static int prep_failed(const struct scenario *s, const struct manifest *m, int rc, struct hx_err *err)
+{
+	if (rc != -EIO)
+		return hx_wrap(err, "cannot prepare scenario %s on %s", s->name, m->name);
+	if (s->prepare_network)
+		return hx_wrap(err, "cannot prepare scenario %s on %s (it had the host's network: offline?)", s->name,
+			       m->name);
+	err->exit = HX_EXIT_USAGE;
+	return hx_wrap(err, "the prepare step of scenario %s on %s failed, with no network (the step's own failure)",
+		       s->name, m->name);
+}
+
 /* The step run with /prepared on a tmpfs of the scenario's prepare_size, then copied into tmp: what it writes
  * past that size is ENOSPC to it and never reaches the cache's disk. A step that filled it fails (exit 2), even
  * when it exited 0: what it left is cut short. */
@@ -202,10 +217,8 @@ static int prep_scratch(const struct scenario *s, const struct manifest *m, cons
 			     what, err) < 0)
 		return -err->errnum;
 	/* a step that filled its scratch failed for that, whatever it said */
-	if (prep_run(s, m, st, &sc, log, len, err) < 0 && !sbx_scratch_full(&sc))
-		rc = sbx_scratch_ran_out(&sc, log, fix, err) < 0
-			     ? -err->errnum
-			     : hx_wrap(err, "cannot prepare scenario %s on %s (offline?)", s->name, m->name);
+	if ((rc = prep_run(s, m, st, &sc, log, len, err)) < 0 && !sbx_scratch_full(&sc))
+		rc = sbx_scratch_ran_out(&sc, log, fix, err) < 0 ? -err->errnum : prep_failed(s, m, rc, err);
 	else
 		rc = sbx_scratch_finish(&sc, fix, err);
 	sbx_scratch_close(&sc);

@@ -17,7 +17,9 @@ int sbx_prepare_begin(struct cg_tree **ret, struct hx_err *err);
 void sbx_prepare_end(struct cg_tree *t);
 /* Start c (its out_fd is set here) in a prepare slice of its own, wait up to timeout_s for it to exit, the last
  * len - 1 bytes of its output in log. An error names `who` ("npm ci did not finish in 300 s", "it exited with
- * 1: <its output>"); on any error the sandbox is killed and reaped, and the slice goes in every case. */
+ * 1: <its output>"); on any error the sandbox is killed and reaped, and the slice goes in every case. A program
+ * that ran and exited non-zero is -EIO (its exit status the message's): the caller tells its own failure from the
+ * host's. */
 int sbx_run_to_end(struct sbx_config *c, const char *who, int timeout_s, char *log, size_t len, struct hx_err *err);
 
 #endif

@@ -229,6 +229,20 @@ for name, proto in (('route', 0), ('sock_diag', 4)):
 	[ -z "$(ls -A "$HARNESS_CACHE_DIR/prepared")" ]
 }
 
+@test "prepare failure: a prepare step with no network that exits 1 is the scenario's own failure, exit 2 with its words, not called offline" {
+	own_cache
+	"$HARNESS" images path node20 >/dev/null 2>&1 || hx_skip "needs the node20 image (harness images pull node20)"
+	cp -r "$FIXTURES/scenarios/prepare-rollback" pf
+	sed -i 's/"name": "prepare-rollback"/"name": "prepare-fails"/' pf/scenario.json
+	printf '%s\n' "if (process.env.PREPARE === '1') { console.error('prepare-fails: the seed file is missing'); process.exit(1); }" >pf/rollback.mjs
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --repeat 1 --out r.json ./pf
+	echo "$stderr" | tail -3
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == *"the prepare step of scenario prepare-fails on node20 failed, with no network (the step's own failure): it exited with 1: prepare-fails: the seed file is missing"* ]]
+	[[ "$stderr" != *"offline?"* ]]
+	[ -z "$(ls -A "$HARNESS_CACHE_DIR/prepared")" ]
+}
+
 @test "trial deadline: a silent server (it answers only the readiness probe) is ended by the deadline derived from the load, and the trial says why" {
 	"$HARNESS" images path node20 >/dev/null 2>&1 || hx_skip "needs the node20 image (harness images pull node20)"
 	# 10 s + 5 s readiness + a 20 s response timeout + 20 requests at 100 a second: 35 s, where the load alone
