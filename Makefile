@@ -25,6 +25,8 @@ LDLIBS += $(START_LIBS) -lm
 TEST_LIBS := $(PKG_LIBS)
 
 BUILD ?= build
+# the builds inside the test targets use every CPU: their compiles are independent
+NPROC := $(shell nproc 2>/dev/null || echo 1)
 PREFIX ?= /usr/local
 DESTDIR ?=
 
@@ -85,7 +87,7 @@ $(BUILD)/helpers/%: tests/helpers/%.c
 # the cgroup v2 guest tests. The check comes first and alone: the build needs what it installs.
 test: test-deps
 	tests/check-tree.sh
-	$(MAKE) bin/harness $(UNIT_BIN) $(HELPER_BIN)
+	$(MAKE) -j$(NPROC) bin/harness $(UNIT_BIN) $(HELPER_BIN)
 	$(MAKE) images
 	tests/run.sh --build $(BUILD) all
 
@@ -116,7 +118,7 @@ guest: bin/harness $(HELPER_BIN)
 # ASan + UBSan build of the library, running the unit tests.
 ASAN_OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:
-	$(MAKE) BUILD=build-asan OPT='$(ASAN_OPT)' LDFLAGS='-fsanitize=address,undefined' unit
+	$(MAKE) -j$(NPROC) BUILD=build-asan OPT='$(ASAN_OPT)' LDFLAGS='-fsanitize=address,undefined' unit
 
 # The same build of bin/harness (as build-asan/bin/harness) running the host integration suite with the
 # test helpers of $(BUILD); any sanitizer report fails it (tests/asan-integration.sh). ASAN_FILES: the bats
@@ -124,7 +126,7 @@ asan:
 # modules.bats, timeline.bats, wsrpc.bats and fixture.bats: tests/asan-integration.sh).
 .PHONY: asan-integration
 asan-integration: $(HELPER_BIN)
-	$(MAKE) BUILD=build-asan OPT='$(ASAN_OPT)' LDFLAGS='-fsanitize=address,undefined' build-asan/bin/harness
+	$(MAKE) -j$(NPROC) BUILD=build-asan OPT='$(ASAN_OPT)' LDFLAGS='-fsanitize=address,undefined' build-asan/bin/harness
 	tests/asan-integration.sh $(BUILD) build-asan/bin/harness $(ASAN_FILES)
 
 # bin/harness of another build (BUILD=build-asan)

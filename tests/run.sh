@@ -105,11 +105,11 @@ integration() {
 	local f
 	if [ -n "$file" ]; then
 		f=$(bats_file "$file") || exit 2
-		run_suite "integration/$(basename "$f" .bats)" bats --tap ${filter:+-f "$filter"} "$f"
+		run_suite "integration/$(basename "$f" .bats)" bats --tap --timing ${filter:+-f "$filter"} "$f"
 		return
 	fi
 	for f in "$here"/integration/*.bats; do
-		run_suite "integration/$(basename "$f" .bats)" bats --tap "$f"
+		run_suite "integration/$(basename "$f" .bats)" bats --tap --timing "$f"
 	done
 }
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The fuzz targets one after another, SECONDS each (make fuzz: briefly in CI; make fuzz-long: a campaign).
+# The fuzz targets, SECONDS each, as many at once as there are CPUs (FUZZ_JOBS to say otherwise; make fuzz:
+# briefly in CI; make fuzz-long: a campaign).
 # Each starts from its committed seed corpus, tests/fuzz/corpus/NAME (never written here), and grows a working
 # corpus in BUILD/fuzz/corpus-fuzz_NAME that the next run starts from too. A crash, a leak or a timeout is
 # saved as BUILD/fuzz/crash-fuzz_NAME-* (replay: the target with that file as its argument) and fails the
@@ -9,16 +10,15 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:?usage: campaign.sh SECONDS BUILD TARGET...} build=${2:?}
 shift 2
+jobs=${FUZZ_JOBS:-$(nproc)} # a fuzz target is one process: as many at once as there are CPUs
 failed=()
-for t in "$@"; do
+
+# One target: its runs into BUILD/fuzz/corpus-NAME.log, its summary lines on stdout when it ends.
+one() {
+	local t=$1 name work seeds rc runs cov
 	name=$(basename "$t")
 	work=$build/fuzz/corpus-$name seeds=$top/tests/fuzz/corpus/${name#fuzz_}
 	mkdir -p "$work"
-	[ -d "$seeds" ] || {
-		echo "fuzz: $name has no seed corpus $seeds (commit a few small inputs there)" >&2
-		exit 2
-	}
-	echo "fuzz: $name for ${secs}s"
 	"$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$build/fuzz/crash-$name-" "$work" "$seeds" >"$work.log" 2>&1
 	rc=$?
@@ -27,8 +27,28 @@ for t in "$@"; do
 	echo "fuzz: $name: ${runs:-?} runs, ${cov:-cov ?}, corpus $(find "$work" -type f | wc -l) files, exit $rc"
 	if [ "$rc" -ne 0 ]; then
 		tail -40 "$work.log"
-		failed+=("$name")
+		return 1
 	fi
+}
+
+for t in "$@"; do
+	name=$(basename "$t")
+	[ -d "$top/tests/fuzz/corpus/${name#fuzz_}" ] || {
+		echo "fuzz: $name has no seed corpus $top/tests/fuzz/corpus/${name#fuzz_} (commit a few small inputs there)" >&2
+		exit 2
+	}
+done
+declare -A names=()
+for t in "$@"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+		wait -n -p done_pid || failed+=("${names[$done_pid]}")
+	done
+	echo "fuzz: $(basename "$t") for ${secs}s"
+	one "$t" &
+	names[$!]=$(basename "$t")
+done
+while [ "$(jobs -rp | wc -l)" -gt 0 ]; do
+	wait -n -p done_pid || failed+=("${names[$done_pid]}")
 done
 [ ${#failed[@]} -eq 0 ] || {
 	echo "fuzz: crashed: ${failed[*]} (inputs: $build/fuzz/crash-*)" >&2
