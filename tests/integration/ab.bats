@@ -4,7 +4,7 @@
 # probe's, the warm-up's and the duet's connections; it finishes, its ratio within the noise); then B given a
 # calibrated extra CPU per request (15% of A's cost, from the A/A run's own throughput) is called slower with exit 1;
 # harness report reads the document back (table, json, csv, and the html page in headless Chromium); a startup A/A
-# duet of node24 alternates single runs. About 3 minutes (duets of at most 60, 40 and 30 s).
+# duet of node24 alternates single runs. About 1.5 minutes (duets of at most 25, 20 and 15 s).
 
 bats_require_minimum_version 1.5.0
 
@@ -15,7 +15,7 @@ setup_file() {
 	cd "$BATS_FILE_TMPDIR"
 	local rc=0
 	# its status is the tests' to judge: setup_file stops at a command that fails
-	"$HARNESS" ab bun bun "$FIXTURES/scenarios/ab-burn" --max-time 60 --window 0.25 --seed 29 --keep \
+	"$HARNESS" ab bun bun "$FIXTURES/scenarios/ab-burn" --max-time 25 --window 0.25 --seed 29 --keep \
 		--out aa.json >aa.out 2>aa.err || rc=$?
 	echo "$rc" >aa.rc
 }
@@ -99,14 +99,14 @@ PY
 	head -1 aa.out | grep -E '^B ran [0-9.]+x \[[0-9.]+-[0-9.]+\] (slower|faster) than A: '
 }
 
-# The verdict's mechanics, with an effect no host noise here hides (a duet's CI is about +-3% in 40 s on this
+# The verdict's mechanics, with an effect no host noise here hides (a duet's CI is about +-4% in 20 s on this
 # 2-CPU host). Whether 3% is found 9 times in 10 within 2 minutes is a measurement: make bench-ab-tries.
 @test "ab: B with 15% more CPU per request is called slower, exit 1" {
 	local burn
 	# A's cost per request from the A/A duet's throughput: 15% of it as B's extra
 	burn=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=[x for x in d["windows"] if x["side"]=="A" and not x["warmup"]]; rps=sum(x["requests"] for x in w)/sum(x["duration_s"] for x in w); print(int(0.15/0.85*1e9/rps))' aa.json)
 	[ "$burn" -gt 0 ]
-	run -1 "$HARNESS" ab bun bun "$FIXTURES/scenarios/ab-burn" --b-env "BURN_NS=$burn" --max-time 40 --window 0.25 \
+	run -1 "$HARNESS" ab bun bun "$FIXTURES/scenarios/ab-burn" --b-env "BURN_NS=$burn" --max-time 20 --window 0.25 \
 		--out slow.json
 	[[ "${lines[0]}" == *" slower than A: slower beyond 2%" ]]
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["sides"]["B"]["env"].startswith("BURN_NS="); assert d["verdicts"]["throughput"]["verdict"]=="slower"' slow.json
@@ -138,7 +138,7 @@ PY
 }
 
 @test "ab: startup alternates single runs of A and B in randomized pairs, each timed, no false verdict" {
-	run "$HARNESS" ab node24 node24 startup --max-time 30 --seed 7 --out st.json
+	run "$HARNESS" ab node24 node24 startup --max-time 15 --seed 7 --out st.json
 	[ "$status" = 0 ] || {
 		echo "$output" >&2
 		false
