@@ -544,6 +544,83 @@ static void test_html_cells(void **state)
 	res_doc_free(&d);
 }
 
+/* A route-matrix trial's cell into tr: route at conns, its timeline synthesised. */
+static void matrix_cell(struct trial_result *tr, const char *route, unsigned conns, double (*rps)(unsigned),
+			double grow)
+{
+	struct res_cell *c = res_cell_add(tr);
+
+	assert_non_null(c);
+	snprintf(c->route, sizeof(c->route), "%s", route);
+	c->connections = conns;
+	synth(&c->timeline, 50, rps, grow);
+	for (unsigned i = 0; i < c->timeline.n; i++)
+		c->load.requests += c->timeline.requests[i];
+	c->load.duration_s = 5;
+}
+
+static struct trial_result *matrix_trial(struct res_doc *d, const char *runtime, unsigned trial)
+{
+	struct trial_result *tr = res_doc_add(d);
+
+	res_trial_init(tr, "route-matrix", runtime, "pinned", trial, trial);
+	snprintf(tr->workload, sizeof(tr->workload), "http");
+	return tr;
+}
+
+/* A route matrix's trials keep a timeline per cell and none of their own: no overview, but small multiples, a
+ * figure per runtime x mode x route x connections with that cell's trials overlaid, in the page's runtime
+ * order and each trial's cell order; a flagged cell dashed and named in its own figure only. */
+static void test_html_matrix_cells(void **state)
+{
+	struct res_doc d;
+	struct hx_err err = {0};
+	struct trial_result *tr;
+	const char *fig[4], *end;
+	char *text = NULL;
+
+	(void)state;
+	assert_int_equal(res_doc_init(&d, "9.9.9", "abc", &err), 0);
+	matrix_cell(matrix_trial(&d, "node24", 1), "version", 10, flat, 0);
+	for (unsigned k = 1; k <= 2; k++) {
+		tr = matrix_trial(&d, "bun", k);
+		matrix_cell(tr, "version", 10, flat, 0);
+		matrix_cell(tr, "search", 10, k == 2 ? speeding_up : flat, k == 2 ? 4096 : 0);
+		matrix_cell(tr, "version", 50, flat, 0);
+	}
+	assert_true(d.trials[2].cells[1].timeline.steady.not_steady && d.trials[2].cells[1].timeline.growth.leak);
+	page_of(&d, &text);
+	assert_null(strstr(text, "data-chart=\"timeline\"")); /* no trial kept a timeline of its own */
+	fig[0] = strstr(text, "data-runtime=\"node24\" data-mode=\"pinned\" data-scenario=\"route-matrix\" "
+			      "data-route=\"version\" data-connections=\"10\">");
+	fig[1] = strstr(text, "data-runtime=\"bun\" data-mode=\"pinned\" data-scenario=\"route-matrix\" "
+			      "data-route=\"version\" data-connections=\"10\">");
+	fig[2] = strstr(text, "data-runtime=\"bun\" data-mode=\"pinned\" data-scenario=\"route-matrix\" "
+			      "data-route=\"search\" data-connections=\"10\">");
+	fig[3] = strstr(text, "data-runtime=\"bun\" data-mode=\"pinned\" data-scenario=\"route-matrix\" "
+			      "data-route=\"version\" data-connections=\"50\">");
+	assert_true(fig[0] && fig[1] && fig[2] && fig[3]);
+	assert_true(fig[0] < fig[1] && fig[1] < fig[2] && fig[2] < fig[3]);
+	assert_non_null(end = strstr(fig[3], "</div>"));
+	assert_int_equal(count_in(text, text + strlen(text), "data-chart=\"timeline-cell\""), 4);
+	for (int k = 0; k < 4; k++) {
+		const char *stop = strstr(fig[k], "</figure>");
+		unsigned trials = k == 0 ? 1 : 2;
+
+		assert_int_equal(count_in(fig[k], stop, "<svg"), 2);
+		/* each trial a line per series: throughput and p99, then RSS and CPU */
+		assert_int_equal(count_in(fig[k], stop, "<polyline"), 4 * trials);
+		assert_int_equal(count_in(fig[k], stop, "stroke-dasharray"), k == 2 ? 4 : 0);
+	}
+	assert_non_null(strstr(fig[0], "node24 · pinned · version × 10: 1 trial</strong></figcaption>"));
+	assert_non_null(strstr(fig[2], "bun · pinned · search × 10: 2 trials</strong>; dashed: trial 2 (not_steady, "
+				       "leak)</figcaption>"));
+	assert_non_null(strstr(fig[3], "bun · pinned · version × 50: 2 trials</strong></figcaption>"));
+	assert_non_null(strstr(fig[2], "route search at 10 connections: throughput and p99 over the measured cell"));
+	assert_non_null(strstr(fig[2], "route search at 10 connections: server RSS and CPU over the measured cell"));
+	free(text);
+	res_doc_free(&d);
+}
 /* The largest x of the points of the first polyline after p. */
 static double polyline_max_x(const char *p)
 {
@@ -765,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_steady_curve_and_bursts),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_html_cells),
+		cmocka_unit_test(test_html_matrix_cells),
 		cmocka_unit_test(test_memory_phases),
 		cmocka_unit_test(test_cells_round_trip),
 		cmocka_unit_test(test_startup_first_run),
