@@ -203,4 +203,8 @@ for c in t["cells"]:
     s = tl["server"]
     assert len(s["t_ms"]) >= len(tl["requests"]) - 2 and all(v and v > 0 for v in s["rss_kb"]), c["route"]
 PY
+	# and the report draws them: a figure per route (one connection count here)
+	run "$HARNESS" report r.json --format html -o r.html
+	[ "$status" -eq 0 ]
+	[ "$(grep -o '<figure data-chart="timeline-cell" data-runtime="bun" data-mode="pinned" data-scenario="route-matrix" data-route="[a-z0-9._-]*" data-connections="10">' r.html | wc -l)" -eq 5 ]
 }
