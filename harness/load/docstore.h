@@ -1,0 +1,79 @@
+/* The document store's suite (docs/docstore.md): the published bench's 11 scenarios, one after another against
+ * one server, each on its own connections with its own op mix and key pattern, ended by its op count or its
+ * wall-time budget, whichever comes first. Every answer is checked against what the client wrote (a read must
+ * return the last document written, a has or delete what exists, a scan its row count); the contended counter
+ * and the nested field must end at exactly the increments acknowledged. */
+#ifndef HX_DOCSTORE_H
+#define HX_DOCSTORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "load/hist.h"
+
+enum ds_scenario {
+	DS_GET_HOT,
+	DS_HAS,
+	DS_SET_SEQ,
+	DS_SET_PIPE,
+	DS_ADD,
+	DS_NESTED,
+	DS_MIXED,
+	DS_PAYLOAD,
+	DS_SCAN,
+	DS_CHURN,
+	DS_SPIKE,
+	DS_NR
+};
+
+/* The published names ("payload-Nkb/set+get" with N the documents' KiB); payload's is ds_name's. */
+extern const char *const ds_names[DS_NR];
+
+/* The keys whose Postgres rows harness reads itself after the suite (run/run.c). */
+#define DS_COUNTER_KEY "counter"
+#define DS_NESTED_KEY  "shared"
+#define DS_NESTED_PATH "stats,hits" /* a Postgres text[] path into DS_NESTED_KEY's document */
+#define DS_SCAN_ROWS   10500	    /* all-scan's preloaded rows; a scan answers DS_SCAN_CAP of them */
+#define DS_SCAN_CAP    10000
+
+struct ds_config {
+	unsigned mask;		  /* the scenarios to run: a bit per enum ds_scenario */
+	uint64_t ops;		  /* each scenario's at most */
+	double budget_s;	  /* each scenario's wall-time cap */
+	unsigned payload_kib;	  /* payload-Nkb's documents */
+	unsigned clients, window; /* the pipelined and contended scenarios' pool (16 x 32 published) */
+	unsigned timeout_ms;	  /* no answer for this long fails the scenario */
+	uint64_t seed;		  /* the mixed workload's draws; 0: from the clock */
+};
+
+struct ds_row {
+	enum ds_scenario sc;
+	char name[32];
+	uint64_t ops, errors;
+	double duration_s;
+	struct hist latency;
+	bool capped;	       /* its budget ended it before its op count */
+	bool contended;	       /* add-counter, nested-merge: before, after and acked are theirs */
+	int64_t before, after; /* the counter or the field, read before and after the load */
+	char why[256];	       /* the first check that failed; "" when none */
+};
+
+struct ds_result {
+	struct ds_row rows[DS_NR];
+	unsigned n;
+	bool ok;
+	char why[320]; /* the first failed row's name and check */
+};
+
+/* "get-hot/sequential,has/sequential" or "all" into a mask of scenarios (names as ds_names, or the part
+ * before the slash). */
+int ds_parse_list(const char *list, unsigned *ret_mask, struct hx_err *err);
+/* The name of a row's scenario as the table prints it (payload with its size). */
+void ds_name(enum ds_scenario sc, unsigned payload_kib, char *buf, size_t len);
+/* Run the scenarios of c's mask in order against the store at url (ws://). A failed check is in r, not an
+ * error: the return is negative only when the run could not be made. */
+int ds_run(const char *url, const struct ds_config *c, struct ds_result *r, struct hx_err *err);
+
+#endif

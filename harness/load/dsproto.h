@@ -1,0 +1,35 @@
+/* The document store's frames (docs/docstore.md): the requests the client writes, the answers it reads back
+ * ({"id":N,"ok":true,"value":V} or {"id":N,"ok":false,"error":"..."}), and the documents it writes, made from
+ * their key and version so that every read can be compared with what was written without keeping them. */
+#ifndef HX_DSPROTO_H
+#define HX_DSPROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ds_answer {
+	uint64_t id;
+	bool ok;
+	const char *value; /* the value's JSON text (ok), or the error's string without its quotes; in the frame */
+	size_t value_len;
+};
+
+/* An answer frame into a; false when it is not one (a, then, says nothing). The value is taken as it is
+ * written: what follows "value": up to the frame's closing brace, which must be valid JSON of one value. */
+bool ds_answer_parse(const char *frame, size_t len, struct ds_answer *a);
+/* The JSON text of one value: its length, or 0 when text does not start with one (strings, numbers, true,
+ * false, null, arrays and objects nested up to 64 deep). */
+size_t ds_json_span(const char *text, size_t len);
+/* The elements of a JSON array's text; -1 when it is not an array. */
+long ds_json_count(const char *text, size_t len);
+/* A JSON integer's text as a number; false when it is not one (or null, taken as 0 when null_is_zero). */
+bool ds_json_int(const char *text, size_t len, bool null_is_zero, int64_t *ret);
+
+/* The document written under key at version: `len` characters of [a-z0-9] drawn from both, as a JSON string's
+ * text (with its quotes) into out, which holds len + 2 bytes. Equal keys and versions give equal documents. */
+void ds_doc(const char *key, uint64_t version, size_t len, char *out);
+/* Whether text is exactly the document ds_doc makes of key, version and len. */
+bool ds_doc_is(const char *text, size_t text_len, const char *key, uint64_t version, size_t len);
+
+#endif
