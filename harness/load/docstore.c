@@ -31,15 +31,8 @@
 #define SPIKE_IDLE_NS (UINT64_C(250) * 1000000u)
 #define SPIKE_WINDOW  256 /* each client's flood in flight */
 
-const char *const ds_names[DS_NR] = {
-	"get-hot/sequential",	      "has/sequential",		 "set-small/sequential",
-	"set-small/pipelined",	      "add-counter/contended",	 "nested-merge/contended",
-	"mixed-workload/pipelined",   "payload-Nkb/set+get",	 "all-scan/preloaded",
-	"session-churn/login+logout", "spike-burst/idle->flood",
-};
-
 /* What an answer must be. */
-enum ds_expect { X_TRUE, X_BOOL, X_DOC, X_NULL, X_NUM, X_ANY_NUM, X_COUNT, X_TOKEN, X_READ };
+enum ds_expect { X_TRUE, X_BOOL, X_DOC, X_NULL, X_NUM, X_ANY_NUM, X_COUNT, X_TOKEN, X_READ, X_PROBE };
 
 enum ds_stage { ST_JOIN, ST_BEFORE, ST_IDLE, ST_LOAD, ST_AFTER, ST_DONE };
 
@@ -78,6 +71,7 @@ struct ds_phase {
 	uint64_t sent, answered, limit, preload_sent;
 	uint64_t start_ns, end_ns, last_ns, stage_ns, cap_ns;
 	bool stopped; /* the budget ran out: no more requests, the ones in flight drained */
+	bool probed;  /* all-scan: whether its table's last row is there already (a warm-up wrote it) */
 	char nonce[16];
 	char *req; /* one request's frame */
 	size_t req_cap, doc_len;
@@ -96,48 +90,6 @@ static void ds_fail(struct ds_phase *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(p->row->why, sizeof(p->row->why), fmt, ap);
 	va_end(ap);
-}
-
-void ds_name(enum ds_scenario sc, unsigned payload_kib, char *buf, size_t len)
-{
-	if (sc == DS_PAYLOAD)
-		snprintf(buf, len, "payload-%ukb/set+get", payload_kib);
-	else
-		snprintf(buf, len, "%s", ds_names[sc]);
-}
-
-int ds_parse_list(const char *list, unsigned *ret_mask, struct hx_err *err)
-{
-	unsigned mask = 0;
-	const char *p = list;
-
-	if (strcmp(list, "all") == 0) {
-		*ret_mask = (1u << DS_NR) - 1;
-		return 0;
-	}
-	while (*p) {
-		size_t n = strcspn(p, ","), k;
-
-		for (k = 0; k < DS_NR; k++) {
-			size_t short_len = strcspn(ds_names[k], "/");
-
-			if ((n == strlen(ds_names[k]) && strncmp(p, ds_names[k], n) == 0) ||
-			    (n == short_len && strncmp(p, ds_names[k], n) == 0) ||
-			    (k == DS_PAYLOAD && n >= 7 && strncmp(p, "payload", 7) == 0))
-				break;
-		}
-		if (k == DS_NR || !n)
-			return hx_fail(
-				err, HX_EXIT_USAGE, EINVAL,
-				"load: --docstore takes 'all' or scenario names, comma-separated (get-hot, has, "
-				"set-small/sequential, set-small/pipelined, add-counter, nested-merge, mixed-workload, "
-				"payload, all-scan, session-churn, spike-burst), not '%.*s'",
-				(int)n, p);
-		mask |= 1u << k;
-		p += n + (p[n] == ',');
-	}
-	*ret_mask = mask;
-	return 0;
 }
 
 static struct ds_client *client_of(struct wsc *w)
@@ -314,6 +266,11 @@ static size_t load_op(struct ds_phase *p, struct ds_client *c, struct ds_slot *s
  * writes its table. */
 static size_t side_op(struct ds_phase *p, struct ds_slot *s, uint64_t id)
 {
+	if (p->sc == DS_SCAN && !p->probed) {
+		snprintf(s->keyname, sizeof(s->keyname), "scan:%05u", DS_SCAN_ROWS - 1);
+		s->expect = X_PROBE;
+		return frame_get(p, s, id, "has");
+	}
 	if (p->sc == DS_SCAN) {
 		snprintf(s->keyname, sizeof(s->keyname), "scan:%05" PRIu64, p->preload_sent++);
 		return frame_set(p, s, id, 1, 16);
@@ -333,7 +290,7 @@ static bool wants_more(const struct ds_phase *p, const struct ds_client *c)
 		return false;
 	switch (p->stage) {
 	case ST_BEFORE:
-		if (p->sc == DS_SCAN)
+		if (p->sc == DS_SCAN && p->probed)
 			return p->preload_sent < DS_SCAN_ROWS;
 		return c->index == 0 && p->sent == 0; /* one request, on the first client */
 	case ST_AFTER:
@@ -508,6 +465,13 @@ static void check(struct ds_phase *p, struct ds_client *c, const struct ds_slot 
 		return;
 	case X_READ:
 		got_read(p, s, a);
+		return;
+	case X_PROBE: /* the table is there: no preload; else every client writes it */
+		p->probed = true;
+		if (is_lit(a, "true"))
+			p->preload_sent = DS_SCAN_ROWS;
+		for (unsigned i = 0; i < p->nclients; i++)
+			pump(p, &p->c[i]);
 		return;
 	}
 #undef EX

@@ -11,25 +11,8 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "load/dsproto.h"
 #include "load/hist.h"
-
-enum ds_scenario {
-	DS_GET_HOT,
-	DS_HAS,
-	DS_SET_SEQ,
-	DS_SET_PIPE,
-	DS_ADD,
-	DS_NESTED,
-	DS_MIXED,
-	DS_PAYLOAD,
-	DS_SCAN,
-	DS_CHURN,
-	DS_SPIKE,
-	DS_NR
-};
-
-/* The published names ("payload-Nkb/set+get" with N the documents' KiB); payload's is ds_name's. */
-extern const char *const ds_names[DS_NR];
 
 /* The keys whose Postgres rows harness reads itself after the suite (run/run.c). */
 #define DS_COUNTER_KEY "counter"
@@ -67,11 +50,6 @@ struct ds_result {
 	char why[320]; /* the first failed row's name and check */
 };
 
-/* "get-hot/sequential,has/sequential" or "all" into a mask of scenarios (names as ds_names, or the part
- * before the slash). */
-int ds_parse_list(const char *list, unsigned *ret_mask, struct hx_err *err);
-/* The name of a row's scenario as the table prints it (payload with its size). */
-void ds_name(enum ds_scenario sc, unsigned payload_kib, char *buf, size_t len);
 /* Run the scenarios of c's mask in order against the store at url (ws://). A failed check is in r, not an
  * error: the return is negative only when the run could not be made. */
 int ds_run(const char *url, const struct ds_config *c, struct ds_result *r, struct hx_err *err);

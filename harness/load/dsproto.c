@@ -3,6 +3,8 @@
  * a server that truncates or mangles a document is an error, not a mismatch hidden in a prefix. */
 #include "load/dsproto.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #define DS_MAX_DEPTH 64
@@ -114,20 +116,20 @@ long ds_json_count(const char *text, size_t len)
 bool ds_json_int(const char *text, size_t len, bool null_is_zero, int64_t *ret)
 {
 	int64_t v = 0;
-	size_t i = text[0] == '-';
+	size_t i = len && text[0] == '-';
 
 	if (null_is_zero && len == 4 && memcmp(text, "null", 4) == 0) {
 		*ret = 0;
 		return true;
 	}
-	if (!len || i == len || len > 19)
+	if (!len || i == len || len - i > 18) /* 18 digits always fit */
 		return false;
 	for (; i < len; i++) {
 		if (text[i] < '0' || text[i] > '9')
 			return false;
 		v = v * 10 + (text[i] - '0');
 	}
-	*ret = text[0] == '-' ? -v : v;
+	*ret = i ? -v : v;
 	return true;
 }
 
@@ -154,7 +156,8 @@ bool ds_answer_parse(const char *frame, size_t len, struct ds_answer *a)
 	if (!digits || digits > 19)
 		return false;
 	if (take(&p, end, ",\"ok\":true,\"value\":")) {
-		if (p >= end || end[-1] != '}' || (n = ds_json_span(p, (size_t)(end - p - 1))) != (size_t)(end - p - 1))
+		if (p >= end || end[-1] != '}' || !(n = ds_json_span(p, (size_t)(end - p - 1))) ||
+		    n != (size_t)(end - p - 1))
 			return false;
 		*a = (struct ds_answer){.id = id, .ok = true, .value = p, .value_len = n};
 		return true;
@@ -223,4 +226,53 @@ bool ds_doc_is(const char *text, size_t text_len, const char *key, uint64_t vers
 		if (text[1 + i] != doc_next(&g))
 			return false;
 	return true;
+}
+
+const char *const ds_names[DS_NR] = {
+	"get-hot/sequential",	      "has/sequential",		 "set-small/sequential",
+	"set-small/pipelined",	      "add-counter/contended",	 "nested-merge/contended",
+	"mixed-workload/pipelined",   "payload-Nkb/set+get",	 "all-scan/preloaded",
+	"session-churn/login+logout", "spike-burst/idle->flood",
+};
+
+void ds_name(enum ds_scenario sc, unsigned payload_kib, char *buf, size_t len)
+{
+	if (sc == DS_PAYLOAD)
+		snprintf(buf, len, "payload-%ukb/set+get", payload_kib);
+	else
+		snprintf(buf, len, "%s", ds_names[sc]);
+}
+
+int ds_parse_list(const char *list, unsigned *ret_mask, struct hx_err *err)
+{
+	unsigned mask = 0;
+	const char *p = list;
+
+	if (strcmp(list, "all") == 0) {
+		*ret_mask = (1u << DS_NR) - 1;
+		return 0;
+	}
+	while (*p) {
+		size_t n = strcspn(p, ","), k;
+
+		for (k = 0; k < DS_NR; k++) {
+			size_t short_len = strcspn(ds_names[k], "/");
+
+			if ((n == strlen(ds_names[k]) && strncmp(p, ds_names[k], n) == 0) ||
+			    (n == short_len && strncmp(p, ds_names[k], n) == 0) ||
+			    (k == DS_PAYLOAD && n >= 7 && strncmp(p, "payload", 7) == 0))
+				break;
+		}
+		if (k == DS_NR || !n)
+			return hx_fail(
+				err, HX_EXIT_USAGE, EINVAL,
+				"load: --docstore takes 'all' or scenario names, comma-separated (get-hot, has, "
+				"set-small/sequential, set-small/pipelined, add-counter, nested-merge, mixed-workload, "
+				"payload, all-scan, session-churn, spike-burst), not '%.*s'",
+				(int)n, p);
+		mask |= 1u << k;
+		p += n + (p[n] == ',');
+	}
+	*ret_mask = mask;
+	return 0;
 }

@@ -8,6 +8,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/err.h"
+
+/* The suite's scenarios, in the order they run (load/docstore.h). */
+enum ds_scenario {
+	DS_GET_HOT,
+	DS_HAS,
+	DS_SET_SEQ,
+	DS_SET_PIPE,
+	DS_ADD,
+	DS_NESTED,
+	DS_MIXED,
+	DS_PAYLOAD,
+	DS_SCAN,
+	DS_CHURN,
+	DS_SPIKE,
+	DS_NR
+};
+
+/* The published names ("payload-Nkb/set+get" with N the documents' KiB); payload's is ds_name's. */
+extern const char *const ds_names[DS_NR];
+
+/* "get-hot/sequential,has/sequential" or "all" into a mask of scenarios (names as ds_names, or the part
+ * before the slash). */
+int ds_parse_list(const char *list, unsigned *ret_mask, struct hx_err *err);
+/* The name of a row's scenario as the table prints it (payload with its size). */
+void ds_name(enum ds_scenario sc, unsigned payload_kib, char *buf, size_t len);
 struct ds_answer {
 	uint64_t id;
 	bool ok;
