@@ -116,7 +116,8 @@ long ds_json_count(const char *text, size_t len)
 bool ds_json_int(const char *text, size_t len, bool null_is_zero, int64_t *ret)
 {
 	int64_t v = 0;
-	size_t i = len && text[0] == '-';
+	bool neg = len && text[0] == '-';
+	size_t i = neg;
 
 	if (null_is_zero && len == 4 && memcmp(text, "null", 4) == 0) {
 		*ret = 0;
@@ -129,7 +130,7 @@ bool ds_json_int(const char *text, size_t len, bool null_is_zero, int64_t *ret)
 			return false;
 		v = v * 10 + (text[i] - '0');
 	}
-	*ret = i ? -v : v;
+	*ret = neg ? -v : v;
 	return true;
 }
 
