@@ -267,9 +267,9 @@ int ds_parse_list(const char *list, unsigned *ret_mask, struct hx_err *err)
 		if (k == DS_NR || !n)
 			return hx_fail(
 				err, HX_EXIT_USAGE, EINVAL,
-				"load: --docstore takes 'all' or scenario names, comma-separated (get-hot, has, "
-				"set-small/sequential, set-small/pipelined, add-counter, nested-merge, mixed-workload, "
-				"payload, all-scan, session-churn, spike-burst), not '%.*s'",
+				"docstore: '%.*s' is not a scenario of the suite: give all, or names, comma-separated "
+				"(get-hot, has, set-small/sequential, set-small/pipelined, add-counter, nested-merge, "
+				"mixed-workload, payload, all-scan, session-churn, spike-burst)",
 				(int)n, p);
 		mask |= 1u << k;
 		p += n + (p[n] == ',');
