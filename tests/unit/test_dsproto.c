@@ -125,7 +125,7 @@ static void test_scenario_lists(void **state)
 	assert_int_equal(mask, 1u << DS_SET_PIPE);
 	assert_true(ds_parse_list("get-cold", &mask, &err) < 0);
 	assert_int_equal(err.exit, HX_EXIT_USAGE);
-	assert_non_null(strstr(err.msg, "not 'get-cold'"));
+	assert_non_null(strstr(err.msg, "'get-cold' is not a scenario of the suite"));
 	assert_true(ds_parse_list("has,,get-hot", &mask, &err) < 0);
 	ds_name(DS_PAYLOAD, 512, name, sizeof(name));
 	assert_string_equal(name, "payload-512kb/set+get");
