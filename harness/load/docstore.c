@@ -52,6 +52,7 @@ struct ds_client {
 	unsigned index;
 	struct ds_slot *slots;
 	uint64_t seq, n; /* the slots' sequence; this client's requests made */
+	uint64_t share;	 /* of the load's requests: the op count shared out among the load's clients */
 	unsigned in_flight;
 	uint64_t rng, gen;
 	uint64_t ver[MIXED_KEYS]; /* mixed: each document's version, 0 when absent */
@@ -296,7 +297,7 @@ static bool wants_more(const struct ds_phase *p, const struct ds_client *c)
 	case ST_AFTER:
 		return c->index == 0 && p->sent == 0;
 	case ST_LOAD:
-		return c->index < p->load_clients && !p->stopped && p->sent < p->limit;
+		return c->index < p->load_clients && !p->stopped && c->n < c->share;
 	default:
 		return false;
 	}
@@ -559,6 +560,8 @@ static int connect_all(struct ds_phase *p, uint64_t seed, struct hx_err *err)
 
 		c->index = i;
 		c->rng = seed * 2654435761u + i + 1;
+		if (i < p->load_clients)
+			c->share = p->limit / p->load_clients + (i < p->limit % p->load_clients);
 		if (!(c->slots = calloc(p->window, sizeof(*c->slots))))
 			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "docstore: out of memory");
 		if (wsc_connect(&p->g, &c->w, 16u << 20, err) < 0)
@@ -596,8 +599,8 @@ static void loop(struct ds_phase *p)
 		if (p->stage == ST_IDLE && now - p->stage_ns >= SPIKE_IDLE_NS)
 			start_stage(p, ST_LOAD);
 		if (p->stage == ST_LOAD && !p->stopped && now >= p->cap_ns) {
-			p->stopped = true; /* the budget's end: what is in flight is drained */
-			p->row->capped = p->sent < p->limit;
+			p->stopped = true;		     /* the budget's end: what is in flight is drained */
+			p->row->capped = p->sent < p->limit; /* in the load stage, sent counts the load's requests */
 			advance(p);
 		}
 		if (p->stage != ST_JOIN && p->stage != ST_IDLE && p->stage != ST_DONE && now > p->last_ns + idle) {
