@@ -485,8 +485,9 @@ static void docstore_lines(const struct scenario *s, const struct trial_result *
 {
 	const cJSON *row;
 
-	fprintf(stderr, "harness: run: %s %s trial %u: %-28s %9s %5s %10s %8s %8s %8s %8s %8s\n", s->name, t->runtime,
-		t->trial, "scenario", "ops", "err", "ops/s", "avgµs", "p50µs", "p95µs", "p99µs", "maxµs");
+	fprintf(stderr, "harness: run: %s %s %s trial %u: %-28s %9s %5s %10s %8s %8s %8s %8s %8s\n", s->name,
+		t->runtime, t->mode, t->trial, "scenario", "ops", "err", "ops/s", "avgµs", "p50µs", "p95µs", "p99µs",
+		"maxµs");
 	cJSON_ArrayForEach (row, rows) {
 		const cJSON *l = cJSON_GetObjectItemCaseSensitive(row, "latency_us");
 		double us[5];

@@ -37,14 +37,14 @@ PY
 	rts=node24,bun,deno
 	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes "$rts" --repeat 1 --profile quick --requests 400 \
 		--out d.json docstore
-	echo "$stderr" | grep -v ' trial 1: ' | tail -5
+	echo "$stderr" | grep -v ' pinned trial 1: [a-z]' | tail -5
 	[ "$status" -eq 0 ]
 	for rt in node24 bun deno; do
-		grep -qE "^harness: run: docstore $rt trial 1: scenario +ops +err +ops/s +avgµs +p50µs +p95µs +p99µs +maxµs$" <<<"$stderr"
+		grep -qE "^harness: run: docstore $rt pinned trial 1: scenario +ops +err +ops/s +avgµs +p50µs +p95µs +p99µs +maxµs$" <<<"$stderr"
 		for sc in get-hot/sequential has/sequential set-small/sequential set-small/pipelined \
 			add-counter/contended nested-merge/contended mixed-workload/pipelined payload-1kb/set\\+get \
 			all-scan/preloaded session-churn/login\\+logout spike-burst/idle-\>flood; do
-			grep -qE "^harness: run: docstore $rt trial 1: $sc +[1-9][0-9]* +0 +[1-9][0-9]* " <<<"$stderr" ||
+			grep -qE "^harness: run: docstore $rt pinned trial 1: $sc +[1-9][0-9]* +0 +[1-9][0-9]* " <<<"$stderr" ||
 				{ echo "no line for $sc on $rt" >&2; false; }
 		done
 	done
