@@ -24,7 +24,7 @@
 struct load_opts {
 	bool help, json, insecure, chat, rpc, counter, startup, no_sandbox, show_output, no_timeline, duet_gate;
 	unsigned conns, threads, pipeline, timeout_ms, clients, messages, window, runs, warmup, expect_status;
-	uint64_t requests, expect_length;
+	uint64_t requests, expect_length, memory_docs, memory_seed;
 	double duration, rate, interval;
 	const char *method, *body_file, *export_hyperfine, *sweep, *expect_sha256, *engine, *expect_encoding,
 		*expect_range, *duet_b, *duet_order, *docstore;
@@ -93,6 +93,11 @@ static const struct hx_opt load_tab[] = {
 	 .help = "docstore: each scenario's wall-time cap (default 10s)", .min = 0.01, .max = 3600},
 	{"payload-kib", 0, OPT_UINT, offsetof(struct load_opts, payload_kib), "KIB",
 	 .help = "docstore: payload-Nkb's documents (default 1)", .min = 1, .max = 4096},
+	{"memory-docs", 0, OPT_COUNT, offsetof(struct load_opts, memory_docs), "N",
+	 .help = "docstore: the memory run's documents (~1 KiB each): load, read 2,000 back, rewrite a tenth",
+	 .min = 1},
+	{"memory-seed", 0, OPT_COUNT, offsetof(struct load_opts, memory_seed), "S",
+	 .help = "docstore: the memory run's draws, the same for memory/after-restart (default 1)", .min = 1},
 	{"startup", 0, OPT_FLAG, offsetof(struct load_opts, startup), NULL,
 	 .help = "time a command's start to exit: load --startup -- CMD"},
 	{"no-sandbox", 0, OPT_FLAG, offsetof(struct load_opts, no_sandbox), NULL,
@@ -685,6 +690,8 @@ static int verb_load_docstore(const struct load_opts *o, const char *url, struct
 		.clients = o->clients ? o->clients : 16,
 		.window = o->window ? o->window : 32,
 		.timeout_ms = o->timeout_ms ? o->timeout_ms : 10000,
+		.memory_docs = o->memory_docs,
+		.memory_seed = o->memory_seed ? o->memory_seed : 1,
 	};
 
 	if (!r)

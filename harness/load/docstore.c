@@ -74,7 +74,8 @@ struct ds_phase {
 	bool stopped; /* the budget ran out: no more requests, the ones in flight drained */
 	bool probed;  /* all-scan: whether its table's last row is there already (a warm-up wrote it) */
 	char nonce[16];
-	char *req; /* one request's frame */
+	uint64_t *rewrite, nrewrite; /* the memory run's tenth of its documents that it rewrites */
+	char *req;		     /* one request's frame */
 	size_t req_cap, doc_len;
 };
 
@@ -106,6 +107,26 @@ static uint64_t xorshift(uint64_t *s)
 	return *s;
 }
 
+/* One draw of the memory run, the same for the same seed and index on both sides of the restart. */
+static uint64_t draw(uint64_t seed, uint64_t j)
+{
+	uint64_t z = seed + (j + 1) * UINT64_C(0x9e3779b97f4a7c15);
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+static bool rewritten(const struct ds_config *cfg, uint64_t k)
+{
+	return draw(cfg->memory_seed ^ UINT64_C(0x5bd1e995), k) % 10 == 0;
+}
+
+static bool is_memory(enum ds_scenario sc)
+{
+	return sc == DS_MEMORY || sc == DS_MEMORY_AFTER;
+}
+
 static bool contended(enum ds_scenario sc)
 {
 	return sc == DS_ADD || sc == DS_NESTED;
@@ -115,7 +136,7 @@ static bool contended(enum ds_scenario sc)
  * preloads its table. */
 static bool has_before(enum ds_scenario sc)
 {
-	return sc == DS_GET_HOT || sc == DS_HAS || contended(sc) || sc == DS_SCAN;
+	return sc == DS_GET_HOT || sc == DS_HAS || contended(sc) || sc == DS_SCAN || sc == DS_MEMORY;
 }
 
 /* Frames into p->req. */
@@ -226,6 +247,27 @@ static size_t churn_op(struct ds_phase *p, struct ds_client *c, struct ds_slot *
 	return frame(p, "{\"id\":%" PRIu64 ",\"op\":\"logout\",\"token\":\"%s\"}", id, c->token);
 }
 
+/* The memory run: 2,000 random documents read back, then its tenth rewritten and read back; after the
+ * restart, 2,000 other random ones, each the version it was left at. */
+static size_t memory_op(struct ds_phase *p, struct ds_client *c, struct ds_slot *s, uint64_t id)
+{
+	uint64_t j = c->n, n = p->cfg->memory_docs, k;
+
+	s->doc_len = DS_MEMORY_DOC;
+	if (p->sc == DS_MEMORY_AFTER || j < DS_MEMORY_READS) {
+		k = draw(p->cfg->memory_seed + (p->sc == DS_MEMORY_AFTER), j) % n;
+		s->version = p->sc == DS_MEMORY_AFTER && rewritten(p->cfg, k) ? 2 : 1;
+	} else {
+		k = p->rewrite[(j - DS_MEMORY_READS) % p->nrewrite];
+		s->version = 2;
+	}
+	snprintf(s->keyname, sizeof(s->keyname), "mem:%" PRIu64, k);
+	if (p->sc == DS_MEMORY && j >= DS_MEMORY_READS && j < DS_MEMORY_READS + p->nrewrite)
+		return frame_set(p, s, id, 2, DS_MEMORY_DOC);
+	s->expect = X_DOC;
+	return frame_get(p, s, id, "get");
+}
+
 static size_t load_op(struct ds_phase *p, struct ds_client *c, struct ds_slot *s, uint64_t id)
 {
 	switch (p->sc) {
@@ -257,6 +299,9 @@ static size_t load_op(struct ds_phase *p, struct ds_client *c, struct ds_slot *s
 		return frame(p, "{\"id\":%" PRIu64 ",\"op\":\"all\",\"prefix\":\"scan:\"}", id);
 	case DS_CHURN:
 		return churn_op(p, c, s, id);
+	case DS_MEMORY:
+	case DS_MEMORY_AFTER:
+		return memory_op(p, c, s, id);
 	case DS_NR:
 		break;
 	}
@@ -276,6 +321,10 @@ static size_t side_op(struct ds_phase *p, struct ds_slot *s, uint64_t id)
 		snprintf(s->keyname, sizeof(s->keyname), "scan:%05" PRIu64, p->preload_sent++);
 		return frame_set(p, s, id, 1, 16);
 	}
+	if (p->sc == DS_MEMORY) { /* its documents, every one at version 1 */
+		snprintf(s->keyname, sizeof(s->keyname), "mem:%" PRIu64, p->preload_sent++);
+		return frame_set(p, s, id, 1, DS_MEMORY_DOC);
+	}
 	if (contended(p->sc)) {
 		snprintf(s->keyname, sizeof(s->keyname), "%s", p->sc == DS_ADD ? DS_COUNTER_KEY : DS_NESTED_KEY);
 		return frame_read(p, s, id);
@@ -293,6 +342,8 @@ static bool wants_more(const struct ds_phase *p, const struct ds_client *c)
 	case ST_BEFORE:
 		if (p->sc == DS_SCAN && p->probed)
 			return p->preload_sent < DS_SCAN_ROWS;
+		if (p->sc == DS_MEMORY)
+			return p->preload_sent < p->cfg->memory_docs;
 		return c->index == 0 && p->sent == 0; /* one request, on the first client */
 	case ST_AFTER:
 		return c->index == 0 && p->sent == 0;
@@ -537,20 +588,38 @@ static const struct wsc_hooks ds_hooks = {on_open, on_message, on_dead};
 static void shape(struct ds_phase *p)
 {
 	const struct ds_config *cfg = p->cfg;
-	bool pooled =
-		p->sc == DS_SET_PIPE || contended(p->sc) || p->sc == DS_MIXED || p->sc == DS_SCAN || p->sc == DS_SPIKE;
+	bool pooled = p->sc == DS_SET_PIPE || contended(p->sc) || p->sc == DS_MIXED || p->sc == DS_SCAN ||
+		      p->sc == DS_SPIKE || is_memory(p->sc);
 
-	p->nclients = pooled ? cfg->clients : 1;
-	p->load_clients = p->sc == DS_SCAN ? 1 : p->nclients;
+	p->nclients = p->sc == DS_MEMORY_AFTER ? 1 : pooled ? cfg->clients : 1;
+	p->load_clients = p->sc == DS_SCAN || p->sc == DS_MEMORY ? 1 : p->nclients;
 	p->window = pooled ? cfg->window : 1;
 	if (p->sc == DS_SPIKE)
 		p->window = SPIKE_WINDOW;
-	p->load_window =
-		p->sc == DS_SCAN ? 1 : p->window; /* all-scan: its table preloaded pipelined, then scanned in turn */
-	p->limit = cfg->ops;
+	/* all-scan: its table preloaded pipelined, then scanned in turn; the memory run reads on one connection,
+	 * pipelined: a rewrite and its read-back stay in order there */
+	p->load_window = p->sc == DS_SCAN ? 1 : p->window;
+	p->limit = is_memory(p->sc) ? DS_MEMORY_READS + 2 * p->nrewrite : cfg->ops;
 	if (p->sc == DS_PAYLOAD || p->sc == DS_CHURN)
 		p->limit += p->limit % 2; /* whole pairs: set+get, login+logout */
-	p->doc_len = p->sc == DS_PAYLOAD ? (size_t)cfg->payload_kib * 1024 : SMALL_DOC;
+	p->doc_len = p->sc == DS_PAYLOAD ? (size_t)cfg->payload_kib * 1024
+		     : is_memory(p->sc)	 ? DS_MEMORY_DOC
+					 : SMALL_DOC;
+}
+
+/* The tenth of the memory run's documents it rewrites (at least one). */
+static int rewrite_list(struct ds_phase *p, struct hx_err *err)
+{
+	uint64_t n = p->cfg->memory_docs;
+
+	if (!(p->rewrite = calloc(n / 5 + 2, sizeof(*p->rewrite))))
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "docstore: out of memory");
+	for (uint64_t k = 0; k < n && p->nrewrite < n / 5 + 1; k++)
+		if (rewritten(p->cfg, k))
+			p->rewrite[p->nrewrite++] = k;
+	if (!p->nrewrite)
+		p->rewrite[p->nrewrite++] = 0;
+	return 0;
 }
 
 static int connect_all(struct ds_phase *p, uint64_t seed, struct hx_err *err)
@@ -598,7 +667,7 @@ static void loop(struct ds_phase *p)
 		}
 		if (p->stage == ST_IDLE && now - p->stage_ns >= SPIKE_IDLE_NS)
 			start_stage(p, ST_LOAD);
-		if (p->stage == ST_LOAD && !p->stopped && now >= p->cap_ns) {
+		if (p->stage == ST_LOAD && !p->stopped && now >= p->cap_ns && !is_memory(p->sc)) {
 			p->stopped = true;		     /* the budget's end: what is in flight is drained */
 			p->row->capped = p->sent < p->limit; /* in the load stage, sent counts the load's requests */
 			advance(p);
@@ -639,6 +708,7 @@ static void phase_free(struct ds_phase *p)
 	}
 	free(p->c);
 	free(p->req);
+	free(p->rewrite);
 	if (p->g.ep >= 0)
 		close(p->g.ep);
 }
@@ -653,6 +723,8 @@ static int run_phase(struct load_url *url, const struct ds_config *cfg, enum ds_
 	row->contended = contended(sc);
 	ds_name(sc, cfg->payload_kib, row->name, sizeof(row->name));
 	hist_init(&row->latency);
+	if (sc == DS_MEMORY && rewrite_list(&p, err) < 0)
+		return -err->errnum;
 	shape(&p);
 	snprintf(p.nonce, sizeof(p.nonce), "%08" PRIx64, seed & 0xffffffffu);
 	p.req_cap = p.doc_len + 512;
@@ -690,13 +762,17 @@ int ds_run(const char *url, const struct ds_config *cfg, struct ds_result *r, st
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 			       "load: --docstore takes 1 to %u in flight per client, at least one client and one op",
 			       MAX_WINDOW);
+	if ((cfg->mask & (1u << DS_MEMORY_AFTER)) && !cfg->memory_docs)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "load: memory/after-restart reads back the memory run's documents: give --memory-docs N "
+			       "and its --memory-seed");
 	if (u.tls && tp_tls_init(u.host, true, err) < 0)
 		return -err->errnum;
 	for (int sc = 0; sc < DS_NR; sc++) {
 		struct ds_row *row = &r->rows[r->n];
 
-		if (!(cfg->mask & (1u << sc)))
-			continue;
+		if (!(cfg->mask & (1u << sc)) || (sc == DS_MEMORY && !cfg->memory_docs))
+			continue; /* the memory run only with its documents */
 		r->n++;
 		if (run_phase(&u, cfg, (enum ds_scenario)sc, seed + (uint64_t)sc, row, err) < 0) {
 			tp_tls_free();

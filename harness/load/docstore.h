@@ -15,11 +15,13 @@
 #include "load/hist.h"
 
 /* The keys whose Postgres rows harness reads itself after the suite (run/run.c). */
-#define DS_COUNTER_KEY "counter"
-#define DS_NESTED_KEY  "shared"
-#define DS_NESTED_PATH "stats,hits" /* a Postgres text[] path into DS_NESTED_KEY's document */
-#define DS_SCAN_ROWS   10500	    /* all-scan's preloaded rows; a scan answers DS_SCAN_CAP of them */
-#define DS_SCAN_CAP    10000
+#define DS_COUNTER_KEY	"counter"
+#define DS_NESTED_KEY	"shared"
+#define DS_NESTED_PATH	"stats,hits" /* a Postgres text[] path into DS_NESTED_KEY's document */
+#define DS_SCAN_ROWS	10500	     /* all-scan's preloaded rows; a scan answers DS_SCAN_CAP of them */
+#define DS_SCAN_CAP	10000
+#define DS_MEMORY_READS 2000 /* the memory run's random keys read back, on each side of the restart */
+#define DS_MEMORY_DOC	1000 /* its documents' characters */
 
 struct ds_config {
 	unsigned mask;		  /* the scenarios to run: a bit per enum ds_scenario */
@@ -29,6 +31,9 @@ struct ds_config {
 	unsigned clients, window; /* the pipelined and contended scenarios' pool (16 x 32 published) */
 	unsigned timeout_ms;	  /* no answer for this long fails the scenario */
 	uint64_t seed;		  /* the mixed workload's draws; 0: from the clock */
+	/* the memory run: its documents (~1 KiB each; 0: none) and the seed of its draws, the same on both sides of
+	 * the restart: which keys it reads back and which tenth it rewrites */
+	uint64_t memory_docs, memory_seed;
 };
 
 struct ds_row {

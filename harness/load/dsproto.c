@@ -233,7 +233,8 @@ const char *const ds_names[DS_NR] = {
 	"get-hot/sequential",	      "has/sequential",		 "set-small/sequential",
 	"set-small/pipelined",	      "add-counter/contended",	 "nested-merge/contended",
 	"mixed-workload/pipelined",   "payload-Nkb/set+get",	 "all-scan/preloaded",
-	"session-churn/login+logout", "spike-burst/idle->flood",
+	"session-churn/login+logout", "spike-burst/idle->flood", "memory/load+readback",
+	"memory/after-restart",
 };
 
 void ds_name(enum ds_scenario sc, unsigned payload_kib, char *buf, size_t len)
@@ -250,7 +251,7 @@ int ds_parse_list(const char *list, unsigned *ret_mask, struct hx_err *err)
 	const char *p = list;
 
 	if (strcmp(list, "all") == 0) {
-		*ret_mask = (1u << DS_NR) - 1;
+		*ret_mask = DS_ALL;
 		return 0;
 	}
 	while (*p) {

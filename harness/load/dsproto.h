@@ -23,8 +23,13 @@ enum ds_scenario {
 	DS_SCAN,
 	DS_CHURN,
 	DS_SPIKE,
+	DS_MEMORY,	 /* the memory run's load, read-back and rewrite: with a count of documents only */
+	DS_MEMORY_AFTER, /* its read-back after harness restarted the store: named, never in "all" */
 	DS_NR
 };
+
+/* "all": the published 11 and the memory run's first half (which runs only with its documents). */
+#define DS_ALL (((1u << DS_NR) - 1) & ~(1u << DS_MEMORY_AFTER))
 
 /* The published names ("payload-Nkb/set+get" with N the documents' KiB); payload's is ds_name's. */
 extern const char *const ds_names[DS_NR];

@@ -306,6 +306,7 @@ static enum wait_end wait_or_cut(struct cg_tree *tree, enum cg_slice sl, pid_t p
 struct client_args {
 	char *argv[48];
 	char buf[16][320];
+	bool rows; /* the docstore suite's: its rows printed (a measured load, the memory run's read-back) */
 };
 
 static unsigned interval_ms(const struct run_env *env)
@@ -413,6 +414,25 @@ static void client_args_for(const struct run_env *env, const struct scenario *s,
 	a->argv[n++] = a->buf[5];
 	a->argv[n++] = (char *)"--json";
 	a->argv[n] = NULL;
+	a->rows = false;
+}
+
+/* The memory run of the docstore suite on a client's command line: its documents and the trial's seed, so
+ * that the read-back after the restart draws the same keys (docs/docstore.md). */
+static void docstore_memory_args(const struct scenario *s, const struct trial_result *t, struct client_args *a)
+{
+	size_t n = 0;
+
+	while (a->argv[n])
+		n++;
+	snprintf(a->buf[14], sizeof(a->buf[14]), "%llu", (unsigned long long)s->memory_docs);
+	snprintf(a->buf[15], sizeof(a->buf[15]), "%u", t->trial + 1);
+	a->argv[n++] = (char *)"--memory-docs";
+	a->argv[n++] = a->buf[14];
+	a->argv[n++] = (char *)"--memory-seed";
+	a->argv[n++] = a->buf[15];
+	a->argv[n] = NULL;
+	a->rows = true;
 }
 
 /* What harness reads itself after a counter trial with the postgres fixture (docs/scenario.md). */
@@ -660,7 +680,7 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 		res_timeline_free(&t->timeline);
 		res_timeline_read(text, &t->timeline);
 	}
-	return s->workload == SCN_WS_RPC ? rpc_verdict(env, s, text, measured, t, err) : 0;
+	return s->workload == SCN_WS_RPC ? rpc_verdict(env, s, text, args->rows, t, err) : 0;
 }
 
 /* A cell with errors: the route, the connections and the errors by kind. */
@@ -890,6 +910,26 @@ static int wire_at_readiness(struct run_env *env, const struct scenario *s, cons
 /* The memory run (the document store's bench), after the trial's figures: the RSS after an idle period
  * that follows the load, the runtime's low-memory hint first when the server takes one (SIGUSR2: it runs
  * its GC), then the RSS of the same server restarted, once ready. */
+/* The memory run's second half (docs/docstore.md): the restarted store, which loaded its documents from
+ * Postgres, reads 2,000 random ones back, each the version the first half left it at. The trial's figures stay
+ * the suite's. */
+static int docstore_after_restart(struct run_env *env, struct cg_tree *tree, const struct scenario *s, struct sbx *x,
+				  struct trial_result *t, struct hx_err *err)
+{
+	struct res_load suite = t->load;
+	struct client_args args;
+	int rc;
+
+	client_args_for(env, s, 1, &args);
+	docstore_memory_args(s, t, &args);
+	for (size_t i = 0; args.argv[i]; i++)
+		if (args.argv[i] == s->docstore) /* its list: the one scenario */
+			args.argv[i] = (char *)"memory/after-restart";
+	rc = run_client(env, tree, s, &args, false, 0, x, t, err);
+	t->load = suite;
+	return rc < 0 ? hx_wrap(err, "the memory run after the restart") : 0;
+}
+
 static int server_memory(struct run_env *env, const struct scenario *s, const struct manifest *m,
 			 const struct img_status *st, struct cg_tree *tree, int logfd, const char *logpath,
 			 struct sbx *x, struct smp *smp, struct trial_result *t, struct hx_err *err)
@@ -923,6 +963,8 @@ static int server_memory(struct run_env *env, const struct scenario *s, const st
 	smp_follow(smp, sbx_payload_pid(x->pid));
 	res_timeline_phase(&t->timeline, RES_TL_AFTER_RESTART, util_now_ns());
 	t->server.after_restart_rss_kb = (double)proc_status_kb(sbx_payload_pid(x->pid), "VmRSS:");
+	if (s->docstore[0] && s->memory_docs)
+		return docstore_after_restart(env, tree, s, x, t, err);
 	return 0;
 }
 
@@ -1082,6 +1124,9 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 			cg_slice_peak_reset(tree, CG_SLICE_SUT, &(struct hx_err){0});
 			run_stage("load");
 			client_args_for(env, s, s->workload == SCN_WS_CHAT ? s->messages : s->requests, &args);
+			args.rows = s->docstore[0] != '\0';
+			if (s->docstore[0] && s->memory_docs)
+				docstore_memory_args(s, t, &args);
 			rc = measured_client(env, tree, s, &args, payload, deadline, &x, &smp, t, err);
 			if (!(rc == 0 && x.pid > 0 && s->memory_idle_s > 0))
 				timeline_close(&smp, t); /* no memory run: the samples end with the load */

@@ -199,13 +199,14 @@ static int parse_chat(const char *file, const cJSON *root, struct scenario *s, s
 static int parse_docstore(const char *file, const cJSON *rpc, struct scenario *s, struct hx_err *err)
 {
 	const cJSON *ds = cJSON_GetObjectItemCaseSensitive(rpc, "docstore"), *it;
-	double budget = 10;
+	double budget = 10, docs = 0;
 	unsigned mask;
 	size_t used = 0;
 
 	if (!ds)
-		return cJSON_GetObjectItemCaseSensitive(rpc, "budget_s")
-			       ? hx_fail_field(err, file, "rpc.budget_s", "only with \"docstore\"")
+		return cJSON_GetObjectItemCaseSensitive(rpc, "budget_s") ||
+				       cJSON_GetObjectItemCaseSensitive(rpc, "memory_docs")
+			       ? hx_fail_field(err, file, "rpc", "budget_s and memory_docs only with \"docstore\"")
 			       : 0;
 	if (cJSON_IsTrue(ds))
 		snprintf(s->docstore, sizeof(s->docstore), "all");
@@ -222,16 +223,18 @@ static int parse_docstore(const char *file, const cJSON *rpc, struct scenario *s
 		return hx_wrap(err, "%s: rpc.docstore", file);
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rpc, "counter")))
 		return hx_fail_field(err, file, "rpc.counter", "a docstore suite has its own counter: leave it out");
-	if (num_field(file, rpc, "budget_s", 0.01, 3600, &budget, err) < 0)
+	if (num_field(file, rpc, "budget_s", 0.01, 3600, &budget, err) < 0 ||
+	    num_field(file, rpc, "memory_docs", 0, 10000000, &docs, err) < 0)
 		return -err->errnum;
 	s->budget_s = budget;
+	s->memory_docs = (uint64_t)docs;
 	return 0;
 }
 
 static int parse_rpc(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
-	static const char *const rpc_keys[] = {"clients",  "window",   "requests", "warmup_requests", "path", "counter",
-					       "docstore", "budget_s", NULL};
+	static const char *const rpc_keys[] = {"clients", "window",   "requests", "warmup_requests", "path",
+					       "counter", "docstore", "budget_s", "memory_docs",     NULL};
 	const cJSON *rpc = cJSON_GetObjectItemCaseSensitive(root, "rpc");
 	const cJSON *counter = rpc ? cJSON_GetObjectItemCaseSensitive(rpc, "counter") : NULL;
 	double req = 100000, warm = -1;
@@ -760,6 +763,7 @@ void scn_scale(struct scenario *s, enum scn_profile p)
 	 * requests only, the pool and window stay as published */
 	/* the docstore suite: each scenario's budget scales; payload-Nkb's documents are 1, 64 or 512 KiB */
 	s->budget_s *= k;
+	s->memory_docs = (uint64_t)((double)s->memory_docs * k);
 	s->payload_kib = p == SCN_QUICK ? 1 : p == SCN_STANDARD ? 64 : 512;
 	if (s->workload != SCN_WS_CHAT)
 		return;

@@ -129,6 +129,7 @@ struct scenario {
 	char docstore[512];
 	double budget_s;
 	unsigned payload_kib;
+	uint64_t memory_docs; /* the suite's memory run: its documents, 0 for none */
 	/* startup */
 	unsigned runs, warmup;
 	double expected_cv; /* of a trial's runs; 0: the default (results.h) */

@@ -118,7 +118,10 @@ static void test_scenario_lists(void **state)
 
 	(void)state;
 	assert_int_equal(ds_parse_list("all", &mask, &err), 0);
-	assert_int_equal(mask, (1u << DS_NR) - 1);
+	assert_int_equal(mask, DS_ALL);
+	assert_false(mask & 1u << DS_MEMORY_AFTER); /* only after harness's restart, by name */
+	assert_int_equal(ds_parse_list("memory/after-restart", &mask, &err), 0);
+	assert_int_equal(mask, 1u << DS_MEMORY_AFTER);
 	assert_int_equal(ds_parse_list("get-hot,nested-merge/contended,payload-64kb/set+get", &mask, &err), 0);
 	assert_int_equal(mask, 1u << DS_GET_HOT | 1u << DS_NESTED | 1u << DS_PAYLOAD);
 	assert_int_equal(ds_parse_list("set-small/pipelined", &mask, &err), 0);

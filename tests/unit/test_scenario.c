@@ -152,7 +152,7 @@ static void test_docstore(void **state)
 	(void)state;
 	if (scn_parse("d.json",
 		      "{\"name\":\"d\",\"workload\":\"ws-rpc\",\"runtimes\":[\"deno\"],\"script\":\"s.js\","
-		      "\"rpc\":{\"requests\":4000,\"docstore\":true,\"budget_s\":4}}",
+		      "\"rpc\":{\"requests\":4000,\"docstore\":true,\"budget_s\":4,\"memory_docs\":20000}}",
 		      &s, &err) < 0)
 		fail_msg("%s", err.msg);
 	assert_string_equal(s.docstore, "all");
@@ -161,6 +161,7 @@ static void test_docstore(void **state)
 	assert_true(s.budget_s == 1);
 	assert_int_equal(s.payload_kib, 1);
 	assert_int_equal(s.requests, 1000);
+	assert_int_equal(s.memory_docs, 5000);
 	if (scn_parse("d.json",
 		      "{\"name\":\"d\",\"workload\":\"ws-rpc\",\"runtimes\":[\"deno\"],\"script\":\"s.js\","
 		      "\"rpc\":{\"docstore\":[\"get-hot\",\"nested-merge/contended\"]}}",
@@ -240,7 +241,7 @@ static void test_mistakes(void **state)
 	       "\"counter\":true}}",
 	       "a docstore suite has its own counter");
 	expect("{\"name\":\"x\",\"workload\":\"ws-rpc\"," RT ",\"script\":\"a\",\"rpc\":{\"budget_s\":3}}",
-	       "rpc.budget_s: only with \"docstore\"");
+	       "rpc: budget_s and memory_docs only with \"docstore\"");
 	expect("{\"name\":\"x\",\"workload\":\"ws-chat\"," RT ",\"script\":\"a\",\"load\":{}}",
 	       "takes a chat object, not load");
 	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"tls\":1,\"load\":{}}",
