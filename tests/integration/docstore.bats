@@ -81,3 +81,15 @@ PY
 	[[ "$stderr" == *"rpc invariant broken: payload-1kb/set+get: read-back: get p:"*" answered 1026 bytes that are not the document last written (version 5, 1026 bytes): a stale or wrong read"* ]]
 	python3 -c 'import json; t=json.load(open("s.json"))["trials"][0]; assert t["status"] == "failed", t'
 }
+
+@test "docstore: a store that forgets its documents on restart fails the memory run's read-back, exit 1" {
+	need_root
+	run --separate-stderr "$HARNESS" run --cpus 1 --profile quick --out f.json \
+		"$HARNESS_FIXTURES/scenarios/docstore-forgets"
+	echo "$stderr" | tail -5
+	[ "$status" -eq 1 ]
+	# the first half, before the restart, read every document back as written
+	grep -qE "^harness: run: docstore-forgets node24 pinned trial 1: memory/load\+readback +[1-9][0-9]* +0 " <<<"$stderr"
+	[[ "$stderr" == *"the memory run after the restart: rpc invariant broken: memory/after-restart: read-back: get mem:"*" answered 4 bytes that are not the document last written"* ]]
+	python3 -c 'import json; t=json.load(open("f.json"))["trials"][0]; assert t["status"] == "failed" and t["server"]["after_restart_rss_kb"] > 0, t'
+}
