@@ -32,7 +32,7 @@ PY
 	[[ "$output" == *"rpc.docstore"*"'get-cold' is not a scenario of the suite"* ]]
 }
 
-@test "docstore: the 11 scenarios on node24, bun and deno, no error, both invariants, the published line each" {
+@test "docstore: the 11 scenarios and the memory run on node24, bun and deno, no error, every check, a line each" {
 	need_root
 	rts=node24,bun,deno
 	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes "$rts" --repeat 1 --profile quick --requests 400 \
@@ -43,7 +43,8 @@ PY
 		grep -qE "^harness: run: docstore $rt pinned trial 1: scenario +ops +err +ops/s +avgµs +p50µs +p95µs +p99µs +maxµs$" <<<"$stderr"
 		for sc in get-hot/sequential has/sequential set-small/sequential set-small/pipelined \
 			add-counter/contended nested-merge/contended mixed-workload/pipelined payload-1kb/set\\+get \
-			all-scan/preloaded session-churn/login\\+logout spike-burst/idle-\>flood; do
+			all-scan/preloaded session-churn/login\\+logout spike-burst/idle-\>flood memory/load\\+readback \
+			memory/after-restart; do
 			grep -qE "^harness: run: docstore $rt pinned trial 1: $sc +[1-9][0-9]* +0 +[1-9][0-9]* " <<<"$stderr" ||
 				{ echo "no line for $sc on $rt" >&2; false; }
 		done
@@ -57,6 +58,9 @@ for t in d["trials"]:
     l = t["load"]
     assert l["errors"]["total"] == 0 and l["requests"] >= 11, l
     assert l["latency_us"]["p50"] > 0, l
+    # the memory run: RSS after the idle period (with the hint) and after the restart
+    srv = t["server"]
+    assert srv["after_idle_rss_kb"] > 0 and srv["after_restart_rss_kb"] > 0 and srv["low_memory_hint"] == "SIGUSR2", srv
 assert d["verdict"] == "ok"
 PY
 }
