@@ -607,18 +607,19 @@ static void shape(struct ds_phase *p)
 					 : SMALL_DOC;
 }
 
-/* The tenth of the memory run's documents it rewrites (at least one). */
+/* The tenth of the memory run's documents it rewrites: those its seed draws, every one, since the read-back
+ * after the restart expects each of them at its second version. */
 static int rewrite_list(struct ds_phase *p, struct hx_err *err)
 {
-	uint64_t n = p->cfg->memory_docs;
+	uint64_t n = p->cfg->memory_docs, count = 0;
 
-	if (!(p->rewrite = calloc(n / 5 + 2, sizeof(*p->rewrite))))
+	for (uint64_t k = 0; k < n; k++)
+		count += rewritten(p->cfg, k);
+	if (!(p->rewrite = calloc(count + 1, sizeof(*p->rewrite))))
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "docstore: out of memory");
-	for (uint64_t k = 0; k < n && p->nrewrite < n / 5 + 1; k++)
+	for (uint64_t k = 0; k < n; k++)
 		if (rewritten(p->cfg, k))
 			p->rewrite[p->nrewrite++] = k;
-	if (!p->nrewrite)
-		p->rewrite[p->nrewrite++] = 0;
 	return 0;
 }
 

@@ -24,7 +24,9 @@ export async function setup() {
   await pool.query('CREATE TABLE IF NOT EXISTS docs (k text PRIMARY KEY, v jsonb NOT NULL)');
   const r = await pool.query('SELECT k, v FROM docs');
   for (const row of r.rows) docs.set(row.k, row.v);
-  await Promise.all(Array.from({ length: 16 }, () => pool.query('SELECT 1')));
+  // every connection of the pool opened before the load, each asked that its commits are asynchronous
+  const modes = await Promise.all(Array.from({ length: 16 }, () => pool.query('SHOW synchronous_commit')));
+  if (modes.some((r) => r.rows[0].synchronous_commit !== 'off')) throw new Error('synchronous_commit is not off');
 }
 
 // fn after the key's queued writes; the queue forgets the key once its last one is done
