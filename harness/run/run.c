@@ -516,8 +516,8 @@ static void docstore_lines(const struct scenario *s, const struct trial_result *
 		for (int i = 0; i < 5; i++)
 			us[i] = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(l, q[i]));
 		fprintf(stderr,
-			"harness: run: %s %s trial %u: %-28s %9.0f %5.0f %10.0f %8.0f %8.0f %8.0f %8.0f %8.0f\n",
-			s->name, t->runtime, t->trial,
+			"harness: run: %s %s %s trial %u: %-28s %9.0f %5.0f %10.0f %8.0f %8.0f %8.0f %8.0f %8.0f\n",
+			s->name, t->runtime, t->mode, t->trial,
 			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "scenario")),
 			cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(row, "ops")),
 			cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(row, "errors")),
