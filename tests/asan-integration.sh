@@ -3,7 +3,7 @@
 # bin/harness (HARNESS), with the test helpers of BUILD. Any sanitizer report fails the run, whatever the
 # test's own verdict: reports go to files (log_path) and one such file is a failure. Exit codes alone would
 # not do: a test that expects harness to fail (exit 1, 2, 3) may pass over a sanitizer's exit.
-#   tests/asan-integration.sh BUILD HARNESS [FILE.bats...]      (no FILE: every file but the twelve below)
+#   tests/asan-integration.sh BUILD HARNESS [FILE.bats...]      (no FILE: every file but the eleven below)
 # ci.bats and fresh.bats are left out: they run ci/run.sh and a fresh clone's build, not the binary under test.
 # run.bats, routes.bats and warm-install.bats too, for CI's time (4 of its 15 minutes here): they spend it in the
 # runtimes and npm, and the code they reach (the run verb, scenario parsing, prepare) runs under the sanitizers in
@@ -11,8 +11,7 @@
 # their bundles: the wire and the trial's path run in wire.bats), adapter.bats (its duet runs in ab.bats, its
 # arithmetic in test_adcost) and modules.bats (its watcher in test_modules, both under make asan), and, for CI's
 # time again, timeline.bats (the sampler and the timeline run in every http trial of the other files, their
-# analysis in test_timeline), wsrpc.bats (its frames in fuzz_ws), docstore.bats (three runtimes and Postgres; its answers in fuzz_dsproto
-# and test_dsproto) and fixture.bats (its wire in fuzz_pgwire). The helpers (test
+# analysis in test_timeline), wsrpc.bats (its frames in fuzz_ws) and fixture.bats (its wire in fuzz_pgwire). The helpers (test
 # servers and probes) are the plain build: several run inside the sandbox, whose seccomp filter forbids the
 # ptrace LeakSanitizer needs, and they are test peers, not the code under test.
 set -uo pipefail
@@ -26,7 +25,7 @@ shift 2
 files=("$@")
 [ ${#files[@]} -gt 0 ] || for f in "$top"/tests/integration/*.bats; do
 	case "$(basename "$f")" in ci.bats | fresh.bats | run.bats | routes.bats | warm-install.bats | react-ssr.bats | adapter.bats | \
-		modules.bats | timeline.bats | wsrpc.bats | docstore.bats | fixture.bats) ;;
+		modules.bats | timeline.bats | wsrpc.bats | fixture.bats) ;;
 	*) files+=("$(basename "$f")") ;;
 	esac
 done
