@@ -11,6 +11,7 @@
 #include "cgroups/cg.h"
 #include "load/chat.h"
 #include "load/check.h"
+#include "load/docstore.h"
 #include "base/cleanup.h"
 #include "load/load.h"
 #include "load/rpc.h"
@@ -23,11 +24,12 @@
 struct load_opts {
 	bool help, json, insecure, chat, rpc, counter, startup, no_sandbox, show_output, no_timeline, duet_gate;
 	unsigned conns, threads, pipeline, timeout_ms, clients, messages, window, runs, warmup, expect_status;
-	uint64_t requests, expect_length;
+	uint64_t requests, expect_length, memory_docs, memory_seed;
 	double duration, rate, interval;
 	const char *method, *body_file, *export_hyperfine, *sweep, *expect_sha256, *engine, *expect_encoding,
-		*expect_range, *duet_b, *duet_order;
-	double duet_window;
+		*expect_range, *duet_b, *duet_order, *docstore;
+	double duet_window, budget;
+	unsigned payload_kib;
 	struct opt_list headers, binds;
 };
 
@@ -85,6 +87,17 @@ static const struct hx_opt load_tab[] = {
 	 .help = "rpc: increment the server's counter; it must move by the increments acknowledged"},
 	{"sweep", 0, OPT_STR, offsetof(struct load_opts, sweep), "CxW,...",
 	 .help = "rpc: one table row per clients x window, e.g. 1x1,4x8,16x32"},
+	{"docstore", 0, OPT_STR, offsetof(struct load_opts, docstore), "all|NAME,...",
+	 .help = "the document store's suite on a ws:// URL: its scenarios in order, each checked (docs/docstore.md)"},
+	{"budget", 0, OPT_DURATION, offsetof(struct load_opts, budget), "DURATION",
+	 .help = "docstore: each scenario's wall-time cap (default 10s)", .min = 0.01, .max = 3600},
+	{"payload-kib", 0, OPT_UINT, offsetof(struct load_opts, payload_kib), "KIB",
+	 .help = "docstore: payload-Nkb's documents (default 1)", .min = 1, .max = 4096},
+	{"memory-docs", 0, OPT_COUNT, offsetof(struct load_opts, memory_docs), "N",
+	 .help = "docstore: the memory run's documents (~1 KiB each): load, read 2,000 back, rewrite a tenth",
+	 .min = 1},
+	{"memory-seed", 0, OPT_COUNT, offsetof(struct load_opts, memory_seed), "S",
+	 .help = "docstore: the memory run's draws, the same for memory/after-restart (default 1)", .min = 1},
 	{"startup", 0, OPT_FLAG, offsetof(struct load_opts, startup), NULL,
 	 .help = "time a command's start to exit: load --startup -- CMD"},
 	{"no-sandbox", 0, OPT_FLAG, offsetof(struct load_opts, no_sandbox), NULL,
@@ -569,6 +582,136 @@ static int verb_load_rpc(const struct load_opts *o, const char *url, struct hx_e
 	return ok ? HX_EXIT_OK : HX_EXIT_VERDICT;
 }
 
+/* A docstore row's figures: the published line's. */
+static void ds_figures(const struct ds_row *w, double *ops_s, double us[5])
+{
+	*ops_s = w->duration_s > 0 ? (double)w->ops / w->duration_s : 0;
+	us[0] = hist_mean(&w->latency) / 1e3;
+	us[1] = (double)hist_quantile(&w->latency, 0.5) / 1e3;
+	us[2] = (double)hist_quantile(&w->latency, 0.95) / 1e3;
+	us[3] = (double)hist_quantile(&w->latency, 0.99) / 1e3;
+	us[4] = (double)w->latency.max / 1e3;
+}
+
+static cJSON *ds_row_json(const struct ds_row *w)
+{
+	static const char *const names[5] = {"avg", "p50", "p95", "p99", "max"};
+	cJSON *o = cJSON_CreateObject(), *l;
+	double ops_s, us[5];
+
+	ds_figures(w, &ops_s, us);
+	cJSON_AddStringToObject(o, "scenario", w->name);
+	cJSON_AddNumberToObject(o, "ops", (double)w->ops);
+	cJSON_AddNumberToObject(o, "errors", (double)w->errors);
+	cJSON_AddNumberToObject(o, "ops_per_s", ops_s);
+	cJSON_AddNumberToObject(o, "duration_s", w->duration_s);
+	l = cJSON_AddObjectToObject(o, "latency_us");
+	for (int i = 0; i < 5; i++)
+		cJSON_AddNumberToObject(l, names[i], us[i]);
+	cJSON_AddBoolToObject(o, "capped", w->capped);
+	if (w->contended) {
+		cJSON_AddNumberToObject(o, "before", (double)w->before);
+		cJSON_AddNumberToObject(o, "after", (double)w->after);
+	}
+	if (w->why[0])
+		cJSON_AddStringToObject(o, "why", w->why);
+	return o;
+}
+
+/* The document: the suite's ops and latency as an http load's (so a run reads it as ws-rpc's), its verdict
+ * under "rpc", a row per scenario under "docstore". */
+static cJSON *ds_json(const struct ds_config *c, const struct ds_result *r)
+{
+	_cleanup_free_ struct res_load *l = calloc(1, sizeof(*l));
+	_cleanup_free_ struct hist *all = calloc(1, sizeof(*all));
+	cJSON *j, *o, *rows;
+
+	if (!l || !all)
+		return NULL;
+	hist_init(all);
+	for (unsigned i = 0; i < r->n; i++) {
+		l->requests += r->rows[i].ops;
+		l->errors_total += r->rows[i].errors;
+		l->duration_s += r->rows[i].duration_s;
+		hist_merge(all, &r->rows[i].latency);
+	}
+	l->rps = l->duration_s > 0 ? (double)l->requests / l->duration_s : 0;
+	res_latency_from(all, &l->latency_us);
+	l->config.connections = c->clients;
+	l->config.threads = 1;
+	l->config.pipeline = c->window;
+	l->config.requests = c->ops;
+	l->config.timeout_ms = c->timeout_ms;
+	j = res_load_json(l);
+	cJSON_AddStringToObject(j, "workload", "docstore");
+	o = cJSON_AddObjectToObject(j, "rpc");
+	cJSON_AddBoolToObject(o, "invariant_ok", r->ok);
+	if (!r->ok)
+		cJSON_AddStringToObject(o, "why", r->why);
+	o = cJSON_AddObjectToObject(j, "docstore");
+	cJSON_AddNumberToObject(o, "budget_s", c->budget_s);
+	cJSON_AddNumberToObject(o, "payload_kib", c->payload_kib);
+	rows = cJSON_AddArrayToObject(o, "rows");
+	for (unsigned i = 0; i < r->n; i++)
+		cJSON_AddItemToArray(rows, ds_row_json(&r->rows[i]));
+	return j;
+}
+
+static void ds_print(const char *url, const struct ds_config *c, const struct ds_result *r)
+{
+	printf("Document store @ %s: up to %llu ops per scenario, %.2fs budget, %ux%u pool\n", url,
+	       (unsigned long long)c->ops, c->budget_s, c->clients, c->window);
+	printf("%-28s %9s %5s %10s %8s %8s %8s %8s %8s\n", "scenario", "ops", "err", "ops/s", "avgµs", "p50µs", "p95µs",
+	       "p99µs", "maxµs");
+	for (unsigned i = 0; i < r->n; i++) {
+		double ops_s, us[5];
+
+		ds_figures(&r->rows[i], &ops_s, us);
+		printf("%-28s %9llu %5llu %10.0f %8.0f %8.0f %8.0f %8.0f %8.0f\n", r->rows[i].name,
+		       (unsigned long long)r->rows[i].ops, (unsigned long long)r->rows[i].errors, ops_s, us[0], us[1],
+		       us[2], us[3], us[4]);
+	}
+	for (unsigned i = 0; i < r->n; i++)
+		if (r->rows[i].why[0])
+			printf("  %s: %s\n", r->rows[i].name, r->rows[i].why);
+	if (r->ok)
+		printf("  invariant: every answer as written; the counter and the nested field moved by the increments "
+		       "acknowledged\n");
+}
+
+/* Run the suite, print, exit 1 when a check failed in any scenario. */
+static int verb_load_docstore(const struct load_opts *o, const char *url, struct hx_err *err)
+{
+	_cleanup_free_ struct ds_result *r = calloc(1, sizeof(*r));
+	struct ds_config c = {
+		.ops = o->requests ? o->requests : 10000,
+		.budget_s = o->budget > 0 ? o->budget : 10,
+		.payload_kib = o->payload_kib ? o->payload_kib : 1,
+		.clients = o->clients ? o->clients : 16,
+		.window = o->window ? o->window : 32,
+		.timeout_ms = o->timeout_ms ? o->timeout_ms : 10000,
+		.memory_docs = o->memory_docs,
+		.memory_seed = o->memory_seed ? o->memory_seed : 1,
+	};
+
+	if (!r)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	if (ds_parse_list(o->docstore, &c.mask, err) < 0 || ds_run(url, &c, r, err) < 0)
+		return -err->errnum;
+	if (o->json) {
+		cJSON *j = ds_json(&c, r);
+		_cleanup_free_ char *s = cJSON_Print(j);
+
+		printf("%s\n", s);
+		cJSON_Delete(j);
+	} else {
+		ds_print(url, &c, r);
+		if (!r->ok)
+			fprintf(stderr, "harness: load: docstore invariant broken: %s\n", r->why);
+	}
+	return r->ok ? HX_EXIT_OK : HX_EXIT_VERDICT;
+}
+
 int verb_load(int argc, char **argv)
 {
 	struct load_opts o = {.warmup = UINT32_MAX, .expect_length = UINT64_MAX};
@@ -584,6 +727,9 @@ int verb_load(int argc, char **argv)
 			"       harness load --chat ws://HOST:PORT/PATH [--clients N] [--messages M]\n"
 			"       harness load --rpc ws://HOST:PORT/PATH [--clients N] [--window W] [-n REQUESTS] "
 			"[--counter] [--sweep CxW,...]\n"
+			"       harness load --docstore all|NAME,... ws://HOST:PORT/PATH [--budget S] [--payload-kib "
+			"N] "
+			"[-n OPS]\n"
 			"       harness load --startup [-r RUNS] [-w WARMUP] -- CMD [ARG...]",
 			"A load generator: HTTP/1.1 keep-alive load over TCP or TLS, closed loop (fixed connections)\n"
 			"or open loop at a constant rate with coordinated omission corrected; a WebSocket chat room\n"
@@ -608,6 +754,8 @@ int verb_load(int argc, char **argv)
 	} else if (npos != 1)
 		return hx_fail(&err, HX_EXIT_USAGE, EINVAL, "load: give one URL (see 'harness load --help')"),
 		       hx_report(&err);
+	else if (o.docstore)
+		rc = verb_load_docstore(&o, argv[1], &err);
 	else if (o.rpc)
 		rc = verb_load_rpc(&o, argv[1], &err);
 	else if (o.chat)

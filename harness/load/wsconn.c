@@ -49,14 +49,32 @@ void wsc_flush(struct wsc_group *g, struct wsc *c)
 	wsc_want(g, c, EPOLLIN | (c->out_len ? EPOLLOUT : 0));
 }
 
+/* Room for need more bytes: the buffer doubled until they fit, within WSC_OUT_MAX. */
+static bool wsc_room(struct wsc *c, size_t need)
+{
+	size_t cap = c->out_cap;
+	uint8_t *p;
+
+	if (c->out_len + need <= cap)
+		return true;
+	while (cap < c->out_len + need && cap < WSC_OUT_MAX)
+		cap *= 2;
+	if (cap < c->out_len + need || !(p = realloc(c->out, cap)))
+		return false;
+	c->out = p;
+	c->out_cap = cap;
+	return true;
+}
+
 bool wsc_queue(struct wsc_group *g, struct wsc *c, int opcode, const void *data, size_t len)
 {
 	uint8_t mask[4];
-	size_t n;
+	size_t n = 0;
 
 	for (int i = 0; i < 4; i++)
 		mask[i] = (uint8_t)(rand() >> 7);
-	n = ws_encode(c->out + c->out_len, sizeof(c->out) - c->out_len, opcode, true, data, len, mask);
+	if (wsc_room(c, len + 14))
+		n = ws_encode(c->out + c->out_len, c->out_cap - c->out_len, opcode, true, data, len, mask);
 	if (!n) {
 		wsc_dead(g, c, "output buffer full");
 		return false;
@@ -71,11 +89,11 @@ static void wsc_upgrade_send(struct wsc_group *g, struct wsc *c)
 
 	c->state = WSC_UPGRADE;
 	ws_make_key(c->key);
-	n = snprintf((char *)c->out, sizeof(c->out),
+	n = snprintf((char *)c->out, c->out_cap,
 		     "GET %s HTTP/1.1\r\nHost: %s:%s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
 		     "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n",
 		     g->url->path, g->url->host, g->url->port, c->key);
-	if (n < 0 || (size_t)n >= sizeof(c->out)) {
+	if (n < 0 || (size_t)n >= c->out_cap) {
 		wsc_dead(g, c, "the upgrade request is too long");
 		return;
 	}
@@ -197,6 +215,9 @@ int wsc_connect(struct wsc_group *g, struct wsc *c, size_t max_message, struct h
 	int one = 1;
 
 	ws_parser_init(&c->ws, max_message);
+	if (!c->out && !(c->out = malloc(65536)))
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	c->out_cap = 65536;
 	c->tp.fd = socket(g->url->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (c->tp.fd < 0)
 		return hx_syserr(err, "socket");
@@ -214,4 +235,6 @@ void wsc_free(struct wsc_group *g, struct wsc *c)
 	if (c->made && c->state != WSC_DEAD)
 		g->tp->close(&c->tp);
 	ws_parser_free(&c->ws);
+	free(c->out);
+	c->out = NULL;
 }

@@ -14,6 +14,8 @@
 #include "load/transport.h"
 #include "load/ws.h"
 
+#define WSC_OUT_MAX (16u << 20)
+
 enum wsc_state { WSC_CONNECTING, WSC_TLS, WSC_UPGRADE, WSC_OPEN, WSC_DEAD };
 
 struct wsc;
@@ -42,8 +44,8 @@ struct wsc {
 	char key[25];
 	struct http_parser http;
 	struct ws_parser ws;
-	uint8_t out[65536]; /* frames not yet written */
-	size_t out_len;
+	uint8_t *out; /* frames not yet written: 64 KiB, grown up to WSC_OUT_MAX for a larger message */
+	size_t out_len, out_cap;
 };
 
 /* Start connecting c to the group's URL, on its loop (the event's data is c); max_message bounds what the
@@ -51,7 +53,7 @@ struct wsc {
 int wsc_connect(struct wsc_group *g, struct wsc *c, size_t max_message, struct hx_err *err);
 /* What epoll said about c. */
 void wsc_event(struct wsc_group *g, struct wsc *c, unsigned events);
-/* A masked frame into c's buffer; false, and c dead, when it does not fit. */
+/* A masked frame into c's buffer, grown for it; false, and c dead, when it would pass WSC_OUT_MAX. */
 bool wsc_queue(struct wsc_group *g, struct wsc *c, int opcode, const void *data, size_t len);
 /* Write what the socket takes now; the loop is told to say when it takes the rest. */
 void wsc_flush(struct wsc_group *g, struct wsc *c);

@@ -20,6 +20,7 @@
 #include "base/backoff.h"
 #include "base/cleanup.h"
 #include "base/proc.h"
+#include "load/docstore.h"
 #include "load/load.h"
 #include "base/procfs.h"
 #include "sandbox/sandbox.h"
@@ -305,11 +306,37 @@ static enum wait_end wait_or_cut(struct cg_tree *tree, enum cg_slice sl, pid_t p
 struct client_args {
 	char *argv[48];
 	char buf[16][320];
+	bool rows; /* the docstore suite's: its rows printed (a measured load, the memory run's read-back) */
 };
 
 static unsigned interval_ms(const struct run_env *env)
 {
 	return env->interval_ms ? env->interval_ms : RUN_INTERVAL_MS;
+}
+
+/* The document store's suite (load/docstore.h): its scenarios, the pool, the ops and the budget of each. */
+static size_t docstore_args(const struct scenario *s, uint64_t requests, struct client_args *a, size_t n)
+{
+	a->argv[n++] = (char *)"--docstore";
+	a->argv[n++] = (char *)s->docstore;
+	snprintf(a->buf[0], sizeof(a->buf[0]), "ws://127.0.0.1:%u%s", s->port, s->ready_path);
+	snprintf(a->buf[1], sizeof(a->buf[1]), "%u", s->clients);
+	snprintf(a->buf[2], sizeof(a->buf[2]), "%u", s->window);
+	snprintf(a->buf[3], sizeof(a->buf[3]), "%llu", (unsigned long long)requests);
+	snprintf(a->buf[4], sizeof(a->buf[4]), "%.3fs", s->budget_s);
+	snprintf(a->buf[6], sizeof(a->buf[6]), "%u", s->payload_kib);
+	a->argv[n++] = a->buf[0];
+	a->argv[n++] = (char *)"--clients";
+	a->argv[n++] = a->buf[1];
+	a->argv[n++] = (char *)"--window";
+	a->argv[n++] = a->buf[2];
+	a->argv[n++] = (char *)"-n";
+	a->argv[n++] = a->buf[3];
+	a->argv[n++] = (char *)"--budget";
+	a->argv[n++] = a->buf[4];
+	a->argv[n++] = (char *)"--payload-kib";
+	a->argv[n++] = a->buf[6];
+	return n;
 }
 
 static void client_args_for(const struct run_env *env, const struct scenario *s, uint64_t requests,
@@ -331,6 +358,8 @@ static void client_args_for(const struct run_env *env, const struct scenario *s,
 		a->argv[n++] = a->buf[1];
 		a->argv[n++] = (char *)"--messages";
 		a->argv[n++] = a->buf[2];
+	} else if (s->workload == SCN_WS_RPC && s->docstore[0]) {
+		n = docstore_args(s, requests, a, n);
 	} else if (s->workload == SCN_WS_RPC) {
 		a->argv[n++] = (char *)"--rpc";
 		snprintf(a->buf[0], sizeof(a->buf[0]), "ws://127.0.0.1:%u%s", s->port, s->ready_path);
@@ -385,6 +414,25 @@ static void client_args_for(const struct run_env *env, const struct scenario *s,
 	a->argv[n++] = a->buf[5];
 	a->argv[n++] = (char *)"--json";
 	a->argv[n] = NULL;
+	a->rows = false;
+}
+
+/* The memory run of the docstore suite on a client's command line: its documents and the trial's seed, so
+ * that the read-back after the restart draws the same keys (docs/docstore.md). */
+static void docstore_memory_args(const struct scenario *s, const struct trial_result *t, struct client_args *a)
+{
+	size_t n = 0;
+
+	while (a->argv[n])
+		n++;
+	snprintf(a->buf[14], sizeof(a->buf[14]), "%llu", (unsigned long long)s->memory_docs);
+	snprintf(a->buf[15], sizeof(a->buf[15]), "%u", t->trial + 1);
+	a->argv[n++] = (char *)"--memory-docs";
+	a->argv[n++] = a->buf[14];
+	a->argv[n++] = (char *)"--memory-seed";
+	a->argv[n++] = a->buf[15];
+	a->argv[n] = NULL;
+	a->rows = true;
 }
 
 /* What harness reads itself after a counter trial with the postgres fixture (docs/scenario.md). */
@@ -412,11 +460,79 @@ static int rpc_counter_check(struct run_env *env, const cJSON *rpc, struct hx_er
 	return 0;
 }
 
+/* The docstore suite's contended rows as Postgres holds them (docs/docstore.md): the counter's document and the
+ * nested field of the shared one, each read by harness itself, must be the first read plus the increments
+ * acknowledged; a store whose memory counted what its rows lost fails here. */
+static const struct {
+	const char *scenario, *what, *sql;
+} ds_pg_reads[] = {
+	{"add-counter/contended", DS_COUNTER_KEY, "SELECT v #>> '{}' FROM docs WHERE k = '" DS_COUNTER_KEY "'"},
+	{"nested-merge/contended", DS_NESTED_KEY ".stats.hits",
+	 "SELECT v #>> '{" DS_NESTED_PATH "}' FROM docs WHERE k = '" DS_NESTED_KEY "'"},
+};
+
+static int docstore_pg_check(struct run_env *env, const cJSON *rows, struct hx_err *err)
+{
+	const cJSON *row;
+
+	cJSON_ArrayForEach (row, rows) {
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "scenario"));
+		double before = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(row, "before"));
+		double acked = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(row, "ops"));
+		char v[64] = "", *end;
+		double held;
+
+		for (size_t i = 0; name && i < HX_ARRAY_SIZE(ds_pg_reads); i++) {
+			if (strcmp(name, ds_pg_reads[i].scenario) != 0)
+				continue;
+			if (fx_pg_query(env->netns_fd, env->pg->password, ds_pg_reads[i].sql, v, sizeof(v), err) < 0)
+				return hx_wrap(err, "%s: reading %s from postgres", name, ds_pg_reads[i].what);
+			held = strtod(v, &end);
+			if (!v[0] || *end || held != before + acked)
+				return hx_fail(
+					err, HX_EXIT_VERDICT, EBADMSG,
+					"%s: postgres holds '%s' at %s after %.0f acknowledged increments from %.0f "
+					"(%.0f lost or extra updates)",
+					name, v, ds_pg_reads[i].what, acked, before,
+					before + acked - (v[0] && !*end ? held : 0));
+		}
+	}
+	return 0;
+}
+
+/* The published line of each of the suite's scenarios, as the trial's load measured them. */
+static void docstore_lines(const struct scenario *s, const struct trial_result *t, const cJSON *rows)
+{
+	const cJSON *row;
+
+	fprintf(stderr, "harness: run: %s %s %s trial %u: %-28s %9s %5s %10s %8s %8s %8s %8s %8s\n", s->name,
+		t->runtime, t->mode, t->trial, "scenario", "ops", "err", "ops/s", "avgµs", "p50µs", "p95µs", "p99µs",
+		"maxµs");
+	cJSON_ArrayForEach (row, rows) {
+		const cJSON *l = cJSON_GetObjectItemCaseSensitive(row, "latency_us");
+		double us[5];
+		static const char *const q[5] = {"avg", "p50", "p95", "p99", "max"};
+
+		for (int i = 0; i < 5; i++)
+			us[i] = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(l, q[i]));
+		fprintf(stderr,
+			"harness: run: %s %s %s trial %u: %-28s %9.0f %5.0f %10.0f %8.0f %8.0f %8.0f %8.0f %8.0f\n",
+			s->name, t->runtime, t->mode, t->trial,
+			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "scenario")),
+			cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(row, "ops")),
+			cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(row, "errors")),
+			cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(row, "ops_per_s")), us[0], us[1], us[2],
+			us[3], us[4]);
+	}
+}
+
 /* The rpc client's checks (docs/load.md): every id answered once, the counter moved by the increments
  * acknowledged; its figures are read as an http load's. */
-static int rpc_verdict(struct run_env *env, const struct scenario *s, const char *text, struct hx_err *err)
+static int rpc_verdict(struct run_env *env, const struct scenario *s, const char *text, bool measured,
+		       const struct trial_result *t, struct hx_err *err)
 {
 	cJSON *o = cJSON_Parse(text);
+	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "docstore"), "rows");
 	const cJSON *rpc = cJSON_GetObjectItemCaseSensitive(o, "rpc");
 	const cJSON *ok = cJSON_GetObjectItemCaseSensitive(rpc, "invariant_ok");
 	const cJSON *why = cJSON_GetObjectItemCaseSensitive(rpc, "why");
@@ -429,6 +545,10 @@ static int rpc_verdict(struct run_env *env, const struct scenario *s, const char
 			     cJSON_IsString(why) ? why->valuestring : "(no reason given)");
 	else if (s->counter && (s->fixtures & SCN_FX_POSTGRES) && env->pg)
 		rc = rpc_counter_check(env, rpc, err);
+	else if (s->docstore[0] && (s->fixtures & SCN_FX_POSTGRES) && env->pg)
+		rc = docstore_pg_check(env, rows, err);
+	if (measured && cJSON_IsArray(rows))
+		docstore_lines(s, t, rows);
 	cJSON_Delete(o);
 	return rc;
 }
@@ -560,7 +680,7 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 		res_timeline_free(&t->timeline);
 		res_timeline_read(text, &t->timeline);
 	}
-	return s->workload == SCN_WS_RPC ? rpc_verdict(env, s, text, err) : 0;
+	return s->workload == SCN_WS_RPC ? rpc_verdict(env, s, text, args->rows, t, err) : 0;
 }
 
 /* A cell with errors: the route, the connections and the errors by kind. */
@@ -790,6 +910,26 @@ static int wire_at_readiness(struct run_env *env, const struct scenario *s, cons
 /* The memory run (the document store's bench), after the trial's figures: the RSS after an idle period
  * that follows the load, the runtime's low-memory hint first when the server takes one (SIGUSR2: it runs
  * its GC), then the RSS of the same server restarted, once ready. */
+/* The memory run's second half (docs/docstore.md): the restarted store, which loaded its documents from
+ * Postgres, reads 2,000 random ones back, each the version the first half left it at. The trial's figures stay
+ * the suite's. */
+static int docstore_after_restart(struct run_env *env, struct cg_tree *tree, const struct scenario *s, struct sbx *x,
+				  struct trial_result *t, struct hx_err *err)
+{
+	struct res_load suite = t->load;
+	struct client_args args;
+	int rc;
+
+	client_args_for(env, s, 1, &args);
+	docstore_memory_args(s, t, &args);
+	for (size_t i = 0; args.argv[i]; i++)
+		if (args.argv[i] == s->docstore) /* its list: the one scenario */
+			args.argv[i] = (char *)"memory/after-restart";
+	rc = run_client(env, tree, s, &args, false, 0, x, t, err);
+	t->load = suite;
+	return rc < 0 ? hx_wrap(err, "the memory run after the restart") : 0;
+}
+
 static int server_memory(struct run_env *env, const struct scenario *s, const struct manifest *m,
 			 const struct img_status *st, struct cg_tree *tree, int logfd, const char *logpath,
 			 struct sbx *x, struct smp *smp, struct trial_result *t, struct hx_err *err)
@@ -823,6 +963,8 @@ static int server_memory(struct run_env *env, const struct scenario *s, const st
 	smp_follow(smp, sbx_payload_pid(x->pid));
 	res_timeline_phase(&t->timeline, RES_TL_AFTER_RESTART, util_now_ns());
 	t->server.after_restart_rss_kb = (double)proc_status_kb(sbx_payload_pid(x->pid), "VmRSS:");
+	if (s->docstore[0] && s->memory_docs)
+		return docstore_after_restart(env, tree, s, x, t, err);
 	return 0;
 }
 
@@ -982,6 +1124,9 @@ static int trial_http(struct run_env *env, const struct scenario *s, const struc
 			cg_slice_peak_reset(tree, CG_SLICE_SUT, &(struct hx_err){0});
 			run_stage("load");
 			client_args_for(env, s, s->workload == SCN_WS_CHAT ? s->messages : s->requests, &args);
+			args.rows = s->docstore[0] != '\0';
+			if (s->docstore[0] && s->memory_docs)
+				docstore_memory_args(s, t, &args);
 			rc = measured_client(env, tree, s, &args, payload, deadline, &x, &smp, t, err);
 			if (!(rc == 0 && x.pid > 0 && s->memory_idle_s > 0))
 				timeline_close(&smp, t); /* no memory run: the samples end with the load */

@@ -13,6 +13,7 @@
 #include "base/cleanup.h"
 #include "base/util.h"
 #include "base/valid.h"
+#include "load/dsproto.h"
 #include "run/scenario_internal.h"
 
 const char *const scn_profile_names[3] = {"quick", "standard", "full"};
@@ -194,10 +195,46 @@ static int parse_chat(const char *file, const cJSON *root, struct scenario *s, s
 	return 0;
 }
 
+/* "docstore": true (the whole suite) or the names of its scenarios; "budget_s": each one's wall-time cap. */
+static int parse_docstore(const char *file, const cJSON *rpc, struct scenario *s, struct hx_err *err)
+{
+	const cJSON *ds = cJSON_GetObjectItemCaseSensitive(rpc, "docstore"), *it;
+	double budget = 10, docs = 0;
+	unsigned mask;
+	size_t used = 0;
+
+	if (!ds)
+		return cJSON_GetObjectItemCaseSensitive(rpc, "budget_s") ||
+				       cJSON_GetObjectItemCaseSensitive(rpc, "memory_docs")
+			       ? hx_fail_field(err, file, "rpc", "budget_s and memory_docs only with \"docstore\"")
+			       : 0;
+	if (cJSON_IsTrue(ds))
+		snprintf(s->docstore, sizeof(s->docstore), "all");
+	else if (!cJSON_IsArray(ds) || !cJSON_GetArraySize(ds))
+		return hx_fail_field(err, file, "rpc.docstore",
+				     "expected true or an array of the suite's scenario names");
+	cJSON_ArrayForEach (it, ds) {
+		if (!cJSON_IsString(it) || used + strlen(it->valuestring) + 2 > sizeof(s->docstore))
+			return hx_fail_field(err, file, "rpc.docstore", "expected scenario names (strings)");
+		used += (size_t)snprintf(s->docstore + used, sizeof(s->docstore) - used, "%s%s", used ? "," : "",
+					 it->valuestring);
+	}
+	if (ds_parse_list(s->docstore, &mask, err) < 0)
+		return hx_wrap(err, "%s: rpc.docstore", file);
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rpc, "counter")))
+		return hx_fail_field(err, file, "rpc.counter", "a docstore suite has its own counter: leave it out");
+	if (num_field(file, rpc, "budget_s", 0.01, 3600, &budget, err) < 0 ||
+	    num_field(file, rpc, "memory_docs", 0, 10000000, &docs, err) < 0)
+		return -err->errnum;
+	s->budget_s = budget;
+	s->memory_docs = (uint64_t)docs;
+	return 0;
+}
+
 static int parse_rpc(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
-	static const char *const rpc_keys[] = {"clients", "window",  "requests", "warmup_requests",
-					       "path",	  "counter", NULL};
+	static const char *const rpc_keys[] = {"clients", "window",   "requests", "warmup_requests", "path",
+					       "counter", "docstore", "budget_s", "memory_docs",     NULL};
 	const cJSON *rpc = cJSON_GetObjectItemCaseSensitive(root, "rpc");
 	const cJSON *counter = rpc ? cJSON_GetObjectItemCaseSensitive(rpc, "counter") : NULL;
 	double req = 100000, warm = -1;
@@ -210,7 +247,7 @@ static int parse_rpc(const char *file, const cJSON *root, struct scenario *s, st
 	if (counter && !cJSON_IsBool(counter))
 		return hx_fail_field(err, file, "rpc.counter", "expected true or false");
 	s->counter = cJSON_IsTrue(counter);
-	if (rpc && (known_keys(file, "rpc", rpc, rpc_keys, err) < 0 ||
+	if (rpc && (known_keys(file, "rpc", rpc, rpc_keys, err) < 0 || parse_docstore(file, rpc, s, err) < 0 ||
 		    uint_field(file, rpc, "clients", 1, 4096, &s->clients, err) < 0 ||
 		    uint_field(file, rpc, "window", 1, 4096, &s->window, err) < 0 ||
 		    num_field(file, rpc, "requests", 1, 1e9, &req, err) < 0 ||
@@ -724,6 +761,10 @@ void scn_scale(struct scenario *s, enum scn_profile p)
 	s->iterations = (uint64_t)((double)s->iterations * k) ? (uint64_t)((double)s->iterations * k) : 1;
 	/* chat: quick sends a quarter of the messages; full doubles the room (32 clients for 16); rpc: the
 	 * requests only, the pool and window stay as published */
+	/* the docstore suite: each scenario's budget scales; payload-Nkb's documents are 1, 64 or 512 KiB */
+	s->budget_s *= k;
+	s->memory_docs = (uint64_t)((double)s->memory_docs * k);
+	s->payload_kib = p == SCN_QUICK ? 1 : p == SCN_STANDARD ? 64 : 512;
 	if (s->workload != SCN_WS_CHAT)
 		return;
 	if (p == SCN_FULL) {

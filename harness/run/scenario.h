@@ -124,6 +124,12 @@ struct scenario {
 	/* ws-chat; ws-rpc: clients, each with window requests in flight (of requests in all) */
 	unsigned clients, messages, window;
 	bool counter; /* ws-rpc: increments of a counter that must move by the increments acknowledged */
+	/* ws-rpc: the document store's suite (load/docstore.h): its scenarios ("all" or names, "" when none), each
+	 * one's wall-time cap, payload-Nkb's documents (by profile) */
+	char docstore[512];
+	double budget_s;
+	unsigned payload_kib;
+	uint64_t memory_docs; /* the suite's memory run: its documents, 0 for none */
 	/* startup */
 	unsigned runs, warmup;
 	double expected_cv; /* of a trial's runs; 0: the default (results.h) */

@@ -144,6 +144,43 @@ static void test_rpc(void **state)
 	}
 }
 
+static void test_docstore(void **state)
+{
+	struct scenario s;
+	struct hx_err err = {0};
+
+	(void)state;
+	if (scn_parse("d.json",
+		      "{\"name\":\"d\",\"workload\":\"ws-rpc\",\"runtimes\":[\"deno\"],\"script\":\"s.js\","
+		      "\"rpc\":{\"requests\":4000,\"docstore\":true,\"budget_s\":4,\"memory_docs\":20000}}",
+		      &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(s.docstore, "all");
+	/* quick: a quarter of each budget and 1 KiB documents; full: three budgets and 512 KiB */
+	scn_scale(&s, SCN_QUICK);
+	assert_true(s.budget_s == 1);
+	assert_int_equal(s.payload_kib, 1);
+	assert_int_equal(s.requests, 1000);
+	assert_int_equal(s.memory_docs, 5000);
+	if (scn_parse("d.json",
+		      "{\"name\":\"d\",\"workload\":\"ws-rpc\",\"runtimes\":[\"deno\"],\"script\":\"s.js\","
+		      "\"rpc\":{\"docstore\":[\"get-hot\",\"nested-merge/contended\"]}}",
+		      &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(s.docstore, "get-hot,nested-merge/contended");
+	scn_scale(&s, SCN_FULL);
+	assert_true(s.budget_s == 30); /* the default budget, 10 s, times three */
+	assert_int_equal(s.payload_kib, 512);
+	scn_scale(&s, SCN_STANDARD);
+	assert_int_equal(s.payload_kib, 64);
+	assert_int_equal(
+		scn_parse("r.json",
+			  "{\"name\":\"r\",\"workload\":\"ws-rpc\",\"runtimes\":[\"deno\"],\"script\":\"s.js\"}", &s,
+			  &err),
+		0);
+	assert_string_equal(s.docstore, ""); /* a plain ws-rpc scenario runs no suite */
+}
+
 static void test_startup_defaults_and_full(void **state)
 {
 	struct scenario s;
@@ -196,6 +233,15 @@ static void test_mistakes(void **state)
 	       "memory.no_hint: expected runtimes of the scenario's");
 	expect("{\"name\":\"x\",\"workload\":\"ws-rpc\"," RT ",\"script\":\"a\",\"rpc\":{\"size\":3}}",
 	       "size: unknown key");
+	expect("{\"name\":\"x\",\"workload\":\"ws-rpc\"," RT ",\"script\":\"a\",\"rpc\":{\"docstore\":[\"get-cold\"]}}",
+	       "rpc.docstore: docstore: 'get-cold' is not a scenario of the suite");
+	expect("{\"name\":\"x\",\"workload\":\"ws-rpc\"," RT ",\"script\":\"a\",\"rpc\":{\"docstore\":false}}",
+	       "rpc.docstore: expected true or an array");
+	expect("{\"name\":\"x\",\"workload\":\"ws-rpc\"," RT ",\"script\":\"a\",\"rpc\":{\"docstore\":true,"
+	       "\"counter\":true}}",
+	       "a docstore suite has its own counter");
+	expect("{\"name\":\"x\",\"workload\":\"ws-rpc\"," RT ",\"script\":\"a\",\"rpc\":{\"budget_s\":3}}",
+	       "rpc: budget_s and memory_docs only with \"docstore\"");
 	expect("{\"name\":\"x\",\"workload\":\"ws-chat\"," RT ",\"script\":\"a\",\"load\":{}}",
 	       "takes a chat object, not load");
 	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"tls\":1,\"load\":{}}",
@@ -508,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_body_and_bundle),
 		cmocka_unit_test(test_chat),
 		cmocka_unit_test(test_rpc),
+		cmocka_unit_test(test_docstore),
 		cmocka_unit_test(test_startup_defaults_and_full),
 		cmocka_unit_test(test_mistakes),
 		cmocka_unit_test(test_long_script_path),
