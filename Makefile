@@ -75,6 +75,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libharness.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libharness.a $(LDFLAGS) $(LDLIBS) $(TEST_LIBS) -lcmocka
 
+# the one helper that is harness's own code: an install of a lock as a run makes it
+$(BUILD)/helpers/npm-deps: tests/helpers/npm-deps.c $(BUILD)/libharness.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libharness.a $(LDFLAGS) $(LDLIBS)
+
 $(BUILD)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wno-missing-prototypes -o $@ $< -lpthread -lssl -lcrypto

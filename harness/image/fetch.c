@@ -200,8 +200,9 @@ int fetch_file(const char *url, const char *path, const char *algo, uint64_t max
 			url, (double)max / (1 << 20));
 	}
 	if (rc != CURLE_OK) {
-		if (rc == CURLE_HTTP_RETURNED_ERROR)
-			return hx_fail(err, HX_EXIT_HOST, EIO, "download %s: HTTP %ld", url, status);
+		if (rc == CURLE_HTTP_RETURNED_ERROR) /* ENOENT: not there, a caller may look elsewhere */
+			return hx_fail(err, HX_EXIT_HOST, status == 404 || status == 410 ? ENOENT : EIO,
+				       "download %s: HTTP %ld", url, status);
 		return hx_fail(err, HX_EXIT_HOST, EIO, "download %s: %s", url, curl_easy_strerror(rc));
 	}
 	for (unsigned i = 0; i < dlen && 2 * i + 2 < hex_len; i++)
