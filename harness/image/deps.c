@@ -247,6 +247,8 @@ int dep_lock_read(const char *dir, struct dep_direct *ret, struct hx_err *err)
 	return 0;
 }
 
+#define DEP_TREE_FIX "a scenario's node_modules may take 1024 MiB at most"
+
 /* The lock installed by harness itself into tmp (image/npmtree.h): no npm and no process, so nothing a lock or
  * a tarball names runs with the host's network; the lock and package.json are kept beside node_modules. */
 static int install_own(const char *kind, const struct dep_src *s, const char *lock, const char *text, const char *pkg,
@@ -260,6 +262,13 @@ static int install_own(const char *kind, const struct dep_src *s, const char *lo
 		return -err->errnum;
 	rc = npt_install(&plan, registry, tmp, DEP_MAX_TREE, err);
 	npt_plan_free(&plan);
+	if (rc < 0 && err->errnum == EFBIG) {
+		char why[sizeof(err->msg)];
+
+		snprintf(why, sizeof(why), "%s", err->msg);
+		return hx_fail(err, HX_EXIT_USAGE, EFBIG, "npm dependencies of %s %s: %s: %s", kind, s->name, why,
+			       DEP_TREE_FIX);
+	}
 	if (rc < 0)
 		return err->exit == HX_EXIT_HOST
 			       ? hx_wrap(err, "cannot install the npm dependencies of %s %s (offline?)", kind, s->name)

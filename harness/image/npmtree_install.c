@@ -147,6 +147,11 @@ static int fetch_checked(const struct npt_node *n, const char *registry, const c
 	tarball_url(n, registry, url, sizeof(url));
 	unlink(path);
 	if (fetch_file(url, path, algo, max, hex, sizeof(hex), err) < 0) {
+		if (err->errnum == EFBIG) {
+			hx_clear(err);
+			return hx_fail(err, HX_EXIT_USAGE, EFBIG, "%s: more than the %.1f MiB a tree may take", url,
+				       (double)max / (1 << 20));
+		}
 		if (err->errnum != ENOENT || n->resolved || !n->version)
 			return -err->errnum;
 		hx_clear(err); /* not where the registry usually keeps it: ask it */
@@ -331,11 +336,8 @@ static int extract_entries(struct archive *in, const struct npt_node *n, int pkg
 			continue;
 		mode = (((archive_entry_perm(e) | 0666) | (is_bin(n, rel) ? 0111 : 0) | 0600) & ~(mode_t)022) & 0755;
 		if ((w = write_entry(in, e, pkg, rel, mode, t)) == -EFBIG)
-			return hx_fail(
-				err, HX_EXIT_USAGE, EFBIG,
-				"more than %.0f MiB unpacked in all (at entry '%s'): a scenario's node_modules may "
-				"take %.0f MiB at most",
-				(double)t->max / (1 << 20), raw, (double)t->max / (1 << 20));
+			return hx_fail(err, HX_EXIT_USAGE, EFBIG, "more than %.1f MiB unpacked in all (at entry '%s')",
+				       (double)t->max / (1 << 20), raw);
 		if (w < 0)
 			return hx_fail(err, w == -EIO ? HX_EXIT_USAGE : HX_EXIT_INTERNAL, -w, "entry '%s': %s", raw,
 				       w == -EIO ? archive_error_string(in) : strerror(-w));
@@ -551,8 +553,7 @@ int npt_install(const struct npt_plan *plan, const char *registry, const char *r
 
 		if (!n->key[0] || n->in_bundle || n->inert)
 			continue;
-		if (fetch_checked(n, registry, tgz, t.max - t.bytes + 1, err) < 0 ||
-		    unpack_package(tgz, n, rfd, &t, err) < 0) {
+		if (fetch_checked(n, registry, tgz, t.max, err) < 0 || unpack_package(tgz, n, rfd, &t, err) < 0) {
 			unlink(tgz);
 			return hx_wrap(err, "%s@%s (%s)", n->name, n->version ? n->version : "", n->key);
 		}
