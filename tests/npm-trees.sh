@@ -17,8 +17,9 @@ helper=$top/$build/helpers/npm-deps
 [ -x "$helper" ] || { echo "npm-trees: build $helper first (make $build/helpers/npm-deps)" >&2; exit 2; }
 command -v npm >/dev/null || { echo "npm-trees: needs npm (the reference install)" >&2; exit 3; }
 if [ $# -eq 0 ]; then
-	set -- $(ls -d "$top"/scenarios/*/ "$top"/scenarios/warm-install/project/ "$top"/images/*/ |
-		while read -r d; do [ -f "$d/package-lock.json" ] && echo "${d%/}"; done)
+	for d in "$top"/scenarios/*/ "$top"/scenarios/warm-install/project/ "$top"/images/*/; do
+		[ -f "$d/package-lock.json" ] && set -- "$@" "${d%/}"
+	done
 fi
 
 work=$(mktemp -d /tmp/npm-trees-XXXXXX)
