@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/npm-trees.sh [--build DIR] [LOCK_DIR...]: for each folder holding a package-lock.json (by default every
 # committed one: scenarios/*/, scenarios/warm-install/project/, images/*/), the node_modules harness installs
-# (build/helpers/npm-deps, into a private cache) against the one `npm ci --ignore-scripts` installs from the
+# (build/helpers/npm-deps or $NPM_DEPS, into a private cache) against the one `npm ci --ignore-scripts` installs from the
 # same lock: the same paths, types, modes, file contents and link targets. npm's own record of what it
 # installed, node_modules/.package-lock.json, is the one difference allowed. Prints one line per lock with both
 # install times (wall clock, one fresh install each, neither with a warm cache); exit 1 when a tree differs.
@@ -13,7 +13,7 @@ if [ "${1:-}" = "--build" ]; then
 	shift 2
 fi
 top=$(cd "$(dirname "$0")/.." && pwd)
-helper=$top/$build/helpers/npm-deps
+helper=${NPM_DEPS:-$top/$build/helpers/npm-deps}
 [ -x "$helper" ] || { echo "npm-trees: build $helper first (make $build/helpers/npm-deps)" >&2; exit 2; }
 command -v npm >/dev/null || { echo "npm-trees: needs npm (the reference install)" >&2; exit 3; }
 if [ $# -eq 0 ]; then
