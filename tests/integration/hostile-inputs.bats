@@ -363,7 +363,7 @@ JSON
 	[ "$output" = "shell 1: ok" ]
 }
 
-@test "npm ci for a scenario's lock runs in a sandbox on the host network; what it installs is root's and read-only to others" {
+@test "a scenario's lock from a registry on 127.0.0.1, installed by harness: what it installs is root's and read-only to others" {
 	need_node20
 	command -v npm >/dev/null || hx_skip "needs npm"
 	export CANARY=/nonexistent
