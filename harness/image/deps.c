@@ -289,8 +289,8 @@ int dep_ensure_as(const char *what, const struct dep_src *s, char *ret, size_t l
 	struct img_cache c = {.lock_fd = -1};
 	char lock[PATH_MAX], pkg[PATH_MAX], hex[65], base[PATH_MAX], tmp[PATH_MAX], path[PATH_MAX];
 	char registry[1024];
-	_cleanup_free_ char *text = NULL;
-	size_t tlen;
+	_cleanup_free_ char *text = NULL, *pkg_text = NULL;
+	size_t tlen, plen;
 	int rc = 0;
 
 	ret[0] = '\0';
@@ -301,7 +301,9 @@ int dep_ensure_as(const char *what, const struct dep_src *s, char *ret, size_t l
 	if (util_read_input(lock, UTIL_MAX_LOCK, &text, &tlen, err) < 0 ||
 	    util_sha256_hex(text, tlen, hex, sizeof(hex)) < 0 ||
 	    img_npm_registry("", registry, sizeof(registry), err) < 0 ||
-	    dep_check_lock(lock, text, registry, err) < 0 || img_cache_open(&c, err) < 0)
+	    dep_check_lock(lock, text, registry, err) < 0 ||
+	    util_read_input(pkg, UTIL_MAX_JSON, &pkg_text, &plen, err) < 0 ||
+	    npt_check_project(pkg, pkg_text, lock, text, err) < 0 || img_cache_open(&c, err) < 0)
 		return -err->errnum;
 	snprintf(base, sizeof(base), "%s/npm/sha256-%s", c.root, hex);
 	snprintf(ret, len, "%s/node_modules", base);

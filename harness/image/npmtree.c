@@ -528,3 +528,54 @@ int npt_plan_lock(const char *file, const char *text, const struct npt_platform 
 		npt_plan_free(ret);
 	return rc;
 }
+
+/* The first name of kind whose range differs between a and b (one of them may lack it); NULL when none. */
+static const char *kind_differs(const cJSON *a, const cJSON *b, const char **ra, const char **rb)
+{
+	const cJSON *it;
+
+	for (int pass = 0; pass < 2; pass++) {
+		const cJSON *side = pass ? b : a;
+
+		cJSON_ArrayForEach (it, side) {
+			const cJSON *other = get(pass ? a : b, it->string);
+			const char *mine = cJSON_IsString(it) ? it->valuestring : "?";
+			const char *theirs = cJSON_IsString(other) ? other->valuestring : NULL;
+
+			if (!theirs || strcmp(mine, theirs) != 0) {
+				*ra = pass ? theirs : mine;
+				*rb = pass ? mine : theirs;
+				return it->string;
+			}
+		}
+	}
+	return NULL;
+}
+
+int npt_check_project(const char *pkg_file, const char *pkg_text, const char *lock_file, const char *lock_text,
+		      struct hx_err *err)
+{
+	static const char *const kinds[] = {"dependencies", "devDependencies", "optionalDependencies",
+					    "peerDependencies"};
+	cJSON *pkg = valid_json_text(pkg_text, strlen(pkg_text)) ? NULL : cJSON_Parse(pkg_text);
+	cJSON *lock = cJSON_Parse(lock_text);
+	const cJSON *project = get(get(lock, "packages"), "");
+	int rc = 0;
+
+	if (!cJSON_IsObject(pkg))
+		rc = hx_fail_field(err, pkg_file, NULL, "not a JSON object");
+	for (size_t k = 0; k < HX_ARRAY_SIZE(kinds) && rc == 0; k++) {
+		const char *ra = NULL, *rb = NULL;
+		const char *name = kind_differs(get(pkg, kinds[k]), get(project, kinds[k]), &ra, &rb);
+
+		if (name)
+			rc = hx_fail(err, HX_EXIT_USAGE, EINVAL,
+				     "%s and %s disagree: %s.%s is %s%s%s in package.json, %s%s%s in the lock (npm ci "
+				     "would refuse it too): run npm install to make the lock again",
+				     pkg_file, lock_file, kinds[k], name, ra ? "'" : "", ra ? ra : "absent",
+				     ra ? "'" : "", rb ? "'" : "", rb ? rb : "absent", rb ? "'" : "");
+	}
+	cJSON_Delete(pkg);
+	cJSON_Delete(lock);
+	return rc;
+}

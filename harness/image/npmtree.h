@@ -61,6 +61,12 @@ void npt_plan_free(struct npt_plan *p);
 /* The index of the node at key, -1 when the lock has none. */
 long npt_find(const struct npt_plan *p, const char *key);
 
+/* npm ci's first refusal: the project's package.json and the lock's project ("packages"."") must name the same
+ * dependencies, devDependencies, optionalDependencies and peerDependencies with the same ranges; a usage error
+ * naming the first difference and the fix (npm install) otherwise. */
+int npt_check_project(const char *pkg_file, const char *pkg_text, const char *lock_file, const char *lock_text,
+		      struct hx_err *err);
+
 /* Install plan into root (which must exist and be empty): root/node_modules/... as npm ci --ignore-scripts makes
  * it, each tarball from registry (or its resolved URL) checked against its integrity before a byte of it is
  * unpacked. More than max_bytes unpacked in all, an unsafe entry (an absolute path, a '..', a device node) or an

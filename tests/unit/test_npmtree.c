@@ -101,6 +101,35 @@ static void test_refused_plans(void **state)
 	refused("{\"lockfileVersion\":1,\"dependencies\":{}}", HX_EXIT_USAGE, "lockfileVersion: expected 2 or 3");
 }
 
+/* npm ci's check that the lock is package.json's: a range changed, or a package added, without npm install */
+static void test_project_sync(void **state)
+{
+	static const char lock[] = "{\"lockfileVersion\":3,\"packages\":{\"\":{\"dependencies\":{\"a\":\"^1.0.0\"},"
+				   "\"devDependencies\":{\"t\":\"2\"}}}}";
+	struct hx_err err = {0};
+
+	(void)state;
+	assert_int_equal(npt_check_project("p.json",
+					   "{\"dependencies\":{\"a\":\"^1.0.0\"},\"devDependencies\":{\"t\":\"2\"}}",
+					   "l.json", lock, &err),
+			 0);
+	assert_int_equal(npt_check_project("p.json",
+					   "{\"dependencies\":{\"a\":\"^2.0.0\"},\"devDependencies\":{\"t\":\"2\"}}",
+					   "l.json", lock, &err),
+			 -EINVAL);
+	assert_int_equal(err.exit, HX_EXIT_USAGE);
+	assert_string_equal(err.msg,
+			    "p.json and l.json disagree: dependencies.a is '^2.0.0' in package.json, '^1.0.0' in "
+			    "the lock (npm ci would refuse it too): run npm install to make the lock again");
+	assert_int_equal(
+		npt_check_project("p.json", "{\"dependencies\":{\"a\":\"^1.0.0\",\"b\":\"1\"}}", "l.json", lock, &err),
+		-EINVAL);
+	assert_non_null(strstr(err.msg, "dependencies.b is '1' in package.json, absent in the lock"));
+	assert_int_equal(npt_check_project("p.json", "{\"dependencies\":{\"a\":\"^1.0.0\"}}", "l.json", lock, &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, "devDependencies.t is absent in package.json, '2' in the lock"));
+}
+
 /* ---- installs from a file:// registry ---- */
 
 static char work[64], reg[128], root[128];
@@ -390,6 +419,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_optional_platform),
 		cmocka_unit_test(test_refused_plans),
+		cmocka_unit_test(test_project_sync),
 		cmocka_unit_test(test_install),
 		cmocka_unit_test(test_integrity_mismatch),
 		cmocka_unit_test(test_unsafe_entries),
