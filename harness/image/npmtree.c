@@ -529,8 +529,8 @@ int npt_plan_lock(const char *file, const char *text, const struct npt_platform 
 	return rc;
 }
 
-/* The first name of kind whose range differs between a and b (one of them may lack it); NULL when none. */
-static const char *kind_differs(const cJSON *a, const cJSON *b, const char **ra, const char **rb)
+/* The first name not in skip whose range differs between a and b (one may lack it); NULL when none. */
+static const char *kind_differs(const cJSON *a, const cJSON *b, const cJSON *skip, const char **ra, const char **rb)
 {
 	const cJSON *it;
 
@@ -538,6 +538,8 @@ static const char *kind_differs(const cJSON *a, const cJSON *b, const char **ra,
 		const cJSON *side = pass ? b : a;
 
 		cJSON_ArrayForEach (it, side) {
+			if (get(skip, it->string))
+				continue;
 			const cJSON *other = get(pass ? a : b, it->string);
 			const char *mine = cJSON_IsString(it) ? it->valuestring : "?";
 			const char *theirs = cJSON_IsString(other) ? other->valuestring : NULL;
@@ -566,7 +568,9 @@ int npt_check_project(const char *pkg_file, const char *pkg_text, const char *lo
 		rc = hx_fail_field(err, pkg_file, NULL, "not a JSON object");
 	for (size_t k = 0; k < HX_ARRAY_SIZE(kinds) && rc == 0; k++) {
 		const char *ra = NULL, *rb = NULL;
-		const char *name = kind_differs(get(pkg, kinds[k]), get(project, kinds[k]), &ra, &rb);
+		/* npm reads a name in both dependencies and optionalDependencies as optional only */
+		const cJSON *skip = k == 0 ? get(pkg, "optionalDependencies") : NULL;
+		const char *name = kind_differs(get(pkg, kinds[k]), get(project, kinds[k]), skip, &ra, &rb);
 
 		if (name)
 			rc = hx_fail(err, HX_EXIT_USAGE, EINVAL,
