@@ -5,6 +5,8 @@
 # same lock: the same paths, types, modes, file contents and link targets. npm's own record of what it
 # installed, node_modules/.package-lock.json, is the one difference allowed. Prints one line per lock with both
 # install times (wall clock, one fresh install each, neither with a warm cache); exit 1 when a tree differs.
+# With NPM_DEPS_BEFORE (the same helper built from an earlier harness, whose install ran npm ci in a sandbox), that
+# one's tree is compared too and its time printed.
 set -eu
 
 build=build
@@ -61,8 +63,21 @@ for dir in "$@"; do
 	t1=$(now_ms)
 	ours=$(HARNESS_CACHE_DIR=$work/cache-$name "$helper" "$dir" 2>/dev/null)
 	t2=$(now_ms)
+	before=
+	if [ -n "${NPM_DEPS_BEFORE:-}" ]; then
+		t3=$(now_ms)
+		old=$(HARNESS_CACHE_DIR=$work/cache-before-$name "$NPM_DEPS_BEFORE" "$dir" 2>/dev/null)
+		before="  before $(($(now_ms) - t3)) ms"
+		manifest "$old" >"$work/$name.before"
+	fi
 	manifest "$ref/node_modules" >"$work/$name.npm"
 	manifest "$ours" >"$work/$name.harness"
+	if [ -n "$before" ] && ! diff -q "$work/$name.before" "$work/$name.harness" >/dev/null; then
+		before="$before (its tree DIFFERS)"
+		status=1
+	elif [ -n "$before" ]; then
+		before="$before (same tree)"
+	fi
 	entries=$(wc -l <"$work/$name.npm")
 	if diff -u "$work/$name.npm" "$work/$name.harness" >"$work/$name.diff"; then
 		verdict="same tree"
@@ -71,7 +86,7 @@ for dir in "$@"; do
 		head -20 "$work/$name.diff" | sed 's/^/    /'
 		status=1
 	fi
-	printf '%-28s %5d entries  npm ci %6d ms  harness %6d ms  %s\n' "${dir#"$top"/}" "$entries" \
-		$((t1 - t0)) $((t2 - t1)) "$verdict"
+	printf '%-28s %5d entries  npm ci %6d ms  harness %6d ms  %s%s\n' "${dir#"$top"/}" "$entries" \
+		$((t1 - t0)) $((t2 - t1)) "$verdict" "$before"
 done
 exit $status

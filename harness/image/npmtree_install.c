@@ -315,6 +315,14 @@ static bool gitignore_rename(struct ignores *ig, char *rel, size_t len)
 	return true;
 }
 
+/* A write that failed for what the tarball holds (a damaged stream, a file where a folder must be, a name too
+ * long), not for the host's disk. */
+static bool tarball_fault(int w)
+{
+	return w == -EIO || w == -ENOTDIR || w == -EISDIR || w == -EEXIST || w == -ELOOP || w == -EPERM ||
+	       w == -ENAMETOOLONG;
+}
+
 static int extract_entries(struct archive *in, const struct npt_node *n, int pkg, struct tally *t, struct ignores *ig,
 			   struct hx_err *err)
 {
@@ -339,8 +347,8 @@ static int extract_entries(struct archive *in, const struct npt_node *n, int pkg
 			return hx_fail(err, HX_EXIT_USAGE, EFBIG, "more than %.1f MiB unpacked in all (at entry '%s')",
 				       (double)t->max / (1 << 20), raw);
 		if (w < 0)
-			return hx_fail(err, w == -EIO ? HX_EXIT_USAGE : HX_EXIT_INTERNAL, -w, "entry '%s': %s", raw,
-				       w == -EIO ? archive_error_string(in) : strerror(-w));
+			return hx_fail(err, tarball_fault(w) ? HX_EXIT_USAGE : HX_EXIT_HOST, -w, "entry '%s': %s", raw,
+				       w == -EIO && archive_error_string(in) ? archive_error_string(in) : strerror(-w));
 	}
 	if (r != ARCHIVE_EOF)
 		return hx_fail(err, HX_EXIT_USAGE, EIO, "%s",
