@@ -239,7 +239,7 @@ fuzz: $(FUZZ_TARGETS)
 fuzz-long: $(FUZZ_TARGETS)
 	tests/fuzz/campaign.sh $(FUZZ_LONG_SECONDS) $(BUILD) $(FUZZ_TARGETS)
 
-FUZZ_SRC := harness/load/http.c harness/load/ws.c harness/image/manifest.c harness/run/scenario.c harness/run/scenario_routes.c \
+FUZZ_SRC := harness/load/http.c harness/load/ws.c harness/image/manifest.c harness/image/npmtree.c harness/run/scenario.c harness/run/scenario_routes.c \
 	harness/run/scenario_wire.c harness/run/wire.c harness/base/proc.c \
 	harness/base/err.c harness/base/esc.c harness/base/util.c harness/base/valid.c harness/run/pgwire.c harness/run/script.c \
 	harness/load/check.c harness/base/dl.c harness/base/dl_curl.c harness/base/dl_ossl.c
