@@ -61,14 +61,22 @@ for dir in "$@"; do
 	t0=$(now_ms)
 	(cd "$ref" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error --cache="$work/npm-cache-$name" >/dev/null)
 	t1=$(now_ms)
-	ours=$(HARNESS_CACHE_DIR=$work/cache-$name "$helper" "$dir" 2>/dev/null)
+	if ! ours=$(HARNESS_CACHE_DIR=$work/cache-$name "$helper" "$dir" 2>"$work/$name.err"); then
+		printf '%-28s harness FAILED: %s\n' "${dir#"$top"/}" "$(tail -1 "$work/$name.err")"
+		status=1
+		continue
+	fi
 	t2=$(now_ms)
 	before=
 	if [ -n "${NPM_DEPS_BEFORE:-}" ]; then
 		t3=$(now_ms)
-		old=$(HARNESS_CACHE_DIR=$work/cache-before-$name "$NPM_DEPS_BEFORE" "$dir" 2>/dev/null)
-		before="  before $(($(now_ms) - t3)) ms"
-		manifest "$old" >"$work/$name.before"
+		if old=$(HARNESS_CACHE_DIR=$work/cache-before-$name "$NPM_DEPS_BEFORE" "$dir" 2>"$work/$name.err"); then
+			before="  before $(($(now_ms) - t3)) ms"
+			manifest "$old" >"$work/$name.before"
+		else
+			before="  before FAILED: $(tail -1 "$work/$name.err")"
+			: >"$work/$name.before"
+		fi
 	fi
 	manifest "$ref/node_modules" >"$work/$name.npm"
 	manifest "$ours" >"$work/$name.harness"
