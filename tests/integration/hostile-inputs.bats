@@ -218,7 +218,7 @@ lock_scenario() {
 	echo "{\"name\": \"x\", \"lockfileVersion\": 3, \"requires\": true, \"packages\": {\"\": {\"dependencies\": {\"x\": \"1.0.0\"}}, $2}}" >"$1/package-lock.json"
 }
 
-@test "lock file with a link to a folder outside, a URL outside the registry, a node_modules/../ path: refused before npm runs" {
+@test "lock file with a link to a folder outside, a URL outside the registry, a node_modules/../ path: refused before anything is fetched" {
 	need_node20
 	command -v npm >/dev/null || hx_skip "needs npm"
 	lock_scenario link '"node_modules/x": {"resolved": "../../../../etc", "link": true}'
