@@ -77,6 +77,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libharness.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libharness.a $(LDFLAGS) $(LDLIBS) $(TEST_LIBS) -lcmocka
 
+# the one helper that is harness's own code: an install of a lock as a run makes it
+$(BUILD)/helpers/npm-deps: tests/helpers/npm-deps.c $(BUILD)/libharness.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libharness.a $(LDFLAGS) $(LDLIBS)
+
 $(BUILD)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wno-missing-prototypes -o $@ $< -lpthread -lssl -lcrypto
@@ -236,7 +241,8 @@ fuzz: $(FUZZ_TARGETS)
 fuzz-long: $(FUZZ_TARGETS)
 	tests/fuzz/campaign.sh $(FUZZ_LONG_SECONDS) $(BUILD) $(FUZZ_TARGETS)
 
-FUZZ_SRC := harness/load/http.c harness/load/ws.c harness/load/dsproto.c harness/image/manifest.c harness/run/scenario.c harness/run/scenario_routes.c \
+FUZZ_SRC := harness/load/http.c harness/load/ws.c harness/load/dsproto.c harness/image/manifest.c harness/image/npmtree.c \
+	harness/run/scenario.c harness/run/scenario_routes.c \
 	harness/run/scenario_wire.c harness/run/wire.c harness/base/proc.c \
 	harness/base/err.c harness/base/esc.c harness/base/util.c harness/base/valid.c harness/run/pgwire.c harness/run/script.c \
 	harness/load/check.c harness/base/dl.c harness/base/dl_curl.c harness/base/dl_ossl.c

@@ -8,6 +8,7 @@
 #include <curl/curl.h>
 #undef curl_easy_setopt
 #undef curl_easy_getinfo
+#undef curl_share_setopt
 
 #include "base/dl.h"
 
@@ -19,6 +20,8 @@
 	X(curl_easy_setopt)   \
 	X(curl_easy_strerror) \
 	X(curl_global_init)   \
+	X(curl_share_init)    \
+	X(curl_share_setopt)  \
 	X(curl_slist_append)  \
 	X(curl_slist_free_all)
 
@@ -42,6 +45,8 @@ static inline const struct dl_curl_fns *dl_curl_get(void)
 #define curl_easy_setopt    (*dl_curl_get()->curl_easy_setopt)
 #define curl_easy_strerror  (*dl_curl_get()->curl_easy_strerror)
 #define curl_global_init    (*dl_curl_get()->curl_global_init)
+#define curl_share_init	    (*dl_curl_get()->curl_share_init)
+#define curl_share_setopt   (*dl_curl_get()->curl_share_setopt)
 #define curl_slist_append   (*dl_curl_get()->curl_slist_append)
 #define curl_slist_free_all (*dl_curl_get()->curl_slist_free_all)
 #endif

@@ -16,14 +16,11 @@
 
 #include "base/cleanup.h"
 #include "image/images.h"
+#include "image/npmtree.h"
 #include "image/unpack.h"
 #include "base/util.h"
 #include "base/valid.h"
 #include "sandbox/sandbox.h"
-#include "sandbox/sbx_mount.h"
-#include "sandbox/sbx_run.h"
-#include "sandbox/sbx_scratch.h"
-#include "sandbox/sbx_userns.h"
 
 static int copy_file(const char *from, const char *to)
 {
@@ -36,9 +33,7 @@ static int copy_file(const char *from, const char *to)
 	return util_write_atomic(to, data, len, &err) < 0 ? -err.errnum : 0;
 }
 
-#define NPM_CI_TIMEOUT_S 600
-/* The most an install may write (its scratch tmpfs's size): the largest tree here is 228 MiB, and the prepare
- * slice's 2 GiB hold the tmpfs and npm itself. */
+/* The most an install may unpack (counted as it is written): the largest tree here is 228 MiB. */
 #define DEP_MAX_TREE (1ull << 30)
 
 /* The host's name resolution, read-only, over the sandbox's own files: npm must reach the registry. */
@@ -91,34 +86,6 @@ void dep_registry_access(struct sbx_config *c, const char *registry)
 	sbx_env_set(c, reg);
 	sbx_env_set(c, "npm_config_update_notifier=false");
 	ca_env(c);
-}
-
-/* `npm ci` as the sandbox user in a sandbox: the host's network namespace (the registry npm is configured
- * with, given as npm_config_registry), /work (the scratch dir: the lock, package.json and node_modules to be)
- * the only writable folder, npm's cache on the sandbox's /tmp. Its output (the end of it) into log. */
-static int npm_ci(struct sbx_scratch *dir, const char *registry, char *log, size_t len, struct hx_err *err)
-{
-	char *argv[] = {(char *)"npm",
-			(char *)"ci",
-			(char *)"--ignore-scripts",
-			(char *)"--no-audit",
-			(char *)"--no-fund",
-			(char *)"--loglevel=error",
-			(char *)"--cache=/tmp/npm-cache",
-			NULL};
-	struct sbx_config c;
-	_cleanup_close_ int netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-
-	if (netns < 0)
-		return hx_syserr(err, "npm ci: the host's network namespace");
-	sbx_config_init(&c);
-	c.argv = argv;
-	c.cwd = "/work";
-	c.netns_fd = netns;
-	if (sbx_scratch_lend(dir, &c, "/work", err) < 0)
-		return -err->errnum;
-	dep_registry_access(&c, registry);
-	return sbx_run_to_end(&c, "npm ci", NPM_CI_TIMEOUT_S, log, len, err);
 }
 
 /* The installed tree becomes root's, with no group or other write bit: a cache entry nobody else changes. */
@@ -282,30 +249,34 @@ int dep_lock_read(const char *dir, struct dep_direct *ret, struct hx_err *err)
 
 #define DEP_TREE_FIX "a scenario's node_modules may take 1024 MiB at most"
 
-/* npm ci with /work on a tmpfs of DEP_MAX_TREE bytes (sbx_scratch.h), the lock and package.json put there
- * first, its tree copied into tmp after: an install past that size is ENOSPC to npm, never the cache's disk. */
-static int npm_ci_scratch(const char *kind, const struct dep_src *s, const char *lock, const char *pkg, const char *tmp,
-			  const char *registry, char *log, size_t len, struct hx_err *err)
+/* The lock installed by harness itself into tmp (image/npmtree.h): no npm and no process, so nothing a lock or
+ * a tarball names runs with the host's network; the lock and package.json are kept beside node_modules. */
+static int install_own(const char *kind, const struct dep_src *s, const char *lock, const char *text, const char *pkg,
+		       const char *tmp, const char *registry, struct hx_err *err)
 {
-	struct sbx_scratch sc;
-	char what[160], to[PATH_MAX + 32];
+	struct npt_plan plan;
+	char to[PATH_MAX + 32];
 	int rc;
 
-	snprintf(what, sizeof(what), "npm ci for %s %s", kind, s->name);
-	if (sbx_scratch_open(&sc, tmp, DEP_MAX_TREE, sbx_role_uid(SBX_ROLE_PREPARE), sbx_role_gid(SBX_ROLE_PREPARE),
-			     what, err) < 0)
+	if (npt_plan_lock(lock, text, npt_host(), &plan, err) < 0)
 		return -err->errnum;
-	if ((snprintf(to, sizeof(to), "%s/package-lock.json", sbx_scratch_path(&sc)), copy_file(lock, to) < 0) ||
-	    (snprintf(to, sizeof(to), "%s/package.json", sbx_scratch_path(&sc)), copy_file(pkg, to) < 0))
-		rc = hx_syserr(err, "npm dependencies of %s: %s", s->name, sbx_scratch_path(&sc));
-	else if (npm_ci(&sc, registry, log, len, err) < 0 && !sbx_scratch_full(&sc))
-		rc = sbx_scratch_ran_out(&sc, log, DEP_TREE_FIX, err) < 0
-			     ? -err->errnum
-			     : hx_wrap(err, "cannot install the npm dependencies of %s %s (offline?)", kind, s->name);
-	else
-		rc = sbx_scratch_finish(&sc, DEP_TREE_FIX, err);
-	sbx_scratch_close(&sc);
-	return rc;
+	rc = npt_install(&plan, registry, tmp, DEP_MAX_TREE, err);
+	npt_plan_free(&plan);
+	if (rc < 0 && err->errnum == EFBIG) {
+		char why[sizeof(err->msg)];
+
+		snprintf(why, sizeof(why), "%s", err->msg);
+		return hx_fail(err, HX_EXIT_USAGE, EFBIG, "npm dependencies of %s %s: %s: %s", kind, s->name, why,
+			       DEP_TREE_FIX);
+	}
+	if (rc < 0)
+		return err->exit == HX_EXIT_HOST
+			       ? hx_wrap(err, "cannot install the npm dependencies of %s %s (offline?)", kind, s->name)
+			       : hx_wrap(err, "npm dependencies of %s %s", kind, s->name);
+	if ((snprintf(to, sizeof(to), "%s/package-lock.json", tmp), copy_file(lock, to) < 0) ||
+	    (snprintf(to, sizeof(to), "%s/package.json", tmp), copy_file(pkg, to) < 0))
+		return hx_syserr(err, "npm dependencies of %s: %s", s->name, tmp);
+	return 0;
 }
 
 int dep_ensure(const struct dep_src *s, char *ret, size_t len, struct hx_err *err)
@@ -316,10 +287,10 @@ int dep_ensure(const struct dep_src *s, char *ret, size_t len, struct hx_err *er
 int dep_ensure_as(const char *what, const struct dep_src *s, char *ret, size_t len, struct hx_err *err)
 {
 	struct img_cache c = {.lock_fd = -1};
-	char lock[PATH_MAX], pkg[PATH_MAX], hex[65], base[PATH_MAX], tmp[PATH_MAX], log[4096], path[PATH_MAX];
+	char lock[PATH_MAX], pkg[PATH_MAX], hex[65], base[PATH_MAX], tmp[PATH_MAX], path[PATH_MAX];
 	char registry[1024];
-	_cleanup_free_ char *text = NULL;
-	size_t tlen;
+	_cleanup_free_ char *text = NULL, *pkg_text = NULL;
+	size_t tlen, plen;
 	int rc = 0;
 
 	ret[0] = '\0';
@@ -330,7 +301,9 @@ int dep_ensure_as(const char *what, const struct dep_src *s, char *ret, size_t l
 	if (util_read_input(lock, UTIL_MAX_LOCK, &text, &tlen, err) < 0 ||
 	    util_sha256_hex(text, tlen, hex, sizeof(hex)) < 0 ||
 	    img_npm_registry("", registry, sizeof(registry), err) < 0 ||
-	    dep_check_lock(lock, text, registry, err) < 0 || img_cache_open(&c, err) < 0)
+	    dep_check_lock(lock, text, registry, err) < 0 ||
+	    util_read_input(pkg, UTIL_MAX_JSON, &pkg_text, &plen, err) < 0 ||
+	    npt_check_project(pkg, pkg_text, lock, text, err) < 0 || img_cache_open(&c, err) < 0)
 		return -err->errnum;
 	snprintf(base, sizeof(base), "%s/npm/sha256-%s", c.root, hex);
 	snprintf(ret, len, "%s/node_modules", base);
@@ -345,10 +318,10 @@ int dep_ensure_as(const char *what, const struct dep_src *s, char *ret, size_t l
 	snprintf(tmp, sizeof(tmp), "%s/npm/.tmp-%s-%d", c.root, hex, (int)getpid());
 	unpack_remove_tree(tmp);
 	if (!util_exists(ret)) {
-		fprintf(stderr, "harness: installing the npm dependencies of %s %s (npm ci)\n", what, s->name);
+		fprintf(stderr, "harness: installing the npm dependencies of %s %s\n", what, s->name);
 		if (mkdir(tmp, 0755) < 0)
 			rc = hx_syserr(err, "npm dependencies of %s: %s", s->name, tmp);
-		else if (npm_ci_scratch(what, s, lock, pkg, tmp, registry, log, sizeof(log), err) < 0)
+		else if (install_own(what, s, lock, text, pkg, tmp, registry, err) < 0)
 			rc = -err->errnum;
 		else if (dep_make_roots(tmp) < 0)
 			rc = hx_syserr(err, "npm dependencies of %s: make them root's", s->name);

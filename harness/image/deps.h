@@ -1,5 +1,6 @@
-/* A scenario's npm dependencies: installed once per lock file with `npm ci --ignore-scripts` into the
- * image cache, keyed by the lock file's digest, and seen read-only at /scenario/node_modules. */
+/* A scenario's npm dependencies: installed once per lock file by harness itself (image/npmtree.h: the tree
+ * `npm ci --ignore-scripts` makes, with no program run) into the image cache, keyed by the lock file's digest,
+ * and seen read-only at /scenario/node_modules. */
 #ifndef HX_DEPS_H
 #define HX_DEPS_H
 
@@ -13,7 +14,7 @@ struct dep_src {
 	const char *name, *dir;
 };
 
-/* A package-lock.json that npm ci may follow: lockfileVersion 2 or 3, every "packages" key a
+/* A package-lock.json harness may follow: lockfileVersion 2 or 3, every "packages" key a
  * node_modules/<name> path with npm package names, no links to folders, semantic versions, and any
  * "resolved" URL under registry. A usage error naming the file and entry otherwise. */
 int dep_check_lock(const char *file, const char *text, const char *registry, struct hx_err *err);

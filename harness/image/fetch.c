@@ -57,6 +57,10 @@ static int on_progress(void *user, curl_off_t total, curl_off_t now, curl_off_t 
 	return 0;
 }
 
+/* One connection cache, name cache and TLS session cache for every download of the process: the many small
+ * tarballs of a lock file reuse one connection to the registry instead of a handshake each. */
+static CURLSH *share;
+
 /* libcurl and libcrypto are opened here, by the verbs that download, not by every start (base/dl.h) */
 static int curl_init_once(struct hx_err *err)
 {
@@ -66,6 +70,11 @@ static int curl_init_once(struct hx_err *err)
 		return hx_wrap(err, "download");
 	if (!done) {
 		curl_global_init(CURL_GLOBAL_DEFAULT);
+		if ((share = curl_share_init())) {
+			curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+			curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+			curl_share_setopt(share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+		}
 		done = true;
 	}
 	return 0;
@@ -86,6 +95,8 @@ static CURL *easy(const char *url)
 	curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "harness");
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	if (share)
+		curl_easy_setopt(c, CURLOPT_SHARE, share);
 	return c;
 }
 
@@ -200,8 +211,9 @@ int fetch_file(const char *url, const char *path, const char *algo, uint64_t max
 			url, (double)max / (1 << 20));
 	}
 	if (rc != CURLE_OK) {
-		if (rc == CURLE_HTTP_RETURNED_ERROR)
-			return hx_fail(err, HX_EXIT_HOST, EIO, "download %s: HTTP %ld", url, status);
+		if (rc == CURLE_HTTP_RETURNED_ERROR) /* ENOENT: not there, a caller may look elsewhere */
+			return hx_fail(err, HX_EXIT_HOST, status == 404 || status == 410 ? ENOENT : EIO,
+				       "download %s: HTTP %ld", url, status);
 		return hx_fail(err, HX_EXIT_HOST, EIO, "download %s: %s", url, curl_easy_strerror(rc));
 	}
 	for (unsigned i = 0; i < dlen && 2 * i + 2 < hex_len; i++)

@@ -10,7 +10,8 @@
 
 /* Download url into path (appending to what a previous attempt left there, when the server allows
  * ranges), hashing everything with algo ("sha256" or "sha512"); hex gets the digest. More than max bytes
- * (what the server announces, or what arrives) is refused, exit 2, and path removed. */
+ * (what the server announces, or what arrives) is refused, exit 2, and path removed; an HTTP 404 or 410 is
+ * ENOENT, any other failure EIO (exit 3). */
 int fetch_file(const char *url, const char *path, const char *algo, uint64_t max, char *hex, size_t hex_len,
 	       struct hx_err *err);
 /* GET a small document (an npm packument) into a heap string. */

@@ -218,7 +218,7 @@ lock_scenario() {
 	echo "{\"name\": \"x\", \"lockfileVersion\": 3, \"requires\": true, \"packages\": {\"\": {\"dependencies\": {\"x\": \"1.0.0\"}}, $2}}" >"$1/package-lock.json"
 }
 
-@test "lock file with a link to a folder outside, a URL outside the registry, a node_modules/../ path: refused before npm runs" {
+@test "lock file with a link to a folder outside, a URL outside the registry, a node_modules/../ path: refused before anything is fetched" {
 	need_node20
 	command -v npm >/dev/null || hx_skip "needs npm"
 	lock_scenario link '"node_modules/x": {"resolved": "../../../../etc", "link": true}'
@@ -363,7 +363,7 @@ JSON
 	[ "$output" = "shell 1: ok" ]
 }
 
-@test "npm ci for a scenario's lock runs in a sandbox on the host network; what it installs is root's and read-only to others" {
+@test "a scenario's lock from a registry on 127.0.0.1, installed by harness: what it installs is root's and read-only to others" {
 	need_node20
 	command -v npm >/dev/null || hx_skip "needs npm"
 	export CANARY=/nonexistent

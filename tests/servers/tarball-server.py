@@ -2,7 +2,8 @@
 """A loopback HTTP server for the image tests: serves the files of a folder with Range support; the
 first GET of a path ending in '.cut.tgz' sends half its bytes and drops the connection (a download cut
 in the middle); a path ending in '.gate.tgz' sends half its bytes, then the rest once a file named like it
-plus '.go' appears in the folder (a pull held in the middle for as long as a test needs); '/packages/<name>' answers an npm packument for the tarballs listed in <folder>/npm.json.
+plus '.go' appears in the folder (a pull held in the middle for as long as a test needs); '/packages/<name>' answers an npm packument for the tarballs listed in <folder>/npm.json (with
+the fields of a version's "manifest", such as "bin").
 Prints 'port N' once listening."""
 import http.server
 import json
@@ -74,7 +75,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if name not in spec:
             return self.send_bytes(b'{"error":"not found"}', 404)
         host = "http://127.0.0.1:%d" % self.server.server_address[1]
-        versions = {v: {"name": name, "version": v, "dist": {"tarball": host + "/" + d["file"], "integrity": d["integrity"]}}
+        versions = {v: {"name": name, "version": v, "dist": {"tarball": host + "/" + d["file"], "integrity": d["integrity"]},
+                        **d.get("manifest", {})}
                     for v, d in spec[name].items()}
         self.send_bytes(json.dumps({"name": name, "versions": versions}).encode(), 200, [("Content-Type", "application/json")])
 
