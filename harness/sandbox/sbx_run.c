@@ -1,5 +1,5 @@
 /* A program run to its end in a sandbox before a trial: the start, the output's end, the deadline and the
- * reaping that npm ci, a bundler and a prepare step share (sbx_run.h). */
+ * reaping that a bundler, a prepare step and a version probe share (sbx_run.h). */
 #include "sandbox/sbx_run.h"
 
 #include <errno.h>

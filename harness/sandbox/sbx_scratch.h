@@ -1,4 +1,4 @@
-/* The scratch folder of work outside trials that fills a cache entry (a scenario's prepare step, npm ci): a tmpfs
+/* The scratch folder of work outside trials that fills a cache entry (a scenario's prepare step): a tmpfs
  * of a bounded size, made by harness in no mount namespace (fsopen + fsmount), moved into the step's sandbox, its
  * pages charged to the prepare slice that writes them, and copied into the cache by harness once the sandbox is
  * gone (a rename cannot cross from a tmpfs). What the step writes past the size is ENOSPC to it, and never reaches

@@ -26,7 +26,7 @@
 #define SBX_CLIENT_UID	(SBX_UID + 2)
 #define SBX_FIXTURE_UID (SBX_UID + 3)
 #define SBX_NOISE_UID	(SBX_UID + 4)
-#define SBX_PREPARE_UID (SBX_UID + 5) /* prepare steps, npm ci, the bundler, version probes */
+#define SBX_PREPARE_UID (SBX_UID + 5) /* prepare steps, the bundler, version probes */
 #define SBX_FIXTURE_GID (SBX_GID + 3)
 
 /* Who a sandbox runs as: the role of its slice unless the caller says (prepare steps have no slice of a run). */
