@@ -3,17 +3,17 @@
 # bin/harness (HARNESS), with the test helpers of BUILD. Any sanitizer report fails the run, whatever the
 # test's own verdict: reports go to files (log_path) and one such file is a failure. Exit codes alone would
 # not do: a test that expects harness to fail (exit 1, 2, 3) may pass over a sanitizer's exit.
-#   tests/asan-integration.sh BUILD HARNESS [FILE.bats...]      (no FILE: every file but the eleven below)
-# ci.bats and fresh.bats are left out: they run ci/run.sh and a fresh clone's build, not the binary under test.
-# run.bats, routes.bats and warm-install.bats too, for CI's time (4 of its 15 minutes here): they spend it in the
-# runtimes and npm, and the code they reach (the run verb, scenario parsing, prepare) runs under the sanitizers in
-# hostile-inputs, integrity, faults and signals, and in the fuzzers. So are react-ssr.bats (four runtimes and
-# their bundles: the wire and the trial's path run in wire.bats), adapter.bats (its duet runs in ab.bats, its
-# arithmetic in test_adcost) and modules.bats (its watcher in test_modules, both under make asan), and, for CI's
-# time again, timeline.bats (the sampler and the timeline run in every http trial of the other files, their
-# analysis in test_timeline), wsrpc.bats (its frames in fuzz_ws) and fixture.bats (its wire in fuzz_pgwire). The helpers (test
-# servers and probes) are the plain build: several run inside the sandbox, whose seccomp filter forbids the
-# ptrace LeakSanitizer needs, and they are test peers, not the code under test.
+#   tests/asan-integration.sh BUILD HARNESS [FILE.bats...]      (no FILE: the eleven files below)
+# The default set, for CI's time (its whole suite took 15 minutes here under the sanitizers): the files whose
+# subject is what harness reads from others or what it starts and ends, where a memory error would hide:
+# hostile-inputs (crafted results files, scenarios, tarballs, payload output), integrity, images (downloads and
+# unpacking), report, cli, faults, signals, sandbox, exec, load (the client against servers that misbehave) and
+# ab (the duet's processes and windows). What the other files reach runs under the sanitizers in the unit tests
+# (make asan: compare, statistics, timelines, modules, adapters, shards) and the fuzzers (http, ws, pgwire,
+# wire, scenario and manifest parsing); the rest of their path (a run's trials on each runtime) is the same
+# code these files run. Every file runs on request: `make asan-integration ASAN_FILES="run.bats timeline.bats"`.
+# The helpers (test servers and probes) are the plain build: several run inside the sandbox, whose seccomp filter
+# forbids the ptrace LeakSanitizer needs, and they are test peers, not the code under test.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:?usage: tests/asan-integration.sh BUILD HARNESS [FILE.bats...]} harness=${2:?}
@@ -23,12 +23,8 @@ shift 2
 	exit 2
 }
 files=("$@")
-[ ${#files[@]} -gt 0 ] || for f in "$top"/tests/integration/*.bats; do
-	case "$(basename "$f")" in ci.bats | fresh.bats | run.bats | routes.bats | warm-install.bats | react-ssr.bats | adapter.bats | \
-		modules.bats | timeline.bats | wsrpc.bats | fixture.bats) ;;
-	*) files+=("$(basename "$f")") ;;
-	esac
-done
+[ ${#files[@]} -gt 0 ] || files=(hostile-inputs.bats integrity.bats images.bats report.bats cli.bats faults.bats
+	signals.bats sandbox.bats exec.bats load.bats ab.bats)
 
 logs=$(mktemp -d "${TMPDIR:-/tmp}/harness-asan.XXXXXX")
 # halt_on_error: the first report ends the process (UBSan too: the build has -fno-sanitize-recover=all).

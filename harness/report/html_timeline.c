@@ -1,5 +1,6 @@
 /* Timelines in the HTML report (html_timeline.h): four small charts sharing the time axis, one line per
- * trial in its runtime's colour; a trial flagged not_steady or leak is dashed and named in the caption. */
+ * trial in its runtime's colour; a trial flagged not_steady or leak is dashed and named in the caption. A
+ * route matrix's trials keep a timeline per cell (route x connections) instead, drawn as small multiples. */
 #include "report/html_timeline.h"
 
 #include <math.h>
@@ -53,9 +54,14 @@ static const char *colour_for(const char *runtime, const char *const *runtimes, 
 	return svg_colour(nruntimes);
 }
 
+static bool tl_flagged(const struct res_timeline *tl)
+{
+	return tl->steady.not_steady || tl->growth.leak;
+}
+
 static bool flagged(const struct trial_result *t)
 {
-	return t->timeline.steady.not_steady || t->timeline.growth.leak;
+	return tl_flagged(&t->timeline);
 }
 
 /* The end of a trial's timeline, s: its last interval's, or its last sample's when a memory run went on. */
@@ -174,19 +180,36 @@ static void chart(FILE *out, const struct res_doc *d, const char *scn, enum tl_s
 
 /* ---- small multiples: a cell's trials on their own ---- */
 
-/* A cell: one runtime, mode and neighbour of the scenario, the trials of it that kept a timeline. */
+/* A cell: one runtime, mode and neighbour of the scenario, the trials of it that kept a timeline; in a route
+ * matrix also one route at one connection count (route NULL: a plain http trial's own timeline). */
 struct tl_cell {
-	const char *runtime, *mode, *noise;
+	const char *runtime, *mode, *noise, *route;
+	unsigned connections;
 	size_t rank; /* the runtime's place in the page's order */
 };
 
-#define TL_MAX_CELLS 64
+#define TL_MAX_CELLS 256       /* a matrix's 5 routes x 3 connection counts x 4 runtimes x 2 modes fit */
 #define TL_SECOND    "#777777" /* the right axis' series, beside any runtime's colour */
+
+/* Trial t's timeline of cell c: its own, or its matrix cell's of c's route and connections; NULL when t is not
+ * of the cell or kept none. */
+static const struct res_timeline *cell_tl(const struct trial_result *t, const char *scn, const struct tl_cell *c)
+{
+	if (strcmp(t->scenario, scn) || strcmp(t->runtime, c->runtime) || strcmp(t->mode, c->mode) ||
+	    strcmp(t->noise, c->noise))
+		return NULL;
+	if (!c->route)
+		return t->timeline.n ? &t->timeline : NULL;
+	for (unsigned j = 0; j < t->ncells; j++)
+		if (t->cells[j].timeline.n && t->cells[j].connections == c->connections &&
+		    !strcmp(t->cells[j].route, c->route))
+			return &t->cells[j].timeline;
+	return NULL;
+}
 
 static bool in_cell(const struct trial_result *t, const char *scn, const struct tl_cell *c)
 {
-	return t->timeline.n && !strcmp(t->scenario, scn) && !strcmp(t->runtime, c->runtime) &&
-	       !strcmp(t->mode, c->mode) && !strcmp(t->noise, c->noise);
+	return cell_tl(t, scn, c) != NULL;
 }
 
 static bool in_cell_of(const struct trial_result *t, const char *scn, const void *c)
@@ -202,7 +225,29 @@ static size_t rank_of(const char *runtime, const char *const *runtimes, size_t n
 	return nruntimes;
 }
 
-/* The scenario's cells in the page's runtime order, each runtime's modes as the file first has them. */
+/* c into the n cells of ret unless there already, after the cells of runtimes earlier in the page's order;
+ * the new count. */
+static size_t cell_put(struct tl_cell *ret, size_t n, const struct tl_cell *c)
+{
+	size_t at = n;
+
+	for (size_t k = 0; k < n; k++)
+		if (!strcmp(ret[k].runtime, c->runtime) && !strcmp(ret[k].mode, c->mode) &&
+		    !strcmp(ret[k].noise, c->noise) && !ret[k].route == !c->route &&
+		    (!c->route || (!strcmp(ret[k].route, c->route) && ret[k].connections == c->connections)))
+			return n;
+	if (n == TL_MAX_CELLS)
+		return n;
+	while (at > 0 && ret[at - 1].rank > c->rank) {
+		ret[at] = ret[at - 1];
+		at--;
+	}
+	ret[at] = *c;
+	return n + 1;
+}
+
+/* The scenario's cells in the page's runtime order, each runtime's modes (and a matrix's routes and
+ * connection counts) as the file first has them. */
 static size_t cells_of(const struct res_doc *d, const char *scn, const char *const *runtimes, size_t nruntimes,
 		       struct tl_cell *ret)
 {
@@ -210,22 +255,18 @@ static size_t cells_of(const struct res_doc *d, const char *scn, const char *con
 
 	for (size_t i = 0; i < d->ntrials; i++) {
 		const struct trial_result *t = &d->trials[i];
-		struct tl_cell c = {t->runtime, t->mode, t->noise, rank_of(t->runtime, runtimes, nruntimes)};
-		size_t at = n;
+		struct tl_cell c = {t->runtime, t->mode, t->noise, NULL, 0, rank_of(t->runtime, runtimes, nruntimes)};
 
-		if (!t->timeline.n || strcmp(t->scenario, scn) || n == TL_MAX_CELLS)
+		if (strcmp(t->scenario, scn))
 			continue;
-		for (size_t k = 0; k < n && at == n; k++)
-			if (in_cell(t, scn, &ret[k]))
-				at = k;
-		if (at < n)
-			continue;
-		while (at > 0 && ret[at - 1].rank > c.rank) {
-			ret[at] = ret[at - 1];
-			at--;
-		}
-		ret[at] = c;
-		n++;
+		if (t->timeline.n)
+			n = cell_put(ret, n, &c);
+		for (unsigned j = 0; j < t->ncells; j++)
+			if (t->cells[j].timeline.n) {
+				c.route = t->cells[j].route;
+				c.connections = t->cells[j].connections;
+				n = cell_put(ret, n, &c);
+			}
 	}
 	return n;
 }
@@ -236,11 +277,13 @@ static double cell_max(const struct res_doc *d, const char *scn, const struct tl
 {
 	double hi = 0;
 
-	for (size_t i = 0; i < d->ntrials; i++)
-		if (in_cell(&d->trials[i], scn, c))
-			for (size_t j = 0, n = trial_series(&d->trials[i].timeline, k, x, y); j < n; j++)
-				if (isfinite(y[j]))
-					hi = fmax(hi, y[j]);
+	for (size_t i = 0; i < d->ntrials; i++) {
+		const struct res_timeline *tl = cell_tl(&d->trials[i], scn, c);
+
+		for (size_t j = 0, n = tl ? trial_series(tl, k, x, y) : 0; j < n; j++)
+			if (isfinite(y[j]))
+				hi = fmax(hi, y[j]);
+	}
 	return hi;
 }
 
@@ -277,7 +320,7 @@ static void cell_chart(FILE *out, const struct res_doc *d, const char *scn, cons
 	double x0 = 0, x1 = t_max, lo = 0, hi = cell_max(d, scn, c, pr->left, x, y), rlo = 0,
 	       rhi = cell_max(d, scn, c, pr->right, x, y);
 	const char *names[2] = {series[pr->left].unit, series[pr->right].unit}, *cols[2] = {colour, TL_SECOND};
-	char id[32], title[256];
+	char id[32], title[256], at[64] = "";
 	size_t nx, ny, nr;
 
 	if (!(hi > 0) && !(rhi > 0))
@@ -290,8 +333,11 @@ static void cell_chart(FILE *out, const struct res_doc *d, const char *scn, cons
 	p.x = (struct svg_scale){SVG_LINEAR, x0, x1, 0, 0};
 	p.y = (struct svg_scale){SVG_LINEAR, lo, hi, 0, 0};
 	snprintf(id, sizeof(id), "chart-%u", ++*nchart);
-	snprintf(title, sizeof(title), "%s, %s %s%s%s: %s over the measured load", scn, c->runtime, c->mode,
-		 strcmp(c->noise, "none") ? " " : "", strcmp(c->noise, "none") ? c->noise : "", pr->what);
+	if (c->route)
+		snprintf(at, sizeof(at), ", route %s at %u connections", c->route, c->connections);
+	snprintf(title, sizeof(title), "%s, %s %s%s%s%s: %s over the measured %s", scn, c->runtime, c->mode,
+		 strcmp(c->noise, "none") ? " " : "", strcmp(c->noise, "none") ? c->noise : "", at, pr->what,
+		 c->route ? "cell" : "load");
 	svg_begin(&p, out, 360, 160, id, title);
 	q = p;
 	q.y = (struct svg_scale){SVG_LINEAR, rlo, rhi, p.y.r0, p.y.r1};
@@ -305,12 +351,12 @@ static void cell_chart(FILE *out, const struct res_doc *d, const char *scn, cons
 	}
 	svg_legend(&p, names, cols, 2);
 	for (size_t i = 0; i < d->ntrials; i++) {
-		const struct trial_result *t = &d->trials[i];
+		const struct res_timeline *tl = cell_tl(&d->trials[i], scn, c);
 
-		if (!in_cell(t, scn, c))
+		if (!tl)
 			continue;
-		svg_line(&q, x, y, trial_series(&t->timeline, pr->right, x, y), TL_SECOND, flagged(t));
-		svg_line(&p, x, y, trial_series(&t->timeline, pr->left, x, y), colour, flagged(t));
+		svg_line(&q, x, y, trial_series(tl, pr->right, x, y), TL_SECOND, tl_flagged(tl));
+		svg_line(&p, x, y, trial_series(tl, pr->left, x, y), colour, tl_flagged(tl));
 	}
 	svg_end(&p);
 }
@@ -318,27 +364,30 @@ static void cell_chart(FILE *out, const struct res_doc *d, const char *scn, cons
 static void cell_caption(FILE *out, const struct res_doc *d, const char *scn, const struct tl_cell *c)
 {
 	unsigned n = 0, nflag = 0;
-	char buf[192];
+	char buf[192], at[64] = "";
 
-	for (size_t i = 0; i < d->ntrials; i++)
-		if (in_cell(&d->trials[i], scn, c)) {
-			n++;
-			nflag += flagged(&d->trials[i]);
-		}
-	snprintf(buf, sizeof(buf), "%s · %s%s%s: %u trial%s", c->runtime, c->mode,
-		 strcmp(c->noise, "none") ? " · " : "", strcmp(c->noise, "none") ? c->noise : "", n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < d->ntrials; i++) {
+		const struct res_timeline *tl = cell_tl(&d->trials[i], scn, c);
+
+		n += tl != NULL;
+		nflag += tl && tl_flagged(tl);
+	}
+	if (c->route)
+		snprintf(at, sizeof(at), " · %s × %u", c->route, c->connections);
+	snprintf(buf, sizeof(buf), "%s · %s%s%s%s: %u trial%s", c->runtime, c->mode,
+		 strcmp(c->noise, "none") ? " · " : "", strcmp(c->noise, "none") ? c->noise : "", at, n,
+		 n == 1 ? "" : "s");
 	fputs("<figcaption><strong>", out);
 	svg_escape(out, buf);
 	fputs("</strong>", out);
 	for (size_t i = 0, k = 0; nflag && i < d->ntrials; i++) {
-		const struct trial_result *t = &d->trials[i];
+		const struct res_timeline *tl = cell_tl(&d->trials[i], scn, c);
 
-		if (!in_cell(t, scn, c) || !flagged(t))
+		if (!tl || !tl_flagged(tl))
 			continue;
-		snprintf(buf, sizeof(buf), "%strial %u (%s%s%s)", k++ ? ", " : "; dashed: ", t->trial,
-			 t->timeline.steady.not_steady ? "not_steady" : "",
-			 t->timeline.steady.not_steady && t->timeline.growth.leak ? ", " : "",
-			 t->timeline.growth.leak ? "leak" : "");
+		snprintf(buf, sizeof(buf), "%strial %u (%s%s%s)", k++ ? ", " : "; dashed: ", d->trials[i].trial,
+			 tl->steady.not_steady ? "not_steady" : "",
+			 tl->steady.not_steady && tl->growth.leak ? ", " : "", tl->growth.leak ? "leak" : "");
 		svg_escape(out, buf);
 	}
 	phases_caption(out, "; ", phased(d, scn, c, in_cell_of));
@@ -353,12 +402,14 @@ static void cells(FILE *out, const struct res_doc *d, const char *scn, const cha
 	size_t n = cells_of(d, scn, runtimes, nruntimes, c), cap = 0;
 	double *x, *y;
 
-	for (size_t i = 0; i < d->ntrials; i++) {
-		const struct res_timeline *tl = &d->trials[i].timeline;
+	for (size_t i = 0; i < d->ntrials; i++)
+		for (unsigned j = 0; j <= d->trials[i].ncells; j++) {
+			const struct res_timeline *tl =
+				j < d->trials[i].ncells ? &d->trials[i].cells[j].timeline : &d->trials[i].timeline;
 
-		cap = tl->n > cap ? tl->n : cap;
-		cap = tl->ns > cap ? tl->ns : cap;
-	}
+			cap = tl->n > cap ? tl->n : cap;
+			cap = tl->ns > cap ? tl->ns : cap;
+		}
 	x = malloc((cap + 1) * sizeof(*x));
 	y = malloc((cap + 1) * sizeof(*y));
 	if (!n || !x || !y) {
@@ -371,15 +422,22 @@ static void cells(FILE *out, const struct res_doc *d, const char *scn, const cha
 		const char *colour = colour_for(c[k].runtime, runtimes, colours, nruntimes);
 		double t_max = 0;
 
-		for (size_t i = 0; i < d->ntrials; i++)
-			if (in_cell(&d->trials[i], scn, &c[k]))
-				t_max = fmax(t_max, tl_end_s(&d->trials[i].timeline));
+		for (size_t i = 0; i < d->ntrials; i++) {
+			const struct res_timeline *tl = cell_tl(&d->trials[i], scn, &c[k]);
+
+			t_max = tl ? fmax(t_max, tl_end_s(tl)) : t_max;
+		}
 		fputs("<figure data-chart=\"timeline-cell\" data-runtime=\"", out);
 		svg_escape(out, c[k].runtime);
 		fputs("\" data-mode=\"", out);
 		svg_escape(out, c[k].mode);
 		fputs("\" data-scenario=\"", out);
 		svg_escape(out, scn);
+		if (c[k].route) {
+			fputs("\" data-route=\"", out);
+			svg_escape(out, c[k].route);
+			fprintf(out, "\" data-connections=\"%u", c[k].connections);
+		}
 		fputs("\">", out);
 		cell_caption(out, d, scn, &c[k]);
 		for (size_t j = 0; j < HX_ARRAY_SIZE(pairs); j++)
@@ -405,8 +463,10 @@ void html_timelines(FILE *out, const struct res_doc *d, const char *scn, const c
 			any_flag |= flagged(t);
 		}
 	}
-	if (!(t_max > 0))
+	if (!(t_max > 0)) {
+		cells(out, d, scn, runtimes, colours, nruntimes, nchart); /* a route matrix's, if any */
 		return;
+	}
 	fputs("<figure data-chart=\"timeline\" data-scenario=\"", out);
 	svg_escape(out, scn);
 	fputs("\"><h3>Inside the trials: the measured load over time</h3>\n", out);

@@ -1,6 +1,7 @@
 /* The HTML report's timelines (docs/report.md): for a scenario, each http trial's throughput, p99, server RSS
  * and CPU over the measured load, every trial overlaid, then small multiples: a figure per cell (runtime,
- * mode, neighbour) with that cell's trials overlaid; flags marked. */
+ * mode, neighbour; in a route matrix also route and connections, whose cells keep the timelines) with that
+ * cell's trials overlaid; flags marked. */
 #ifndef HX_HTML_TIMELINE_H
 #define HX_HTML_TIMELINE_H
 

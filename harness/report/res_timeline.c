@@ -118,11 +118,18 @@ static void thirds(const double *y, unsigned m, double *scratch, struct res_stea
 	ret->change = ret->median_rps > 0 ? (ret->last_rps - ret->first_rps) / ret->median_rps : NAN;
 }
 
-/* Over the whole intervals of the measured phase (the first, with the connections' set-up, and the last,
- * partial, left out). */
+unsigned res_steady_lead(const struct res_timeline *t)
+{
+	unsigned k = t->interval_ms > 0 ? (unsigned)ceil(RES_STEADY_LEAD_MS / t->interval_ms - 1e-9) : 1;
+
+	return k ? k : 1;
+}
+
+/* Over the whole intervals of the measured phase after its lead-in (res_steady_lead), the last, partial, left
+ * out. */
 static void steady_test(const struct res_timeline *t, struct res_steady *ret)
 {
-	unsigned m = t->n > 2 ? t->n - 2 : 0;
+	unsigned lead = res_steady_lead(t), m = t->n > lead + 1 ? t->n - lead - 1 : 0;
 	double *x, *y, *scratch, secs = t->interval_ms / 1e3;
 	struct trend_mk mk;
 	struct trend_ts ts;
@@ -135,8 +142,8 @@ static void steady_test(const struct res_timeline *t, struct res_steady *ret)
 	scratch = malloc(m * sizeof(*scratch));
 	if (x && y && scratch) {
 		for (unsigned i = 0; i < m; i++) {
-			x[i] = (i + 1) * secs;
-			y[i] = (double)t->requests[i + 1] / secs;
+			x[i] = (i + lead) * secs;
+			y[i] = (double)t->requests[i + lead] / secs;
 		}
 		if (trend_mann_kendall_ar1(y, m, &mk) == 0 && trend_theil_sen(x, y, m, &ts) == 0) {
 			ret->tested = true;

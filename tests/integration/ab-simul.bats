@@ -246,7 +246,7 @@ PY
 	# A's cost per request from the A/A duet's throughput, as B's extra: B about half as fast
 	burn=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=[x for x in d["windows"] if x["side"]=="A" and not x["warmup"]]; rps=sum(x["requests"] for x in w)/sum(x["duration_s"] for x in w); print(int(1e9/rps))' aa.json)
 	[ "$burn" -gt 0 ]
-	run -1 "$HARNESS" ab bun bun "$PWD/ab-burn" --duet simultaneous --b-env "BURN_NS=$burn" --max-time 20 \
+	run -1 "$HARNESS" ab bun bun "$PWD/ab-burn" --duet simultaneous --b-env "BURN_NS=$burn" --max-time 10 \
 		--window 0.5 --out slow.json
 	[[ "${lines[0]}" == *" slower than A: slower beyond 2%" ]]
 	printf '# B with BURN_NS=%s: %s\n# %s\n' "$burn" "${lines[0]}" "${lines[1]}" >&3

@@ -5,8 +5,8 @@
 # memory sampled and alike); then B given a calibrated extra CPU per request (15% of A's cost, from the A/A run's
 # own throughput) and 96 MB more memory is called slower with exit 1 and larger; harness report reads the document
 # back (table, json, csv, and the html page in headless Chromium); a script duet of whole runs calls a B with 15%
-# more work per op slower; a startup A/A duet of node24 alternates single runs. About 3.5 minutes (duets of at most
-# 60, 40, 12 and 30 s).
+# more work per op slower; a startup A/A duet of node24 alternates single runs. About 1.7 minutes (duets of at most
+# 25, 20, 12 and 15 s).
 
 bats_require_minimum_version 1.5.0
 
@@ -17,7 +17,7 @@ setup_file() {
 	cd "$BATS_FILE_TMPDIR"
 	local rc=0
 	# its status is the tests' to judge: setup_file stops at a command that fails
-	"$HARNESS" ab bun bun "$FIXTURES/scenarios/ab-burn" --max-time 60 --window 0.25 --seed 29 --keep \
+	"$HARNESS" ab bun bun "$FIXTURES/scenarios/ab-burn" --max-time 25 --window 0.25 --seed 29 --keep \
 		--out aa.json >aa.out 2>aa.err || rc=$?
 	echo "$rc" >aa.rc
 }
@@ -110,7 +110,7 @@ PY
 	head -1 aa.out | grep -E '^B ran [0-9.]+x \[[0-9.]+-[0-9.]+\] (slower|faster) than A: '
 }
 
-# The verdict's mechanics, with an effect no host noise here hides (a duet's CI is about +-3% in 40 s on this
+# The verdict's mechanics, with an effect no host noise here hides (a duet's CI is about +-4% in 20 s on this
 # 2-CPU host). Whether 3% is found 9 times in 10 within 2 minutes is a measurement: make bench-ab-tries.
 @test "ab: B with 15% more CPU per request is called slower, exit 1, and with 96 MB more memory larger" {
 	local burn
@@ -118,7 +118,7 @@ PY
 	burn=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=[x for x in d["windows"] if x["side"]=="A" and not x["warmup"]]; rps=sum(x["requests"] for x in w)/sum(x["duration_s"] for x in w); print(int(0.15/0.85*1e9/rps))' aa.json)
 	[ "$burn" -gt 0 ]
 	run -1 "$HARNESS" ab bun bun "$FIXTURES/scenarios/ab-burn" --b-env "BURN_NS=$burn" --b-env ALLOC_MB=96 \
-		--max-time 40 --window 0.25 --out slow.json
+		--max-time 20 --window 0.25 --out slow.json
 	[[ "${lines[0]}" == *" slower than A: slower beyond 2%" ]]
 	[[ "$output" == *$'\nmemory '*' larger'* ]]
 	python3 - slow.json <<'PY'
@@ -196,7 +196,7 @@ PY
 }
 
 @test "ab: startup alternates single runs of A and B in randomized pairs, each timed, no false verdict" {
-	run "$HARNESS" ab node24 node24 startup --max-time 30 --seed 7 --out st.json
+	run "$HARNESS" ab node24 node24 startup --max-time 15 --seed 7 --out st.json
 	[ "$status" = 0 ] || {
 		echo "$output" >&2
 		false

@@ -19,7 +19,7 @@ teardown() {
 }
 
 # A run whose trials each take a few seconds, so that the signal lands in the middle of one.
-RUN_ARGS=(run --cpus 1 --runtimes node20 --profile quick --repeat 20 --connections 10 --requests 200000
+RUN_ARGS=(run --cpus 1 --runtimes node20 --profile quick --repeat 20 --connections 10 --requests 50000
 	--out i.json http-hello)
 
 # The second trial's server is up: the signal will find a trial in flight.

@@ -277,14 +277,14 @@ static int cmp_double(const void *a, const void *b)
 
 static bool flagged_before(const struct res_timeline *t)
 {
-	unsigned m = t->n - 2;
+	unsigned lead = res_steady_lead(t), m = t->n - lead - 1;
 	double x[64], y[64], sorted[64];
 	struct trend_mk mk;
 	struct trend_ts ts;
 
 	for (unsigned i = 0; i < m; i++) {
 		x[i] = (i + 1) * 0.1;
-		y[i] = sorted[i] = (double)t->requests[i + 1] / 0.1;
+		y[i] = sorted[i] = (double)t->requests[i + lead] / 0.1;
 	}
 	qsort(sorted, m, sizeof(*sorted), cmp_double);
 	trend_mann_kendall(y, m, &mk);
@@ -298,7 +298,7 @@ static void test_steady_false_positives(void **state)
 {
 	(void)state;
 	for (size_t c = 0; c < sizeof(fp_cases) / sizeof(fp_cases[0]); c++) {
-		unsigned m = fp_cases[c].m, flagged = 0, before = 0;
+		unsigned m = fp_cases[c].m, flagged = 0, before = 0, lead;
 		double y[64];
 
 		for (unsigned k = 0; k < FP_TRIALS; k++) {
@@ -307,11 +307,14 @@ static void test_steady_false_positives(void **state)
 			ar1_rps(1 + k + 100000 * (uint64_t)c, m + 2, fp_cases[c].phi, y);
 			assert_int_equal(res_timeline_from_tl(&(struct tl){0}, &t), 0);
 			t.interval_ms = 100;
-			t.n = m + 2;
-			t.requests = calloc(m + 2, sizeof(*t.requests));
-			for (unsigned i = 0; i < m + 2; i++)
-				t.requests[i] = (uint64_t)floor(y[i] / 10 + 0.5);
+			/* the series' first value is the lead-in's (untested), the last the partial interval */
+			lead = res_steady_lead(&t);
+			t.n = m + lead + 1;
+			t.requests = calloc(t.n, sizeof(*t.requests));
+			for (unsigned i = 0; i < t.n; i++)
+				t.requests[i] = (uint64_t)floor(y[i < lead ? 0 : i - lead + 1] / 10 + 0.5);
 			res_timeline_analyse(&t);
+			assert_int_equal(t.steady.intervals, m);
 			assert_true(t.steady.tested);
 			flagged += t.steady.not_steady;
 			before += flagged_before(&t);
@@ -380,6 +383,45 @@ static void test_steady_curve_and_bursts(void **state)
 	timeline_of(&t, rps, sizeof(burst2) / sizeof(burst2[0]));
 	assert_true(t.steady.tested && !t.steady.not_steady);
 	res_timeline_free(&t);
+}
+
+/* The measured phase's lead-in is not tested: timeline-steady's trials on node20 (requests per 100 ms) whose
+ * first 300 ms were the server's answer to the measured client after the warm-up's (deoptimised functions
+ * optimised again on its one CPU), then steady, which the test flagged from the second interval on; and one after
+ * a warm-up of 10,000 requests that steps up where V8's young generation grew (~79,500 requests into the
+ * server's life), flagged still. 300 ms is three intervals at 100 ms, eight at 40, one at 500. */
+static void test_steady_lead_in(void **state)
+{
+	static const double lead1[] = {1060, 2090, 4024, 4514, 5737, 5827, 5961, 6392, 6902, 6058,
+				       6403, 5726, 6169, 6520, 6349, 6444, 6575, 5979, 1270},
+			    lead2[] = {1425, 1073, 3237, 3958, 4498, 3496, 3874, 3675, 4664, 5837, 5773,
+				       4321, 3585, 5401, 5862, 4705, 5340, 5469, 6286, 6053, 5897, 5571},
+			    young[] = {1726, 4132, 5712, 3849, 3294, 4162, 3967, 4415, 4784, 4432,
+				       3984, 4656, 4697, 6219, 7220, 6254, 6955, 7267, 6813, 5462};
+	const struct {
+		const double *v;
+		unsigned n;
+		bool not_steady;
+	} cases[] = {{lead1, sizeof(lead1) / sizeof(lead1[0]), false},
+		     {lead2, sizeof(lead2) / sizeof(lead2[0]), false},
+		     {young, sizeof(young) / sizeof(young[0]), true}};
+	struct res_timeline t = {.interval_ms = 40};
+	double rps[64];
+
+	(void)state;
+	assert_int_equal(res_steady_lead(&t), 8);
+	t.interval_ms = 500;
+	assert_int_equal(res_steady_lead(&t), 1);
+	t.interval_ms = 100;
+	assert_int_equal(res_steady_lead(&t), 3);
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		for (unsigned i = 0; i < cases[c].n; i++)
+			rps[i] = cases[c].v[i] * 10;
+		timeline_of(&t, rps, cases[c].n);
+		assert_true(t.steady.tested && t.steady.intervals == cases[c].n - 4);
+		assert_true(t.steady.not_steady == cases[c].not_steady);
+		res_timeline_free(&t);
+	}
 }
 
 static void test_round_trip(void **state)
@@ -544,6 +586,83 @@ static void test_html_cells(void **state)
 	res_doc_free(&d);
 }
 
+/* A route-matrix trial's cell into tr: route at conns, its timeline synthesised. */
+static void matrix_cell(struct trial_result *tr, const char *route, unsigned conns, double (*rps)(unsigned),
+			double grow)
+{
+	struct res_cell *c = res_cell_add(tr);
+
+	assert_non_null(c);
+	snprintf(c->route, sizeof(c->route), "%s", route);
+	c->connections = conns;
+	synth(&c->timeline, 50, rps, grow);
+	for (unsigned i = 0; i < c->timeline.n; i++)
+		c->load.requests += c->timeline.requests[i];
+	c->load.duration_s = 5;
+}
+
+static struct trial_result *matrix_trial(struct res_doc *d, const char *runtime, unsigned trial)
+{
+	struct trial_result *tr = res_doc_add(d);
+
+	res_trial_init(tr, "route-matrix", runtime, "pinned", trial, trial);
+	snprintf(tr->workload, sizeof(tr->workload), "http");
+	return tr;
+}
+
+/* A route matrix's trials keep a timeline per cell and none of their own: no overview, but small multiples, a
+ * figure per runtime x mode x route x connections with that cell's trials overlaid, in the page's runtime
+ * order and each trial's cell order; a flagged cell dashed and named in its own figure only. */
+static void test_html_matrix_cells(void **state)
+{
+	struct res_doc d;
+	struct hx_err err = {0};
+	struct trial_result *tr;
+	const char *fig[4], *end;
+	char *text = NULL;
+
+	(void)state;
+	assert_int_equal(res_doc_init(&d, "9.9.9", "abc", &err), 0);
+	matrix_cell(matrix_trial(&d, "node24", 1), "version", 10, flat, 0);
+	for (unsigned k = 1; k <= 2; k++) {
+		tr = matrix_trial(&d, "bun", k);
+		matrix_cell(tr, "version", 10, flat, 0);
+		matrix_cell(tr, "search", 10, k == 2 ? speeding_up : flat, k == 2 ? 4096 : 0);
+		matrix_cell(tr, "version", 50, flat, 0);
+	}
+	assert_true(d.trials[2].cells[1].timeline.steady.not_steady && d.trials[2].cells[1].timeline.growth.leak);
+	page_of(&d, &text);
+	assert_null(strstr(text, "data-chart=\"timeline\"")); /* no trial kept a timeline of its own */
+	fig[0] = strstr(text, "data-runtime=\"node24\" data-mode=\"pinned\" data-scenario=\"route-matrix\" "
+			      "data-route=\"version\" data-connections=\"10\">");
+	fig[1] = strstr(text, "data-runtime=\"bun\" data-mode=\"pinned\" data-scenario=\"route-matrix\" "
+			      "data-route=\"version\" data-connections=\"10\">");
+	fig[2] = strstr(text, "data-runtime=\"bun\" data-mode=\"pinned\" data-scenario=\"route-matrix\" "
+			      "data-route=\"search\" data-connections=\"10\">");
+	fig[3] = strstr(text, "data-runtime=\"bun\" data-mode=\"pinned\" data-scenario=\"route-matrix\" "
+			      "data-route=\"version\" data-connections=\"50\">");
+	assert_true(fig[0] && fig[1] && fig[2] && fig[3]);
+	assert_true(fig[0] < fig[1] && fig[1] < fig[2] && fig[2] < fig[3]);
+	assert_non_null(end = strstr(fig[3], "</div>"));
+	assert_int_equal(count_in(text, text + strlen(text), "data-chart=\"timeline-cell\""), 4);
+	for (int k = 0; k < 4; k++) {
+		const char *stop = strstr(fig[k], "</figure>");
+		unsigned trials = k == 0 ? 1 : 2;
+
+		assert_int_equal(count_in(fig[k], stop, "<svg"), 2);
+		/* each trial a line per series: throughput and p99, then RSS and CPU */
+		assert_int_equal(count_in(fig[k], stop, "<polyline"), 4 * trials);
+		assert_int_equal(count_in(fig[k], stop, "stroke-dasharray"), k == 2 ? 4 : 0);
+	}
+	assert_non_null(strstr(fig[0], "node24 · pinned · version × 10: 1 trial</strong></figcaption>"));
+	assert_non_null(strstr(fig[2], "bun · pinned · search × 10: 2 trials</strong>; dashed: trial 2 (not_steady, "
+				       "leak)</figcaption>"));
+	assert_non_null(strstr(fig[3], "bun · pinned · version × 50: 2 trials</strong></figcaption>"));
+	assert_non_null(strstr(fig[2], "route search at 10 connections: throughput and p99 over the measured cell"));
+	assert_non_null(strstr(fig[2], "route search at 10 connections: server RSS and CPU over the measured cell"));
+	free(text);
+	res_doc_free(&d);
+}
 /* The largest x of the points of the first polyline after p. */
 static double polyline_max_x(const char *p)
 {
@@ -763,8 +882,10 @@ int main(void)
 		cmocka_unit_test(test_plateau_is_not_leak),
 		cmocka_unit_test(test_steady_false_positives),
 		cmocka_unit_test(test_steady_curve_and_bursts),
+		cmocka_unit_test(test_steady_lead_in),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_html_cells),
+		cmocka_unit_test(test_html_matrix_cells),
 		cmocka_unit_test(test_memory_phases),
 		cmocka_unit_test(test_cells_round_trip),
 		cmocka_unit_test(test_startup_first_run),
