@@ -122,14 +122,19 @@ static int plan_side(const struct ab_opts *o, const char *runtime, const char *s
 	scn_scale(s, (enum scn_profile)prof);
 	if (o->connections)
 		s->connections = o->connections;
-	if (s->workload == SCN_STARTUP && !s->fixtures && !s->prepare)
+	if (s->workload == SCN_SCRIPT && (s->fixtures || s->prepare))
+		return hx_fail(err, HX_EXIT_USAGE, ENOTSUP,
+			       "ab: %s needs %s, which harness ab does not set up: measure it with harness run and "
+			       "compare",
+			       s->name, s->fixtures ? "the Postgres fixture" : "a prepare step");
+	if ((s->workload == SCN_STARTUP || s->workload == SCN_SCRIPT) && !s->fixtures && !s->prepare)
 		return scn_supports(s, &p->m[k]) ? 0
 						 : hx_fail(err, HX_EXIT_USAGE, ENOTSUP,
 							   "ab: scenario %s does not run on %s", s->name, p->m[k].name);
 	if (s->workload != SCN_HTTP || s->tls || s->nroutes || s->fixtures || s->prepare || s->memory_idle_s > 0)
 		return hx_fail(err, HX_EXIT_USAGE, ENOTSUP,
-			       "ab: %s is neither a startup nor a plain http scenario; harness ab measures those (http "
-			       "without TLS, routes, fixtures or a memory run: try http-hello or startup)",
+			       "ab: %s is neither a startup, a script nor a plain http scenario; harness ab measures "
+			       "those (http without TLS, routes, fixtures or a memory run: try http-hello or startup)",
 			       s->name);
 	if (!scn_supports(s, &p->m[k]))
 		return hx_fail(err, HX_EXIT_USAGE, ENOTSUP, "ab: scenario %s does not run on %s", s->name,
@@ -160,10 +165,10 @@ static int plan_budget(const struct ab_opts *o, struct ab_plan *p, struct run_en
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "ab: --duet takes interleaved or simultaneous, not '%s'",
 			       o->duet);
 	p->simultaneous = o->duet && strcmp(o->duet, "simultaneous") == 0;
-	if (p->simultaneous && p->s[0].workload == SCN_STARTUP)
+	if (p->simultaneous && (p->s[0].workload == SCN_STARTUP || p->s[0].workload == SCN_SCRIPT))
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
-			       "ab: --duet simultaneous loads http scenarios; a startup duet alternates single runs "
-			       "(drop --duet, or use --duet interleaved)");
+			       "ab: --duet simultaneous loads http scenarios; a startup or script duet alternates "
+			       "single runs (drop --duet, or use --duet interleaved)");
 	env->budget[p->mode] = (struct cg_budget){.mode = p->mode,
 						  .cpus = o->cpus,
 						  .memory_max = o->memory ? o->memory : (uint64_t)2 << 30,
@@ -197,6 +202,11 @@ static int ab_plan(const struct ab_opts *o, char **pos, int npos, struct ab_plan
 	if (p->s[0].workload != p->s[1].workload)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 			       "ab: --a-scenario and --b-scenario must be the same workload");
+	if (p->s[0].workload == SCN_SCRIPT && (strcmp(p->s[0].primary_metric, p->s[1].primary_metric) != 0 ||
+					       p->s[0].primary_higher != p->s[1].primary_higher))
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "ab: --a-scenario and --b-scenario must have one primary_metric (%s, %s)",
+			       p->s[0].primary_metric, p->s[1].primary_metric);
 	p->s[1].port = p->s[0].port + 1; /* the same namespace and loopback, a port of its own */
 	plan_out(o, p);
 	p->duet = (struct duet_opts){
@@ -306,7 +316,14 @@ static void doc_head(const struct ab_opts *o, const struct ab_plan *p, struct ab
 	snprintf(d->commit, sizeof(d->commit), "%s", hx_commit);
 	snprintf(d->scenario, sizeof(d->scenario), "%s", p->s[0].name);
 	snprintf(d->mode, sizeof(d->mode), "%s", cg_cpu_mode_names[p->mode]);
-	snprintf(d->workload, sizeof(d->workload), "%s", p->s[0].workload == SCN_STARTUP ? "startup" : "http");
+	snprintf(d->workload, sizeof(d->workload), "%s",
+		 p->s[0].workload == SCN_STARTUP  ? "startup"
+		 : p->s[0].workload == SCN_SCRIPT ? "script"
+						  : "http");
+	if (p->s[0].workload == SCN_SCRIPT) {
+		snprintf(d->metric_name, sizeof(d->metric_name), "%s", p->s[0].primary_metric);
+		d->metric_higher = p->s[0].primary_higher;
+	}
 	for (int k = 0; k < 2; k++) {
 		struct ab_side *s = &d->side[k];
 
@@ -334,6 +351,8 @@ static int ab_execute(const struct ab_opts *o, struct ab_plan *p, struct run_env
 	doc_head(o, p, &d);
 	if (p->s[0].workload == SCN_STARTUP)
 		rc = duet_startup(env, p->sides, p->mode, &p->duet, &d, err);
+	else if (p->s[0].workload == SCN_SCRIPT)
+		rc = duet_script(env, p->sides, p->mode, &p->duet, &d, err);
 	else if (p->simultaneous)
 		rc = duet_simultaneous(env, p->sides, p->mode, &p->duet, &d, err);
 	else
@@ -381,8 +400,9 @@ int verb_ab(int argc, char **argv)
 		opt_print_help(
 			stdout, "harness ab A B [SCENARIO] [OPTIONS]",
 			"A duet: both sides' servers up at once on the same CPUs and limits, one load client\n"
-			"alternating between them in short windows of randomized order (a startup scenario: single\n"
-			"runs of A and B alternated; --duet simultaneous: both loaded at once on two CPU sets, a\n"
+			"alternating between them in short windows of randomized order (a startup or script scenario:\n"
+			"single runs of A and B alternated; --duet simultaneous: both loaded at once on two CPU sets, "
+			"a\n"
 			"client each, the sets swapped between blocks); the verdict from the per-pair ratios B/A\n"
 			"(docs/ab.md).\n"
 			"Exit 1 when B is slower beyond the threshold.",

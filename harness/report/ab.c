@@ -16,7 +16,7 @@
 #include "base/esc.h"
 #include "base/util.h"
 
-const char *const ab_metric_names[AB_NR_METRICS] = {"throughput", "p50", "p99", "startup"};
+const char *const ab_metric_names[AB_NR_METRICS] = {"throughput", "p50", "p99", "startup", "script", "memory"};
 
 struct ab_window *ab_window_add(struct ab_doc *d)
 {
@@ -56,6 +56,10 @@ double ab_value(const struct ab_window *w, enum ab_metric m)
 		return w->p99_us;
 	case AB_STARTUP:
 		return w->startup_ms;
+	case AB_SCRIPT:
+		return w->value;
+	case AB_MEMORY:
+		return w->rss_kb;
 	case AB_NR_METRICS:
 		break;
 	}
@@ -109,7 +113,7 @@ int ab_pairs(const struct ab_doc *d, enum ab_metric m, double **ret_a, double **
 			continue;
 		a[n] = ab_value(wa, m);
 		b[n] = ab_value(wb, m);
-		if (a[n] > 0 && b[n] > 0)
+		if (a[n] > 0 && b[n] > 0 && isfinite(a[n]) && isfinite(b[n]))
 			n++;
 	}
 	*ret_a = a;
@@ -142,7 +146,7 @@ int ab_analyze(struct ab_doc *d)
 		struct paired_opts o = {.threshold = d->threshold > 0 ? d->threshold : AB_DEFAULT_TH,
 					.level = 0.95,
 					.seed = d->seed,
-					.smaller_better = m != AB_RPS};
+					.smaller_better = !ab_higher_better(d, (enum ab_metric)m)};
 		size_t n;
 
 		if (ab_pairs(d, (enum ab_metric)m, &a, &b, &n) < 0 || paired_analyze(a, b, n, &o, &d->metric[m]) < 0)
@@ -162,7 +166,38 @@ int ab_analyze(struct ab_doc *d)
 
 enum ab_metric ab_headline(const struct ab_doc *d)
 {
-	return strcmp(d->workload, "startup") == 0 ? AB_STARTUP : AB_RPS;
+	return strcmp(d->workload, "startup") == 0  ? AB_STARTUP
+	       : strcmp(d->workload, "script") == 0 ? AB_SCRIPT
+						    : AB_RPS;
+}
+
+bool ab_has_metric(const struct ab_doc *d, enum ab_metric m)
+{
+	switch (ab_headline(d)) {
+	case AB_STARTUP:
+		return m == AB_STARTUP;
+	case AB_SCRIPT:
+		return m == AB_SCRIPT || m == AB_MEMORY;
+	default:
+		return m == AB_RPS || m == AB_P50 || m == AB_P99 || m == AB_MEMORY;
+	}
+}
+
+bool ab_higher_better(const struct ab_doc *d, enum ab_metric m)
+{
+	return m == AB_RPS || (m == AB_SCRIPT && d->metric_higher);
+}
+
+const char *ab_metric_label(const struct ab_doc *d, enum ab_metric m)
+{
+	return m == AB_SCRIPT && d->metric_name[0] ? d->metric_name : ab_metric_names[m];
+}
+
+const char *ab_verdict_name(enum ab_metric m, enum paired_verdict v)
+{
+	if (m == AB_MEMORY && (v == PV_SLOWER || v == PV_FASTER))
+		return v == PV_SLOWER ? "larger" : "smaller";
+	return paired_verdict_names[v];
 }
 
 bool ab_regressed(const struct ab_doc *d)
@@ -196,6 +231,12 @@ static cJSON *window_json(const struct ab_doc *d, const struct ab_window *w)
 	cJSON_AddNumberToObject(o, "foreign_cpu_ms", w->foreign_ms);
 	if (w->startup_ms > 0)
 		cJSON_AddNumberToObject(o, "startup_ms", w->startup_ms);
+	if (w->value > 0)
+		cJSON_AddNumberToObject(o, "value", w->value);
+	if (w->rss_kb > 0)
+		cJSON_AddNumberToObject(o, "rss_kb", w->rss_kb);
+	if (w->memory_kb > 0)
+		cJSON_AddNumberToObject(o, "memory_kb", w->memory_kb);
 	if (ab_simultaneous(d)) {
 		cJSON_AddStringToObject(o, "cpus", w->cpus);
 		cJSON_AddBoolToObject(o, "smt_siblings_shared", w->smt_shared);
@@ -222,8 +263,9 @@ static cJSON *num_or_null(double v)
 	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
 
-static cJSON *verdict_json(const struct paired_result *r)
+static cJSON *verdict_json(const struct ab_doc *d, enum ab_metric m)
 {
+	const struct paired_result *r = &d->metric[m];
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddNumberToObject(o, "pairs", (double)r->n);
@@ -237,7 +279,8 @@ static cJSON *verdict_json(const struct paired_result *r)
 	cJSON_AddBoolToObject(o, "drift", r->drift);
 	cJSON_AddItemToObject(o, "bimodality", num_or_null(r->bimodality));
 	cJSON_AddBoolToObject(o, "bimodal", r->bimodal);
-	cJSON_AddStringToObject(o, "verdict", paired_verdict_keys[r->verdict]);
+	cJSON_AddStringToObject(o, "verdict",
+				m == AB_MEMORY ? ab_verdict_name(m, r->verdict) : paired_verdict_keys[r->verdict]);
 	cJSON_AddNumberToObject(o, "pairs_needed", (double)r->pairs_needed);
 	return o;
 }
@@ -258,6 +301,12 @@ static cJSON *ab_json(const struct ab_doc *d)
 	cJSON_AddStringToObject(o, "duet", ab_simultaneous(d) ? "simultaneous" : "interleaved");
 	cJSON_AddItemToObject(sides, "A", side_json(&d->side[0]));
 	cJSON_AddItemToObject(sides, "B", side_json(&d->side[1]));
+	if (ab_headline(d) == AB_SCRIPT) {
+		cJSON *mt = cJSON_AddObjectToObject(o, "metric");
+
+		cJSON_AddStringToObject(mt, "name", d->metric_name);
+		cJSON_AddBoolToObject(mt, "higher_is_better", d->metric_higher);
+	}
 	cJSON_AddNumberToObject(o, "threshold", d->threshold);
 	cJSON_AddNumberToObject(o, "precision", d->precision);
 	cJSON_AddNumberToObject(o, "max_time_s", d->max_time_s);
@@ -276,8 +325,8 @@ static cJSON *ab_json(const struct ab_doc *d)
 		cJSON_AddItemToArray(ws, window_json(d, &d->w[i]));
 	v = cJSON_AddObjectToObject(o, "verdicts");
 	for (int m = 0; m < AB_NR_METRICS; m++)
-		if ((m == AB_STARTUP) == (ab_headline(d) == AB_STARTUP)) /* a startup duet has no latency */
-			cJSON_AddItemToObject(v, ab_metric_names[m], verdict_json(&d->metric[m]));
+		if (ab_has_metric(d, (enum ab_metric)m)) /* a startup duet has no latency */
+			cJSON_AddItemToObject(v, ab_metric_names[m], verdict_json(d, (enum ab_metric)m));
 	idle = cJSON_AddObjectToObject(o, "idle_side_cpu_share");
 	cJSON_AddNumberToObject(idle, "A", d->idle_share[0]);
 	cJSON_AddNumberToObject(idle, "B", d->idle_share[1]);
@@ -348,6 +397,9 @@ static int window_read(const cJSON *o, struct ab_window *w)
 	w->foreign_ms = num(o, "foreign_cpu_ms");
 	w->own_cpu_ms = num(o, "side_cpu_ms");
 	w->startup_ms = num(o, "startup_ms");
+	w->value = num(o, "value");
+	w->rss_kb = num(o, "rss_kb");
+	w->memory_kb = num(o, "memory_kb");
 	str(o, "cpus", w->cpus, sizeof(w->cpus));
 	w->smt_shared = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "smt_siblings_shared"));
 	return 0;
@@ -381,6 +433,9 @@ static int doc_read(const cJSON *j, struct ab_doc *d, const char *path, struct h
 	str(j, "harness_version", d->version, sizeof(d->version));
 	str(j, "harness_commit", d->commit, sizeof(d->commit));
 	str(j, "cpu_model", d->cpu_model, sizeof(d->cpu_model));
+	str(cJSON_GetObjectItemCaseSensitive(j, "metric"), "name", d->metric_name, sizeof(d->metric_name));
+	d->metric_higher = cJSON_IsTrue(
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "metric"), "higher_is_better"));
 	side_read(cJSON_GetObjectItemCaseSensitive(sides, "A"), &d->side[0]);
 	side_read(cJSON_GetObjectItemCaseSensitive(sides, "B"), &d->side[1]);
 	d->threshold = num(j, "threshold");
@@ -455,12 +510,15 @@ bool ab_is_file(const char *path)
 
 /* ---- text ---- */
 
-void ab_cost(const struct paired_result *r, enum ab_metric m, double *ret_c, double *ret_low, double *ret_high)
+void ab_cost(const struct ab_doc *d, enum ab_metric m, double *ret_c, double *ret_low, double *ret_high)
 {
+	const struct paired_result *r = &d->metric[m];
+	bool inv = ab_higher_better(d, m);
+
 	/* a time as it is, a throughput inverted (the time per request) */
-	*ret_c = m == AB_RPS ? 1 / r->ratio : r->ratio;
-	*ret_low = m == AB_RPS ? 1 / r->high : r->low;
-	*ret_high = m == AB_RPS ? 1 / r->low : r->high;
+	*ret_c = inv ? 1 / r->ratio : r->ratio;
+	*ret_low = inv ? 1 / r->high : r->low;
+	*ret_high = inv ? 1 / r->low : r->high;
 }
 
 static const char *side_name(const struct ab_side *s, char *buf, size_t len)
@@ -477,7 +535,7 @@ static void headline(FILE *f, const struct ab_doc *d)
 	double th = d->threshold * 100;
 	double c, lo, hi;
 
-	ab_cost(r, m, &c, &lo, &hi);
+	ab_cost(d, m, &c, &lo, &hi);
 
 	if (!isfinite(r->ratio)) {
 		fprintf(f, "B against A: inconclusive after %zu pairs (at least %d are needed)\n", r->n,
@@ -546,9 +604,21 @@ static void flags_line(FILE *f, const struct ab_doc *d)
 			d->noisy_pairs, AB_NOISY_SHARE * 100, AB_NOISY_MIN_MS);
 }
 
+/* A side's geometric mean in the table: startup and memory with two decimals, a script's metric in its own unit. */
+static void fmt_mean(enum ab_metric m, double v, const char *unit, char *buf, size_t len)
+{
+	if (m == AB_STARTUP || m == AB_MEMORY)
+		snprintf(buf, len, "%.2f %s", v, unit);
+	else if (m == AB_SCRIPT)
+		snprintf(buf, len, "%.4g", v);
+	else
+		snprintf(buf, len, "%.0f %s", v, unit);
+}
+
 static void table(FILE *f, const struct ab_doc *d, bool md)
 {
-	static const char *const units[AB_NR_METRICS] = {"req/s", "us", "us", "ms"};
+	static const char *const units[AB_NR_METRICS] = {"req/s", "us", "us", "ms", "", "MB"};
+	static const double scale[AB_NR_METRICS] = {1, 1, 1, 1, 1, 1.0 / 1024};
 	const char *sep = md ? " | " : "  ";
 
 	if (md)
@@ -561,25 +631,27 @@ static void table(FILE *f, const struct ab_doc *d, bool md)
 		_cleanup_free_ double *a = NULL, *b = NULL;
 		double la = 0, lb = 0;
 		size_t n = 0;
-		char ga[32], gb[32], ci[40];
+		char ga[32], gb[32], ci[40], name[ESC_LEN];
 
 		if (ab_pairs(d, (enum ab_metric)m, &a, &b, &n) < 0)
 			return;
-		if (!n)
+		if (!n || !ab_has_metric(d, (enum ab_metric)m))
 			continue; /* a metric the duet's workload has not */
 		for (size_t i = 0; i < n; i++) {
 			la += log(a[i]) / (double)n;
 			lb += log(b[i]) / (double)n;
 		}
-		snprintf(ga, sizeof(ga), m == AB_STARTUP ? "%.2f %s" : "%.0f %s", exp(la), units[m]);
-		snprintf(gb, sizeof(gb), m == AB_STARTUP ? "%.2f %s" : "%.0f %s", exp(lb), units[m]);
+		fmt_mean(m, exp(la) * scale[m], units[m], ga, sizeof(ga));
+		fmt_mean(m, exp(lb) * scale[m], units[m], gb, sizeof(gb));
 		snprintf(ci, sizeof(ci), "[%.3f, %.3f]", r->low, r->high);
+		/* the script's metric is named by the scenario: escaped as the file's other names */
+		esc_cell(md, ab_metric_label(d, (enum ab_metric)m), name, sizeof(name));
 		if (md)
-			fprintf(f, "| %s | %s | %s | %.3f | %s | %.2g | %s |\n", ab_metric_names[m], ga, gb, r->ratio,
-				ci, r->p, paired_verdict_names[r->verdict]);
+			fprintf(f, "| %s | %s | %s | %.3f | %s | %.2g | %s |\n", name, ga, gb, r->ratio, ci, r->p,
+				ab_verdict_name((enum ab_metric)m, r->verdict));
 		else
-			fprintf(f, "%-12s%-14s%-14s%-8.3f%-18s%-10.2g%s\n", ab_metric_names[m], ga, gb, r->ratio, ci,
-				r->p, paired_verdict_names[r->verdict]);
+			fprintf(f, "%-12s%-14s%-14s%-8.3f%-18s%-10.2g%s\n", name, ga, gb, r->ratio, ci, r->p,
+				ab_verdict_name((enum ab_metric)m, r->verdict));
 	}
 	(void)sep;
 }
@@ -598,7 +670,7 @@ static void csv_num(FILE *f, double v)
 static void csv(FILE *f, const struct ab_doc *d)
 {
 	fputs("pair,side,use,start_s,duration_s,requests,errors,reconnects,rps,mean_us,p50_us,p90_us,p99_us,max_us,"
-	      "drain_ms,side_cpu_ms,other_side_cpu_ms,foreign_cpu_ms,startup_ms\n",
+	      "drain_ms,side_cpu_ms,other_side_cpu_ms,foreign_cpu_ms,startup_ms,value,rss_kb,memory_kb\n",
 	      f);
 	for (size_t i = 0; i < d->nw; i++) {
 		const struct ab_window *w = &d->w[i], *wa, *wb;
@@ -612,7 +684,10 @@ static void csv(FILE *f, const struct ab_doc *d)
 				    w->own_cpu_ms,
 				    w->idle_cpu_ms,
 				    w->foreign_ms,
-				    w->startup_ms > 0 ? w->startup_ms : NAN};
+				    w->startup_ms > 0 ? w->startup_ms : NAN,
+				    w->value > 0 ? w->value : NAN,
+				    w->rss_kb > 0 ? w->rss_kb : NAN,
+				    w->memory_kb > 0 ? w->memory_kb : NAN};
 		enum ab_pair_use use;
 
 		fprintf(f, "%u,%c,%s", w->pair, w->side,
@@ -632,7 +707,7 @@ void ab_print_head(FILE *f, const struct ab_doc *d, bool md)
 	char a[600], b[600], ea[ESC_LEN], eb[ESC_LEN], es[ESC_LEN], est[ESC_LEN], what[64];
 
 	headline(f, d);
-	if (ab_headline(d) == AB_STARTUP)
+	if (ab_headline(d) == AB_STARTUP || ab_headline(d) == AB_SCRIPT)
 		snprintf(what, sizeof(what), "single runs, each in a fresh sandbox");
 	else if (ab_simultaneous(d))
 		snprintf(what, sizeof(what), "%.2f s blocks, both sides at once", d->window_s);

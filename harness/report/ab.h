@@ -34,6 +34,10 @@ struct ab_window {
 	double own_cpu_ms;  /* the measured side's slice CPU time, the same span */
 	double foreign_ms;  /* CPU time on the sides' CPUs that neither side's slice used (/proc/stat), the same span */
 	double startup_ms;  /* a startup duet: this window is one run, from its execve to its exit */
+	double value;	    /* a script duet: this window is one run, its metric (ab_doc.metric_name); 0: none */
+	/* the side's server memory: an http duet's at the window's end (the server tree's RSS, the slice's
+	 * memory.current: the trial sampler's reads); a script duet's run's peak RSS (its rusage); NAN: not read */
+	double rss_kb, memory_kb;
 	/* a simultaneous duet: a window is one side's half of a block; foreign_ms is then on this side's CPUs only,
 	 * idle_cpu_ms NAN (no side is idle) */
 	char cpus[64];	 /* the side's CPU set in this block */
@@ -46,13 +50,15 @@ struct ab_side {
 	unsigned port;
 };
 
-enum ab_metric { AB_RPS, AB_P50, AB_P99, AB_STARTUP, AB_NR_METRICS };
+enum ab_metric { AB_RPS, AB_P50, AB_P99, AB_STARTUP, AB_SCRIPT, AB_MEMORY, AB_NR_METRICS };
 extern const char *const ab_metric_names[AB_NR_METRICS];
 
 struct ab_doc {
 	char scenario[64], workload[16], mode[16], engine[16], stopped[32], started[32], version[32], commit[16],
 		cpu_model[128];
-	char duet[16]; /* "interleaved" (a file without it) or "simultaneous" */
+	char duet[16];	      /* "interleaved" (a file without it) or "simultaneous" */
+	char metric_name[32]; /* a script duet's metric of the script's line (AB_SCRIPT) */
+	bool metric_higher;   /* a higher metric_name is better */
 	struct ab_side side[2];
 	double threshold, precision, max_time_s, window_s, wall_s, client_cpu_s;
 	uint64_t seed, reconnects, errors;
@@ -85,8 +91,18 @@ bool ab_pair_at(const struct ab_doc *d, size_t i, const struct ab_window **ret_a
 int ab_pairs(const struct ab_doc *d, enum ab_metric m, double **ret_a, double **ret_b, size_t *ret_n);
 /* The paired analysis of every metric and the idle sides' evidence. */
 int ab_analyze(struct ab_doc *d);
-/* The metric of the first line and the exit code: startup for a startup duet, else throughput. */
+/* The metric of the first line and the exit code: startup for a startup duet, the script's metric for a script
+ * duet, else throughput. */
 enum ab_metric ab_headline(const struct ab_doc *d);
+/* Whether the duet's workload has metric m (http: throughput, p50, p99, memory; startup: startup; script: the
+ * script's metric and memory). */
+bool ab_has_metric(const struct ab_doc *d, enum ab_metric m);
+/* Whether a higher m is better for B (throughput; a script's metric that is a rate); else it is a cost. */
+bool ab_higher_better(const struct ab_doc *d, enum ab_metric m);
+/* m's name in the table and the JSON's verdicts: a script duet's metric is its own name. */
+const char *ab_metric_label(const struct ab_doc *d, enum ab_metric m);
+/* The verdict's word for m: memory is "larger" or "smaller", the others "slower" or "faster". */
+const char *ab_verdict_name(enum ab_metric m, enum paired_verdict v);
 /* 1 when a metric is significantly worse for B beyond the threshold (the exit code's verdict). */
 bool ab_regressed(const struct ab_doc *d);
 
@@ -94,9 +110,9 @@ int ab_write(const struct ab_doc *d, const char *path, struct hx_err *err);
 int ab_read(const char *path, struct ab_doc *d, struct hx_err *err);
 /* Whether the file is a harness-ab document (its kind), without reading the rest. */
 bool ab_is_file(const char *path);
-/* The cost ratio B/A of a verdict of metric m and its CI (above 1: B slower): a time as it is, a throughput
- * inverted (the time per request); the first line's figures. */
-void ab_cost(const struct paired_result *r, enum ab_metric m, double *ret_c, double *ret_low, double *ret_high);
+/* The cost ratio B/A of metric m's verdict and its CI (above 1: B slower): a time as it is, a throughput (or a
+ * script's rate) inverted (the time per request); the first line's figures. */
+void ab_cost(const struct ab_doc *d, enum ab_metric m, double *ret_c, double *ret_low, double *ret_high);
 /* The first line, the line of the sides, the pairs and the time, and the flags (warnings, notes), one a line; the
  * file's names escaped for a terminal or (md) Markdown. */
 void ab_print_head(FILE *f, const struct ab_doc *d, bool md);

@@ -28,6 +28,8 @@ static const struct {
 	{"B / A p50 latency", "p50 ms", 1e-3},
 	{"B / A p99 latency", "p99 ms", 1e-3},
 	{"B / A startup time", "startup ms", 1},
+	{"B / A cost of the script's metric (a rate inverted)", "the script's metric", 1},
+	{"B / A server memory (RSS)", "RSS MB", 1.0 / 1024},
 };
 
 /* A complete pair with a value of the metric on both sides. */
@@ -40,6 +42,7 @@ struct point {
 /* Every such pair of metric m, in the order run; *ret malloc'd. */
 static int points_of(const struct ab_doc *d, enum ab_metric m, struct point **ret, size_t *ret_n)
 {
+	bool inv = ab_higher_better(d, m);
 	struct point *pt = calloc(d->nw / 2 + 1, sizeof(*pt));
 	size_t n = 0;
 
@@ -55,7 +58,7 @@ static int points_of(const struct ab_doc *d, enum ab_metric m, struct point **re
 		if (!(p->a > 0 && p->b > 0 && isfinite(p->a) && isfinite(p->b)))
 			continue;
 		p->x = p->wa->pair;
-		p->cost = m == AB_RPS ? p->a / p->b : p->b / p->a; /* above 1: B slower */
+		p->cost = inv ? p->a / p->b : p->b / p->a; /* above 1: B slower (larger) */
 		n++;
 	}
 	*ret = pt;
@@ -169,20 +172,20 @@ static void ratio_legend(const struct svg_plot *p, double t)
 static void chart_ratio(FILE *out, const struct ab_doc *d, enum ab_metric m, const struct point *pt, size_t n,
 			unsigned id)
 {
-	const struct paired_result *r = &d->metric[m];
 	struct svg_plot p = {.left = 64, .right = 16, .top = 56, .bottom = 48};
 	struct svg_tick yt[SVG_MAX_TICKS], xt[SVG_MAX_TICKS];
 	double t = d->threshold, c, clo, chi, ylo, yhi, xlo, xhi;
 	size_t ny, nx;
 	char cid[32], title[160], tip[320];
 
-	ab_cost(r, m, &c, &clo, &chi);
+	ab_cost(d, m, &c, &clo, &chi);
 	ny = ratio_axis(pt, n, clo, chi, t, &ylo, &yhi, yt);
 	nx = pair_axis(pt, n, &xlo, &xhi, xt);
 	p.x = (struct svg_scale){SVG_LINEAR, xlo, xhi, 0, 0};
 	p.y = (struct svg_scale){SVG_LINEAR, ylo, yhi, 0, 0};
 	snprintf(cid, sizeof(cid), "chart-ab%u", id);
-	snprintf(title, sizeof(title), "%s: each pair's B / A over the run (above 1: B slower)", ab_metric_names[m]);
+	snprintf(title, sizeof(title), "%s: each pair's B / A over the run (above 1: B %s)", ab_metric_label(d, m),
+		 m == AB_MEMORY ? "larger" : "slower");
 	figure_open(out, "ab-ratio", m, title);
 	svg_begin(&p, out, 760, 360, cid, title);
 	svg_axis_y(&p, yt, ny, texts[m].ratio);
@@ -326,9 +329,9 @@ static void verdict_row(FILE *out, const struct ab_doc *d, enum ab_metric m, dou
 	double c, clo, chi;
 	char b[96];
 
-	ab_cost(r, m, &c, &clo, &chi);
+	ab_cost(d, m, &c, &clo, &chi);
 	fputs("<tr>", out);
-	html_td(out, ab_metric_names[m]);
+	html_td(out, ab_metric_label(d, m));
 	html_tdn(out, (double)n);
 	html_tdn(out, ga * texts[m].scale);
 	html_tdn(out, gb * texts[m].scale);
@@ -341,7 +344,7 @@ static void verdict_row(FILE *out, const struct ab_doc *d, enum ab_metric m, dou
 		r->verdict == PV_SLOWER	  ? "bad"
 		: r->verdict == PV_FASTER ? "good"
 					  : "none");
-	svg_escape(out, paired_verdict_names[r->verdict]);
+	svg_escape(out, ab_verdict_name(m, r->verdict));
 	fputs("</td>", out);
 	html_tdn(out, r->verdict == PV_INCONCLUSIVE && r->pairs_needed ? (double)r->pairs_needed : NAN);
 	snprintf(b, sizeof(b), "%s%s%s", r->drift ? "drift" : "", r->drift && r->bimodal ? ", " : "",
@@ -372,7 +375,7 @@ static int verdict_table(FILE *out, const struct ab_doc *d)
 
 		if (ab_pairs(d, (enum ab_metric)m, &a, &b, &n) < 0)
 			return -1;
-		if (!n)
+		if (!n || !ab_has_metric(d, (enum ab_metric)m))
 			continue; /* a metric the duet's workload has not */
 		for (size_t i = 0; i < n; i++) {
 			la += log(a[i]) / (double)n;
@@ -435,7 +438,7 @@ static void settings(FILE *out, const struct ab_doc *d)
 	kv(out, "CPU model", d->cpu_model);
 	snprintf(b, sizeof(b), "%s (%s), mode %s, engine %s", d->scenario, d->workload, d->mode, d->engine);
 	kv(out, "scenario", b);
-	if (ab_headline(d) != AB_STARTUP) { /* a startup duet's windows are single runs: no client */
+	if (ab_headline(d) == AB_RPS) { /* a startup or script duet's windows are single runs: no client */
 		snprintf(b, sizeof(b), "%u connections, %u threads, per side; %.2f s %s", d->connections, d->threads,
 			 d->window_s,
 			 ab_simultaneous(d)
@@ -493,12 +496,12 @@ int html_ab(const struct ab_doc *d, const char *name, FILE *out, struct hx_err *
 
 		if (points_of(d, (enum ab_metric)m, &pt, &n) < 0)
 			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
-		if (!n)
+		if (!n || !ab_has_metric(d, (enum ab_metric)m))
 			continue;
 		chart_ratio(out, d, (enum ab_metric)m, pt, n, ++id);
 		if ((enum ab_metric)m == AB_RPS)
 			timed = chart_windows(out, d, ++id);
-		if ((enum ab_metric)m == ab_headline(d) && !timed) /* a startup duet's runs, per pair */
+		if ((enum ab_metric)m == ab_headline(d) && !timed) /* a startup or script duet's runs, per pair */
 			chart_sides(out, (enum ab_metric)m, pt, n, ++id);
 	}
 	settings(out, d);

@@ -22,6 +22,8 @@
 #include "base/util.h"
 #include "report/stats.h"
 #include "load/startup.h"
+#include "run/sampler.h"
+#include "run/script.h"
 #include "sandbox/sandbox.h"
 
 #define DUET_LINE_MAX 4096
@@ -175,9 +177,21 @@ static double cpus_task_ms(const struct cg_cpus *cpus)
 	return any ? (double)sum * 1e3 / (double)sysconf(_SC_CLK_TCK) : NAN;
 }
 
+/* Side k's server memory now, as the trial sampler reads it (run/sampler.c): its tree's RSS and its slice's
+ * memory.current, in KB; NAN what cannot be read. */
+static void side_memory(struct cg_tree *tree, int k, pid_t server, double *ret_rss_kb, double *ret_memory_kb)
+{
+	uint64_t cpu, mem, rss = server > 0 ? smp_tree_rss_kb(sbx_payload_pid(server)) : UINT64_MAX;
+
+	cg_slice_sample(tree, k ? CG_SLICE_SUT_B : CG_SLICE_SUT, &cpu, &mem);
+	*ret_rss_kb = rss == UINT64_MAX ? NAN : (double)rss;
+	*ret_memory_kb = mem == UINT64_MAX ? NAN : (double)mem / 1024;
+}
+
 struct reader {
 	struct run_env *env;
 	struct cg_tree *tree;
+	pid_t server[2]; /* each side's server (its sandbox's init), whose memory each window's end reads */
 	const struct duet_opts *o;
 	struct ab_doc *d;
 	struct cg_cpus cpus; /* the sides' (one set: the same for both) */
@@ -226,6 +240,7 @@ static int on_window(struct reader *r, const cJSON *j, struct hx_err *err)
 	w->own_cpu_ms = cpu[!other] - r->cpu_ms[!other];
 	busy = cpus_task_ms(&r->cpus);
 	w->foreign_ms = fmax(0, (busy - r->busy_ms) - (cpu[0] - r->cpu_ms[0]) - (cpu[1] - r->cpu_ms[1]));
+	side_memory(r->tree, !other, r->server[!other], &w->rss_kb, &w->memory_kb);
 	r->cpu_ms[0] = cpu[0];
 	r->cpu_ms[1] = cpu[1];
 	r->busy_ms = busy;
@@ -317,7 +332,8 @@ static int read_windows(struct reader *r, int *fd, struct hx_err *err)
 
 /* The duet's load client: started, read, waited for. */
 static int run_duet_client(struct run_env *env, struct cg_tree *tree, const struct duet_side sides[2],
-			   enum cg_cpu_mode mode, const struct duet_opts *o, struct ab_doc *d, struct hx_err *err)
+			   const struct sbx servers[2], enum cg_cpu_mode mode, const struct duet_opts *o,
+			   struct ab_doc *d, struct hx_err *err)
 {
 	const struct scenario *s = sides[0].s;
 	size_t pairs = (size_t)ceil(o->max_time_s / (2 * o->window_s)) + 2;
@@ -355,6 +371,7 @@ static int run_duet_client(struct run_env *env, struct cg_tree *tree, const stru
 			     .tree = tree,
 			     .o = o,
 			     .d = d,
+			     .server = {servers[0].pid, servers[1].pid},
 			     .t0 = now_s(),
 			     .cpus = env->plan[mode].limits[CG_SLICE_SUT].cpus};
 	r->cpu_ms[0] = slice_cpu_ms(tree, CG_SLICE_SUT);
@@ -451,7 +468,7 @@ int duet_http(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_
 		return -err->errnum;
 	rc = servers_up(env, sides, tree, x, t, logfd, err);
 	if (rc == 0)
-		rc = run_duet_client(env, tree, sides, mode, o, d, err);
+		rc = run_duet_client(env, tree, sides, x, mode, o, d, err);
 	return servers_down(sides, tree, x, t, logfd, t0, d, rc, err);
 }
 
@@ -555,16 +572,18 @@ static cJSON *simul_line(struct simul_client *c, int k, uint64_t deadline, struc
 
 /* What a block's measurement needs of the state before it: each side's slice CPU and the task time on its CPUs. */
 struct simul_mark {
-	double cpu_ms[2], busy_ms[2];
+	double cpu_ms[2], busy_ms[2], rss_kb[2], memory_kb[2];
 };
 
-static void simul_mark(struct cg_tree *tree, const struct cg_slice_plan *cur, struct simul_mark *m)
+static void simul_mark(struct cg_tree *tree, const struct cg_slice_plan *cur, const pid_t server[2],
+		       struct simul_mark *m)
 {
 	for (int k = 0; k < 2; k++) {
 		enum cg_slice sl = k ? CG_SLICE_SUT_B : CG_SLICE_SUT;
 
 		m->cpu_ms[k] = slice_cpu_ms(tree, sl);
 		m->busy_ms[k] = cpus_task_ms(&cur->limits[sl].cpus);
+		side_memory(tree, k, server[k], &m->rss_kb[k], &m->memory_kb[k]);
 	}
 }
 
@@ -599,6 +618,8 @@ static int simul_window(const cJSON *j, int k, unsigned block, double t0, const 
 				.max_us = jnum(lat, "max"),
 				.idle_cpu_ms = NAN,
 				.own_cpu_ms = m1->cpu_ms[k] - m0->cpu_ms[k],
+				.rss_kb = m1->rss_kb[k],
+				.memory_kb = m1->memory_kb[k],
 				.smt_shared = smt};
 	w->foreign_ms = fmax(0, (m1->busy_ms[k] - m0->busy_ms[k]) - w->own_cpu_ms);
 	cg_cpus_format(&cur->limits[k ? CG_SLICE_SUT_B : CG_SLICE_SUT].cpus, w->cpus, sizeof(w->cpus));
@@ -619,7 +640,7 @@ static int simul_swap(struct cg_tree *tree, struct cg_slice_plan *cur, struct hx
 }
 
 /* One block: both gates opened back to back, both windows read, the evidence around them. */
-static int simul_block(struct cg_tree *tree, struct simul_client c[2], unsigned block, double t0,
+static int simul_block(struct cg_tree *tree, struct simul_client c[2], const pid_t server[2], unsigned block, double t0,
 		       const struct cg_slice_plan *cur, const struct duet_opts *o, struct ab_doc *d, struct hx_err *err)
 {
 	struct simul_mark m0, m1;
@@ -631,7 +652,7 @@ static int simul_block(struct cg_tree *tree, struct simul_client c[2], unsigned 
 	if (cg_topo_siblings_shared("/sys", &cur->limits[CG_SLICE_SUT].cpus, &cur->limits[CG_SLICE_SUT_B].cpus, &smt,
 				    &(struct hx_err){0}) < 0)
 		smt = false; /* no topology shown (some VMs): no sibling known */
-	simul_mark(tree, cur, &m0);
+	simul_mark(tree, cur, server, &m0);
 	for (int k = 0; k < 2; k++)
 		if (write(c[k].gate, "g", 1) != 1)
 			return simul_fail(&c[k], k, EPIPE, "ended", err);
@@ -639,7 +660,7 @@ static int simul_block(struct cg_tree *tree, struct simul_client c[2], unsigned 
 	for (int k = 0; k < 2 && rc == 0; k++)
 		if (!(j[k] = simul_line(&c[k], k, deadline, err)))
 			rc = -err->errnum;
-	simul_mark(tree, cur, &m1);
+	simul_mark(tree, cur, server, &m1);
 	for (int k = 0; k < 2 && rc == 0; k++)
 		rc = simul_window(j[k], k, block, t0, cur, smt, &m0, &m1, d, err);
 	cJSON_Delete(j[0]);
@@ -684,8 +705,8 @@ static void simul_stop(struct cg_tree *tree, struct simul_client c[2], struct ab
 }
 
 /* The blocks until --max-time or the precision rule; the sides swap their CPUs before every block but the first. */
-static int simul_blocks(struct cg_tree *tree, struct simul_client c[2], struct cg_slice_plan *cur,
-			const struct duet_opts *o, struct ab_doc *d, struct hx_err *err)
+static int simul_blocks(struct cg_tree *tree, struct simul_client c[2], const pid_t server[2],
+			struct cg_slice_plan *cur, const struct duet_opts *o, struct ab_doc *d, struct hx_err *err)
 {
 	_cleanup_free_ struct reader *r = calloc(1, sizeof(*r));
 	int rc = 0;
@@ -696,7 +717,7 @@ static int simul_blocks(struct cg_tree *tree, struct simul_client c[2], struct c
 	for (unsigned block = 0; rc == 0; block++) {
 		if (block && simul_swap(tree, cur, err) < 0)
 			return -err->errnum;
-		rc = simul_block(tree, c, block, r->t0, cur, o, d, err);
+		rc = simul_block(tree, c, server, block, r->t0, cur, o, d, err);
 		if (rc == 0 && enough(r))
 			break;
 	}
@@ -734,7 +755,7 @@ int duet_simultaneous(struct run_env *env, const struct duet_side sides[2], enum
 	for (int k = 0; rc == 0 && k < 2; k++)
 		rc = simul_start(env, tree, &sides[k], k, o, &c[k], err);
 	if (rc == 0)
-		rc = simul_blocks(tree, c, &cur, o, d, err);
+		rc = simul_blocks(tree, c, (pid_t[2]){x[0].pid, x[1].pid}, &cur, o, d, err);
 	if (!d->stopped[0])
 		snprintf(d->stopped, sizeof(d->stopped), "%s", rc < 0 ? "error" : "pairs");
 	simul_stop(tree, c, d);
@@ -831,6 +852,154 @@ int duet_startup(struct run_env *env, const struct duet_side sides[2], enum cg_c
 			break;
 		}
 	}
+	if (cg_tree_destroy(tree, &(struct hx_err){0}) < 0 && rc == 0)
+		rc = hx_fail(err, HX_EXIT_INTERNAL, EBUSY, "ab: the duet's cgroups could not be removed");
+	d->wall_s = now_s() - t0;
+	return rc;
+}
+
+/* ---- script: whole runs alternated, A and B in a randomized order per pair, each in a fresh sandbox ---- */
+
+/* The run's metric of its line (the scenario's primary_metric), > 0 for a ratio. */
+static int script_value(const struct scenario *s, const char *outpath, double *ret, struct hx_err *err)
+{
+	_cleanup_free_ char *out = NULL;
+	_cleanup_free_ struct res_script *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	if (util_read_file(outpath, &out, NULL, err) < 0 ||
+	    script_parse_metrics(out, s->metrics, s->nmetrics, m, err) < 0)
+		return -err->errnum;
+	for (size_t i = 0; i < m->n; i++)
+		if (strcmp(m->name[i], s->primary_metric) == 0) {
+			*ret = m->value[i];
+			return *ret > 0 ? 0
+					: hx_fail(err, HX_EXIT_VERDICT, EDOM,
+						  "the script's %s is 0: no ratio of it can be taken",
+						  s->primary_metric);
+		}
+	return hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "the script's metrics line has no %s (its primary_metric)",
+		       s->primary_metric);
+}
+
+/* One whole run of side k in its slice, its output to files of the run folder: into w, with the CPU others used
+ * on the sides' CPUs meanwhile (foreign_ms, as a window of an http duet has it) and its peak RSS. */
+static int script_once(struct run_env *env, struct cg_tree *tree, const struct duet_side *side, int k,
+		       const struct sbx_config *base, const struct cg_cpus *cpus, struct ab_window *w,
+		       struct hx_err *err)
+{
+	const struct scenario *s = side->s;
+	char outpath[PATH_MAX], logpath[PATH_MAX], tail[1024];
+	_cleanup_close_ int outfd = -1, logfd = -1;
+	struct sbx_config c = *base;
+	struct sbx x = {.pid = -1, .report_fd = -1};
+	double cpu0[2] = {slice_cpu_ms(tree, CG_SLICE_SUT), slice_cpu_ms(tree, CG_SLICE_SUT_B)},
+	       busy0 = cpus_task_ms(cpus);
+	int st = 0, i;
+
+	snprintf(outpath, sizeof(outpath), "%s/script-%c.out", env->dir, "AB"[k]);
+	snprintf(logpath, sizeof(logpath), "%s/script-%c.log", env->dir, "AB"[k]);
+	outfd = open(outpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	logfd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (outfd < 0 || logfd < 0)
+		return hx_syserr(err, "ab: %s", outpath);
+	c.out_fd = outfd;
+	c.err_fd = logfd;
+	if (sbx_start(tree, side->side.slice, &c, &x, err) < 0 || sbx_wait_exec(&x, c.argv[0], err) < 0) {
+		sbx_release(&x);
+		return hx_wrap(err, "a run");
+	}
+	i = proc_wait_first(&x.pid, 1, util_now_ns() + (uint64_t)(s->timeout_s * 1e9), &run_interrupted, &st);
+	if (i != 0) {
+		cg_slice_kill(tree, side->side.slice, &(struct hx_err){0});
+		proc_reap(&x.pid, NULL);
+	}
+	if (x.stamps && x.stamps->exit_ns > x.stamps->exec_ns) {
+		w->duration_s = (double)(x.stamps->exit_ns - x.stamps->exec_ns) / 1e9;
+		w->rss_kb = x.stamps->maxrss_kb ? (double)x.stamps->maxrss_kb : NAN;
+	}
+	sbx_release(&x);
+	w->memory_kb = NAN;
+	if (i != 0)
+		return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT, "%s",
+			       run_interrupted ? "interrupted" : "a run went past the scenario's timeout_s");
+	if (util_exit_code(st) != 0) {
+		util_log_tail(logpath, tail, sizeof(tail));
+		return hx_fail(err, HX_EXIT_VERDICT, EIO, "a run exited with %d; its last output: %s",
+			       util_exit_code(st), tail[0] ? tail : "(nothing)");
+	}
+	if (!(w->duration_s > 0))
+		return hx_fail(err, HX_EXIT_INTERNAL, EIO, "a run has no times");
+	w->own_cpu_ms = slice_cpu_ms(tree, side->side.slice) - cpu0[k];
+	w->idle_cpu_ms = slice_cpu_ms(tree, k ? CG_SLICE_SUT : CG_SLICE_SUT_B) - cpu0[!k];
+	w->foreign_ms = fmax(0, (cpus_task_ms(cpus) - busy0) - w->own_cpu_ms - w->idle_cpu_ms);
+	return script_value(s, outpath, &w->value, err);
+}
+
+static int script_pair(struct run_env *env, struct cg_tree *tree, const struct duet_side sides[2],
+		       const struct sbx_config c[2], const struct cg_cpus *cpus, unsigned pair, bool a_first, double t0,
+		       struct ab_doc *d, struct hx_err *err)
+{
+	for (int i = 0; i < 2; i++) {
+		int k = a_first ? i : 1 - i;
+		struct ab_window *w = ab_window_add(d);
+
+		if (!w)
+			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "ab: more than %d runs: shorten --max-time",
+				       AB_MAX_WINDOWS);
+		*w = (struct ab_window){.pair = pair, .side = "AB"[k], .warmup = pair == 0, .start_s = now_s() - t0};
+		if (script_once(env, tree, &sides[k], k, &c[k], cpus, w, err) < 0) {
+			d->nw--; /* a run that failed is no window */
+			return hx_wrap(err, "side %c", "AB"[k]);
+		}
+	}
+	return 0;
+}
+
+int duet_script(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,
+		struct ab_doc *d, struct hx_err *err)
+{
+	unsigned slices = 1u << CG_SLICE_SUT | 1u << CG_SLICE_SUT_B;
+	const struct cg_cpus *cpus = &env->plan[mode].limits[CG_SLICE_SUT].cpus; /* the same set for both */
+	struct cg_tree *tree = NULL;
+	_cleanup_free_ struct sbx_config *c = calloc(2, sizeof(*c));
+	char *argv[2][MAN_MAX_ARGV + 1], store[2][MAN_MAX_ARGV][PATH_MAX];
+	uint64_t state = o->seed;
+	bool was = false;
+	double t0 = now_s();
+	int rc = 0;
+
+	if (!c)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	for (int k = 0; k < 2; k++)
+		if (run_sut_config(env, sides[k].s, sides[k].m, sides[k].st, &sides[k].side, &c[k], argv[k], store[k],
+				   err) < 0)
+			return hx_wrap(err, "side %c", "AB"[k]);
+	cg_cpus_format(cpus, d->side[0].cpus, sizeof(d->side[0].cpus));
+	cg_cpus_format(&env->plan[mode].limits[CG_SLICE_SUT_B].cpus, d->side[1].cpus, sizeof(d->side[1].cpus));
+	if (cg_tree_from_plan(&env->plan[mode], slices, NULL, &tree, err) < 0)
+		return -err->errnum;
+	for (unsigned pair = 0; rc == 0; pair++) {
+		if (run_interrupted) {
+			rc = hx_fail(err, HX_EXIT_VERDICT, EINTR, "interrupted");
+			break;
+		}
+		/* the first pair is the warm-up: the page cache, the image's files */
+		if ((rc = script_pair(env, tree, sides, c, cpus, pair, stats_splitmix(&state) & 1, t0, d, err)) < 0)
+			break;
+		if (now_s() - t0 >= o->max_time_s) {
+			snprintf(d->stopped, sizeof(d->stopped), "max-time");
+			break;
+		}
+		if (o->precision > 0 && paired_is_look(pair) && ab_analyze(d) == 0 &&
+		    paired_stop(&was, paired_precise(&d->metric[AB_SCRIPT], o->precision))) {
+			snprintf(d->stopped, sizeof(d->stopped), "precision");
+			break;
+		}
+	}
+	if (!d->stopped[0])
+		snprintf(d->stopped, sizeof(d->stopped), "error");
 	if (cg_tree_destroy(tree, &(struct hx_err){0}) < 0 && rc == 0)
 		rc = hx_fail(err, HX_EXIT_INTERNAL, EBUSY, "ab: the duet's cgroups could not be removed");
 	d->wall_s = now_s() - t0;

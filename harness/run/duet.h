@@ -36,6 +36,12 @@ int duet_simultaneous(struct run_env *env, const struct duet_side sides[2], enum
 int duet_startup(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,
 		 struct ab_doc *d, struct hx_err *err);
 
+/* A script duet: whole runs of A and B alternated, each pair's order drawn from the seed, each run in a fresh
+ * sandbox in its side's slice, its metric the scenario's primary_metric of its line (the first pair the
+ * warm-up); until --precision or --max-time. Scenarios with a fixture or a prepare step are refused before. */
+int duet_script(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,
+		struct ab_doc *d, struct hx_err *err);
+
 /* The order of the windows: for each pair, AB or BA by the seed. buf gets 2 * pairs letters. */
 void duet_order(uint64_t seed, size_t pairs, char *buf);
 

@@ -439,6 +439,53 @@ static int parse_prepare_size(const char *file, const cJSON *root, struct scenar
 	return 0;
 }
 
+/* A metric's direction from its name: 1 a rate (higher is better), 0 a time or a size (lower is), -1 unknown. */
+int scn_metric_direction(const char *name)
+{
+	static const char *const lower[] = {"_ms", "_us", "_ns", "_s", "_kb", "_mb", "_bytes"};
+	size_t n = strlen(name);
+
+	if (strcmp(name, "ops") == 0 || (n > 6 && strcmp(name + n - 6, "_per_s") == 0))
+		return 1;
+	if (strcmp(name, "seconds") == 0)
+		return 0;
+	for (size_t i = 0; i < HX_ARRAY_SIZE(lower); i++)
+		if (n > strlen(lower[i]) && strcmp(name + n - strlen(lower[i]), lower[i]) == 0)
+			return 0;
+	return -1;
+}
+
+/* harness ab's metric of a script's line: "primary_metric" (ops, seconds, ops_per_s or one of "metrics"; default
+ * ops_per_s) and "primary_better" ("higher" or "lower"; default from the name: a rate higher, a time lower). */
+static int parse_primary(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
+{
+	char better[16] = "";
+	bool listed = false;
+	int dir;
+
+	snprintf(s->primary_metric, sizeof(s->primary_metric), "ops_per_s");
+	if (str_field(file, root, "primary_metric", s->primary_metric, sizeof(s->primary_metric), false, err) < 0 ||
+	    str_field(file, root, "primary_better", better, sizeof(better), false, err) < 0)
+		return -err->errnum;
+	listed = strcmp(s->primary_metric, "ops") == 0 || strcmp(s->primary_metric, "seconds") == 0 ||
+		 strcmp(s->primary_metric, "ops_per_s") == 0;
+	for (size_t i = 0; i < s->nmetrics; i++)
+		listed = listed || strcmp(s->metrics[i], s->primary_metric) == 0;
+	if (!listed)
+		return hx_fail_field(err, file, "primary_metric",
+				     "expected ops, seconds, ops_per_s or a name of \"metrics\", not \"%s\"",
+				     s->primary_metric);
+	if (better[0] && strcmp(better, "higher") != 0 && strcmp(better, "lower") != 0)
+		return hx_fail_field(err, file, "primary_better", "expected \"higher\" or \"lower\"");
+	dir = better[0] ? strcmp(better, "higher") == 0 : scn_metric_direction(s->primary_metric);
+	if (dir < 0)
+		return hx_fail_field(err, file, "primary_better",
+				     "missing: say whether a higher or a lower %s is better (\"higher\" or \"lower\")",
+				     s->primary_metric);
+	s->primary_higher = dir == 1;
+	return 0;
+}
+
 static int parse_script(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
 {
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "metrics"), *it;
@@ -476,7 +523,7 @@ static int parse_script(const char *file, const cJSON *root, struct scenario *s,
 			return -err->errnum;
 		snprintf(s->metrics[s->nmetrics++], sizeof(s->metrics[0]), "%s", it->valuestring);
 	}
-	return 0;
+	return parse_primary(file, root, s, err);
 }
 
 static int parse_root(const char *file, const cJSON *root, struct scenario *s, struct hx_err *err)
@@ -514,6 +561,8 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 					   "adapter",
 					   "adapter_cost",
 					   "min_version",
+					   "primary_metric",
+					   "primary_better",
 					   NULL};
 	char workload[16] = "";
 	double maxerr = 0;
@@ -541,10 +590,13 @@ static int parse_root(const char *file, const cJSON *root, struct scenario *s, s
 	     cJSON_GetObjectItemCaseSensitive(root, "warmup_iterations") ||
 	     cJSON_GetObjectItemCaseSensitive(root, "prepare") || cJSON_GetObjectItemCaseSensitive(root, "metrics") ||
 	     cJSON_GetObjectItemCaseSensitive(root, "prepare_size") ||
-	     cJSON_GetObjectItemCaseSensitive(root, "timeout_s")))
-		return hx_fail_field(err, file, "iterations",
-				     "iterations, warmup_iterations, metrics, timeout_s and prepare are for script "
-				     "workloads");
+	     cJSON_GetObjectItemCaseSensitive(root, "timeout_s") ||
+	     cJSON_GetObjectItemCaseSensitive(root, "primary_metric") ||
+	     cJSON_GetObjectItemCaseSensitive(root, "primary_better")))
+		return hx_fail_field(
+			err, file, "iterations",
+			"iterations, warmup_iterations, metrics, timeout_s, prepare and primary_metric are "
+			"for script workloads");
 	s->min_duration_s = strcmp(workload, "startup") == 0 ? 0 : SCN_MIN_DURATION_S;
 	if (strcmp(workload, "startup") == 0 && cJSON_GetObjectItemCaseSensitive(root, "min_duration_s"))
 		return hx_fail_field(err, file, "min_duration_s",

@@ -138,8 +138,10 @@ struct scenario {
 	double timeout_s;
 	char metrics[SCN_MAX_METRICS][32]; /* required beyond ops, seconds and ops_per_s */
 	size_t nmetrics;
-	unsigned fixtures; /* enum scn_fixture bits */
-	bool prepare;	   /* script: run once per runtime with PREPARE=1 first (run/prepare.h) */
+	char primary_metric[32]; /* harness ab's metric of the line ("primary_metric", default ops_per_s) */
+	bool primary_higher;	 /* a higher primary_metric is better ("primary_better", or from its name) */
+	unsigned fixtures;	 /* enum scn_fixture bits */
+	bool prepare;		 /* script: run once per runtime with PREPARE=1 first (run/prepare.h) */
 	bool prepare_network; /* "prepare": "network": that step needs the host's network (and run --allow-prepare-network) */
 	uint64_t prepare_size; /* bytes the prepare step may leave in /prepared (its tmpfs's size) */
 	/* every workload but startup: a measured phase shorter than this is flagged short (results.h) */
@@ -171,6 +173,9 @@ const char *scn_script_for(const struct scenario *s, const struct manifest *m);
  * version command ran) passes the version check. */
 const char *scn_why_not(const struct scenario *s, const struct manifest *m, char *buf, size_t len);
 bool scn_supports(const struct scenario *s, const struct manifest *m);
+/* A script metric's direction from its name (harness ab's default): 1 a rate or a count (ops, *_per_s: higher is
+ * better), 0 a time or a size (seconds, *_ms, *_us, *_ns, *_s, *_kb, *_mb, *_bytes: lower is), -1 unknown. */
+int scn_metric_direction(const char *name);
 /* The scenario names m: its image's name or family is among its runtimes or in its "skip". */
 bool scn_names(const struct scenario *s, const struct manifest *m);
 /* The memory run sends the runtime the low-memory hint. */

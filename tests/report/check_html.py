@@ -230,7 +230,8 @@ def main_compare(cmp_path, page, outdir):
 
 
 AB_METRICS = {"throughput": lambda w: w["requests"] / w["duration_s"], "p50": lambda w: w.get("p50_us"),
-              "p99": lambda w: w.get("p99_us"), "startup": lambda w: w.get("startup_ms")}
+              "p99": lambda w: w.get("p99_us"), "startup": lambda w: w.get("startup_ms"),
+              "script": lambda w: w.get("value"), "memory": lambda w: w.get("rss_kb")}
 
 
 def expected_ab(doc):

@@ -78,6 +78,142 @@ static void test_slower_is_a_regression(void **state)
 	ab_free(&d);
 }
 
+/* A script duet's document: n pairs after the warm-up one, each window one run whose metric (higher better when
+ * `higher`) is B's factor times A's, with each run's peak RSS B's mem_factor times A's. */
+static void make_script_doc(struct ab_doc *d, size_t n, bool higher, double factor, double mem_factor)
+{
+	memset(d, 0, sizeof(*d));
+	snprintf(d->scenario, sizeof(d->scenario), "ab-script");
+	snprintf(d->workload, sizeof(d->workload), "script");
+	snprintf(d->metric_name, sizeof(d->metric_name), "%s", higher ? "ops_per_s" : "p50_ms");
+	d->metric_higher = higher;
+	d->threshold = 0.02;
+	d->seed = 3;
+	for (size_t p = 0; p <= n; p++)
+		for (int k = 0; k < 2; k++) {
+			struct ab_window *w = ab_window_add(d);
+			bool b = (p % 3) ? k == 0 : k == 1;
+			double noise = 1 + 0.01 * (double)((p * 7 + (size_t)k) % 5) - 0.02;
+
+			assert_non_null(w);
+			*w = (struct ab_window){.pair = (unsigned)p,
+						.side = b ? 'B' : 'A',
+						.warmup = p == 0,
+						.start_s = (double)(2 * p + (size_t)k) * 0.1,
+						.duration_s = 0.1,
+						.value = 1000 * noise * (b ? factor : 1),
+						.rss_kb = 50000 * (b ? mem_factor : 1) * (1 + 0.001 * (double)(p % 3)),
+						.memory_kb = NAN};
+		}
+}
+
+/* The script's metric takes its direction from the scenario: a rate that falls is B slower (the exit's
+ * regression), a time that falls is B faster; memory is "larger" or "smaller"; the first line's cost ratio is
+ * the rate inverted. A sign error anywhere here calls a slower B faster. */
+static void test_script_direction(void **state)
+{
+	struct ab_doc d;
+	char buf[4096] = "";
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+	double c, lo, hi;
+
+	(void)state;
+	make_script_doc(&d, 30, true, 1 / 1.15, 1.5);
+	assert_int_equal(ab_analyze(&d), 0);
+	assert_int_equal(ab_headline(&d), AB_SCRIPT);
+	assert_int_equal(d.pairs, 30);
+	assert_int_equal(d.metric[AB_SCRIPT].verdict, PV_SLOWER);
+	assert_true(ab_regressed(&d));
+	assert_true(fabs(d.metric[AB_SCRIPT].ratio - 1 / 1.15) < 0.01);
+	ab_cost(&d, AB_SCRIPT, &c, &lo, &hi);
+	assert_true(fabs(c - 1.15) < 0.02 && lo < c && c < hi);
+	assert_int_equal(d.metric[AB_MEMORY].verdict, PV_SLOWER);
+	assert_string_equal(ab_verdict_name(AB_MEMORY, d.metric[AB_MEMORY].verdict), "larger");
+	assert_true(fabs(d.metric[AB_MEMORY].ratio - 1.5) < 0.01);
+	assert_false(ab_has_metric(&d, AB_RPS));
+	assert_true(ab_has_metric(&d, AB_SCRIPT) && ab_has_metric(&d, AB_MEMORY));
+	ab_print(f, &d, RPT_TABLE);
+	fclose(f);
+	assert_true(strncmp(buf, "B ran 1.1", 9) == 0);
+	assert_non_null(strstr(buf, "slower than A: slower beyond 2%\n"));
+	assert_non_null(strstr(buf, "single runs, each in a fresh sandbox"));
+	assert_non_null(strstr(buf, "\nops_per_s "));
+	assert_non_null(strstr(buf, "larger\n"));
+	assert_null(strstr(buf, "throughput"));
+	ab_free(&d);
+	/* the same numbers of a time: B's lower is B faster, no regression */
+	make_script_doc(&d, 30, false, 1 / 1.15, 1 / 1.5);
+	assert_int_equal(ab_analyze(&d), 0);
+	assert_int_equal(d.metric[AB_SCRIPT].verdict, PV_FASTER);
+	assert_false(ab_regressed(&d));
+	assert_string_equal(ab_verdict_name(AB_MEMORY, d.metric[AB_MEMORY].verdict), "smaller");
+	ab_free(&d);
+	/* A/A: equal memory in every pair is equivalent, its ratio 1 */
+	make_script_doc(&d, 30, true, 1, 1);
+	assert_int_equal(ab_analyze(&d), 0);
+	assert_true(fabs(d.metric[AB_MEMORY].ratio - 1) < 1e-9);
+	assert_int_equal(d.metric[AB_MEMORY].verdict, PV_EQUIVALENT);
+	assert_false(ab_regressed(&d));
+	ab_free(&d);
+}
+
+/* An http duet's memory: each window's server RSS, paired as the other metrics; a window without it (a file from
+ * before, a server gone) leaves its pair out of that metric only. */
+static void test_http_memory(void **state)
+{
+	struct ab_doc d;
+
+	(void)state;
+	make_doc(&d, 30, 1.0, 0);
+	for (size_t i = 0; i < d.nw; i++)
+		d.w[i].rss_kb = d.w[i].side == 'B' ? 80000 : 60000;
+	d.w[7].rss_kb = NAN;
+	assert_int_equal(ab_analyze(&d), 0);
+	assert_int_equal(d.metric[AB_MEMORY].n, 29);
+	assert_int_equal(d.metric[AB_RPS].n, 30);
+	assert_true(fabs(d.metric[AB_MEMORY].ratio - 80.0 / 60) < 1e-9);
+	assert_int_equal(d.metric[AB_MEMORY].verdict, PV_SLOWER);
+	assert_false(ab_regressed(&d)); /* the exit is the headline's: throughput */
+	assert_true(ab_has_metric(&d, AB_MEMORY) && ab_has_metric(&d, AB_P99) && !ab_has_metric(&d, AB_SCRIPT));
+	ab_free(&d);
+}
+
+/* A script duet's document read back: the metric's name and direction, each run's value and RSS, the same
+ * verdicts; the JSON names the script's verdict and memory's in its words. */
+static void test_script_round_trip(void **state)
+{
+	struct ab_doc d, r;
+	struct hx_err err = {0};
+	char path[] = "/tmp/test_ab-XXXXXX";
+	int fd = mkstemp(path);
+	char *text = NULL;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	make_script_doc(&d, 24, true, 1 / 1.1, 1.3);
+	assert_int_equal(ab_analyze(&d), 0);
+	assert_int_equal(ab_write(&d, path, &err), 0);
+	assert_int_equal(ab_read(path, &r, &err), 0);
+	assert_string_equal(r.metric_name, "ops_per_s");
+	assert_true(r.metric_higher);
+	assert_int_equal(r.nw, d.nw);
+	for (size_t i = 0; i < d.nw; i++) {
+		assert_true(fabs(r.w[i].value - d.w[i].value) < 1e-9);
+		assert_true(fabs(r.w[i].rss_kb - d.w[i].rss_kb) < 1e-9);
+	}
+	assert_int_equal(r.metric[AB_SCRIPT].verdict, PV_SLOWER);
+	assert_true(fabs(r.metric[AB_SCRIPT].ratio - d.metric[AB_SCRIPT].ratio) < 1e-12);
+	assert_int_equal(util_read_file(path, &text, NULL, &err), 0);
+	assert_non_null(strstr(text, "\"higher_is_better\":\ttrue"));
+	assert_non_null(strstr(text, "\"verdict\":\t\"larger\""));
+	assert_null(strstr(text, "\"throughput\""));
+	free(text);
+	ab_free(&d);
+	ab_free(&r);
+	unlink(path);
+}
+
 static void test_first_line(void **state)
 {
 	struct ab_doc d;
@@ -386,7 +522,7 @@ static void test_html_band_and_threshold(void **state)
 	/* one wild pair, counted (its foreign time is its twin's): B's window a third of A's */
 	d.w[2 * 9 + (d.w[2 * 9].side == 'B' ? 0 : 1)].requests /= 3;
 	assert_int_equal(ab_analyze(&d), 0);
-	ab_cost(&d.metric[AB_RPS], AB_RPS, &c, &lo, &hi);
+	ab_cost(&d, AB_RPS, &c, &lo, &hi);
 	assert_true(lo > 1.02 && hi > lo);
 	page = page_of(&d, "slow.json");
 	fig = figure(page, "ab-ratio", "throughput", &end);
@@ -484,7 +620,7 @@ static void test_csv_a_row_per_window(void **state)
 {
 	static const char head[] = "pair,side,use,start_s,duration_s,requests,errors,reconnects,rps,mean_us,p50_us,"
 				   "p90_us,p99_us,max_us,drain_ms,side_cpu_ms,other_side_cpu_ms,foreign_cpu_ms,"
-				   "startup_ms\n";
+				   "startup_ms,value,rss_kb,memory_kb\n";
 	struct ab_doc d;
 	char *text = NULL, *line;
 	size_t len = 0, rows = 0;
@@ -501,7 +637,7 @@ static void test_csv_a_row_per_window(void **state)
 		char want[96];
 		unsigned long long req;
 
-		assert_int_equal(fields(line), 19);
+		assert_int_equal(fields(line), 22);
 		snprintf(want, sizeof(want), "%u,%c,%s,", w->pair, w->side,
 			 w->pair == 0	? "warmup"
 			 : w->pair == 5 ? "noisy"
@@ -569,6 +705,9 @@ int main(void)
 		cmocka_unit_test(test_pairs_leave_out_warmup_and_noisy),
 		cmocka_unit_test(test_slower_is_a_regression),
 		cmocka_unit_test(test_first_line),
+		cmocka_unit_test(test_script_direction),
+		cmocka_unit_test(test_http_memory),
+		cmocka_unit_test(test_script_round_trip),
 		cmocka_unit_test(test_md_escapes_the_sides),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_simultaneous_round_trip),

@@ -305,6 +305,15 @@ static void test_mistakes(void **state)
 	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"load\":{},"
 	       "\"bundle\":{\"for\":\"workerd\",\"with\":\"bun\",\"entry\":\"a.js\"}}",
 	       "out: missing");
+	expect("{\"name\":\"x\",\"workload\":\"script\"," RT ",\"script\":\"a\",\"primary_metric\":\"q_ms\"}",
+	       "primary_metric: expected ops, seconds, ops_per_s or a name of \"metrics\", not \"q_ms\"");
+	expect("{\"name\":\"x\",\"workload\":\"script\"," RT
+	       ",\"script\":\"a\",\"metrics\":[\"hits\"],\"primary_metric\":\"hits\"}",
+	       "primary_better: missing: say whether a higher or a lower hits is better");
+	expect("{\"name\":\"x\",\"workload\":\"script\"," RT ",\"script\":\"a\",\"primary_better\":\"up\"}",
+	       "primary_better: expected \"higher\" or \"lower\"");
+	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"load\":{},\"primary_metric\":\"ops\"}",
+	       "are for script workloads");
 	expect("{\"name\":\"x\",\"workload\":\"script\"," RT ",\"script\":\"a\",\"prepare\":1}",
 	       "prepare: expected true, false or \"network\"");
 	expect("{\"name\":\"x\",\"workload\":\"http\"," RT ",\"script\":\"a\",\"load\":{},\"prepare\":true}",
@@ -333,6 +342,41 @@ static void test_long_script_path(void **state)
 	expect(text, "script: expected a non-empty string of at most 255 characters");
 }
 
+/* harness ab's metric of a script: from its name (a time lower, a rate higher) unless the scenario says. */
+static void test_primary_metric(void **state)
+{
+	struct scenario s;
+	struct hx_err err = {0};
+
+	(void)state;
+	assert_int_equal(scn_metric_direction("ops_per_s"), 1);
+	assert_int_equal(scn_metric_direction("queries_per_s"), 1);
+	assert_int_equal(scn_metric_direction("p99_ms"), 0);
+	assert_int_equal(scn_metric_direction("seconds"), 0);
+	assert_int_equal(scn_metric_direction("heap_kb"), 0);
+	assert_int_equal(scn_metric_direction("hits"), -1);
+	assert_int_equal(scn_metric_direction("_s"), -1);
+	if (scn_parse("p.json",
+		      "{\"name\":\"p\",\"workload\":\"script\",\"runtimes\":[\"bun\"],\"script\":\"b.mjs\","
+		      "\"metrics\":[\"p50_ms\"],\"primary_metric\":\"p50_ms\"}",
+		      &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(s.primary_metric, "p50_ms");
+	assert_false(s.primary_higher);
+	if (scn_parse("p.json",
+		      "{\"name\":\"p\",\"workload\":\"script\",\"runtimes\":[\"bun\"],\"script\":\"b.mjs\","
+		      "\"metrics\":[\"hits\"],\"primary_metric\":\"hits\",\"primary_better\":\"higher\"}",
+		      &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_true(s.primary_higher);
+	if (scn_parse("p.json",
+		      "{\"name\":\"p\",\"workload\":\"script\",\"runtimes\":[\"bun\"],\"script\":\"b.mjs\","
+		      "\"primary_better\":\"lower\"}",
+		      &s, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_false(s.primary_higher); /* what the scenario says wins over the name */
+}
+
 static void test_script_with_fixture(void **state)
 {
 	struct scenario s;
@@ -350,6 +394,8 @@ static void test_script_with_fixture(void **state)
 	assert_string_equal(s.metrics[1], "p99_ms");
 	assert_true(s.timeout_s == 600);
 	assert_false(s.prepare);
+	assert_string_equal(s.primary_metric, "ops_per_s"); /* harness ab's default: a rate, higher is better */
+	assert_true(s.primary_higher);
 	scn_scale(&s, SCN_QUICK);
 	assert_int_equal(s.iterations, 25000);
 	if (scn_parse("w.json",
@@ -559,6 +605,7 @@ int main(void)
 		cmocka_unit_test(test_mistakes),
 		cmocka_unit_test(test_long_script_path),
 		cmocka_unit_test(test_script_with_fixture),
+		cmocka_unit_test(test_primary_metric),
 		cmocka_unit_test(test_families),
 		cmocka_unit_test(test_version_order),
 		cmocka_unit_test(test_shipped_on_a_user_node),
