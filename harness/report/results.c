@@ -77,6 +77,7 @@ void res_trial_init(struct trial_result *t, const char *scenario, const char *ru
 	t->server.idle_rss_kb = t->server.peak_rss_kb = t->server.post_load_rss_kb = NAN;
 	t->harness_fds = t->harness_rss_kb = NAN;
 	t->server.after_idle_rss_kb = t->server.after_restart_rss_kb = NAN;
+	t->server.ready_ms = NAN;
 	t->process.exit = -1;
 }
 

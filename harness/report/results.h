@@ -105,6 +105,7 @@ struct res_script {
 struct res_server {
 	char log[RES_LOG_LEN];
 	double idle_rss_kb, peak_rss_kb, post_load_rss_kb;
+	double ready_ms; /* from its execve to the readiness probe that saw it ready: its own start, to serving */
 	/* the memory run (scenario "memory"): after the idle period, after a restart; the hint sent, "" none */
 	double after_idle_rss_kb, after_restart_rss_kb;
 	char low_memory_hint[16];

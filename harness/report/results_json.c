@@ -550,6 +550,7 @@ static const struct field server_fields[] = {
 	F(struct res_server, cpus, FK_STR),
 	F(struct res_server, peak_rss_kb, FK_OPT),
 	F(struct res_server, post_load_rss_kb, FK_OPT),
+	F(struct res_server, ready_ms, FK_OPT),
 	F(struct res_server, after_idle_rss_kb, FK_OPT),
 	F(struct res_server, after_restart_rss_kb, FK_OPT),
 	F(struct res_server, low_memory_hint, FK_STR),

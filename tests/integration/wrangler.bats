@@ -51,6 +51,12 @@ img = {i["name"]: i for i in d["images"]}
 lock = "sha256-" + hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest()
 assert img["wrangler"]["packages"] == lock and img["wrangler"]["binary_version"] == "4.164.0", img["wrangler"]
 assert "packages" not in img["workerd"], img["workerd"]
+# each server's time from its start to serving: wrangler bundles the module and starts miniflare and a workerd
+# before it answers, so it takes longer than the workerd it starts
+ready = {r: x["server"]["ready_ms"] for r, x in t.items()}
+print("# ready_ms", ready)
+assert all(0 < v < 1e3 * x["wall_s"] for v, x in zip(ready.values(), t.values())), ready
+assert ready["wrangler"] > ready["workerd"], ready
 PY
 	logs=$(/usr/bin/python3 -c 'import json; print(json.load(open("r.json"))["config"]["logs"])')
 	log="$logs"/server-http-wintercg-wrangler.log
@@ -61,6 +67,34 @@ PY
 	# run's network namespace that attempt fails and it says so; no lookup of any host name is attempted
 	refute grep -E "Unable to fetch|ENOTFOUND|EAI_AGAIN|ENETUNREACH|ECONNREFUSED|fetch failed" "$log"
 	rm -rf "$logs" # --keep: ours to remove
+}
+
+@test "react-ssr on wrangler: production React bundled by wrangler, every body the page workerd renders" {
+	need_wrangler
+	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes workerd,wrangler --requests 200 --connections 10 \
+		--repeat 1 --keep --out s.json react-ssr
+	echo "$output"
+	echo "$stderr" | tail -5
+	[ "$status" -eq 0 ]
+	logs=$(/usr/bin/python3 -c 'import json; print(json.load(open("s.json"))["config"]["logs"])')
+	grep -qF 'serve-wrangler.mjs: wrangler dev, React bundled with process.env.NODE_ENV="production"' \
+		"$logs"/server-react-ssr-wrangler.log
+	rm -rf "$logs" # --keep: ours to remove
+	/usr/bin/python3 - <<'PY'
+import json
+d = json.load(open("s.json"))
+t = {x["runtime"]: x for x in d["trials"]}
+assert sorted(t) == ["workerd", "wrangler"], sorted(t)
+for x in t.values():
+    assert x["status"] == "ok" and x["load"]["errors"]["total"] == 0, x
+# the same page as workerd's production bundle; the framing is wrangler's proxy's own, and declared so
+assert t["wrangler"]["wire"]["body_sha256"] == t["workerd"]["wire"]["body_sha256"]
+# wrangler's esbuild loaded React's production build, never the development one
+mods = t["wrangler"]["modules"]["paths"]
+print("# wrangler loaded", len(mods), "files")
+assert any(m.endswith("react-dom-server-legacy.browser.production.js") for m in mods), mods
+assert not any("development" in m for m in mods), mods
+PY
 }
 
 @test "http-wintercg on another runtime installs nothing of wrangler's and mounts no node_modules" {
