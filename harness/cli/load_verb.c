@@ -161,8 +161,13 @@ static void load_print(const char *url, const struct load_config *c, const struc
 	char a[32], b[32];
 
 	printf("%s %s @ %s\n", c->requests ? "Sent" : "Ran", c->rate > 0 ? "open loop" : "closed loop", url);
-	printf("  %u threads, %u connections, pipeline %u%s, engine %s\n", c->threads, c->conns, c->pipeline,
+	printf("  %u threads, %u connections, pipeline %u%s, engine %s", c->threads, c->conns, c->pipeline,
 	       c->url.tls ? ", TLS" : "", load_engine_names[r->engine]);
+	if (r->setup.ring_flags[0])
+		printf(" (%s)", r->setup.ring_flags);
+	if (r->setup.fallback != LOAD_FALLBACK_NONE)
+		printf(", fallback %s: %s", load_fallback_names[r->setup.fallback], r->setup.why);
+	printf("\n");
 	fmt_us(a, sizeof(a), hist_mean(&r->latency));
 	fmt_us(b, sizeof(b), hist_stddev(&r->latency));
 	printf("  Latency%s  mean %s  stdev %s", c->rate > 0 ? " (from intended send)" : "", a, b);

@@ -393,6 +393,11 @@ void res_load_from(const struct load_config *c, const struct load_result *r, con
 	ret->bytes = r->bytes;
 	ret->reconnects = r->reconnects;
 	snprintf(ret->engine, sizeof(ret->engine), "%s", load_engine_names[r->engine]);
+	snprintf(ret->setup.ring_flags, sizeof(ret->setup.ring_flags), "%s", r->setup.ring_flags);
+	ret->setup.buffer_ring = r->setup.buffer_ring;
+	ret->setup.multishot_recv = r->setup.multishot;
+	snprintf(ret->setup.fallback, sizeof(ret->setup.fallback), "%s", load_fallback_names[r->setup.fallback]);
+	snprintf(ret->setup.why, sizeof(ret->setup.why), "%s", r->setup.why);
 	ret->errors_total = r->errors_total;
 	memcpy(ret->errors, r->errors, sizeof(ret->errors));
 	res_latency_from(&r->latency, &ret->latency_us);

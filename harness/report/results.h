@@ -48,7 +48,13 @@ struct res_load {
 	uint64_t requests, bytes, reconnects, errors_total, errors[LE_NR];
 	bool no_body_count; /* read from a file written before the body check: written back without "body" */
 	double duration_s, rps;
-	char engine[16]; /* the client's event engine: "epoll" or "io_uring"; "": before it was recorded */
+	char engine[16];	     /* the client's event engine: "epoll" or "io_uring"; "": before it was recorded */
+	struct {		     /* what the engine got from the kernel (docs/load.md, engine_setup) */
+		char ring_flags[64]; /* io_uring: comma-separated ("single_issuer,defer_taskrun"); "" for epoll */
+		bool buffer_ring, multishot_recv;
+		char fallback[24]; /* "none", "coop_taskrun", "default_taskrun", "epoll"; "": not recorded */
+		char why[160];	   /* what refused the better one ("" without a fallback) */
+	} setup;
 	struct res_latency latency_us, latency_uncorrected_us; /* uncorrected: open loop only */
 	struct {
 		double cpu_s, cpu_us_per_request, max_thread_busy;
