@@ -337,42 +337,42 @@ static const struct field load_client_fields[] = {
 	FK("cpus", struct res_load, client.cpus, FK_STR),
 };
 
-static const struct field load_setup_fields[] = {
-	FK("buffer_ring", struct res_load, setup.buffer_ring, FK_BOOL),
-	FK("multishot_recv", struct res_load, setup.multishot_recv, FK_BOOL),
-	FK("fallback", struct res_load, setup.fallback, FK_STR),
-	FK("why", struct res_load, setup.why, FK_STR),
+static const struct field engine_setup_fields[] = {
+	F(struct res_engine_setup, buffer_ring, FK_BOOL),
+	F(struct res_engine_setup, multishot_recv, FK_BOOL),
+	F(struct res_engine_setup, fallback, FK_STR),
+	F(struct res_engine_setup, why, FK_STR),
 };
 
-/* engine_setup: the ring's flags as an array of names, then the fields above; absent when not recorded. */
-static void load_setup_json(cJSON *j, const struct res_load *l)
+void res_engine_setup_json(cJSON *o, const struct res_engine_setup *s)
 {
-	char flags[sizeof(l->setup.ring_flags)], *save = NULL;
-	cJSON *o, *a;
+	char flags[sizeof(s->ring_flags)], *save = NULL;
+	cJSON *e, *a;
 
-	if (!l->setup.fallback[0])
+	if (!s->fallback[0])
 		return;
-	o = cJSON_AddObjectToObject(j, "engine_setup");
-	a = cJSON_AddArrayToObject(o, "ring_flags");
-	snprintf(flags, sizeof(flags), "%s", l->setup.ring_flags);
+	e = cJSON_AddObjectToObject(o, "engine_setup");
+	a = cJSON_AddArrayToObject(e, "ring_flags");
+	snprintf(flags, sizeof(flags), "%s", s->ring_flags);
 	for (char *f = strtok_r(flags, ",", &save); f; f = strtok_r(NULL, ",", &save))
 		cJSON_AddItemToArray(a, cJSON_CreateString(f));
-	FIELDS_JSON(o, l, load_setup_fields);
+	FIELDS_JSON(e, s, engine_setup_fields);
 }
 
-static void load_setup_parse(const cJSON *o, struct res_load *ret)
+void res_engine_setup_parse(const cJSON *o, struct res_engine_setup *ret)
 {
-	const cJSON *f;
+	const cJSON *e = get(o, "engine_setup"), *f;
 	size_t at = 0;
 
-	if (!cJSON_IsObject(o))
+	memset(ret, 0, sizeof(*ret));
+	if (!cJSON_IsObject(e))
 		return;
-	cJSON_ArrayForEach (f, get(o, "ring_flags")) {
-		if (cJSON_IsString(f) && at < sizeof(ret->setup.ring_flags))
-			at += (size_t)snprintf(ret->setup.ring_flags + at, sizeof(ret->setup.ring_flags) - at, "%s%s",
+	cJSON_ArrayForEach (f, get(e, "ring_flags")) {
+		if (cJSON_IsString(f) && at < sizeof(ret->ring_flags))
+			at += (size_t)snprintf(ret->ring_flags + at, sizeof(ret->ring_flags) - at, "%s%s",
 					       at ? "," : "", f->valuestring);
 	}
-	FIELDS_PARSE(o, ret, load_setup_fields);
+	FIELDS_PARSE(e, ret, engine_setup_fields);
 }
 
 static const struct field load_config_fields[] = {
@@ -386,7 +386,7 @@ cJSON *res_load_json(const struct res_load *l)
 	cJSON *j = cJSON_CreateObject(), *e, *cfg;
 
 	FIELDS_JSON(j, l, load_fields);
-	load_setup_json(j, l);
+	res_engine_setup_json(j, &l->setup);
 	e = cJSON_AddObjectToObject(j, "errors");
 	cJSON_AddNumberToObject(e, "total", (double)l->errors_total);
 	for (int k = 0; k < LE_NR; k++)
@@ -419,7 +419,7 @@ int res_load_parse(const cJSON *o, struct res_load *ret)
 		return -EINVAL;
 	memset(ret, 0, sizeof(*ret));
 	FIELDS_PARSE(o, ret, load_fields);
-	load_setup_parse(get(o, "engine_setup"), ret);
+	res_engine_setup_parse(o, &ret->setup);
 	ret->errors_total = u64(e, "total");
 	for (int k = 0; k < LE_NR; k++)
 		ret->errors[k] = u64(e, load_err_names[k]);
