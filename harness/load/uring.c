@@ -73,7 +73,6 @@ static const unsigned uring_modes[] = {
 	[URING_COOP] = IORING_SETUP_COOP_TASKRUN,
 	[URING_DEFAULT] = 0,
 };
-const char *const uring_mode_names[URING_NR_MODES] = {"defer_taskrun", "coop_taskrun", "default_taskrun", "off"};
 
 #define URING_LIMIT_ENV "HARNESS_LOAD_URING"
 static const char *const uring_limit_values[URING_NR_MODES] = {"defer", "coop", "default", "off"};

@@ -10,9 +10,8 @@
 
 #include "base/err.h"
 
-/* The task-work modes uring_setup tries, best first (uring_mode_names: how docs and the JSON name them). */
+/* The task-work modes uring_setup tries, best first (OFF: none, io_uring refused). */
 enum uring_mode { URING_DEFER, URING_COOP, URING_DEFAULT, URING_OFF, URING_NR_MODES };
-extern const char *const uring_mode_names[URING_NR_MODES];
 
 struct uring {
 	int fd;
