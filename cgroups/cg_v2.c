@@ -296,7 +296,7 @@ static void v2_leave_leaf(struct cg_tree *t, const char *tree, struct hx_err *re
  * tree is gone (so not written in the tree first), except at the root cgroup and after a prepare tree. A write
  * to a subtree_control first waits for the cgroups just removed below it to be released
  * (cgroup_lock_and_drain_offline): the 8 writes of an exec at the root took its teardown to 87 ms in the TCG
- * guest, 5 ms without. At the root they are left on, as systemd keeps them on every v2 host: the root may hold
+ * guest, 4-5 ms without. At the root they are left on, as systemd keeps them on every v2 host: the root may hold
  * processes whatever it enables. A prepare tree leaves
  * them too: the run's trees follow it at once, and taking cpuset away from the cgroup harness started in and
  * giving it back before a CPU partition is made left the partition unable to keep the other tasks there off
