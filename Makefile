@@ -181,6 +181,10 @@ clean:
 .PHONY: bench-ab bench-ab-tries bench-sandbox bench-sandbox-effect bench-load bench-instrument bench-startup bench-fixture bench-trial bench-noise bench-report bench-soak soak
 bench-sandbox: bin/harness
 	bench/sandbox.sh
+# the same comparison in the cgroup v2 guest (TCG: only the ratios mean anything; GUEST_RUNS in all, 3 rounds)
+.PHONY: bench-sandbox-guest
+bench-sandbox-guest: bin/harness
+	tests/guest/run-guest.sh --command "ROUNDS=3 bench/sandbox.sh $(or $(GUEST_RUNS),60)"
 # a harness process's start (--version, the load client, a noise generator) against /bin/true
 .PHONY: bench-start
 bench-start: bin/harness $(BUILD)/helpers/hello-server

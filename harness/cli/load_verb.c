@@ -174,8 +174,13 @@ static void load_print(const char *url, const struct load_config *c, const struc
 	char a[32], b[32];
 
 	printf("%s %s @ %s\n", c->requests ? "Sent" : "Ran", c->rate > 0 ? "open loop" : "closed loop", url);
-	printf("  %u threads, %u connections, pipeline %u%s, engine %s\n", c->threads, c->conns, c->pipeline,
+	printf("  %u threads, %u connections, pipeline %u%s, engine %s", c->threads, c->conns, c->pipeline,
 	       c->url.tls ? ", TLS" : "", load_engine_names[r->engine]);
+	if (r->setup.ring_flags[0])
+		printf(" (%s)", r->setup.ring_flags);
+	if (r->setup.fallback != LOAD_FALLBACK_NONE)
+		printf(", fallback %s: %s", load_fallback_names[r->setup.fallback], r->setup.why);
+	printf("\n");
 	fmt_us(a, sizeof(a), hist_mean(&r->latency));
 	fmt_us(b, sizeof(b), hist_stddev(&r->latency));
 	printf("  Latency%s  mean %s  stdev %s", c->rate > 0 ? " (from intended send)" : "", a, b);
@@ -255,6 +260,29 @@ static bool duet_line(const struct load_window *w, void *ctx)
 		   (double)hist_quantile(h, 0.5) / 1e3, (double)hist_quantile(h, 0.9) / 1e3,
 		   (double)hist_quantile(h, 0.99) / 1e3, (double)h->max / 1e3);
 	return n > 0 && fflush(stdout) == 0;
+}
+
+/* After the last window: the totals, and the engine with what it got from the kernel (harness ab records both). */
+static void duet_end_line(const struct load_result *r)
+{
+	struct res_engine_setup es;
+	cJSON *j = cJSON_CreateObject();
+	_cleanup_free_ char *s = NULL;
+
+	res_engine_setup_from(&r->setup, &es);
+	cJSON_AddTrueToObject(j, "end");
+	cJSON_AddNumberToObject(j, "requests", (double)r->requests);
+	cJSON_AddNumberToObject(j, "errors", (double)r->errors_total);
+	cJSON_AddNumberToObject(j, "reconnects", (double)r->reconnects);
+	cJSON_AddNumberToObject(j, "cpu_s", r->cpu_s);
+	cJSON_AddStringToObject(j, "engine", load_engine_names[r->engine]);
+	res_engine_setup_json(j, &es);
+	cJSON_AddNumberToObject(j, "threads", r->threads);
+	s = cJSON_PrintUnformatted(j);
+	if (s)
+		printf("%s\n", s);
+	fflush(stdout);
+	cJSON_Delete(j);
 }
 
 /* A gated duet without --duet: this many windows at most, every one on URL (harness ab stops it sooner). */
@@ -370,10 +398,7 @@ static int load_http(const struct load_opts *o, const char *url, struct hx_err *
 		return rc;
 	}
 	if (c.duet) { /* the windows are the figures; the last line sums them up */
-		printf("{\"end\":true,\"requests\":%llu,\"errors\":%llu,\"reconnects\":%llu,\"cpu_s\":%.6f,"
-		       "\"engine\":\"%s\",\"threads\":%u}\n",
-		       (unsigned long long)r->requests, (unsigned long long)r->errors_total,
-		       (unsigned long long)r->reconnects, r->cpu_s, load_engine_names[r->engine], r->threads);
+		duet_end_line(r);
 		rc = r->errors_total ? HX_EXIT_VERDICT : HX_EXIT_OK;
 		load_result_free(r);
 		return rc;

@@ -33,6 +33,7 @@
 const char *const load_err_names[LE_NR] = {"connect",	 "read",       "write", "timeout",
 					   "status_4xx", "status_5xx", "parse", "body"};
 const char *const load_engine_names[LOAD_ENGINE_NR] = {"auto", "epoll", "io_uring"};
+const char *const load_fallback_names[LOAD_FALLBACK_NR] = {"none", "coop_taskrun", "default_taskrun", "epoll"};
 
 enum conn_state { CS_IDLE, CS_CONNECTING, CS_HANDSHAKE, CS_READY };
 
@@ -759,6 +760,7 @@ static void ur_received(struct worker *w, struct conn *c, const struct io_uring_
 		bool open = conn_input(w, c, uring_buf(&w->bufs, bid), (size_t)cqe->res, now);
 
 		uring_bufs_put(&w->bufs, bid);
+		w->r.setup.multishot |= (cqe->flags & IORING_CQE_F_MORE) != 0;
 		if (open && !(cqe->flags & IORING_CQE_F_MORE))
 			ur_recv(w, c);
 	} else if (cqe->res == -ENOBUFS) {
@@ -826,6 +828,21 @@ static void ur_wait(struct worker *w, int timeout_ms)
 	uring_cq_advance(&w->ring, n);
 }
 
+/* The mode the kernel gave this worker's ring, for the results. */
+static void ur_record(struct worker *w)
+{
+	static const enum load_fallback by_mode[URING_NR_MODES] = {[URING_DEFER] = LOAD_FALLBACK_NONE,
+								   [URING_COOP] = LOAD_FALLBACK_COOP,
+								   [URING_DEFAULT] = LOAD_FALLBACK_DEFAULT,
+								   [URING_OFF] = LOAD_FALLBACK_EPOLL};
+	struct load_setup *s = &w->r.setup;
+
+	uring_flags_format(w->ring.flags, s->ring_flags, sizeof(s->ring_flags));
+	s->buffer_ring = w->bufs.n > 0;
+	s->fallback = by_mode[w->ring.mode];
+	snprintf(s->why, sizeof(s->why), "%s", w->ring.refused);
+}
+
 static unsigned pow2_at_least(unsigned v)
 {
 	unsigned p = 1;
@@ -850,6 +867,7 @@ static int ur_setup(struct worker *w, struct hx_err *err)
 		return hx_wrap(err, "load: io_uring");
 	if (uring_bufs_setup(&w->ring, &w->bufs, 0, nbufs, w->nconns > 1024 ? 1024 : 4096, err) < 0)
 		return hx_wrap(err, "load: io_uring");
+	ur_record(w);
 	return 0;
 }
 
@@ -1227,7 +1245,10 @@ int load_engine_parse(const char *name)
 int load_engine_pick(const struct load_config *c, enum load_engine *ret, struct hx_err *err)
 {
 	const char *why = c->engine == LOAD_ENGINE_EPOLL || c->url.tls ? NULL : uring_unsupported();
+	enum uring_mode limit;
 
+	if (why && uring_mode_limit(&limit, err) < 0)
+		return hx_wrap(err, "load");
 	if (c->engine == LOAD_ENGINE_URING && c->url.tls)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 			       "load: the io_uring engine is plain HTTP only (TLS runs on epoll): use --engine epoll");
@@ -1366,7 +1387,14 @@ int load_run(const struct load_config *c, struct load_result *ret, struct hx_err
 		if (ws[i].tid)
 			pthread_join(ws[i].tid, NULL);
 		worker_merge(ret, &ws[i]);
+		if (i == 0)
+			ret->setup = ws[i].r.setup; /* every ring is set up alike */
+		ret->setup.multishot |= ws[i].r.setup.multishot;
 		worker_free(&ws[i]);
+	}
+	if (engine == LOAD_ENGINE_EPOLL && c->engine == LOAD_ENGINE_AUTO && !c->url.tls && uring_unsupported()) {
+		ret->setup.fallback = LOAD_FALLBACK_EPOLL;
+		snprintf(ret->setup.why, sizeof(ret->setup.why), "%s", uring_unsupported());
 	}
 	if (duet.win) {
 		pthread_mutex_destroy(&duet.mu);

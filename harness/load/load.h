@@ -30,6 +30,25 @@ struct load_config;
  * kernel or seccomp filter that refuses io_uring). */
 int load_engine_pick(const struct load_config *c, enum load_engine *ret, struct hx_err *err);
 
+/* What the engine got from the kernel, for the results (docs/load.md, engine_setup): the fallback names what
+ * the run took instead of the best (an io_uring ring of a lesser task-work mode, or epoll for auto where the
+ * kernel refuses io_uring); why says what refused it. */
+enum load_fallback {
+	LOAD_FALLBACK_NONE,
+	LOAD_FALLBACK_COOP,
+	LOAD_FALLBACK_DEFAULT,
+	LOAD_FALLBACK_EPOLL,
+	LOAD_FALLBACK_NR
+};
+extern const char *const load_fallback_names[LOAD_FALLBACK_NR];
+struct load_setup {
+	char ring_flags[64]; /* io_uring: the IORING_SETUP_ flags its rings were made with ("single_issuer,...") */
+	bool buffer_ring;    /* io_uring: the receive buffers are a registered provided-buffer ring */
+	bool multishot;	     /* io_uring: a receive completion came with its multishot still armed (F_MORE) */
+	enum load_fallback fallback;
+	char why[160];
+};
+
 struct load_url {
 	bool tls, ws;
 	char host[256];
@@ -88,7 +107,8 @@ struct load_result {
 	double max_thread_busy;		 /* the busiest thread's CPU time per wall second */
 	unsigned threads;
 	enum load_engine engine; /* the one that ran (never auto) */
-	struct tl timeline;	 /* per interval; its sums are the totals above (load_result_free) */
+	struct load_setup setup;
+	struct tl timeline; /* per interval; its sums are the totals above (load_result_free) */
 };
 
 /* One window of a duet: what the side measured sent and got back within it, merged over the threads.

@@ -68,29 +68,93 @@ static int map_rings(struct uring *r, const struct io_uring_params *p)
 
 /* Task work (the receive copies) run only when this thread enters the kernel, never by interrupting it:
  * DEFER_TASKRUN (Linux 6.1, with SINGLE_ISSUER), else COOP_TASKRUN (5.19), else the default. */
-static const unsigned uring_modes[] = {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
-				       IORING_SETUP_COOP_TASKRUN, 0};
+static const unsigned uring_modes[] = {
+	[URING_DEFER] = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+	[URING_COOP] = IORING_SETUP_COOP_TASKRUN,
+	[URING_DEFAULT] = 0,
+};
+
+#define URING_LIMIT_ENV "HARNESS_LOAD_URING"
+static const char *const uring_limit_values[URING_NR_MODES] = {"defer", "coop", "default", "off"};
+
+int uring_mode_limit(enum uring_mode *ret, struct hx_err *err)
+{
+	const char *v = getenv(URING_LIMIT_ENV);
+
+	*ret = URING_DEFER;
+	if (!v || !v[0])
+		return 0;
+	for (int i = 0; i < URING_NR_MODES; i++)
+		if (strcmp(v, uring_limit_values[i]) == 0) {
+			*ret = (enum uring_mode)i;
+			return 0;
+		}
+	return hx_fail(err, HX_EXIT_USAGE, EINVAL, "%s takes defer, coop, default or off, not '%s'", URING_LIMIT_ENV,
+		       v);
+}
+
+static const struct {
+	unsigned flag;
+	const char *name;
+} uring_flag_names[] = {
+	{IORING_SETUP_SINGLE_ISSUER, "single_issuer"},
+	{IORING_SETUP_DEFER_TASKRUN, "defer_taskrun"},
+	{IORING_SETUP_COOP_TASKRUN, "coop_taskrun"},
+};
+
+void uring_flags_format(unsigned flags, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < HX_ARRAY_SIZE(uring_flag_names); i++)
+		if ((flags & uring_flag_names[i].flag) && at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "," : "", uring_flag_names[i].name);
+}
+
+/* The modes from the limit down until the kernel takes one; EINVAL is an unknown flag (an older kernel), any
+ * other refusal ends the search. */
+static int setup_modes(struct uring *r, unsigned entries, bool disabled, struct io_uring_params *p, struct hx_err *err)
+{
+	enum uring_mode first;
+	int fd = -1, e = EPERM;
+
+	if (uring_mode_limit(&first, err) < 0)
+		return -err->errnum;
+	if (first == URING_OFF)
+		return hx_fail(err, HX_EXIT_HOST, EPERM, "io_uring_setup: refused (%s=off)", URING_LIMIT_ENV);
+	if (first != URING_DEFER)
+		snprintf(r->refused, sizeof(r->refused), "%s=%s", URING_LIMIT_ENV, uring_limit_values[first]);
+	for (unsigned i = first; i < URING_OFF && fd < 0; i++) {
+		memset(p, 0, sizeof(*p));
+		p->flags = uring_modes[i] | (disabled ? IORING_SETUP_R_DISABLED : 0);
+		fd = sys_setup(entries, p);
+		e = errno;
+		r->mode = (enum uring_mode)i;
+		if (fd < 0 && e != EINVAL)
+			break;
+		if (fd < 0 && !r->refused[0])
+			snprintf(r->refused, sizeof(r->refused), "the kernel refused %s (EINVAL: before Linux %s)",
+				 i == URING_DEFER ? "SINGLE_ISSUER|DEFER_TASKRUN" : "COOP_TASKRUN",
+				 i == URING_DEFER ? "6.1" : "5.19");
+	}
+	if (fd < 0)
+		return hx_fail(err, HX_EXIT_HOST, e, "io_uring_setup: %s", strerror(e));
+	return fd;
+}
 
 int uring_setup(struct uring *r, unsigned entries, bool disabled, struct hx_err *err)
 {
 	struct io_uring_params p;
-	int fd = -1, e = 0;
+	int fd, e;
 
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
-	for (size_t i = 0; i < HX_ARRAY_SIZE(uring_modes) && fd < 0; i++) {
-		memset(&p, 0, sizeof(p));
-		p.flags = uring_modes[i] | (disabled ? IORING_SETUP_R_DISABLED : 0);
-		fd = sys_setup(entries, &p);
-		e = errno;
-		if (fd < 0 && e != EINVAL)
-			break;
-	}
-	if (fd < 0)
-		return hx_fail(err, HX_EXIT_HOST, e, "io_uring_setup: %s", strerror(e));
+	if ((fd = setup_modes(r, entries, disabled, &p, err)) < 0)
+		return fd;
 	r->fd = fd;
 	r->features = p.features;
-	r->flags = p.flags;
+	r->flags = p.flags & ~(unsigned)IORING_SETUP_R_DISABLED;
 	if ((e = -map_rings(r, &p)) != 0) {
 		uring_close(r);
 		return hx_fail(err, HX_EXIT_HOST, e, "io_uring: mapping the rings: %s", strerror(e));

@@ -10,9 +10,14 @@
 
 #include "base/err.h"
 
+/* The task-work modes uring_setup tries, best first (OFF: none, io_uring refused). */
+enum uring_mode { URING_DEFER, URING_COOP, URING_DEFAULT, URING_OFF, URING_NR_MODES };
+
 struct uring {
 	int fd;
-	unsigned features, flags;
+	unsigned features, flags; /* flags: the IORING_SETUP_* the kernel accepted */
+	enum uring_mode mode;	  /* the one it accepted */
+	char refused[96];	  /* why a better mode was not taken ("" when the first was) */
 	unsigned *sq_head, *sq_tail, *sq_array, sq_mask, sq_entries;
 	unsigned sq_pending; /* prepared, not yet passed to the kernel */
 	struct io_uring_sqe *sqes;
@@ -36,6 +41,13 @@ struct uring_bufs {
  * from a seccomp filter or kernel.io_uring_disabled), or lacks an opcode or feature the client needs
  * (multishot receive and provided-buffer rings: Linux 6.0). Asked once, the answer cached. */
 const char *uring_unsupported(void);
+
+/* The best mode the client may ask for: URING_DEFER unless HARNESS_LOAD_URING=coop|default|off starts lower, so
+ * that the fallbacks an older kernel takes can be run and measured on a newer one (off: as if io_uring_setup
+ * were refused, as kernel.io_uring_disabled or a seccomp filter does). Exit 2 for any other value. */
+int uring_mode_limit(enum uring_mode *ret, struct hx_err *err);
+/* The names of the IORING_SETUP_ flags of a ring's mode, comma-separated ("single_issuer,defer_taskrun"). */
+void uring_flags_format(unsigned flags, char *buf, size_t len);
 
 /* entries: the submission ring's size (the completion ring is twice it, as the kernel's default).
  * disabled: the ring waits for uring_enable, and the thread that calls it is the only one that may submit

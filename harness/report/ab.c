@@ -315,6 +315,7 @@ static cJSON *ab_json(const struct ab_doc *d)
 	cJSON_AddNumberToObject(o, "connections", d->connections);
 	cJSON_AddNumberToObject(o, "threads", d->threads);
 	cJSON_AddStringToObject(o, "engine", d->engine);
+	res_engine_setup_json(o, &d->engine_setup);
 	cJSON_AddStringToObject(o, "stopped", d->stopped);
 	cJSON_AddNumberToObject(o, "wall_s", d->wall_s);
 	cJSON_AddNumberToObject(o, "client_cpu_s", d->client_cpu_s);
@@ -428,6 +429,7 @@ static int doc_read(const cJSON *j, struct ab_doc *d, const char *path, struct h
 		snprintf(d->duet, sizeof(d->duet), "interleaved");
 	str(j, "workload", d->workload, sizeof(d->workload));
 	str(j, "engine", d->engine, sizeof(d->engine));
+	res_engine_setup_parse(j, &d->engine_setup);
 	str(j, "stopped", d->stopped, sizeof(d->stopped));
 	str(j, "started", d->started, sizeof(d->started));
 	str(j, "harness_version", d->version, sizeof(d->version));

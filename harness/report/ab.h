@@ -56,9 +56,10 @@ extern const char *const ab_metric_names[AB_NR_METRICS];
 struct ab_doc {
 	char scenario[64], workload[16], mode[16], engine[16], stopped[32], started[32], version[32], commit[16],
 		cpu_model[128];
-	char duet[16];	      /* "interleaved" (a file without it) or "simultaneous" */
-	char metric_name[32]; /* a script duet's metric of the script's line (AB_SCRIPT) */
-	bool metric_higher;   /* a higher metric_name is better */
+	char duet[16];			      /* "interleaved" (a file without it) or "simultaneous" */
+	char metric_name[32];		      /* a script duet's metric of the script's line (AB_SCRIPT) */
+	bool metric_higher;		      /* a higher metric_name is better */
+	struct res_engine_setup engine_setup; /* what the clients' engine got from the kernel (their last line) */
 	struct ab_side side[2];
 	double threshold, precision, max_time_s, window_s, wall_s, client_cpu_s;
 	uint64_t seed, reconnects, errors;

@@ -383,6 +383,15 @@ void res_latency_from(const struct hist *h, struct res_latency *ret)
 	ret->max = (double)h->max / 1e3 * (h->count > 0);
 }
 
+void res_engine_setup_from(const struct load_setup *s, struct res_engine_setup *ret)
+{
+	snprintf(ret->ring_flags, sizeof(ret->ring_flags), "%s", s->ring_flags);
+	ret->buffer_ring = s->buffer_ring;
+	ret->multishot_recv = s->multishot;
+	snprintf(ret->fallback, sizeof(ret->fallback), "%s", load_fallback_names[s->fallback]);
+	snprintf(ret->why, sizeof(ret->why), "%s", s->why);
+}
+
 void res_load_from(const struct load_config *c, const struct load_result *r, const char *cpus, struct res_load *ret)
 {
 	double rps = r->duration_s > 0 ? (double)r->requests / r->duration_s : 0;
@@ -394,6 +403,7 @@ void res_load_from(const struct load_config *c, const struct load_result *r, con
 	ret->bytes = r->bytes;
 	ret->reconnects = r->reconnects;
 	snprintf(ret->engine, sizeof(ret->engine), "%s", load_engine_names[r->engine]);
+	res_engine_setup_from(&r->setup, &ret->setup);
 	ret->errors_total = r->errors_total;
 	memcpy(ret->errors, r->errors, sizeof(ret->errors));
 	res_latency_from(&r->latency, &ret->latency_us);

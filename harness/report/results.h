@@ -44,11 +44,20 @@ struct res_latency {
 };
 
 /* `harness load --json` (docs/load.md). */
+/* What the load client's engine got from the kernel (docs/load.md, engine_setup): a trial's, a duet's. */
+struct res_engine_setup {
+	char ring_flags[64]; /* io_uring: comma-separated ("single_issuer,defer_taskrun"); "" for epoll */
+	bool buffer_ring, multishot_recv;
+	char fallback[24]; /* "none", "coop_taskrun", "default_taskrun", "epoll"; "": not recorded */
+	char why[160];	   /* what refused the better one ("" without a fallback) */
+};
+
 struct res_load {
 	uint64_t requests, bytes, reconnects, errors_total, errors[LE_NR];
 	bool no_body_count; /* read from a file written before the body check: written back without "body" */
 	double duration_s, rps;
 	char engine[16]; /* the client's event engine: "epoll" or "io_uring"; "": before it was recorded */
+	struct res_engine_setup setup;
 	struct res_latency latency_us, latency_uncorrected_us; /* uncorrected: open loop only */
 	struct {
 		double cpu_s, cpu_us_per_request, max_thread_busy;
@@ -439,6 +448,11 @@ cJSON *res_trial_json(const struct trial_result *t);
 /* The value at a dotted path ("host.kernel") below o, or NULL when any step is missing (or over 127 characters). */
 const cJSON *res_json_at(const cJSON *o, const char *path);
 int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err);
+void res_engine_setup_from(const struct load_setup *s, struct res_engine_setup *ret);
+/* "engine_setup" added to o (the ring's flags as an array of names); nothing when it was not recorded. */
+void res_engine_setup_json(cJSON *o, const struct res_engine_setup *s);
+/* From o's "engine_setup"; fallback "" when there is none (a file from before it was recorded). */
+void res_engine_setup_parse(const cJSON *o, struct res_engine_setup *ret);
 cJSON *res_load_json(const struct res_load *l);
 int res_load_parse(const cJSON *o, struct res_load *ret);
 cJSON *res_chat_json(const struct res_chat *c);

@@ -337,6 +337,44 @@ static const struct field load_client_fields[] = {
 	FK("cpus", struct res_load, client.cpus, FK_STR),
 };
 
+static const struct field engine_setup_fields[] = {
+	F(struct res_engine_setup, buffer_ring, FK_BOOL),
+	F(struct res_engine_setup, multishot_recv, FK_BOOL),
+	F(struct res_engine_setup, fallback, FK_STR),
+	F(struct res_engine_setup, why, FK_STR),
+};
+
+void res_engine_setup_json(cJSON *o, const struct res_engine_setup *s)
+{
+	char flags[sizeof(s->ring_flags)], *save = NULL;
+	cJSON *e, *a;
+
+	if (!s->fallback[0])
+		return;
+	e = cJSON_AddObjectToObject(o, "engine_setup");
+	a = cJSON_AddArrayToObject(e, "ring_flags");
+	snprintf(flags, sizeof(flags), "%s", s->ring_flags);
+	for (char *f = strtok_r(flags, ",", &save); f; f = strtok_r(NULL, ",", &save))
+		cJSON_AddItemToArray(a, cJSON_CreateString(f));
+	FIELDS_JSON(e, s, engine_setup_fields);
+}
+
+void res_engine_setup_parse(const cJSON *o, struct res_engine_setup *ret)
+{
+	const cJSON *e = get(o, "engine_setup"), *f;
+	size_t at = 0;
+
+	memset(ret, 0, sizeof(*ret));
+	if (!cJSON_IsObject(e))
+		return;
+	cJSON_ArrayForEach (f, get(e, "ring_flags")) {
+		if (cJSON_IsString(f) && at < sizeof(ret->ring_flags))
+			at += (size_t)snprintf(ret->ring_flags + at, sizeof(ret->ring_flags) - at, "%s%s",
+					       at ? "," : "", f->valuestring);
+	}
+	FIELDS_PARSE(e, ret, engine_setup_fields);
+}
+
 static const struct field load_config_fields[] = {
 	FK("connections", struct res_load, config.connections, FK_UINT),
 	FK("threads", struct res_load, config.threads, FK_UINT),
@@ -348,6 +386,7 @@ cJSON *res_load_json(const struct res_load *l)
 	cJSON *j = cJSON_CreateObject(), *e, *cfg;
 
 	FIELDS_JSON(j, l, load_fields);
+	res_engine_setup_json(j, &l->setup);
 	e = cJSON_AddObjectToObject(j, "errors");
 	cJSON_AddNumberToObject(e, "total", (double)l->errors_total);
 	for (int k = 0; k < LE_NR; k++)
@@ -380,6 +419,7 @@ int res_load_parse(const cJSON *o, struct res_load *ret)
 		return -EINVAL;
 	memset(ret, 0, sizeof(*ret));
 	FIELDS_PARSE(o, ret, load_fields);
+	res_engine_setup_parse(o, &ret->setup);
 	ret->errors_total = u64(e, "total");
 	for (int k = 0; k < LE_NR; k++)
 		ret->errors[k] = u64(e, load_err_names[k]);

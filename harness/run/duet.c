@@ -282,6 +282,7 @@ static int on_line(struct reader *r, const char *text, struct hx_err *err)
 
 		r->d->client_cpu_s = jnum(j, "cpu_s");
 		snprintf(r->d->engine, sizeof(r->d->engine), "%s", cJSON_IsString(eng) ? eng->valuestring : "");
+		res_engine_setup_parse(j, &r->d->engine_setup);
 		r->end_seen = true;
 	} else if (on_window(r, j, err) < 0) {
 		rc = -err->errnum;
@@ -690,6 +691,8 @@ static void simul_stop(struct cg_tree *tree, struct simul_client c[2], struct ab
 				d->client_cpu_s += jnum(j, "cpu_s");
 				if (cJSON_IsString(eng))
 					snprintf(d->engine, sizeof(d->engine), "%s", eng->valuestring);
+				if (!d->engine_setup.fallback[0]) /* both clients' engines are set up alike */
+					res_engine_setup_parse(j, &d->engine_setup);
 			}
 			cJSON_Delete(j);
 		}

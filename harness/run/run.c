@@ -606,6 +606,19 @@ static void cell_args_for(const struct run_env *env, const struct scenario *s, c
 	a->argv[n] = NULL;
 }
 
+/* HARNESS_LOAD_URING (docs/load.md: the best io_uring mode the client may ask for) reaches every trial's client,
+ * whose sandbox starts from an empty environment, so that a run can take and record an older kernel's fallback. */
+static void client_uring_limit(struct sbx_config *c)
+{
+	const char *v = getenv("HARNESS_LOAD_URING");
+	char kv[64];
+
+	if (v && v[0] && strlen(v) < sizeof(kv) - 20) {
+		snprintf(kv, sizeof(kv), "HARNESS_LOAD_URING=%s", v);
+		sbx_env_set(c, kv);
+	}
+}
+
 /* Run `harness load` in the client slice's sandbox; what it measured lands in t's load or chat. When the
  * server exits first, server->pid is -1 on return. */
 static int run_client(struct run_env *env, struct cg_tree *tree, const struct scenario *s,
@@ -637,6 +650,7 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 	/* the load client (our own code, not the measured runtime) may use io_uring: its engine then costs half
 	 * the CPU per request; the runtime's sandbox keeps refusing it unless the run says otherwise */
 	c.seccomp.allow_io_uring = true;
+	client_uring_limit(&c);
 	if (start_timed(tree, CG_SLICE_CLIENT, &c, &x, t, err) < 0) {
 		sbx_release(&x);
 		return hx_wrap(err, "load client");

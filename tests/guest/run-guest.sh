@@ -5,12 +5,20 @@
 # it runs the same harness binary and bats files. TAP comes back through a writable share.
 # Each test's TAP line is printed as the guest writes it.
 #   tests/guest/run-guest.sh [BATS_FILE...]   (default: the cgroup suites; HARNESS_GUEST_FILTER: bats -f)
+#   tests/guest/run-guest.sh --command 'CMD'  (CMD run by bash in the checkout instead, its output printed as it
+#                                             comes and its status the script's: make bench-sandbox-guest)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 build=${HARNESS_BUILD:-$top/build}
 work=$build/guest
+command=""
+if [ "${1:-}" = --command ]; then
+	[ $# -eq 2 ] && [ -n "$2" ] || { echo "run-guest.sh: --command takes one non-empty command" >&2; exit 2; }
+	command=$2
+	shift 2
+fi
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(tests/integration/exec.bats tests/integration/sandbox.bats tests/integration/doctor.bats
 	tests/integration/fixture-slice.bats tests/integration/isolation.bats)
@@ -18,6 +26,10 @@ suites=("$@")
 # HARNESS_GUEST_OPTIONAL=1 (a GitHub runner): a machine that cannot boot the guest skips it with the
 # reason even when HARNESS_MUST_WORK=1 requires every other test.
 skip_all() {
+	if [ -n "$command" ]; then
+		echo "run-guest.sh: the cgroup v2 guest cannot start: $1" >&2
+		exit 3
+	fi
 	if [ "${HARNESS_MUST_WORK:-0}" = 1 ] && [ "${HARNESS_GUEST_OPTIONAL:-0}" != 1 ]; then
 		echo "not ok 1 cgroup v2 guest # cannot start: $1"
 		exit 1
@@ -95,6 +107,7 @@ printf '%s\n' "${suites[@]}" >"$results/suites"
 echo "${HARNESS_MUST_WORK:-0}" >"$results/must_work"
 echo "$build/helpers" >"$results/helpers"
 printf '%s' "${HARNESS_GUEST_FILTER:-}" >"$results/filter"
+printf '%s' "$command" >"$results/command"
 : >"$results/tap"
 
 # -smp 4 gives the allocator room (HARNESS_GUEST_SMP=6 for cpus4.bats: `run --cpus 4` with a client of 2); TCG

@@ -133,6 +133,9 @@ for k in range(3):
 p.stdin.close()
 end = line(20)
 assert end and end["end"] is True and end["reconnects"] == 0, end
+# the engine's set-up as the kernel gave it: a ring and its buffers exactly when io_uring ran
+setup = end["engine_setup"]
+assert setup["fallback"] and setup["buffer_ring"] == (end["engine"] == "io_uring"), end
 assert p.wait(20) == 0
 print("ok")
 PY

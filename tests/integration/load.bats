@@ -75,6 +75,70 @@ teardown() {
 	[ "$(server_count)" = 40030 ]
 }
 
+# The io_uring set-up flags this kernel accepts, asked of io_uring_setup directly (not through harness): the
+# best of SINGLE_ISSUER|DEFER_TASKRUN, COOP_TASKRUN and none, as the names engine_setup.ring_flags gives.
+kernel_ring_flags() {
+	python3 - <<'PY'
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+for flags, names in ((1 << 12 | 1 << 13, "single_issuer,defer_taskrun"), (1 << 8, "coop_taskrun"), (0, "")):
+    params = (ctypes.c_uint32 * 30)()
+    params[2] = flags | 1 << 6  # IORING_SETUP_R_DISABLED: nothing runs on it
+    fd = libc.syscall(425, 8, params)  # io_uring_setup
+    if fd >= 0:
+        os.close(fd)
+        print(names)
+        break
+PY
+}
+
+# engine, ring flags, buffer ring, multishot, fallback and why of the JSON in $output, one line.
+setup_of() {
+	python3 -c 'import json,sys; d=json.load(sys.stdin); s=d["engine_setup"]
+print(d["engine"], ",".join(s["ring_flags"]) or "-", s["buffer_ring"], s["multishot_recv"], s["fallback"], s.get("why", "-"))' <<<"$output"
+}
+
+@test "engine_setup: the io_uring mode the kernel gave the client, and each fallback HARNESS_LOAD_URING forces named" {
+	start_server
+	run "$HARNESS" load --engine io_uring "http://127.0.0.1:1/" -n 1
+	if [ "$status" -eq 3 ]; then # io_uring is refused here: auto takes epoll and says why
+		run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 4 -n 400 --json
+		[ "$status" -eq 0 ]
+		[[ "$(setup_of)" == "epoll - False False epoll io_uring"* ]]
+		skip "io_uring is refused here: only the epoll fallback's record checked"
+	fi
+	want=$(kernel_ring_flags)
+	echo "the kernel takes: '$want'"
+	[ "$want" = single_issuer,defer_taskrun ] && fb=none || fb=coop_taskrun
+	[ -n "$want" ] # a kernel with multishot receive (6.0) has COOP_TASKRUN (5.19)
+	run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 4 -n 400 --json
+	[ "$status" -eq 0 ]
+	echo "$(setup_of)"
+	[[ "$(setup_of)" == "io_uring $want True True $fb "* ]]
+	HARNESS_LOAD_URING=coop run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 4 -n 400 --json
+	[ "$(setup_of)" = "io_uring coop_taskrun True True coop_taskrun HARNESS_LOAD_URING=coop" ]
+	HARNESS_LOAD_URING=default run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 4 -n 400 --json
+	[ "$(setup_of)" = "io_uring - True True default_taskrun HARNESS_LOAD_URING=default" ]
+	HARNESS_LOAD_URING=off run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 4 -n 400 --json
+	[ "$(setup_of)" = "epoll - False False epoll io_uring_setup: refused (HARNESS_LOAD_URING=off)" ]
+	[ "$(field requests)" = 400 ]
+	# the text names the fallback too; a forced io_uring is refused as where the kernel refuses it
+	HARNESS_LOAD_URING=coop run "$HARNESS" load "http://127.0.0.1:$PORT/" -c 4 -n 400
+	[[ "$output" == *"engine io_uring (coop_taskrun), fallback coop_taskrun: HARNESS_LOAD_URING=coop"* ]]
+	HARNESS_LOAD_URING=off run "$HARNESS" load --engine io_uring "http://127.0.0.1:$PORT/" -n 1
+	[ "$status" -eq 3 ]
+	[[ "$output" == *"io_uring cannot be used here: io_uring_setup: refused (HARNESS_LOAD_URING=off)"* ]]
+	HARNESS_LOAD_URING=sqpoll run "$HARNESS" load "http://127.0.0.1:$PORT/" -n 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"HARNESS_LOAD_URING takes defer, coop, default or off, not 'sqpoll'"* ]]
+	# epoll asked: no ring, nothing fell back
+	run "$HARNESS" load --engine epoll "http://127.0.0.1:$PORT/" -c 4 -n 400 --json
+	[ "$(setup_of)" = "epoll - False False none -" ]
+	stop_server
+	[ "$(server_count)" = $((6 * 400)) ]
+}
+
 @test "pipelined requests are answered and counted one by one" {
 	start_server
 	run hload "http://127.0.0.1:$PORT/" -c 4 --pipeline 16 -n 6400 --json

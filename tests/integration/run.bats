@@ -70,6 +70,8 @@ PY
 }
 
 @test "run --engine epoll, then io_uring: every http trial's client ran the engine asked, and config.engine says so" {
+	# HARNESS_LOAD_URING=coop below needs a kernel with COOP_TASKRUN (5.19), which every kernel with the
+	# multishot receive the engine needs (6.0) has
 	engine_run() {
 		run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --profile quick --repeat 2 --requests 3000 \
 			--engine "$1" --out "$1.json" http-hello
@@ -84,6 +86,14 @@ assert d["config"]["engine"] == sys.argv[2], d["config"]
 trials = [t for t in d["trials"] if "load" in t]
 assert len(trials) == 2 and all(t["status"] == "ok" for t in trials), trials
 assert {t["load"]["engine"] for t in trials} == {sys.argv[2]}, [t["load"]["engine"] for t in trials]
+# what each trial's client got from the kernel: epoll has no ring; io_uring was capped at COOP_TASKRUN by
+# HARNESS_LOAD_URING, which reaches the client in its sandbox, and its record names that fallback
+setups = [t["load"]["engine_setup"] for t in trials]
+if sys.argv[2] == "epoll":
+    assert all(s["ring_flags"] == [] and not s["buffer_ring"] and s["fallback"] == "none" for s in setups), setups
+else:
+    assert all(s["ring_flags"] == ["coop_taskrun"] and s["buffer_ring"] and s["multishot_recv"]
+               and s["fallback"] == "coop_taskrun" and "HARNESS_LOAD_URING=coop" in s["why"] for s in setups), setups
 PY
 	}
 	engine_run epoll
@@ -99,7 +109,7 @@ PY
 		[ ! -e io_uring.json ]
 		return
 	fi
-	engine_run io_uring
+	HARNESS_LOAD_URING=coop engine_run io_uring
 	[ "$status" -eq 0 ]
 	check_engine io_uring
 }

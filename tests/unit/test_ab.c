@@ -269,11 +269,17 @@ static void test_round_trip(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	make_doc(&d, 24, 1 / 1.03, 5);
+	snprintf(d.engine_setup.ring_flags, sizeof(d.engine_setup.ring_flags), "single_issuer,defer_taskrun");
+	snprintf(d.engine_setup.fallback, sizeof(d.engine_setup.fallback), "none");
+	d.engine_setup.buffer_ring = d.engine_setup.multishot_recv = true;
 	assert_int_equal(ab_analyze(&d), 0);
 	assert_int_equal(ab_write(&d, path, &err), 0);
 	assert_true(ab_is_file(path));
 	assert_int_equal(ab_read(path, &r, &err), 0);
 	assert_int_equal(r.nw, d.nw);
+	assert_string_equal(r.engine_setup.ring_flags, "single_issuer,defer_taskrun");
+	assert_string_equal(r.engine_setup.fallback, "none");
+	assert_true(r.engine_setup.buffer_ring && r.engine_setup.multishot_recv);
 	assert_int_equal(r.noisy_pairs, 1);
 	assert_true(fabs(r.metric[AB_RPS].ratio - d.metric[AB_RPS].ratio) < 1e-12);
 	assert_int_equal(r.metric[AB_RPS].verdict, d.metric[AB_RPS].verdict);

@@ -89,6 +89,10 @@ static void fill(struct res_doc *d)
 	t->load.client.cpu_us_per_request = 12.5;
 	snprintf(t->load.client.cpus, sizeof(t->load.client.cpus), "1");
 	snprintf(t->load.engine, sizeof(t->load.engine), "io_uring");
+	snprintf(t->load.setup.ring_flags, sizeof(t->load.setup.ring_flags), "coop_taskrun");
+	snprintf(t->load.setup.fallback, sizeof(t->load.setup.fallback), "coop_taskrun");
+	snprintf(t->load.setup.why, sizeof(t->load.setup.why), "the kernel refused SINGLE_ISSUER|DEFER_TASKRUN");
+	t->load.setup.buffer_ring = true;
 	t->load.config.connections = 10;
 	t->load.config.requests = 1000;
 	t->load.config.tls = true;
@@ -170,6 +174,11 @@ static void test_round_trip(void **state)
 	assert_true(back.trials[0].load.client.saturated);
 	assert_int_equal(back.trials[0].load.errors[LE_TIMEOUT], 2);
 	assert_string_equal(back.trials[0].load.engine, "io_uring");
+	assert_string_equal(back.trials[0].load.setup.ring_flags, "coop_taskrun");
+	assert_string_equal(back.trials[0].load.setup.fallback, "coop_taskrun");
+	assert_string_equal(back.trials[0].load.setup.why, d.trials[0].load.setup.why);
+	assert_true(back.trials[0].load.setup.buffer_ring);
+	assert_false(back.trials[0].load.setup.multishot_recv);
 	assert_string_equal(back.trials[0].wire->framing, "chunked");
 	assert_int_equal(back.trials[0].wire->header_bytes, 149);
 	assert_string_equal(back.trials[0].wire->differs, d.trials[0].wire->differs);
@@ -541,12 +550,47 @@ static void test_short(void **state)
 	res_trial_free(&t);
 }
 
+/* engine_setup: the ring's flags as an array of names, and the whole object absent where the client did not
+ * record it (a file from before it did), never made up on the way back. */
+static void test_load_engine_setup(void **state)
+{
+	struct res_load l = {0}, back;
+	cJSON *j, *o, *flags;
+
+	(void)state;
+	snprintf(l.engine, sizeof(l.engine), "io_uring");
+	snprintf(l.setup.ring_flags, sizeof(l.setup.ring_flags), "single_issuer,defer_taskrun");
+	snprintf(l.setup.fallback, sizeof(l.setup.fallback), "none");
+	l.setup.buffer_ring = l.setup.multishot_recv = true;
+	j = res_load_json(&l);
+	o = cJSON_GetObjectItemCaseSensitive(j, "engine_setup");
+	assert_true(cJSON_IsObject(o));
+	flags = cJSON_GetObjectItemCaseSensitive(o, "ring_flags");
+	assert_int_equal(cJSON_GetArraySize(flags), 2);
+	assert_string_equal(cJSON_GetArrayItem(flags, 0)->valuestring, "single_issuer");
+	assert_string_equal(cJSON_GetArrayItem(flags, 1)->valuestring, "defer_taskrun");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "multishot_recv")));
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "fallback")->valuestring, "none");
+	assert_null(cJSON_GetObjectItemCaseSensitive(o, "why"));
+	assert_int_equal(res_load_parse(j, &back), 0);
+	assert_string_equal(back.setup.ring_flags, "single_issuer,defer_taskrun");
+	assert_true(back.setup.buffer_ring && back.setup.multishot_recv);
+	cJSON_DeleteItemFromObject(j, "engine_setup");
+	assert_int_equal(res_load_parse(j, &back), 0);
+	assert_string_equal(back.setup.fallback, "");
+	cJSON_Delete(j);
+	j = res_load_json(&back);
+	assert_null(cJSON_GetObjectItemCaseSensitive(j, "engine_setup"));
+	cJSON_Delete(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_load_engine_setup),
 		cmocka_unit_test(test_saturated_rule),
 		cmocka_unit_test(test_short),
 		cmocka_unit_test(test_reads_an_old_file),

@@ -1,4 +1,5 @@
-/* The io_uring pieces of the load client on this kernel: set-up, the full submission ring, the timed wait,
+/* The io_uring pieces of the load client on this kernel: set-up (the mode the kernel takes, asked of it
+ * here directly, and the fallbacks HARNESS_LOAD_URING forces), the full submission ring, the timed wait,
  * a multishot receive into provided buffers handed back and reused, a batched send, and completions of a
  * closed socket. Skipped with the reason where the kernel or a seccomp filter refuses io_uring. */
 #include "testutil.h"
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/util.h"
@@ -173,9 +175,99 @@ static void test_batched_sends(void **state)
 	uring_close(&r);
 }
 
+/* The best mode this kernel takes, asked with io_uring_setup itself: what uring_setup must have got. */
+static enum uring_mode kernel_mode(void)
+{
+	static const unsigned flags[] = {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+					 IORING_SETUP_COOP_TASKRUN, 0};
+
+	for (unsigned i = 0; i < 3; i++) {
+		struct io_uring_params p;
+		int fd;
+
+		memset(&p, 0, sizeof(p));
+		p.flags = flags[i] | IORING_SETUP_R_DISABLED;
+		fd = (int)syscall(__NR_io_uring_setup, 8, &p);
+		if (fd >= 0) {
+			close(fd);
+			return (enum uring_mode)i;
+		}
+	}
+	return URING_OFF;
+}
+
+static void test_setup_takes_the_kernels_best_mode(void **state)
+{
+	static const char *const flags[] = {"single_issuer,defer_taskrun", "coop_taskrun", ""};
+	enum uring_mode want;
+	struct uring r;
+	struct hx_err err = {0};
+	char names[64];
+
+	(void)state;
+	if (!usable())
+		skip();
+	unsetenv("HARNESS_LOAD_URING");
+	want = kernel_mode();
+	assert_true(want != URING_OFF);
+	assert_int_equal(uring_setup(&r, 8, true, &err), 0);
+	assert_int_equal(r.mode, want);
+	uring_flags_format(r.flags, names, sizeof(names));
+	assert_string_equal(names, flags[want]);
+	assert_false(r.flags & IORING_SETUP_R_DISABLED);	     /* the set-up's, not the mode's */
+	assert_int_equal(r.refused[0] != '\0', want != URING_DEFER); /* a fallback says why */
+	uring_close(&r);
+}
+
+/* Each limit starts the search lower (the fallback an older kernel takes), off refuses as a seccomp filter
+ * would (exit 3), and anything else is bad usage. */
+static void test_setup_limit_forces_each_fallback(void **state)
+{
+	static const struct {
+		const char *value;
+		enum uring_mode mode;
+		const char *flags;
+	} cases[] = {
+		{"defer", URING_DEFER, "single_issuer,defer_taskrun"},
+		{"coop", URING_COOP, "coop_taskrun"},
+		{"default", URING_DEFAULT, ""},
+	};
+	struct uring r;
+	struct hx_err err = {0};
+	char names[64];
+
+	(void)state;
+	if (!usable())
+		skip();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (cases[i].mode < kernel_mode())
+			continue; /* this kernel has not the mode to start from */
+		setenv("HARNESS_LOAD_URING", cases[i].value, 1);
+		assert_int_equal(uring_setup(&r, 8, false, &err), 0);
+		assert_int_equal(r.mode, cases[i].mode);
+		uring_flags_format(r.flags, names, sizeof(names));
+		assert_string_equal(names, cases[i].flags);
+		if (cases[i].mode != URING_DEFER)
+			assert_non_null(strstr(r.refused, cases[i].value));
+		uring_close(&r);
+	}
+	setenv("HARNESS_LOAD_URING", "off", 1);
+	assert_true(uring_setup(&r, 8, false, &err) < 0);
+	assert_int_equal(err.exit, HX_EXIT_HOST);
+	assert_non_null(strstr(err.msg, "HARNESS_LOAD_URING=off"));
+	setenv("HARNESS_LOAD_URING", "sqpoll", 1);
+	err = (struct hx_err){0};
+	assert_true(uring_setup(&r, 8, false, &err) < 0);
+	assert_int_equal(err.exit, HX_EXIT_USAGE);
+	assert_non_null(strstr(err.msg, "'sqpoll'"));
+	unsetenv("HARNESS_LOAD_URING");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_setup_takes_the_kernels_best_mode),
+		cmocka_unit_test(test_setup_limit_forces_each_fallback),
 		cmocka_unit_test(test_full_ring_and_timed_wait),
 		cmocka_unit_test(test_multishot_into_provided_buffers),
 		cmocka_unit_test(test_batched_sends),
