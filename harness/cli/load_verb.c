@@ -725,10 +725,12 @@ static int verb_load_docstore(const struct load_opts *o, const char *url, struct
 		return -err->errnum;
 	if (o->json) {
 		cJSON *j = ds_json(&c, r);
-		_cleanup_free_ char *s = cJSON_Print(j);
+		_cleanup_free_ char *s = j ? cJSON_Print(j) : NULL;
 
-		printf("%s\n", s);
 		cJSON_Delete(j);
+		if (!s)
+			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+		printf("%s\n", s);
 	} else {
 		ds_print(url, &c, r);
 		if (!r->ok)
@@ -752,9 +754,8 @@ int verb_load(int argc, char **argv)
 			"       harness load --chat ws://HOST:PORT/PATH [--clients N] [--messages M]\n"
 			"       harness load --rpc ws://HOST:PORT/PATH [--clients N] [--window W] [-n REQUESTS] "
 			"[--counter] [--sweep CxW,...]\n"
-			"       harness load --docstore all|NAME,... ws://HOST:PORT/PATH [--budget S] [--payload-kib "
-			"N] "
-			"[-n OPS]\n"
+			"       harness load --docstore all|NAME,... ws://HOST:PORT/PATH [--clients N] [--window W] "
+			"[-n OPS] [--budget S] [--payload-kib K] [--memory-docs N] [--memory-seed S] [--timeout MS]\n"
 			"       harness load --startup [-r RUNS] [-w WARMUP] -- CMD [ARG...]",
 			"A load generator: HTTP/1.1 keep-alive load over TCP or TLS, closed loop (fixed connections)\n"
 			"or open loop at a constant rate with coordinated omission corrected; a WebSocket chat room\n"

@@ -253,11 +253,14 @@ static int write_entry(struct archive *in, struct archive_entry *e, int pkg, con
 	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0 || fchmod(fd, mode) < 0)
 		return -errno;
+	/* the entry's declared size counts, not only the blocks written: a sparse entry's holes are the tree's too */
+	if (archive_entry_size(e) < 0 || (t->bytes += (uint64_t)archive_entry_size(e)) > t->max)
+		return -EFBIG;
 	while ((r = archive_read_data_block(in, &buf, &size, &off)) == ARCHIVE_OK) {
-		if ((t->bytes += size) > t->max)
-			return -EFBIG;
+		if (off < 0 || (uint64_t)off + size > (uint64_t)archive_entry_size(e))
+			return -EFBIG; /* past what the header declared (and counted) */
 		if (pwrite(fd, buf, size, off) != (ssize_t)size)
-			return -errno;
+			return errno ? -errno : -EIO;
 	}
 	if (r != ARCHIVE_EOF)
 		return -EIO;
@@ -452,6 +455,7 @@ static int fix_bin(int dfd, const char *name, struct tally *t)
 	    pread(fd, all, (size_t)st.st_size, 0) != st.st_size)
 		return -EIO;
 	memmove(all + at, all + at + 1, (size_t)st.st_size - at - 1);
+	errno = EIO; /* a short write sets none */
 	return pwrite(fd, all, (size_t)st.st_size - 1, 0) != st.st_size - 1 || ftruncate(fd, st.st_size - 1) < 0
 		       ? -errno
 		       : 0;

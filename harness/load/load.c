@@ -1247,7 +1247,7 @@ int load_engine_pick(const struct load_config *c, enum load_engine *ret, struct 
 	const char *why = c->engine == LOAD_ENGINE_EPOLL || c->url.tls ? NULL : uring_unsupported();
 	enum uring_mode limit;
 
-	if (why && uring_mode_limit(&limit, err) < 0)
+	if (uring_mode_limit(&limit, err) < 0) /* a bad value is refused whichever engine runs */
 		return hx_wrap(err, "load");
 	if (c->engine == LOAD_ENGINE_URING && c->url.tls)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,

@@ -279,8 +279,11 @@ static cJSON *verdict_json(const struct ab_doc *d, enum ab_metric m)
 	cJSON_AddBoolToObject(o, "drift", r->drift);
 	cJSON_AddItemToObject(o, "bimodality", num_or_null(r->bimodality));
 	cJSON_AddBoolToObject(o, "bimodal", r->bimodal);
+	/* the JSON's keys (below_threshold), with memory's words for its two directions */
 	cJSON_AddStringToObject(o, "verdict",
-				m == AB_MEMORY ? ab_verdict_name(m, r->verdict) : paired_verdict_keys[r->verdict]);
+				m == AB_MEMORY && (r->verdict == PV_SLOWER || r->verdict == PV_FASTER)
+					? ab_verdict_name(m, r->verdict)
+					: paired_verdict_keys[r->verdict]);
 	cJSON_AddNumberToObject(o, "pairs_needed", (double)r->pairs_needed);
 	return o;
 }

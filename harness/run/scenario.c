@@ -226,6 +226,16 @@ static int parse_docstore(const char *file, const cJSON *rpc, struct scenario *s
 	if (num_field(file, rpc, "budget_s", 0.01, 3600, &budget, err) < 0 ||
 	    num_field(file, rpc, "memory_docs", 0, 10000000, &docs, err) < 0)
 		return -err->errnum;
+	if (mask & 1u << DS_MEMORY_AFTER)
+		return hx_fail_field(err, file, "rpc.docstore",
+				     "'%s' is the memory run's second half, which harness runs after its restart: name "
+				     "'%s' with rpc.memory_docs",
+				     ds_names[DS_MEMORY_AFTER], ds_names[DS_MEMORY]);
+	if (docs > 0 && !(mask & 1u << DS_MEMORY))
+		return hx_fail_field(err, file, "rpc.memory_docs",
+				     "the memory run's documents, but rpc.docstore leaves out '%s': name it, or drop "
+				     "memory_docs",
+				     ds_names[DS_MEMORY]);
 	s->budget_s = budget;
 	s->memory_docs = (uint64_t)docs;
 	return 0;

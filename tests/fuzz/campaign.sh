@@ -38,17 +38,22 @@ for t in "$@"; do
 		exit 2
 	}
 done
-declare -A names=()
+# each target's status collected once: by `wait -n` while throttling, then by its pid (a job that ended is still
+# waitable by pid until collected; `jobs -r` lists only those still running and would miss it)
+declare -A running=()
 for t in "$@"; do
-	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
-		wait -n -p done_pid || failed+=("${names[$done_pid]}")
+	while [ "${#running[@]}" -ge "$jobs" ]; do
+		rc=0
+		wait -n -p done_pid || rc=$?
+		[ "$rc" -eq 0 ] || failed+=("${running[$done_pid]}")
+		unset "running[$done_pid]"
 	done
 	echo "fuzz: $(basename "$t") for ${secs}s"
 	one "$t" &
-	names[$!]=$(basename "$t")
+	running[$!]=$(basename "$t")
 done
-while [ "$(jobs -rp | wc -l)" -gt 0 ]; do
-	wait -n -p done_pid || failed+=("${names[$done_pid]}")
+for pid in "${!running[@]}"; do
+	wait "$pid" || failed+=("${running[$pid]}")
 done
 [ ${#failed[@]} -eq 0 ] || {
 	echo "fuzz: crashed: ${failed[*]} (inputs: $build/fuzz/crash-*)" >&2

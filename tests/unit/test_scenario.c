@@ -240,6 +240,13 @@ static void test_mistakes(void **state)
 	expect("{\"name\":\"x\",\"workload\":\"ws-rpc\"," RT ",\"script\":\"a\",\"rpc\":{\"docstore\":true,"
 	       "\"counter\":true}}",
 	       "a docstore suite has its own counter");
+	/* the memory run's documents with no memory run, and its second half named alone: refused at reading */
+	expect("{\"name\":\"x\",\"workload\":\"ws-rpc\"," RT ",\"script\":\"a\",\"rpc\":{\"docstore\":[\"get-hot\"],"
+	       "\"memory_docs\":100}}",
+	       "rpc.memory_docs: the memory run's documents, but rpc.docstore leaves out 'memory/load+readback'");
+	expect("{\"name\":\"x\",\"workload\":\"ws-rpc\"," RT ",\"script\":\"a\",\"rpc\":{\"docstore\":"
+	       "[\"memory/after-restart\"]}}",
+	       "is the memory run's second half, which harness runs after its restart");
 	expect("{\"name\":\"x\",\"workload\":\"ws-rpc\"," RT ",\"script\":\"a\",\"rpc\":{\"budget_s\":3}}",
 	       "rpc: budget_s and memory_docs only with \"docstore\"");
 	expect("{\"name\":\"x\",\"workload\":\"ws-chat\"," RT ",\"script\":\"a\",\"load\":{}}",
