@@ -569,6 +569,24 @@ int cg_slice_stats(struct cg_tree *t, enum cg_slice s, struct cg_stats *ret, str
 	return 0;
 }
 
+uint64_t cg_slice_memory_stall_usec(const struct cg_tree *t, enum cg_slice s)
+{
+	struct hx_err err = {0};
+	char path[PATH_MAX];
+	_cleanup_free_ char *text = NULL;
+	const char *full;
+	unsigned long long v;
+
+	if (!t->have_unified || !(t->created & (1u << s)) ||
+	    cg_path(t, t->ubase, (int)s, "memory.pressure", path, sizeof(path), &err) < 0 ||
+	    util_read_file(path, &text, NULL, &err) < 0)
+		return UINT64_MAX;
+	full = strstr(text, "full ");
+	if (!full || sscanf(full, "full avg10=%*f avg60=%*f avg300=%*f total=%llu", &v) != 1)
+		return UINT64_MAX;
+	return v;
+}
+
 static uint64_t sample_u64(const struct cg_tree *t, enum cg_slice s, enum cg_file f, const char *key)
 {
 	_cleanup_free_ char *text = NULL;

@@ -87,6 +87,10 @@ int cg_slice_stats(struct cg_tree *t, enum cg_slice s, struct cg_stats *ret, str
 /* A timeline's sample: the slice's CPU time (user + system, µs) and memory.current (v1: usage_in_bytes), only
  * those files read; UINT64_MAX for what the host cannot tell. Safe beside the owner's thread while it waits. */
 void cg_slice_sample(const struct cg_tree *t, enum cg_slice s, uint64_t *ret_cpu_usec, uint64_t *ret_memory);
+/* The slice's memory.pressure "full" total (v2, or the hybrid mirror: PSI counts a task in its unified cgroup
+ * whichever hierarchy limits it): µs in which all its tasks waited on memory; UINT64_MAX when the host cannot
+ * tell. Only that file is read (a trial looks every second). */
+uint64_t cg_slice_memory_stall_usec(const struct cg_tree *t, enum cg_slice s);
 /* Start the slice's memory peak again from its usage now (between a warm-up and the measurement):
  * v2 writes memory.peak (Linux 6.12+) and keeps that descriptor, whose reads give the peak since; v1
  * resets memory.max_usage_in_bytes. -EOPNOTSUPP (or the errno) when the kernel cannot: the peak then

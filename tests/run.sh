@@ -127,7 +127,8 @@ guest() {
 	# nothing cgroup v2 changes)
 	HARNESS_GUEST_FILTER='^inside: |fork bomb|memory bomb|filling /tmp|100,000 files|two sandboxes|failing sandbox step|escape: (unshare|clone into|setns|run without|flood)' \
 		run_suite "guest/cgroup-v2-sandbox" "$here/guest/run-guest.sh" tests/integration/sandbox.bats
-	# the fault cases whose evidence is cgroup v2's own: the OOM verdicts, read from memory.events of the trial's slice
+	# the fault cases whose evidence is cgroup v2's own: the OOM verdicts, read from memory.events of the trial's
+	# slice, and a slice held in the kernel by memory.high, ended on its memory pressure
 	HARNESS_GUEST_FILTER='OOM-killed' run_suite "guest/cgroup-v2-faults" "$here/guest/run-guest.sh" \
 		tests/integration/faults.bats
 	# the headline command, rootless delegation and the simultaneous duet in a bigger guest: room for --cpus 4 and a

@@ -259,6 +259,10 @@ struct trial_result {
 	unsigned ncells;
 	struct res_timeline timeline;  /* an http trial's measured load; owned by the trial (res_trial_free) */
 	struct res_warmup warmup_auto; /* --warmup auto: what the warm-up took (JSON warmup_auto) */
+	/* the slices harness ended as they thrashed at their memory limit (run/thrash.h; a bit per enum cg_slice)
+	 * and the share of the last window each stalled: said in the trial's OOM error */
+	unsigned thrashed;
+	double thrash_share[CG_NR_SLICES];
 };
 
 /* Clear t and name it; every measurement starts absent. */

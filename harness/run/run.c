@@ -29,6 +29,7 @@
 #include "run/prepare.h"
 #include "run/sampler.h"
 #include "run/script.h"
+#include "run/thrash.h"
 #include "run/wire.h"
 #include "load/startup.h"
 #include "report/stats.h"
@@ -279,17 +280,47 @@ static void stats_into(struct trial_result *t, struct cg_tree *tree, enum cg_sli
 /* How waiting for a sandbox ended. */
 enum wait_end { WAIT_EXITED, WAIT_CUT, WAIT_SERVER_GONE };
 
+/* A look at the trial's slices for thrashing (thrash.h): one that has is killed, and said in t->thrashed. */
+static void thrash_look(struct cg_tree *tree, struct thr_ring *rings, struct trial_result *t)
+{
+	static const enum cg_slice watched[] = {CG_SLICE_SUT, CG_SLICE_CLIENT, CG_SLICE_FIXTURE};
+	uint64_t now = util_now_ns();
+
+	for (size_t i = 0; i < HX_ARRAY_SIZE(watched); i++) {
+		enum cg_slice sl = watched[i];
+		double share;
+
+		if (!(t->thrashed & (1u << sl)) &&
+		    thr_feed(&rings[sl], now, cg_slice_memory_stall_usec(tree, sl), &share)) {
+			t->thrashed |= 1u << sl;
+			t->thrash_share[sl] = share;
+			cg_slice_kill(tree, sl, &(struct hx_err){0});
+		}
+	}
+}
+
 /* Wait for a sandbox's init to exit (its exit code in *ret_code); when the run is interrupted, the deadline
  * passes or the server (when not NULL) exits first, kill the slice instead. The server's init is our
- * child: once it exits it is reaped here and its pid set to -1, so that nobody signals that PID again. */
+ * child: once it exits it is reaped here and its pid set to -1, so that nobody signals that PID again.
+ * Every second the slices are looked at for thrashing (thrash_look): one that thrashes is ended, and what
+ * it ran exits. */
 static enum wait_end wait_or_cut(struct cg_tree *tree, enum cg_slice sl, pid_t pid, double deadline, struct sbx *server,
-				 int *ret_code)
+				 struct trial_result *t, int *ret_code)
 {
 	pid_t pids[2] = {pid, server ? server->pid : -1};
 	/* beyond ~500 years the deadline is none */
 	unsigned long long end = deadline > 0 && deadline < 1.8e10 ? (unsigned long long)(deadline * 1e9) : 0;
-	int status = 0, i = proc_wait_first(pids, 2, end, &run_interrupted, &status);
+	struct thr_ring rings[CG_NR_SLICES] = {0};
+	int status = 0, i;
 
+	for (;;) {
+		unsigned long long step = util_now_ns() + 1000000000ull;
+
+		i = proc_wait_first(pids, 2, end && end < step ? end : step, &run_interrupted, &status);
+		if (i != -ETIMEDOUT || (end && util_now_ns() >= end))
+			break;
+		thrash_look(tree, rings, t);
+	}
 	if (i == 0) {
 		*ret_code = util_exit_code(status);
 		return WAIT_EXITED;
@@ -656,7 +687,7 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 		return hx_wrap(err, "load client");
 	}
 	t0 = now_s();
-	end = wait_or_cut(tree, CG_SLICE_CLIENT, x.pid, t0 + (left_s > 0 ? left_s : 1e9), server, &code);
+	end = wait_or_cut(tree, CG_SLICE_CLIENT, x.pid, t0 + (left_s > 0 ? left_s : 1e9), server, t, &code);
 	if (measured)
 		t->measuring_s += now_s() - t0; /* a route matrix measures one load per cell */
 	sbx_release(&x);
@@ -1210,7 +1241,7 @@ static int trial_script(struct run_env *env, const struct scenario *s, const str
 	t->have |= RES_HAVE_PROCESS;
 	proc_cpus(sbx_payload_pid(x.pid), proc->cpus, sizeof(proc->cpus));
 	t0 = now_s();
-	how = wait_or_cut(tree, CG_SLICE_SUT, x.pid, end < deadline ? end : deadline, NULL, &code);
+	how = wait_or_cut(tree, CG_SLICE_SUT, x.pid, end < deadline ? end : deadline, NULL, t, &code);
 	t->measuring_s = now_s() - t0;
 	if (how != WAIT_EXITED)
 		code = -1;
@@ -1405,17 +1436,26 @@ static int oom_verdict(const struct cg_slice_plan *plan, const struct cg_tree *t
 
 	for (size_t i = 0; i < HX_ARRAY_SIZE(watch); i++) {
 		const struct cg_stats *st = &t->slices[watch[i].sl];
+		unsigned long long mib = (unsigned long long)(plan->limits[watch[i].sl].memory_max >> 20);
 		char then[sizeof(err->msg)] = "";
+		bool killed =
+			(t->slices_have & (1u << watch[i].sl)) && st->have[CG_STAT_OOM_KILL] && st->v[CG_STAT_OOM_KILL];
 
-		if (!(t->slices_have & (1u << watch[i].sl)) || !st->have[CG_STAT_OOM_KILL] || !st->v[CG_STAT_OOM_KILL])
+		if (!killed && !(t->thrashed & (1u << watch[i].sl)))
 			continue;
 		if (rc < 0)
 			snprintf(then, sizeof(then), "; then: %s", err->msg);
 		hx_clear(err);
-		return hx_fail(err, HX_EXIT_VERDICT, ENOMEM,
-			       "OOM: %s was killed by its memory limit of %llu MiB (%s; %s: oom_kill %llu)%s",
-			       watch[i].who, (unsigned long long)(plan->limits[watch[i].sl].memory_max >> 20),
-			       watch[i].opt, file, (unsigned long long)st->v[CG_STAT_OOM_KILL], then);
+		if (killed) /* the kernel's own count first, when it has one */
+			return hx_fail(err, HX_EXIT_VERDICT, ENOMEM,
+				       "OOM: %s was killed by its memory limit of %llu MiB (%s; %s: oom_kill %llu)%s",
+				       watch[i].who, mib, watch[i].opt, file,
+				       (unsigned long long)st->v[CG_STAT_OOM_KILL], then);
+		return hx_fail(
+			err, HX_EXIT_VERDICT, ENOMEM,
+			"OOM: %s thrashed at its memory limit of %llu MiB (%s; memory.pressure: all its tasks waited "
+			"on memory %.0f%% of the last %d s) and harness ended it%s",
+			watch[i].who, mib, watch[i].opt, 100 * t->thrash_share[watch[i].sl], THR_WINDOW_S, then);
 	}
 	return rc;
 }

@@ -3,7 +3,8 @@
 # development and CI hosts only have controllers on v1). The guest boots Debian's kernel with a
 # busybox initramfs and sees the host's /usr, /etc and this checkout read-only over virtio-9p, so
 # it runs the same harness binary and bats files. TAP comes back through a writable share.
-# Each test's TAP line is printed as the guest writes it.
+# Each test's TAP line is printed as the guest writes it; when none came for HARNESS_GUEST_HANG_S seconds (600),
+# what every process of the guest waits on is printed and the guest ends.
 #   tests/guest/run-guest.sh [BATS_FILE...]   (default: the cgroup suites; HARNESS_GUEST_FILTER: bats -f)
 #   tests/guest/run-guest.sh --command 'CMD'  (CMD run by bash in the checkout instead, its output printed as it
 #                                             comes and its status the script's: make bench-sandbox-guest)
@@ -108,6 +109,7 @@ echo "${HARNESS_MUST_WORK:-0}" >"$results/must_work"
 echo "$build/helpers" >"$results/helpers"
 printf '%s' "${HARNESS_GUEST_FILTER:-}" >"$results/filter"
 printf '%s' "$command" >"$results/command"
+echo "${HARNESS_GUEST_HANG_S:-600}" >"$results/hang_s"
 : >"$results/tap"
 
 # -smp 4 gives the allocator room (HARNESS_GUEST_SMP=6 for cpus4.bats: `run --cpus 4` with a client of 2); TCG
