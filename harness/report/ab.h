@@ -36,7 +36,8 @@ struct ab_window {
 	double startup_ms;  /* a startup duet: this window is one run, from its execve to its exit */
 	double value;	    /* a script duet: this window is one run, its metric (ab_doc.metric_name); 0: none */
 	/* the side's server memory: an http duet's at the window's end (the server tree's RSS, the slice's
-	 * memory.current: the trial sampler's reads); a script duet's run's peak RSS (its rusage); NAN: not read */
+	 * memory.current: the trial sampler's reads); a script duet's run's peak RSS (its rusage); NAN: not read (a
+	 * startup duet's runs); a document read back has NAN for what it did not hold (no value is 0) */
 	double rss_kb, memory_kb;
 	/* a simultaneous duet: a window is one side's half of a block; foreign_ms is then on this side's CPUs only,
 	 * idle_cpu_ms NAN (no side is idle) */

@@ -28,9 +28,27 @@ static const struct {
 	{"B / A p50 latency", "p50 ms", 1e-3},
 	{"B / A p99 latency", "p99 ms", 1e-3},
 	{"B / A startup time", "startup ms", 1},
-	{"B / A cost of the script's metric (a rate inverted)", "the script's metric", 1},
+	{"B / A the script's metric", "the script's metric", 1}, /* named, and inverted for a rate: axis_labels */
 	{"B / A server memory (RSS)", "RSS MB", 1.0 / 1024},
 };
+
+/* The ratio's and the sides' axis labels of metric m: a script's metric by its name (primary_metric), its
+ * ratio inverted (a cost) only when higher is better (primary_better), as points_of computes it. */
+static void axis_labels(const struct ab_doc *d, enum ab_metric m, char *ratio, size_t rlen, char *side, size_t slen)
+{
+	const char *name = d->metric_name[0] ? d->metric_name : texts[m].side;
+
+	if (m != AB_SCRIPT) {
+		snprintf(ratio, rlen, "%s", texts[m].ratio);
+		snprintf(side, slen, "%s", texts[m].side);
+		return;
+	}
+	if (ab_higher_better(d, m))
+		snprintf(ratio, rlen, "B / A cost: 1 / %s (higher is better)", name);
+	else
+		snprintf(ratio, rlen, "B / A %s (lower is better)", name);
+	snprintf(side, slen, "%s", name);
+}
 
 /* A complete pair with a value of the metric on both sides. */
 struct point {
@@ -88,14 +106,14 @@ static void band(const struct svg_plot *p, double lo, double hi)
 		lo, hi, p->x.r0, top, p->x.r1 - p->x.r0, bottom - top, lo, hi);
 }
 
-static void point_tip(const struct point *pt, enum ab_metric m, char *buf, size_t len)
+static void point_tip(const struct point *pt, enum ab_metric m, const char *side, char *buf, size_t len)
 {
 	static const char *const why[AB_NR_PAIR_USES] = {"", "; the warm-up pair: left out",
 							 "; noisy (foreign CPU time differed): left out"};
 
 	snprintf(buf, len, "pair %.0f (%s) at %.1f s: B/A %.4f; A %.6g, B %.6g %s; foreign CPU A %.0f ms, B %.0f ms%s",
 		 pt->x, pt->wa < pt->wb ? "AB" : "BA", fmin(pt->wa->start_s, pt->wb->start_s), pt->cost,
-		 pt->a * texts[m].scale, pt->b * texts[m].scale, texts[m].side, pt->wa->foreign_ms, pt->wb->foreign_ms,
+		 pt->a * texts[m].scale, pt->b * texts[m].scale, side, pt->wa->foreign_ms, pt->wb->foreign_ms,
 		 why[pt->use]);
 }
 
@@ -176,8 +194,9 @@ static void chart_ratio(FILE *out, const struct ab_doc *d, enum ab_metric m, con
 	struct svg_tick yt[SVG_MAX_TICKS], xt[SVG_MAX_TICKS];
 	double t = d->threshold, c, clo, chi, ylo, yhi, xlo, xhi;
 	size_t ny, nx;
-	char cid[32], title[160], tip[320];
+	char cid[32], title[160], tip[320], ratio[160], side[96];
 
+	axis_labels(d, m, ratio, sizeof(ratio), side, sizeof(side));
 	ab_cost(d, m, &c, &clo, &chi);
 	ny = ratio_axis(pt, n, clo, chi, t, &ylo, &yhi, yt);
 	nx = pair_axis(pt, n, &xlo, &xhi, xt);
@@ -188,7 +207,7 @@ static void chart_ratio(FILE *out, const struct ab_doc *d, enum ab_metric m, con
 		 m == AB_MEMORY ? "larger" : "slower");
 	figure_open(out, "ab-ratio", m, title);
 	svg_begin(&p, out, 760, 360, cid, title);
-	svg_axis_y(&p, yt, ny, texts[m].ratio);
+	svg_axis_y(&p, yt, ny, ratio);
 	svg_axis_x(&p, xt, nx, "pair, in the order run");
 	if (isfinite(c)) {
 		band(&p, clo, chi);
@@ -203,7 +222,7 @@ static void chart_ratio(FILE *out, const struct ab_doc *d, enum ab_metric m, con
 
 		double y = fmin(fmax(pt[i].cost, ylo), yhi);
 
-		point_tip(&pt[i], m, tip, sizeof(tip));
+		point_tip(&pt[i], m, side, tip, sizeof(tip));
 		if (y != pt[i].cost)
 			snprintf(tip + strlen(tip), sizeof(tip) - strlen(tip), " (off the scale: drawn on its edge)");
 		svg_dot(&p, pt[i].x, y, col[pt[i].use], cls[pt[i].use], tip);
@@ -219,7 +238,8 @@ static void chart_ratio(FILE *out, const struct ab_doc *d, enum ab_metric m, con
 }
 
 /* The headline metric of each side per pair: the shared noise the ratio cancels. */
-static void chart_sides(FILE *out, enum ab_metric m, const struct point *pt, size_t n, unsigned id)
+static void chart_sides(FILE *out, const struct ab_doc *d, enum ab_metric m, const struct point *pt, size_t n,
+			unsigned id)
 {
 	struct svg_plot p = {.left = 64, .right = 16, .top = 30, .bottom = 48};
 	struct svg_tick yt[SVG_MAX_TICKS], xt[SVG_MAX_TICKS];
@@ -228,10 +248,11 @@ static void chart_sides(FILE *out, enum ab_metric m, const struct point *pt, siz
 	const char *names[] = {"A", "B (dashed)"}, *colours[] = {COL_A, COL_B};
 	double ylo = INFINITY, yhi = 0, xlo, xhi;
 	size_t ny, nx;
-	char cid[32], title[160];
+	char cid[32], title[160], ratio[160], side[96];
 
 	if (!x || !a || !b)
 		return;
+	axis_labels(d, m, ratio, sizeof(ratio), side, sizeof(side));
 	for (size_t i = 0; i < n; i++) {
 		x[i] = pt[i].x;
 		a[i] = pt[i].a * texts[m].scale;
@@ -246,10 +267,10 @@ static void chart_sides(FILE *out, enum ab_metric m, const struct point *pt, siz
 	p.x = (struct svg_scale){SVG_LINEAR, xlo, xhi, 0, 0};
 	p.y = (struct svg_scale){SVG_LINEAR, ylo, yhi, 0, 0};
 	snprintf(cid, sizeof(cid), "chart-ab%u", id);
-	snprintf(title, sizeof(title), "%s of each side per pair", ab_metric_names[m]);
+	snprintf(title, sizeof(title), "%s of each side per pair", ab_metric_label(d, m));
 	figure_open(out, "ab-sides", m, title);
 	svg_begin(&p, out, 760, 300, cid, title);
-	svg_axis_y(&p, yt, ny, texts[m].side);
+	svg_axis_y(&p, yt, ny, side);
 	svg_axis_x(&p, xt, nx, "pair, in the order run");
 	svg_line(&p, x, a, n, COL_A, false);
 	svg_line(&p, x, b, n, COL_B, true);
@@ -502,7 +523,7 @@ int html_ab(const struct ab_doc *d, const char *name, FILE *out, struct hx_err *
 		if ((enum ab_metric)m == AB_RPS)
 			timed = chart_windows(out, d, ++id);
 		if ((enum ab_metric)m == ab_headline(d) && !timed) /* a startup or script duet's runs, per pair */
-			chart_sides(out, (enum ab_metric)m, pt, n, ++id);
+			chart_sides(out, d, (enum ab_metric)m, pt, n, ++id);
 	}
 	settings(out, d);
 	html_page_close(out);

@@ -804,7 +804,9 @@ static int startup_pair(struct cg_tree *tree, const struct duet_side sides[2], c
 					.warmup = pair == 0,
 					.start_s = start,
 					.duration_s = ms / 1e3,
-					.startup_ms = ms};
+					.startup_ms = ms,
+					.rss_kb = NAN, /* a startup run's memory is not read */
+					.memory_kb = NAN};
 	}
 	return 0;
 }

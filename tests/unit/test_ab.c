@@ -435,6 +435,37 @@ static void test_html_one_point_per_pair(void **state)
 	ab_free(&d);
 }
 
+/* A script duet's page names the script's metric on its axes, and says the ratio is inverted only for a rate
+ * (primary_better "higher"): a time's B / A is drawn as it is. */
+static void test_html_script_metric_axes(void **state)
+{
+	struct ab_doc d;
+	const char *end, *fig;
+	char *page;
+
+	(void)state;
+	make_script_doc(&d, 20, true, 1 / 1.1, 1.2);
+	assert_int_equal(ab_analyze(&d), 0);
+	page = page_of(&d, "s.json");
+	fig = figure(page, "ab-ratio", ab_metric_names[AB_SCRIPT], &end);
+	assert_non_null(fig);
+	assert_true(count_of(fig, end, "B / A cost: 1 / ops_per_s (higher is better)") >= 1);
+	assert_int_equal(count_of(fig, end, "lower is better"), 0);
+	assert_int_equal(count_of(fig, end, "the script's metric"), 0);
+	free(page);
+	ab_free(&d);
+	make_script_doc(&d, 20, false, 1.1, 1.2);
+	assert_int_equal(ab_analyze(&d), 0);
+	page = page_of(&d, "s.json");
+	fig = figure(page, "ab-ratio", ab_metric_names[AB_SCRIPT], &end);
+	assert_non_null(fig);
+	assert_true(count_of(fig, end, "B / A p50_ms (lower is better)") >= 1);
+	assert_int_equal(count_of(fig, end, "cost: 1 /"), 0);
+	assert_true(count_of(fig, end, " p50_ms; foreign CPU") >= 1); /* each dot's tip: the values' unit */
+	free(page);
+	ab_free(&d);
+}
+
 /* The points of the first polyline after p: their count, and whether x grows from one to the next; the first
  * point's y in *ret_y0. */
 static size_t polyline_points(const char *p, bool *ret_rising, double *ret_y0)
@@ -718,6 +749,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_simultaneous_round_trip),
 		cmocka_unit_test(test_html_one_point_per_pair),
+		cmocka_unit_test(test_html_script_metric_axes),
 		cmocka_unit_test(test_html_band_and_threshold),
 		cmocka_unit_test(test_html_windows_over_time),
 		cmocka_unit_test(test_html_escapes_the_file),
