@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/cleanup.h"
+#include "base/esc.h"
 #include "image/images.h"
 #include "image/npmtree.h"
 #include "image/unpack.h"
@@ -261,6 +262,17 @@ static int install_own(const char *kind, const struct dep_src *s, const char *lo
 	if (npt_plan_lock(lock, text, npt_host(), &plan, err) < 0)
 		return -err->errnum;
 	rc = npt_install(&plan, registry, tmp, DEP_MAX_TREE, err);
+	for (size_t i = 0; rc == 0 && i < plan.n; i++) {
+		const struct npt_node *n = &plan.nodes[i];
+		char why[ESC_LEN], at[512], shown[ESC_LEN];
+
+		if (!n->missing)
+			continue;
+		snprintf(at, sizeof(at), "%s@%s", n->name, n->version ? n->version : "");
+		fprintf(stderr,
+			"harness: npm dependencies of %s %s: the optional %s is left out, as npm leaves it out: %s\n",
+			kind, s->name, esc_term(at, shown, sizeof(shown)), esc_term(n->missing, why, sizeof(why)));
+	}
 	npt_plan_free(&plan);
 	if (rc < 0 && err->errnum == EFBIG) {
 		char why[sizeof(err->msg)];

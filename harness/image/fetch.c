@@ -276,12 +276,27 @@ int fetch_text(const char *url, const char *accept, char **ret, struct hx_err *e
 	}
 	if (rc != CURLE_OK || !t.buf) {
 		free(t.buf);
-		if (rc == CURLE_HTTP_RETURNED_ERROR)
-			return hx_fail(err, HX_EXIT_HOST, EIO, "GET %s: HTTP %ld%s", url, status,
+		if (rc == CURLE_HTTP_RETURNED_ERROR) /* ENOENT: not there (an unpublished package) */
+			return hx_fail(err, HX_EXIT_HOST, status == 404 || status == 410 ? ENOENT : EIO,
+				       "GET %s: HTTP %ld%s", url, status,
 				       status == 401 || status == 403 ? " (the registry wants credentials: npm login)"
 								      : "");
 		return hx_fail(err, HX_EXIT_HOST, EIO, "GET %s: %s", url, rc ? curl_easy_strerror(rc) : "empty answer");
 	}
 	*ret = t.buf;
 	return 0;
+}
+
+int fetch_packument(const char *registry, const char *package, char **ret, struct hx_err *err)
+{
+	char url[2048], name[300];
+	const char *slash = strchr(package, '/');
+	size_t n = strlen(registry);
+
+	if (package[0] == '@' && slash)
+		snprintf(name, sizeof(name), "%.*s%%2f%s", (int)(slash - package), package, slash + 1);
+	else
+		snprintf(name, sizeof(name), "%s", package);
+	snprintf(url, sizeof(url), "%s%s%s", registry, n && registry[n - 1] == '/' ? "" : "/", name);
+	return fetch_text(url, "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8", ret, err);
 }

@@ -16,5 +16,8 @@ int fetch_file(const char *url, const char *path, const char *algo, uint64_t max
 	       struct hx_err *err);
 /* GET a small document (an npm packument) into a heap string. */
 int fetch_text(const char *url, const char *accept, char **ret, struct hx_err *err);
+/* An npm package's document (its packument) from registry, in npm's abbreviated form when the registry has it;
+ * a scoped name's slash is sent as %2f, as npm sends it. ENOENT (exit 3) when the registry has no such package. */
+int fetch_packument(const char *registry, const char *package, char **ret, struct hx_err *err);
 
 #endif

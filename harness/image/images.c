@@ -286,17 +286,11 @@ int img_npm_registry(const char *package, char *buf, size_t len, struct hx_err *
 
 int img_npm_document(const char *package, char **ret, struct hx_err *err)
 {
-	char reg[1024], doc_url[2048], name[300];
-	const char *slash = strchr(package, '/');
+	char reg[1024];
 
 	if (img_npm_registry(package, reg, sizeof(reg), err) < 0)
 		return -err->errnum;
-	if (package[0] == '@' && slash)
-		snprintf(name, sizeof(name), "%.*s%%2f%s", (int)(slash - package), package, slash + 1);
-	else
-		snprintf(name, sizeof(name), "%s", package);
-	snprintf(doc_url, sizeof(doc_url), "%s%s%s", reg, reg[strlen(reg) - 1] == '/' ? "" : "/", name);
-	if (fetch_text(doc_url, "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8", ret, err) < 0)
+	if (fetch_packument(reg, package, ret, err) < 0)
 		return hx_wrap(err, "npm package %s", package);
 	return 0;
 }

@@ -56,6 +56,7 @@ void npt_plan_free(struct npt_plan *p)
 		free(n->version);
 		free(n->resolved);
 		free(n->integrity);
+		free(n->missing);
 	}
 	free(p->nodes);
 	free(p->edges);
@@ -405,7 +406,7 @@ static bool gather_ok(const struct npt_plan *p, const struct npt_edge *e, const 
 
 /* optionalSet(node) of arborist, marked inert: the node, the nodes that need it through required edges (up to
  * the optional edges that bound them), then what only they need. */
-static int leave_out(struct npt_plan *p, size_t node)
+int npt_leave_out(struct npt_plan *p, size_t node)
 {
 	bool *seed = calloc(p->n, 1), *deps = calloc(p->n, 1), changed = true;
 	size_t *order = calloc(p->n, sizeof(*order)), n = 0;
@@ -471,7 +472,7 @@ static int judge_platform(const char *file, struct npt_plan *p, const cJSON *pac
 				       "%s: packages.%s: %s@%s is for another platform than this host's (%s %s %s), "
 				       "and the lock does not call it optional",
 				       file, n->key, n->name, n->version ? n->version : "", pf->os, pf->cpu, pf->libc);
-		if (leave_out(p, i - 1) < 0)
+		if (npt_leave_out(p, i - 1) < 0)
 			return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "%s: out of memory", file);
 	}
 	return 0;

@@ -31,6 +31,8 @@ struct npt_node {
 	char *integrity; /* the lock's SRI text */
 	bool optional, in_bundle, has_bundle;
 	bool inert; /* left out: an optional package for another platform, or needed only by one */
+	/* an optional package the registry does not have (npt_install): left out as npm leaves it out, and why */
+	char *missing;
 	struct npt_bin *bins;
 	size_t nbins;
 };
@@ -58,6 +60,8 @@ struct npt_plan {
 int npt_plan_lock(const char *file, const char *text, const struct npt_platform *p, struct npt_plan *ret,
 		  struct hx_err *err);
 void npt_plan_free(struct npt_plan *p);
+/* Leave the node out, with what only it needs (arborist's optionalSet): each marked inert; -ENOMEM. */
+int npt_leave_out(struct npt_plan *p, size_t node);
 /* The index of the node at key, -1 when the lock has none. */
 long npt_find(const struct npt_plan *p, const char *key);
 
@@ -70,8 +74,11 @@ int npt_check_project(const char *pkg_file, const char *pkg_text, const char *lo
 /* Install plan into root (which must exist and be empty): root/node_modules/... as npm ci --ignore-scripts makes
  * it, each tarball from registry (or its resolved URL) checked against its integrity before a byte of it is
  * unpacked. More than max_bytes unpacked in all, an unsafe entry (an absolute path, a '..', a device node) or an
- * integrity mismatch is a usage error (exit 2) naming the package; a failed download a host error (exit 3). */
-int npt_install(const struct npt_plan *plan, const char *registry, const char *root, uint64_t max_bytes,
-		struct hx_err *err);
+ * integrity mismatch is a usage error (exit 2) naming the package; a failed download a host error (exit 3).
+ * An optional package the registry does not have (404) is left out with what only it needs, as npm's reify
+ * leaves a failed optional one out: its node's missing says why (the caller says it), and whatever of that set
+ * was unpacked before is removed. A download that failed otherwise (offline) still fails the install: a tree
+ * kept in the cache must not lack a package for a passing reason. */
+int npt_install(struct npt_plan *plan, const char *registry, const char *root, uint64_t max_bytes, struct hx_err *err);
 
 #endif

@@ -109,18 +109,11 @@ static void tarball_url(const struct npt_node *n, const char *registry, char *ur
 /* A registry that keeps its tarballs elsewhere says where in the package's document (dist.tarball). */
 static int packument_url(const struct npt_node *n, const char *registry, char *url, size_t len, struct hx_err *err)
 {
-	char doc_url[2048], name[300];
-	const char *slash = strchr(n->name, '/');
 	_cleanup_free_ char *doc = NULL;
 	const cJSON *tarball;
 	cJSON *root;
 
-	if (n->name[0] == '@' && slash)
-		snprintf(name, sizeof(name), "%.*s%%2f%s", (int)(slash - n->name), n->name, slash + 1);
-	else
-		snprintf(name, sizeof(name), "%s", n->name);
-	snprintf(doc_url, sizeof(doc_url), "%s%s%s", registry, registry[strlen(registry) - 1] == '/' ? "" : "/", name);
-	if (fetch_text(doc_url, "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8", &doc, err) < 0)
+	if (fetch_packument(registry, n->name, &doc, err) < 0)
 		return -err->errnum;
 	root = cJSON_Parse(doc);
 	tarball = cJSON_GetObjectItemCaseSensitive(
@@ -550,8 +543,26 @@ static int link_bins(const struct npt_plan *p, int root, struct tally *t, struct
 
 /* ---- the install ---- */
 
-int npt_install(const struct npt_plan *plan, const char *registry, const char *root, uint64_t max_bytes,
-		struct hx_err *err)
+/* The optional package at i failed with ENOENT (the registry has no such version): left out with its set, and
+ * whatever of the set is on disk already removed. */
+static int leave_missing(struct npt_plan *plan, size_t i, const char *root, struct hx_err *err)
+{
+	char path[PATH_MAX];
+
+	if (!(plan->nodes[i].missing = strdup(err->msg)) || npt_leave_out(plan, i) < 0)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	hx_clear(err);
+	for (size_t k = 0; k < i; k++) {
+		const struct npt_node *n = &plan->nodes[k];
+
+		if (n->inert && n->key[0] && !n->in_bundle && snprintf(path, sizeof(path), "%s/%s", root, n->key) > 0 &&
+		    unpack_remove_tree(path) < 0)
+			return hx_syserr(err, "npm install: %s", path);
+	}
+	return 0;
+}
+
+int npt_install(struct npt_plan *plan, const char *registry, const char *root, uint64_t max_bytes, struct hx_err *err)
 {
 	_cleanup_close_ int rfd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct tally t = {.max = max_bytes};
@@ -565,7 +576,16 @@ int npt_install(const struct npt_plan *plan, const char *registry, const char *r
 
 		if (!n->key[0] || n->in_bundle || n->inert)
 			continue;
-		if (fetch_checked(n, registry, tgz, t.max, err) < 0 || unpack_package(tgz, n, rfd, &t, err) < 0) {
+		if (fetch_checked(n, registry, tgz, t.max, err) < 0) {
+			unlink(tgz);
+			if (n->optional && err->exit == HX_EXIT_HOST && err->errnum == ENOENT) {
+				if (leave_missing(plan, i, root, err) < 0)
+					return -err->errnum;
+				continue;
+			}
+			return hx_wrap(err, "%s@%s (%s)", n->name, n->version ? n->version : "", n->key);
+		}
+		if (unpack_package(tgz, n, rfd, &t, err) < 0) {
 			unlink(tgz);
 			return hx_wrap(err, "%s@%s (%s)", n->name, n->version ? n->version : "", n->key);
 		}

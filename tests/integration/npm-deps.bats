@@ -20,7 +20,8 @@ teardown() {
 
 # A registry on 127.0.0.1 ($W: tarball-server.py) with a lock in $P that has what npm ci treats specially: a
 # bin with a CRLF first line, a .gitignore, a folder entry, a link entry, a mode 0700 file, a nested scoped copy
-# with its own bin, and an optional package for another platform.
+# with its own bin, and an optional package for another platform. With GONE=1, also an optional package for
+# this platform that the registry no longer has (404), with a dependency only it needs that the registry has.
 local_registry() {
 	W=$BATS_TEST_TMPDIR/www
 	P=$BATS_TEST_TMPDIR/project
@@ -56,6 +57,13 @@ pkg("@s/dep", "2.0.0", [pj("@s/dep", "2.0.0", bin={"dep": "bin/dep.js"}), ("bin/
 pkg("tool-darwin", "1.0.0", [pj("tool-darwin", "1.0.0", os=["darwin"]), ("x.js", b"x\n", 0o644)],
     "node_modules/tool-darwin", manifest={"os": ["darwin"]}, optional=True, os=["darwin"], license="MIT")
 deps = {"tool": "1.0.0", "@s/dep": "1.0.0"}
+if os.environ.get("GONE") == "1":
+    pkg("gone-dep", "1.0.0", [pj("gone-dep", "1.0.0"), ("i.js", b"g\n", 0o644)], "node_modules/gone-dep",
+        optional=True, license="MIT")
+    pkg("tool-gone", "1.0.0", [pj("tool-gone", "1.0.0", dependencies={"gone-dep": "1.0.0"}), ("x.js", b"x\n", 0o644)],
+        "node_modules/tool-gone", optional=True, dependencies={"gone-dep": "1.0.0"}, license="MIT")
+    os.unlink(os.path.join(w, spec.pop("tool-gone")["1.0.0"]["file"]))
+    entries["node_modules/tool"]["optionalDependencies"]["tool-gone"] = "1.0.0"
 json.dump({"name": "project", "version": "1.0.0", "dependencies": deps}, open(os.path.join(p, "package.json"), "w"))
 lock = {"name": "project", "version": "1.0.0", "lockfileVersion": 3, "requires": True,
         "packages": {"": {"name": "project", "version": "1.0.0", "dependencies": deps}, **dict(sorted(entries.items()))}}
@@ -82,6 +90,22 @@ PY
 	[ -f "$nm/tool/.npmignore" ] && [ ! -e "$nm/tool/.gitignore" ] && [ ! -e "$nm/tool/link" ]
 	[ ! -e "$nm/tool/empty" ] && [ ! -e "$nm/tool-darwin" ]
 	[ "$(stat -c %a "$nm/tool/run.sh")" = 744 ] && [ "$(stat -c '%a %U' "$nm/tool/cli.js")" = "755 root" ]
+}
+
+@test "an optional package the registry no longer has: left out with what only it needs, as npm ci does, and said" {
+	GONE=1 local_registry
+	run env NPM_DEPS="$HELPERS/npm-deps" "$HARNESS_TOP/tests/npm-trees.sh" "$P"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"same tree"* ]]
+	run -0 --separate-stderr "$HELPERS/npm-deps" "$P"
+	echo "$stderr"
+	nm=${lines[-1]}
+	[ -d "$nm/tool" ] && [ ! -e "$nm/tool-gone" ] && [ ! -e "$nm/gone-dep" ]
+	[[ "$stderr" == *"the optional tool-gone@1.0.0 is left out, as npm leaves it out: "*"tool-gone"* ]]
+	# offline, the same lock is not installed without it: a passing failure is not kept in the cache
+	rm -rf "$HARNESS_CACHE_DIR"/*
+	npm_config_registry=http://127.0.0.1:9/ run -3 "$HELPERS/npm-deps" "$P"
 }
 
 @test "the install runs no program that a lock or a tarball names: only npm config, for the registry's address" {
