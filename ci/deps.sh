@@ -16,7 +16,7 @@ libseccomp-dev libcap-dev libcurl4-openssl-dev libcjson-dev libarchive-dev libss
 iproute2 util-linux procps openssl nodejs"
 TEST="libcmocka-dev bats clang clang-format shellcheck
 qemu-system-x86 busybox-static cpio xz-utils zstd python3 python3-numpy python3-scipy
-hyperfine wrk nghttp2-client bubblewrap strace"
+hyperfine wrk nghttp2-client bubblewrap strace patch"
 
 id=unknown
 like=""

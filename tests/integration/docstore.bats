@@ -18,6 +18,17 @@ teardown() {
 	assert_no_leftovers
 }
 
+# `broken_store FAULT`: the shipped store (scenarios/docstore) with one fault, in ./docstore-FAULT: the scenario
+# of tests/fixtures/docstore-faults/FAULT and its store.patch applied to the shipped store.mjs, so that each broken
+# store is the shipped one but for the lines the fault changes.
+broken_store() {
+	local from=$HARNESS_FIXTURES/docstore-faults/$1 to=docstore-$1
+	mkdir "$to"
+	cp "$HARNESS_TOP"/scenarios/docstore/{store.mjs,server-node.mjs,lowmem.mjs,package.json,package-lock.json} "$to"/
+	cp "$from/scenario.json" "$to"/
+	patch -s --no-backup-if-mismatch "$to/store.mjs" <"$from/store.patch"
+}
+
 @test "docstore: a suite that names no scenario of its own is refused before anything runs, exit 2" {
 	run -2 "$HARNESS" load --docstore get-cold ws://127.0.0.1:9/
 	[[ "$output" == *"'get-cold' is not a scenario of the suite"* ]]
@@ -67,8 +78,9 @@ PY
 
 @test "docstore: a store whose Postgres row loses nested increments fails on harness's own read, exit 1" {
 	need_root
+	broken_store lost-nested
 	run --separate-stderr "$HARNESS" run --cpus 1 --profile quick --out l.json \
-		"$HARNESS_FIXTURES/scenarios/docstore-lost-nested"
+		./docstore-lost-nested
 	echo "$stderr" | tail -5
 	[ "$status" -eq 1 ]
 	# its memory counts every increment, so the client's own before and after agree: the row is what broke
@@ -78,8 +90,9 @@ PY
 
 @test "docstore: a store whose reads are stale after an overwrite fails the read-back, exit 1, naming the scenario" {
 	need_root
+	broken_store stale-read
 	run --separate-stderr "$HARNESS" run --cpus 1 --profile quick --out s.json \
-		"$HARNESS_FIXTURES/scenarios/docstore-stale-read"
+		./docstore-stale-read
 	echo "$stderr" | tail -5
 	[ "$status" -eq 1 ]
 	[[ "$stderr" == *"rpc invariant broken: payload-1kb/set+get: read-back: get p:"*" answered 1026 bytes that are not the document last written (version 5, 1026 bytes): a stale or wrong read"* ]]
@@ -88,8 +101,9 @@ PY
 
 @test "docstore: a store that forgets its documents on restart fails the memory run's read-back, exit 1" {
 	need_root
+	broken_store forgets
 	run --separate-stderr "$HARNESS" run --cpus 1 --profile quick --out f.json \
-		"$HARNESS_FIXTURES/scenarios/docstore-forgets"
+		./docstore-forgets
 	echo "$stderr" | tail -5
 	[ "$status" -eq 1 ]
 	# the first half, before the restart, read every document back as written
