@@ -8,6 +8,7 @@
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,133 +337,106 @@ static enum wait_end wait_or_cut(struct cg_tree *tree, enum cg_slice sl, pid_t p
  * requests in all, or for ws-chat the messages each client sends. */
 struct client_args {
 	char *argv[48];
-	char buf[16][320];
-	bool rows; /* the docstore suite's: its rows printed (a measured load, the memory run's read-back) */
+	char buf[16][320]; /* the values printed (arg_fmt): at most 10 on any command line */
+	size_t n, nbuf;	   /* of argv and buf, those used */
+	bool rows;	   /* the docstore suite's: its rows printed (a measured load, the memory run's read-back) */
 };
+
+static void arg(struct client_args *a, const char *word)
+{
+	a->argv[a->n++] = (char *)word;
+	a->argv[a->n] = NULL;
+}
+
+/* The option name (none when NULL) and its value, printed into the next free buffer. */
+__attribute__((format(printf, 3, 4))) static void arg_fmt(struct client_args *a, const char *name, const char *fmt, ...)
+{
+	char *b = a->buf[a->nbuf++];
+	va_list ap;
+
+	if (name)
+		arg(a, name);
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof(a->buf[0]), fmt, ap);
+	va_end(ap);
+	arg(a, b);
+}
+
+static void args_start(struct client_args *a)
+{
+	a->n = a->nbuf = 0;
+	a->rows = false;
+	arg(a, "/opt/harness/harness");
+	arg(a, "load");
+}
 
 static unsigned interval_ms(const struct run_env *env)
 {
 	return env->interval_ms ? env->interval_ms : RUN_INTERVAL_MS;
 }
 
-/* The document store's suite (load/docstore.h): its scenarios, the pool, the ops and the budget of each. */
-static size_t docstore_args(const struct scenario *s, uint64_t requests, struct client_args *a, size_t n)
+/* A WebSocket client's target, its clients and, but for chat, its window: what --chat, --rpc and --docstore share. */
+static void ws_args(const struct scenario *s, bool window, struct client_args *a)
 {
-	a->argv[n++] = (char *)"--docstore";
-	a->argv[n++] = (char *)s->docstore;
-	snprintf(a->buf[0], sizeof(a->buf[0]), "ws://127.0.0.1:%u%s", s->port, s->ready_path);
-	snprintf(a->buf[1], sizeof(a->buf[1]), "%u", s->clients);
-	snprintf(a->buf[2], sizeof(a->buf[2]), "%u", s->window);
-	snprintf(a->buf[3], sizeof(a->buf[3]), "%llu", (unsigned long long)requests);
-	snprintf(a->buf[4], sizeof(a->buf[4]), "%.3fs", s->budget_s);
-	snprintf(a->buf[6], sizeof(a->buf[6]), "%u", s->payload_kib);
-	a->argv[n++] = a->buf[0];
-	a->argv[n++] = (char *)"--clients";
-	a->argv[n++] = a->buf[1];
-	a->argv[n++] = (char *)"--window";
-	a->argv[n++] = a->buf[2];
-	a->argv[n++] = (char *)"-n";
-	a->argv[n++] = a->buf[3];
-	a->argv[n++] = (char *)"--budget";
-	a->argv[n++] = a->buf[4];
-	a->argv[n++] = (char *)"--payload-kib";
-	a->argv[n++] = a->buf[6];
-	return n;
+	arg_fmt(a, NULL, "ws://127.0.0.1:%u%s", s->port, s->ready_path);
+	arg_fmt(a, "--clients", "%u", s->clients);
+	if (window)
+		arg_fmt(a, "--window", "%u", s->window);
 }
 
 static void client_args_for(const struct run_env *env, const struct scenario *s, uint64_t requests,
 			    struct client_args *a)
 {
-	enum load_engine engine = env->engine;
-
-	size_t n = 0;
-
-	a->argv[n++] = (char *)"/opt/harness/harness";
-	a->argv[n++] = (char *)"load";
+	args_start(a);
 	if (s->workload == SCN_WS_CHAT) {
-		a->argv[n++] = (char *)"--chat";
-		snprintf(a->buf[0], sizeof(a->buf[0]), "ws://127.0.0.1:%u%s", s->port, s->ready_path);
-		snprintf(a->buf[1], sizeof(a->buf[1]), "%u", s->clients);
-		snprintf(a->buf[2], sizeof(a->buf[2]), "%llu", (unsigned long long)requests); /* messages each */
-		a->argv[n++] = a->buf[0];
-		a->argv[n++] = (char *)"--clients";
-		a->argv[n++] = a->buf[1];
-		a->argv[n++] = (char *)"--messages";
-		a->argv[n++] = a->buf[2];
-	} else if (s->workload == SCN_WS_RPC && s->docstore[0]) {
-		n = docstore_args(s, requests, a, n);
+		arg(a, "--chat");
+		ws_args(s, false, a);
+		arg_fmt(a, "--messages", "%llu", (unsigned long long)requests); /* messages each */
 	} else if (s->workload == SCN_WS_RPC) {
-		a->argv[n++] = (char *)"--rpc";
-		snprintf(a->buf[0], sizeof(a->buf[0]), "ws://127.0.0.1:%u%s", s->port, s->ready_path);
-		snprintf(a->buf[1], sizeof(a->buf[1]), "%u", s->clients);
-		snprintf(a->buf[2], sizeof(a->buf[2]), "%u", s->window);
-		snprintf(a->buf[3], sizeof(a->buf[3]), "%llu", (unsigned long long)requests);
-		a->argv[n++] = a->buf[0];
-		a->argv[n++] = (char *)"--clients";
-		a->argv[n++] = a->buf[1];
-		a->argv[n++] = (char *)"--window";
-		a->argv[n++] = a->buf[2];
-		a->argv[n++] = (char *)"-n";
-		a->argv[n++] = a->buf[3];
-		if (s->counter)
-			a->argv[n++] = (char *)"--counter";
+		/* the document store's suite (load/docstore.h): its scenarios, the pool, the ops and the budget of
+		 * each; or the rpc client's echo or counter */
+		if (s->docstore[0]) {
+			arg(a, "--docstore");
+			arg(a, s->docstore);
+		} else {
+			arg(a, "--rpc");
+		}
+		ws_args(s, true, a);
+		arg_fmt(a, "-n", "%llu", (unsigned long long)requests);
+		if (s->docstore[0]) {
+			arg_fmt(a, "--budget", "%.3fs", s->budget_s);
+			arg_fmt(a, "--payload-kib", "%u", s->payload_kib);
+		} else if (s->counter) {
+			arg(a, "--counter");
+		}
 	} else {
-		snprintf(a->buf[0], sizeof(a->buf[0]), "%s://127.0.0.1:%u%s", s->tls ? "https" : "http", s->port,
-			 s->ready_path);
-		snprintf(a->buf[1], sizeof(a->buf[1]), "%u", s->connections);
-		snprintf(a->buf[2], sizeof(a->buf[2]), "%u", s->threads);
-		snprintf(a->buf[3], sizeof(a->buf[3]), "%llu", (unsigned long long)requests);
-		snprintf(a->buf[4], sizeof(a->buf[4]), "%u", s->pipeline);
-		a->argv[n++] = a->buf[0];
-		a->argv[n++] = (char *)"-c";
-		a->argv[n++] = a->buf[1];
-		a->argv[n++] = (char *)"-t";
-		a->argv[n++] = a->buf[2];
-		a->argv[n++] = (char *)"-n";
-		a->argv[n++] = a->buf[3];
-		a->argv[n++] = (char *)"--pipeline";
-		a->argv[n++] = a->buf[4];
-		a->argv[n++] = (char *)"--engine";
-		a->argv[n++] = (char *)load_engine_names[engine];
+		arg_fmt(a, NULL, "%s://127.0.0.1:%u%s", s->tls ? "https" : "http", s->port, s->ready_path);
+		arg_fmt(a, "-c", "%u", s->connections);
+		arg_fmt(a, "-t", "%u", s->threads);
+		arg_fmt(a, "-n", "%llu", (unsigned long long)requests);
+		arg_fmt(a, "--pipeline", "%u", s->pipeline);
+		arg(a, "--engine");
+		arg(a, load_engine_names[env->engine]);
 		if (s->tls)
-			a->argv[n++] = (char *)"-k"; /* the run's own throwaway certificate */
-		if (s->check_length) {
-			snprintf(a->buf[6], sizeof(a->buf[6]), "%llu", (unsigned long long)s->body_length);
-			a->argv[n++] = (char *)"--expect-length";
-			a->argv[n++] = a->buf[6];
-		}
+			arg(a, "-k"); /* the run's own throwaway certificate */
+		if (s->check_length)
+			arg_fmt(a, "--expect-length", "%llu", (unsigned long long)s->body_length);
 		if (s->body_sha256[0]) {
-			snprintf(a->buf[7], sizeof(a->buf[7]), "%s", s->body_sha256);
-			a->argv[n++] = (char *)"--expect-sha256";
-			a->argv[n++] = a->buf[7];
+			arg(a, "--expect-sha256");
+			arg(a, s->body_sha256);
 		}
-		snprintf(a->buf[8], sizeof(a->buf[8]), "%ums", interval_ms(env));
-		a->argv[n++] = (char *)"--interval";
-		a->argv[n++] = a->buf[8];
+		arg_fmt(a, "--interval", "%ums", interval_ms(env));
 	}
-	snprintf(a->buf[5], sizeof(a->buf[5]), "%u", s->timeout_ms);
-	a->argv[n++] = (char *)"--timeout";
-	a->argv[n++] = a->buf[5];
-	a->argv[n++] = (char *)"--json";
-	a->argv[n] = NULL;
-	a->rows = false;
+	arg_fmt(a, "--timeout", "%u", s->timeout_ms);
+	arg(a, "--json");
 }
 
 /* The memory run of the docstore suite on a client's command line: its documents and the trial's seed, so
  * that the read-back after the restart draws the same keys (docs/docstore.md). */
 static void docstore_memory_args(const struct scenario *s, const struct trial_result *t, struct client_args *a)
 {
-	size_t n = 0;
-
-	while (a->argv[n])
-		n++;
-	snprintf(a->buf[14], sizeof(a->buf[14]), "%llu", (unsigned long long)s->memory_docs);
-	snprintf(a->buf[15], sizeof(a->buf[15]), "%u", t->trial + 1);
-	a->argv[n++] = (char *)"--memory-docs";
-	a->argv[n++] = a->buf[14];
-	a->argv[n++] = (char *)"--memory-seed";
-	a->argv[n++] = a->buf[15];
-	a->argv[n] = NULL;
+	arg_fmt(a, "--memory-docs", "%llu", (unsigned long long)s->memory_docs);
+	arg_fmt(a, "--memory-seed", "%u", t->trial + 1);
 	a->rows = true;
 }
 
@@ -588,53 +562,32 @@ static int rpc_verdict(struct run_env *env, const struct scenario *s, const char
 static void cell_args_for(const struct run_env *env, const struct scenario *s, const struct scn_route *r,
 			  unsigned conns, double seconds, struct client_args *a)
 {
-	enum load_engine engine = env->engine;
-	size_t n = 0, b = 0;
+	/* a route's expectations: each an option with the route's text, when the route has it */
+	const struct {
+		const char *opt, *value;
+	} expect[] = {{"--expect-sha256", r->sha256}, {"--expect-encoding", r->encoding}, {"--expect-range", r->range}};
 
-	a->argv[n++] = (char *)"/opt/harness/harness";
-	a->argv[n++] = (char *)"load";
-	snprintf(a->buf[b], sizeof(a->buf[0]), "http://127.0.0.1:%u%s", s->port, r->path);
-	a->argv[n++] = a->buf[b++];
-	snprintf(a->buf[b], sizeof(a->buf[0]), "%u", conns);
-	a->argv[n++] = (char *)"-c";
-	a->argv[n++] = a->buf[b++];
-	snprintf(a->buf[b], sizeof(a->buf[0]), "%.3fs", seconds);
-	a->argv[n++] = (char *)"-d";
-	a->argv[n++] = a->buf[b++];
-	snprintf(a->buf[b], sizeof(a->buf[0]), "%u", s->timeout_ms);
-	a->argv[n++] = (char *)"--timeout";
-	a->argv[n++] = a->buf[b++];
-	a->argv[n++] = (char *)"--engine";
-	a->argv[n++] = (char *)load_engine_names[engine];
+	args_start(a);
+	arg_fmt(a, NULL, "http://127.0.0.1:%u%s", s->port, r->path);
+	arg_fmt(a, "-c", "%u", conns);
+	arg_fmt(a, "-d", "%.3fs", seconds);
+	arg_fmt(a, "--timeout", "%u", s->timeout_ms);
+	arg(a, "--engine");
+	arg(a, load_engine_names[env->engine]);
 	for (size_t i = 0; i < r->nheaders; i++) {
-		a->argv[n++] = (char *)"-H";
-		a->argv[n++] = (char *)r->headers[i];
+		arg(a, "-H");
+		arg(a, r->headers[i]);
 	}
-	snprintf(a->buf[b], sizeof(a->buf[0]), "%u", r->status);
-	a->argv[n++] = (char *)"--expect-status";
-	a->argv[n++] = a->buf[b++];
-	snprintf(a->buf[b], sizeof(a->buf[0]), "%llu", (unsigned long long)r->length);
-	if (r->has_length) {
-		a->argv[n++] = (char *)"--expect-length";
-		a->argv[n++] = a->buf[b++];
-	}
-	if (r->sha256[0]) {
-		a->argv[n++] = (char *)"--expect-sha256";
-		a->argv[n++] = (char *)r->sha256;
-	}
-	if (r->encoding[0]) {
-		a->argv[n++] = (char *)"--expect-encoding";
-		a->argv[n++] = (char *)r->encoding;
-	}
-	if (r->range[0]) {
-		a->argv[n++] = (char *)"--expect-range";
-		a->argv[n++] = (char *)r->range;
-	}
-	snprintf(a->buf[b], sizeof(a->buf[0]), "%ums", interval_ms(env));
-	a->argv[n++] = (char *)"--interval";
-	a->argv[n++] = a->buf[b++];
-	a->argv[n++] = (char *)"--json";
-	a->argv[n] = NULL;
+	arg_fmt(a, "--expect-status", "%u", r->status);
+	if (r->has_length)
+		arg_fmt(a, "--expect-length", "%llu", (unsigned long long)r->length);
+	for (size_t i = 0; i < HX_ARRAY_SIZE(expect); i++)
+		if (expect[i].value[0]) {
+			arg(a, expect[i].opt);
+			arg(a, expect[i].value);
+		}
+	arg_fmt(a, "--interval", "%ums", interval_ms(env));
+	arg(a, "--json");
 }
 
 /* HARNESS_LOAD_URING (docs/load.md: the best io_uring mode the client may ask for) reaches every trial's client,
