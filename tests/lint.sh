@@ -77,8 +77,9 @@ for f in "$top/.github/workflows/ci.yml" "$top/ci/action.yml"; do
 	fi
 done
 # Code several scenarios share by copy (a scenario folder is all its sandbox sees, so it cannot import from a
-# sibling): every copy the same bytes, or one scenario measures an adapter the others do not run.
-shared=(node-adapter.mjs)
+# sibling): every copy the same bytes, or one scenario measures an adapter (or frees memory on the hint) the
+# others do not.
+shared=(node-adapter.mjs lowmem.mjs)
 for name in "${shared[@]}"; do
 	copies=()
 	while IFS= read -r f; do
