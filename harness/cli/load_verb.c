@@ -686,15 +686,17 @@ static void ds_print(const char *url, const struct ds_config *c, const struct ds
 {
 	printf("Document store @ %s: up to %llu ops per scenario, %.2fs budget, %ux%u pool\n", url,
 	       (unsigned long long)c->ops, c->budget_s, c->clients, c->window);
-	printf("%-28s %9s %5s %10s %8s %8s %8s %8s %8s\n", "scenario", "ops", "err", "ops/s", "avgµs", "p50µs", "p95µs",
-	       "p99µs", "maxµs");
+	char line[256];
+
+	ds_table_header(line, sizeof(line));
+	printf("%s\n", line);
 	for (unsigned i = 0; i < r->n; i++) {
 		double ops_s, us[5];
 
 		ds_figures(&r->rows[i], &ops_s, us);
-		printf("%-28s %9llu %5llu %10.0f %8.0f %8.0f %8.0f %8.0f %8.0f\n", r->rows[i].name,
-		       (unsigned long long)r->rows[i].ops, (unsigned long long)r->rows[i].errors, ops_s, us[0], us[1],
-		       us[2], us[3], us[4]);
+		ds_table_row(line, sizeof(line), r->rows[i].name, (double)r->rows[i].ops, (double)r->rows[i].errors,
+			     ops_s, us);
+		printf("%s\n", line);
 	}
 	for (unsigned i = 0; i < r->n; i++)
 		if (r->rows[i].why[0])

@@ -786,3 +786,15 @@ int ds_run(const char *url, const struct ds_config *cfg, struct ds_result *r, st
 	r->ok = !r->why[0];
 	return 0;
 }
+
+void ds_table_header(char *buf, size_t len)
+{
+	snprintf(buf, len, "%-28s %9s %5s %10s %8s %8s %8s %8s %8s", "scenario", "ops", "err", "ops/s", "avgµs",
+		 "p50µs", "p95µs", "p99µs", "maxµs");
+}
+
+void ds_table_row(char *buf, size_t len, const char *name, double ops, double errors, double ops_s, const double us[5])
+{
+	snprintf(buf, len, "%-28s %9.0f %5.0f %10.0f %8.0f %8.0f %8.0f %8.0f %8.0f", name, ops, errors, ops_s, us[0],
+		 us[1], us[2], us[3], us[4]);
+}

@@ -55,6 +55,11 @@ struct ds_result {
 	char why[320]; /* the first failed row's name and check */
 };
 
+/* The published table (scenario ops err ops/s avgµs p50µs p95µs p99µs maxµs): its header line, and a row of
+ * one scenario's figures (us: avg, p50, p95, p99 and max), each into buf without a line feed; `harness load
+ * --docstore` prints them as they are, `harness run` after its trial's name. */
+void ds_table_header(char *buf, size_t len);
+void ds_table_row(char *buf, size_t len, const char *name, double ops, double errors, double ops_s, const double us[5]);
 /* Run the scenarios of c's mask in order against the store at url (ws://). A failed check is in r, not an
  * error: the return is negative only when the run could not be made. */
 int ds_run(const char *url, const struct ds_config *c, struct ds_result *r, struct hx_err *err);

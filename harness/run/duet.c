@@ -786,9 +786,12 @@ static int startup_once(struct cg_tree *tree, enum cg_slice sl, const struct sbx
 	return 0;
 }
 
-static int startup_pair(struct cg_tree *tree, const struct duet_side sides[2], const struct sbx_config c[2],
-			unsigned pair, bool a_first, double t0, struct ab_doc *d, struct hx_err *err)
+static int startup_pair(struct run_env *env, struct cg_tree *tree, const struct duet_side sides[2],
+			const struct sbx_config c[2], const struct cg_cpus *cpus, unsigned pair, bool a_first,
+			double t0, struct ab_doc *d, struct hx_err *err)
 {
+	(void)env;
+	(void)cpus;
 	for (int i = 0; i < 2; i++) {
 		int k = a_first ? i : 1 - i;
 		struct ab_window *w = ab_window_add(d);
@@ -809,58 +812,6 @@ static int startup_pair(struct cg_tree *tree, const struct duet_side sides[2], c
 					.memory_kb = NAN};
 	}
 	return 0;
-}
-
-int duet_startup(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,
-		 struct ab_doc *d, struct hx_err *err)
-{
-	unsigned slices = 1u << CG_SLICE_SUT | 1u << CG_SLICE_SUT_B;
-	struct cg_tree *tree = NULL;
-	struct sbx_config c[2];
-	char *argv[2][MAN_MAX_ARGV + 1], store[2][MAN_MAX_ARGV][PATH_MAX];
-	uint64_t state = o->seed;
-	bool was = false;
-	double t0 = now_s(), ms;
-	int rc = 0;
-
-	for (int k = 0; k < 2; k++) {
-		if (run_sut_config(env, sides[k].s, sides[k].m, sides[k].st, &sides[k].side, &c[k], argv[k], store[k],
-				   err) < 0)
-			return hx_wrap(err, "side %c", "AB"[k]);
-		c[k].quiet = true;
-	}
-	cg_cpus_format(&env->plan[mode].limits[CG_SLICE_SUT].cpus, d->side[0].cpus, sizeof(d->side[0].cpus));
-	cg_cpus_format(&env->plan[mode].limits[CG_SLICE_SUT_B].cpus, d->side[1].cpus, sizeof(d->side[1].cpus));
-	if (cg_tree_from_plan(&env->plan[mode], slices, NULL, &tree, err) < 0)
-		return -err->errnum;
-	/* the scenario's warm-up runs of each side (page cache, the image's files), not counted */
-	for (int k = 0; k < 2 && rc == 0; k++)
-		rc = startup_once(tree, sides[k].side.slice, &c[k], sides[k].s->warmup, &ms, err);
-	for (unsigned pair = 0; rc == 0; pair++) {
-		size_t pairs;
-
-		if (run_interrupted) {
-			rc = hx_fail(err, HX_EXIT_VERDICT, EINTR, "interrupted");
-			break;
-		}
-		rc = startup_pair(tree, sides, c, pair, stats_splitmix(&state) & 1, t0, d, err);
-		pairs = pair; /* the first pair is the warm-up */
-		if (rc < 0)
-			break;
-		if (now_s() - t0 >= o->max_time_s) {
-			snprintf(d->stopped, sizeof(d->stopped), "max-time");
-			break;
-		}
-		if (o->precision > 0 && paired_is_look(pairs) && ab_analyze(d) == 0 &&
-		    paired_stop(&was, paired_precise(&d->metric[AB_STARTUP], o->precision))) {
-			snprintf(d->stopped, sizeof(d->stopped), "precision");
-			break;
-		}
-	}
-	if (cg_tree_destroy(tree, &(struct hx_err){0}) < 0 && rc == 0)
-		rc = hx_fail(err, HX_EXIT_INTERNAL, EBUSY, "ab: the duet's cgroups could not be removed");
-	d->wall_s = now_s() - t0;
-	return rc;
 }
 
 /* ---- script: whole runs alternated, A and B in a randomized order per pair, each in a fresh sandbox ---- */
@@ -962,8 +913,21 @@ static int script_pair(struct run_env *env, struct cg_tree *tree, const struct d
 	return 0;
 }
 
-int duet_script(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,
-		struct ab_doc *d, struct hx_err *err)
+/* ---- what the startup and script duets share: pairs of single runs until a stop ---- */
+
+struct runs_kind {
+	enum ab_metric metric; /* the one --precision watches */
+	bool quiet;	       /* a startup run's output is not kept */
+	bool warm;	       /* the scenario's warm-up runs of each side first (startup; a script's first pair) */
+	int (*pair)(struct run_env *env, struct cg_tree *tree, const struct duet_side sides[2],
+		    const struct sbx_config c[2], const struct cg_cpus *cpus, unsigned pair, bool a_first, double t0,
+		    struct ab_doc *d, struct hx_err *err);
+};
+
+/* Each side's sandbox set up once, then pairs of runs in a random order (the seed's) in the sides' slices, the
+ * first pair the warm-up, until --max-time, --precision, an interruption or a failed run. */
+static int runs_duet(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode,
+		     const struct duet_opts *o, const struct runs_kind *kind, struct ab_doc *d, struct hx_err *err)
 {
 	unsigned slices = 1u << CG_SLICE_SUT | 1u << CG_SLICE_SUT_B;
 	const struct cg_cpus *cpus = &env->plan[mode].limits[CG_SLICE_SUT].cpus; /* the same set for both */
@@ -972,33 +936,38 @@ int duet_script(struct run_env *env, const struct duet_side sides[2], enum cg_cp
 	char *argv[2][MAN_MAX_ARGV + 1], store[2][MAN_MAX_ARGV][PATH_MAX];
 	uint64_t state = o->seed;
 	bool was = false;
-	double t0 = now_s();
+	double t0 = now_s(), ms;
 	int rc = 0;
 
 	if (!c)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 2; k++) {
 		if (run_sut_config(env, sides[k].s, sides[k].m, sides[k].st, &sides[k].side, &c[k], argv[k], store[k],
 				   err) < 0)
 			return hx_wrap(err, "side %c", "AB"[k]);
+		c[k].quiet = kind->quiet;
+	}
 	cg_cpus_format(cpus, d->side[0].cpus, sizeof(d->side[0].cpus));
 	cg_cpus_format(&env->plan[mode].limits[CG_SLICE_SUT_B].cpus, d->side[1].cpus, sizeof(d->side[1].cpus));
 	if (cg_tree_from_plan(&env->plan[mode], slices, NULL, &tree, err) < 0)
 		return -err->errnum;
+	/* the scenario's warm-up runs of each side (page cache, the image's files), not counted */
+	for (int k = 0; kind->warm && k < 2 && rc == 0; k++)
+		rc = startup_once(tree, sides[k].side.slice, &c[k], sides[k].s->warmup, &ms, err);
 	for (unsigned pair = 0; rc == 0; pair++) {
 		if (run_interrupted) {
 			rc = hx_fail(err, HX_EXIT_VERDICT, EINTR, "interrupted");
 			break;
 		}
 		/* the first pair is the warm-up: the page cache, the image's files */
-		if ((rc = script_pair(env, tree, sides, c, cpus, pair, stats_splitmix(&state) & 1, t0, d, err)) < 0)
+		if ((rc = kind->pair(env, tree, sides, c, cpus, pair, stats_splitmix(&state) & 1, t0, d, err)) < 0)
 			break;
 		if (now_s() - t0 >= o->max_time_s) {
 			snprintf(d->stopped, sizeof(d->stopped), "max-time");
 			break;
 		}
 		if (o->precision > 0 && paired_is_look(pair) && ab_analyze(d) == 0 &&
-		    paired_stop(&was, paired_precise(&d->metric[AB_SCRIPT], o->precision))) {
+		    paired_stop(&was, paired_precise(&d->metric[kind->metric], o->precision))) {
 			snprintf(d->stopped, sizeof(d->stopped), "precision");
 			break;
 		}
@@ -1009,4 +978,20 @@ int duet_script(struct run_env *env, const struct duet_side sides[2], enum cg_cp
 		rc = hx_fail(err, HX_EXIT_INTERNAL, EBUSY, "ab: the duet's cgroups could not be removed");
 	d->wall_s = now_s() - t0;
 	return rc;
+}
+
+int duet_startup(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,
+		 struct ab_doc *d, struct hx_err *err)
+{
+	static const struct runs_kind kind = {.metric = AB_STARTUP, .quiet = true, .warm = true, .pair = startup_pair};
+
+	return runs_duet(env, sides, mode, o, &kind, d, err);
+}
+
+int duet_script(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,
+		struct ab_doc *d, struct hx_err *err)
+{
+	static const struct runs_kind kind = {.metric = AB_SCRIPT, .pair = script_pair};
+
+	return runs_duet(env, sides, mode, o, &kind, d, err);
 }

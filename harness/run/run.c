@@ -509,25 +509,23 @@ static int docstore_pg_check(struct run_env *env, const cJSON *rows, struct hx_e
 static void docstore_lines(const struct scenario *s, const struct trial_result *t, const cJSON *rows)
 {
 	const cJSON *row;
+	char line[256];
 
-	fprintf(stderr, "harness: run: %s %s %s trial %u: %-28s %9s %5s %10s %8s %8s %8s %8s %8s\n", s->name,
-		t->runtime, t->mode, t->trial, "scenario", "ops", "err", "ops/s", "avgµs", "p50µs", "p95µs", "p99µs",
-		"maxµs");
+	ds_table_header(line, sizeof(line));
+	fprintf(stderr, "harness: run: %s %s %s trial %u: %s\n", s->name, t->runtime, t->mode, t->trial, line);
 	cJSON_ArrayForEach (row, rows) {
 		const cJSON *l = cJSON_GetObjectItemCaseSensitive(row, "latency_us");
+		const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "scenario"));
 		double us[5];
 		static const char *const q[5] = {"avg", "p50", "p95", "p99", "max"};
 
 		for (int i = 0; i < 5; i++)
 			us[i] = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(l, q[i]));
-		fprintf(stderr,
-			"harness: run: %s %s %s trial %u: %-28s %9.0f %5.0f %10.0f %8.0f %8.0f %8.0f %8.0f %8.0f\n",
-			s->name, t->runtime, t->mode, t->trial,
-			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "scenario")),
-			cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(row, "ops")),
-			cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(row, "errors")),
-			cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(row, "ops_per_s")), us[0], us[1], us[2],
-			us[3], us[4]);
+		ds_table_row(line, sizeof(line), name ? name : "?",
+			     cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(row, "ops")),
+			     cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(row, "errors")),
+			     cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(row, "ops_per_s")), us);
+		fprintf(stderr, "harness: run: %s %s %s trial %u: %s\n", s->name, t->runtime, t->mode, t->trial, line);
 	}
 }
 
