@@ -131,10 +131,24 @@ static int plan_side(const struct ab_opts *o, const char *runtime, const char *s
 		return scn_supports(s, &p->m[k]) ? 0
 						 : hx_fail(err, HX_EXIT_USAGE, ENOTSUP,
 							   "ab: scenario %s does not run on %s", s->name, p->m[k].name);
+	/* an rpc duet: echo requests by windows (its memory run is a trial's, not the duet's) */
+	if (s->workload == SCN_WS_RPC && (s->counter || s->docstore[0] || s->fixtures || s->prepare))
+		return hx_fail(err, HX_EXIT_USAGE, ENOTSUP,
+			       "ab: %s is a ws-rpc scenario with %s; harness ab measures echo requests (try ws-rpc): "
+			       "measure it with harness run and compare",
+			       s->name,
+			       s->counter	? "a counter (its invariant needs the whole run)"
+			       : s->docstore[0] ? "the document store's suite"
+						: "a fixture or a prepare step");
+	if (s->workload == SCN_WS_RPC)
+		return scn_supports(s, &p->m[k]) ? 0
+						 : hx_fail(err, HX_EXIT_USAGE, ENOTSUP,
+							   "ab: scenario %s does not run on %s", s->name, p->m[k].name);
 	if (s->workload != SCN_HTTP || s->tls || s->nroutes || s->fixtures || s->prepare || s->memory_idle_s > 0)
 		return hx_fail(err, HX_EXIT_USAGE, ENOTSUP,
-			       "ab: %s is neither a startup, a script nor a plain http scenario; harness ab measures "
-			       "those (http without TLS, routes, fixtures or a memory run: try http-hello or startup)",
+			       "ab: %s is neither a startup, a script, a ws-rpc nor a plain http scenario; harness ab "
+			       "measures those (http without TLS, routes, fixtures or a memory run: try http-hello, "
+			       "ws-rpc or startup)",
 			       s->name);
 	if (!scn_supports(s, &p->m[k]))
 		return hx_fail(err, HX_EXIT_USAGE, ENOTSUP, "ab: scenario %s does not run on %s", s->name,
@@ -169,6 +183,11 @@ static int plan_budget(const struct ab_opts *o, struct ab_plan *p, struct run_en
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 			       "ab: --duet simultaneous loads http scenarios; a startup or script duet alternates "
 			       "single runs (drop --duet, or use --duet interleaved)");
+	if (p->simultaneous && p->s[0].workload == SCN_WS_RPC)
+		return hx_fail(
+			err, HX_EXIT_USAGE, EINVAL,
+			"ab: --duet simultaneous loads http scenarios; a ws-rpc duet is interleaved (drop --duet, "
+			"or use --duet interleaved)");
 	env->budget[p->mode] = (struct cg_budget){.mode = p->mode,
 						  .cpus = o->cpus,
 						  .memory_max = o->memory ? o->memory : (uint64_t)2 << 30,
@@ -319,6 +338,7 @@ static void doc_head(const struct ab_opts *o, const struct ab_plan *p, struct ab
 	snprintf(d->workload, sizeof(d->workload), "%s",
 		 p->s[0].workload == SCN_STARTUP  ? "startup"
 		 : p->s[0].workload == SCN_SCRIPT ? "script"
+		 : p->s[0].workload == SCN_WS_RPC ? "ws-rpc"
 						  : "http");
 	if (p->s[0].workload == SCN_SCRIPT) {
 		snprintf(d->metric_name, sizeof(d->metric_name), "%s", p->s[0].primary_metric);
@@ -339,7 +359,7 @@ static void doc_head(const struct ab_opts *o, const struct ab_plan *p, struct ab
 	d->max_time_s = p->duet.max_time_s;
 	d->window_s = p->duet.window_s;
 	d->seed = p->duet.seed;
-	d->connections = p->s[0].connections;
+	d->connections = p->s[0].workload == SCN_WS_RPC ? p->s[0].clients : p->s[0].connections;
 	d->threads = p->s[0].threads;
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgroups/cg.h"
@@ -573,12 +574,71 @@ static void rpc_print(const char *url, const struct rpc_cell *cells, size_t n)
 }
 
 /* Run every cell, print, exit 1 when a check failed in any. */
+/* An rpc duet (harness ab on a ws-rpc scenario): --duet URL_B, --duet-order, --duet-window; each window a line
+ * as an http duet's, then the totals and the checks' verdict. */
+static int verb_load_rpc_duet(const struct load_opts *o, const char *url, struct hx_err *err)
+{
+	size_t n = o->duet_order ? strlen(o->duet_order) : 0;
+	_cleanup_free_ unsigned char *order = malloc(n + 1);
+	struct rpc_config c = {
+		.clients = o->clients ? o->clients : 16,
+		.window = o->window ? o->window : 32,
+		.timeout_ms = o->timeout_ms ? o->timeout_ms : 10000,
+		.url_b = o->duet_b,
+		.nwindows = n,
+		.window_s = o->duet_window > 0 ? o->duet_window : 0.5,
+		.on_window = duet_line,
+	};
+	struct rpc_result r;
+	struct timespec cpu;
+	cJSON *j;
+	_cleanup_free_ char *text = NULL;
+
+	if (o->counter || o->sweep || o->requests || o->duet_gate)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "load: an rpc duet is echo requests by windows: drop --counter, --sweep, -n and "
+			       "--duet-gate");
+	if (!n || strspn(o->duet_order, "AB") != n)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "load: --duet takes --duet-order, a side per window: A or B");
+	if (!order)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		order[i] = o->duet_order[i] == 'B';
+	c.order = order;
+	signal(SIGPIPE, SIG_IGN); /* harness ab closes the pipe when it has enough: a failed write ends the load */
+	if (rpc_run(url, &c, &r, err) < 0)
+		return -err->errnum;
+	j = cJSON_CreateObject();
+	cJSON_AddTrueToObject(j, "end");
+	cJSON_AddNumberToObject(j, "requests", (double)r.answered);
+	cJSON_AddNumberToObject(j, "errors", (double)rpc_failures(&r));
+	cJSON_AddNumberToObject(j, "reconnects", 0);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+	cJSON_AddNumberToObject(j, "cpu_s", (double)cpu.tv_sec + (double)cpu.tv_nsec / 1e9);
+	cJSON_AddStringToObject(j, "engine", "epoll");
+	cJSON_AddNumberToObject(j, "threads", 1);
+	if (!r.ok)
+		cJSON_AddStringToObject(j, "why", r.why);
+	if ((text = cJSON_PrintUnformatted(j)))
+		printf("%s\n", text);
+	fflush(stdout);
+	cJSON_Delete(j);
+	if (!r.ok)
+		fprintf(stderr, "harness: load: rpc invariant broken: %s\n", r.why);
+	return r.ok ? HX_EXIT_OK : HX_EXIT_VERDICT;
+}
+
 static int verb_load_rpc(const struct load_opts *o, const char *url, struct hx_err *err)
 {
 	_cleanup_free_ struct rpc_cell *cells = calloc(16, sizeof(*cells));
 	size_t n = 0;
 	bool ok = true;
 
+	if (o->duet_b)
+		return verb_load_rpc_duet(o, url, err);
+	if (o->duet_gate || o->duet_order)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: an rpc duet takes --duet URL_B with --duet-order");
 	if (!cells)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	if (rpc_cells(o, cells, 16, &n, err) < 0)

@@ -109,6 +109,32 @@ static void load_common(struct argv_buf *a, const struct run_env *env, const str
 	}
 }
 
+/* A WebSocket RPC load's target and shape (a ws-rpc scenario): its clients, window and timeout. */
+static void rpc_common(struct argv_buf *a, const struct scenario *s)
+{
+	arg(a, "--rpc");
+	argf(a, "ws://127.0.0.1:%u%s", s->port, s->ready_path);
+	arg(a, "--clients");
+	argf(a, "%u", s->clients);
+	arg(a, "--window");
+	argf(a, "%u", s->window);
+	arg(a, "--timeout");
+	argf(a, "%u", s->timeout_ms);
+}
+
+/* The load's first words: the client, then side A's target and the scenario's shape of load. */
+static void load_start(struct argv_buf *a, const struct run_env *env, const struct scenario *s)
+{
+	arg(a, "/opt/harness/harness");
+	arg(a, "load");
+	if (s->workload == SCN_WS_RPC) {
+		rpc_common(a, s);
+		return;
+	}
+	argf(a, "http://127.0.0.1:%u%s", s->port, s->ready_path);
+	load_common(a, env, s);
+}
+
 /* One side's warm-up: the scenario's warm-up requests on connections of their own, before the duet. */
 static int warm(struct run_env *env, struct cg_tree *tree, const struct scenario *s, struct hx_err *err)
 {
@@ -120,10 +146,7 @@ static int warm(struct run_env *env, struct cg_tree *tree, const struct scenario
 
 	if (!s->warmup_requests)
 		return 0;
-	arg(&a, "/opt/harness/harness");
-	arg(&a, "load");
-	argf(&a, "http://127.0.0.1:%u%s", s->port, s->ready_path);
-	load_common(&a, env, s);
+	load_start(&a, env, s);
 	arg(&a, "-n");
 	argf(&a, "%llu", (unsigned long long)s->warmup_requests);
 	snprintf(out, sizeof(out), "%s/warm-%u.txt", env->dir, s->port);
@@ -350,12 +373,10 @@ static int run_duet_client(struct run_env *env, struct cg_tree *tree, const stru
 		return hx_fail(err, HX_EXIT_USAGE, E2BIG, "ab: --max-time allows more than %d windows: shorten it",
 			       AB_MAX_WINDOWS);
 	duet_order(o->seed, pairs, order);
-	arg(a, "/opt/harness/harness");
-	arg(a, "load");
-	argf(a, "http://127.0.0.1:%u%s", sides[0].s->port, s->ready_path);
-	load_common(a, env, s);
+	load_start(a, env, s);
 	arg(a, "--duet");
-	argf(a, "http://127.0.0.1:%u%s", sides[1].s->port, sides[1].s->ready_path);
+	argf(a, "%s://127.0.0.1:%u%s", s->workload == SCN_WS_RPC ? "ws" : "http", sides[1].s->port,
+	     sides[1].s->ready_path);
 	arg(a, "--duet-window");
 	argf(a, "%.3fs", o->window_s);
 	arg(a, "--duet-order");

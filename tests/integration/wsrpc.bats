@@ -14,6 +14,7 @@ setup() {
 
 teardown() {
 	[ -z "${SERVER:-}" ] || kill "$SERVER" 2>/dev/null || true
+	[ -z "${SERVER_B:-}" ] || kill "$SERVER_B" 2>/dev/null || true
 	assert_no_leftovers
 }
 
@@ -59,6 +60,67 @@ assert 0 < l["min"] <= l["p50"] <= l["p99"] <= l["max"], l' "$output"
 	run -1 timeout 60 "$HARNESS" load --rpc "ws://127.0.0.1:$PORT/" --clients 1 --window 4 -n 100
 	[[ "$output" == *"id 9 answered twice"* ]]
 	[[ "$output" == *"rpc invariant broken at 1x4"* ]]
+}
+
+# `start_fault2 MODE`: a second fault server (side B of a duet); sets PORT_B and SERVER_B.
+start_fault2() {
+	"$HELPERS/fault-server" "$@" >"$BATS_TEST_TMPDIR/server-b.out" &
+	SERVER_B=$!
+	wait_until 10 grep -qs '^port ' "$BATS_TEST_TMPDIR/server-b.out"
+	PORT_B=$(awk '/^port /{print $2}' "$BATS_TEST_TMPDIR/server-b.out")
+}
+
+@test "rpc duet: the windows follow --duet-order, one side each, every id once, then the totals line" {
+	start_fault rpc-ok
+	start_fault2 rpc-ok
+	run --separate-stderr timeout 60 "$HARNESS" load --rpc "ws://127.0.0.1:$PORT/" --clients 3 --window 4 \
+		--duet "ws://127.0.0.1:$PORT_B/" --duet-order ABBABAAB --duet-window 0.1s
+	kill "$SERVER_B"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	python3 - "$output" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in sys.argv[1].splitlines()]
+w, end = lines[:-1], lines[-1]
+assert [x["side"] for x in w] == list("ABBABAAB"), [x["side"] for x in w]
+assert [x["window"] for x in w] == list(range(8))
+for a, b in zip(w, w[1:]):
+    assert b["start_s"] >= a["start_s"] + a["duration_s"] - 1e-6, (a, b)  # the next starts after the drain
+for x in w:
+    assert x["requests"] > 0 and x["errors"] == 0 and x["reconnects"] == 0, x
+    assert 0.099 < x["duration_s"] < 0.101 and x["drain_ms"] >= 0, x
+    l = x["latency_us"]
+    assert 0 < l["p50"] <= l["p99"] <= l["max"], l
+# the totals count every answer, the windows' and the drains'
+assert end["end"] is True and end["errors"] == 0 and end["requests"] >= sum(x["requests"] for x in w), end
+assert "why" not in end
+PY
+	# eight window lines and the totals, nothing else on stdout
+	[ "$(grep -c . <<<"$output")" = 9 ]
+}
+
+@test "rpc duet: side B answering a request twice counts in B's windows, exit 1 with the check's words" {
+	start_fault rpc-ok
+	start_fault2 rpc-dup
+	run --separate-stderr timeout 60 "$HARNESS" load --rpc "ws://127.0.0.1:$PORT/" --clients 1 --window 4 \
+		--duet "ws://127.0.0.1:$PORT_B/" --duet-order ABAB --duet-window 0.1s
+	kill "$SERVER_B"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"rpc invariant broken: client 0 of B: id 9 answered twice"* ]]
+	python3 - "$output" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in sys.argv[1].splitlines()]
+w, end = lines[:-1], lines[-1]
+assert sum(x["errors"] for x in w if x["side"] == "A") == 0, w
+assert w[1]["side"] == "B" and w[1]["errors"] == 1, w[1]  # its first window: the 10th answer came twice
+assert end["errors"] >= 1 and "answered twice" in end["why"], end
+PY
+	run -2 "$HARNESS" load --rpc "ws://127.0.0.1:$PORT/" --duet "ws://127.0.0.1:$PORT_B/" --duet-order AB --counter
+	[[ "$output" == *"an rpc duet is echo requests by windows"* ]]
+	run -2 "$HARNESS" load --rpc "ws://127.0.0.1:$PORT/" --duet "ws://127.0.0.1:$PORT_B/" --duet-order AXB
+	[[ "$output" == *"--duet-order, a side per window: A or B"* ]]
 }
 
 @test "rpc counter: an atomic counter passes; lost updates fail the run, exit 1, naming the counter check" {
