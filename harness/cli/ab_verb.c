@@ -120,7 +120,9 @@ static int plan_side(const struct ab_opts *o, const char *runtime, const char *s
 		if (strcmp(o->profile, scn_profile_names[i]) == 0)
 			prof = i;
 	scn_scale(s, (enum scn_profile)prof);
-	if (o->connections)
+	if (o->connections && s->workload == SCN_WS_RPC)
+		s->clients = o->connections; /* a WebSocket client is one connection */
+	else if (o->connections)
 		s->connections = o->connections;
 	if (s->workload == SCN_SCRIPT && (s->fixtures || s->prepare))
 		return hx_fail(err, HX_EXIT_USAGE, ENOTSUP,

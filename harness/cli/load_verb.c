@@ -573,7 +573,6 @@ static void rpc_print(const char *url, const struct rpc_cell *cells, size_t n)
 		       cells[0].cfg.counter ? "; the counter moved by the increments acknowledged" : "");
 }
 
-/* Run every cell, print, exit 1 when a check failed in any. */
 /* An rpc duet (harness ab on a ws-rpc scenario): --duet URL_B, --duet-order, --duet-window; each window a line
  * as an http duet's, then the totals and the checks' verdict. */
 static int verb_load_rpc_duet(const struct load_opts *o, const char *url, struct hx_err *err)
@@ -629,6 +628,7 @@ static int verb_load_rpc_duet(const struct load_opts *o, const char *url, struct
 	return r.ok ? HX_EXIT_OK : HX_EXIT_VERDICT;
 }
 
+/* Run every cell, print, exit 1 when a check failed in any (a duet: verb_load_rpc_duet). */
 static int verb_load_rpc(const struct load_opts *o, const char *url, struct hx_err *err)
 {
 	_cleanup_free_ struct rpc_cell *cells = calloc(16, sizeof(*cells));

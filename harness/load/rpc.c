@@ -337,8 +337,9 @@ static void rpc_on_dead(void *owner, struct wsc *w, const char *why)
 	p->r->errors++;
 	p->duet.win.errors_total++;
 	rpc_fail(p, "client %u%s: %s", client_of(w)->index, side_of(p, client_of(w)), why);
+	/* a duet ends: its side would measure the windows after on fewer connections than the other's */
 	if (is_duet(p))
-		duet_tick(p, util_now_ns()); /* its in-flight requests no longer hold the window open */
+		p->phase = PH_DONE;
 }
 
 static const struct wsc_hooks rpc_hooks = {rpc_on_open, rpc_on_message, rpc_on_dead};
@@ -392,9 +393,9 @@ static void rpc_loop(struct rpc *p)
 
 		/* a duet's window ends on time: the wait no longer than what is left of it */
 		if (is_duet(p) && p->phase == PH_LOAD && !p->duet.draining)
-			wait_ms = now >= p->duet.end_ns ? 0 : (int)((p->duet.end_ns - now) / 1000000u) + 1;
-		if (wait_ms > 50)
-			wait_ms = 50;
+			wait_ms = now >= p->duet.end_ns		      ? 0
+				  : p->duet.end_ns - now >= 50000000u ? 50
+								      : (int)((p->duet.end_ns - now) / 1000000u) + 1;
 		n = epoll_wait(p->g[0].ep, evs, 128, wait_ms);
 		for (int i = 0; i < n; i++) {
 			struct rpc_client *c = client_of(evs[i].data.ptr);

@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/cleanup.h"
+#include "base/esc.h"
 #include "base/proc.h"
 #include "base/util.h"
 #include "report/stats.h"
@@ -220,6 +221,7 @@ struct reader {
 	struct cg_cpus cpus; /* the sides' (one set: the same for both) */
 	double t0, cpu_ms[2], busy_ms;
 	bool was_precise, end_seen;
+	char why[256]; /* the client's own check that failed (an rpc duet's end line) */
 	char line[DUET_LINE_MAX];
 	size_t used;
 };
@@ -303,8 +305,12 @@ static int on_line(struct reader *r, const char *text, struct hx_err *err)
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "end"))) {
 		const cJSON *eng = cJSON_GetObjectItemCaseSensitive(j, "engine");
 
+		const cJSON *why = cJSON_GetObjectItemCaseSensitive(j, "why");
+
 		r->d->client_cpu_s = jnum(j, "cpu_s");
 		snprintf(r->d->engine, sizeof(r->d->engine), "%s", cJSON_IsString(eng) ? eng->valuestring : "");
+		if (cJSON_IsString(why))
+			snprintf(r->why, sizeof(r->why), "%s", why->valuestring);
 		res_engine_setup_parse(j, &r->d->engine_setup);
 		r->end_seen = true;
 	} else if (on_window(r, j, err) < 0) {
@@ -406,14 +412,22 @@ static int run_duet_client(struct run_env *env, struct cg_tree *tree, const stru
 	}
 	if (!d->stopped[0])
 		snprintf(d->stopped, sizeof(d->stopped), "%s", rc < 0 ? "error" : "pairs");
-	if (!r->end_seen) /* stopped before its last line: the engine asked for */
-		snprintf(d->engine, sizeof(d->engine), "%s", load_engine_names[env->engine]);
+	if (!r->end_seen) /* stopped before its last line: the engine asked for (the rpc client's is epoll) */
+		snprintf(d->engine, sizeof(d->engine), "%s",
+			 s->workload == SCN_WS_RPC ? "epoll" : load_engine_names[env->engine]);
 	i = proc_wait_first(&x.pid, 1, util_now_ns() + (uint64_t)(o->window_s * 1e9) + 5000000000ull, NULL, &st);
 	if (i != 0) {
 		cg_slice_kill(tree, CG_SLICE_CLIENT, &(struct hx_err){0});
 		proc_reap(&x.pid, &st);
 	}
 	sbx_release(&x);
+	if (rc == 0 && r->why[0]) { /* a check of the client's own (an rpc id answered twice, a connection lost) */
+		char why[sizeof(r->why) * 4];
+
+		snprintf(d->stopped, sizeof(d->stopped), "error");
+		return hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "the duet's load client: %s",
+			       esc_term(r->why, why, sizeof(why)));
+	}
 	if (rc == 0 && d->nw < 2 * (PAIRED_MIN_PAIRS + 1)) {
 		util_log_tail(errpath, tail, sizeof(tail));
 		return hx_fail(err, HX_EXIT_VERDICT, EIO, "the duet's load client ended after %zu windows%s%s", d->nw,

@@ -249,6 +249,14 @@ print(v["verdict"], v["ratio"], v["ci_low"], v["ci_high"])
 assert v["verdict"] == "slower" and v["ratio"] < 0.9, v
 assert set(d["verdicts"]) == {"throughput", "p50", "p99", "memory"}, d["verdicts"].keys()
 PY
+	# B's server answers an id twice: the duet fails with the client's check, exit 1, and no verdict is printed
+	run "$HARNESS" ab bun bun --a-scenario ws-rpc --b-scenario "$FIXTURES/scenarios/ws-rpc-dup" --max-time 10 \
+		--window 0.25 --out dup.json
+	echo "$output"
+	[ "$status" = 1 ]
+	[[ "$output" == *"the duet's load client: client "*" of B: id 1999 answered twice"* ]]
+	[[ "$output" != *"B ran "* ]]
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["stopped"] == "error", d["stopped"]' dup.json
 	run -2 "$HARNESS" ab bun bun ws-counter
 	[[ "$output" == *"ws-counter is a ws-rpc scenario with a counter"* ]]
 	run -2 "$HARNESS" ab bun bun ws-rpc --duet simultaneous

@@ -123,6 +123,21 @@ PY
 	[[ "$output" == *"--duet-order, a side per window: A or B"* ]]
 }
 
+@test "rpc duet: a connection lost on side B ends the load at once, exit 1 naming it" {
+	start_fault rpc-ok
+	start_fault2 ws-bad-frame
+	run --separate-stderr timeout 60 "$HARNESS" load --rpc "ws://127.0.0.1:$PORT/" --clients 2 --window 4 \
+		--duet "ws://127.0.0.1:$PORT_B/" --duet-order ABABABAB --duet-window 0.1s
+	kill "$SERVER_B"
+	echo "$output"
+	echo "$stderr"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"rpc invariant broken: client "[01]" of B: "* ]]
+	# the end line at once, before the eight windows: no window measured a side short of a connection
+	[ "$(grep -c '"window"' <<<"$output")" -lt 8 ]
+	[[ "${lines[-1]}" == *'"end":true'*'"why":"client '[01]' of B: '* ]]
+}
+
 @test "rpc counter: an atomic counter passes; lost updates fail the run, exit 1, naming the counter check" {
 	start_fault rpc-ok
 	run timeout 60 "$HARNESS" load --rpc --counter "ws://127.0.0.1:$PORT/" --clients 4 --window 8 -n 1000 --json

@@ -3,7 +3,8 @@
 first GET of a path ending in '.cut.tgz' sends half its bytes and drops the connection (a download cut
 in the middle); a path ending in '.gate.tgz' sends half its bytes, then the rest once a file named like it
 plus '.go' appears in the folder (a pull held in the middle for as long as a test needs); '/packages/<name>' answers an npm packument for the tarballs listed in <folder>/npm.json (with
-the fields of a version's "manifest", such as "bin").
+the fields of a version's "manifest", such as "bin"), and 500 for every '/packages/<name>...' path while a file
+'<name>.500' is in the folder (a server error, not a missing package).
 Prints 'port N' once listening."""
 import http.server
 import json
@@ -72,6 +73,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def packument(self, name):
         spec = json.load(open(os.path.join(root, "npm.json")))
         name = name.replace("%2f", "/").replace("%2F", "/")
+        if os.path.isfile(os.path.join(root, name.split("/-/")[0].replace("/", "-") + ".500")):
+            return self.send_bytes(b"server error\n", 500)
         if name not in spec:
             return self.send_bytes(b'{"error":"not found"}', 404)
         host = "http://127.0.0.1:%d" % self.server.server_address[1]
