@@ -27,6 +27,7 @@ const struct cg_file_def cg_files[CG_NR_FILES] = {
 	[CG_F_CPU_QUOTA] = {"CPU quota", CG_CTRL_CPU, "cpu.max", "cpu.cfs_quota_us"},
 	[CG_F_CPU_PERIOD] = {"CPU quota period", CG_CTRL_CPU, NULL, "cpu.cfs_period_us"},
 	[CG_F_MEMORY_MAX] = {"memory limit", CG_CTRL_MEMORY, "memory.max", "memory.limit_in_bytes"},
+	[CG_F_MEMORY_HIGH] = {"memory high mark", CG_CTRL_MEMORY, "memory.high", NULL},
 	[CG_F_SWAP_MAX] = {"swap limit", CG_CTRL_MEMORY, "memory.swap.max", "memory.memsw.limit_in_bytes"},
 	[CG_F_PIDS_MAX] = {"process limit", CG_CTRL_PIDS, "pids.max", "pids.max"},
 	[CG_F_CPU_STAT] = {"CPU statistics", CG_CTRL_CPU, "cpu.stat", "cpu.stat"},
@@ -597,6 +598,13 @@ static uint64_t sample_u64(const struct cg_tree *t, enum cg_slice s, enum cg_fil
 	if (key ? util_keyed_u64(text, key, &v) : util_parse_u64(util_rstrip(text), &v))
 		return UINT64_MAX;
 	return v;
+}
+
+uint64_t cg_slice_memory_limit(const struct cg_tree *t, enum cg_slice s)
+{
+	uint64_t max = sample_u64(t, s, CG_F_MEMORY_MAX, NULL), high = sample_u64(t, s, CG_F_MEMORY_HIGH, NULL);
+
+	return high < max ? high : max; /* "max" (none) does not parse: UINT64_MAX */
 }
 
 void cg_slice_sample(const struct cg_tree *t, enum cg_slice s, uint64_t *ret_cpu_usec, uint64_t *ret_memory)

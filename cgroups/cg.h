@@ -91,6 +91,9 @@ void cg_slice_sample(const struct cg_tree *t, enum cg_slice s, uint64_t *ret_cpu
  * whichever hierarchy limits it): µs in which all its tasks waited on memory; UINT64_MAX when the host cannot
  * tell. Only that file is read (a trial looks every second). */
 uint64_t cg_slice_memory_stall_usec(const struct cg_tree *t, enum cg_slice s);
+/* The memory the slice may use before the kernel reclaims from it: the lower of memory.max and memory.high (v1:
+ * memory.limit_in_bytes); UINT64_MAX when it has none or the host cannot tell. */
+uint64_t cg_slice_memory_limit(const struct cg_tree *t, enum cg_slice s);
 /* Start the slice's memory peak again from its usage now (between a warm-up and the measurement):
  * v2 writes memory.peak (Linux 6.12+) and keeps that descriptor, whose reads give the peak since; v1
  * resets memory.max_usage_in_bytes. -EOPNOTSUPP (or the errno) when the kernel cannot: the peak then

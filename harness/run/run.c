@@ -289,10 +289,14 @@ static void thrash_look(struct cg_tree *tree, struct thr_ring *rings, struct tri
 
 	for (size_t i = 0; i < HX_ARRAY_SIZE(watched); i++) {
 		enum cg_slice sl = watched[i];
+		uint64_t cpu, memory;
 		double share;
 
-		if (!(t->thrashed & (1u << sl)) &&
-		    thr_feed(&rings[sl], now, cg_slice_memory_stall_usec(tree, sl), &share)) {
+		if (t->thrashed & (1u << sl) ||
+		    !thr_feed(&rings[sl], now, cg_slice_memory_stall_usec(tree, sl), &share))
+			continue;
+		cg_slice_sample(tree, sl, &cpu, &memory);
+		if (thr_at_limit(memory, cg_slice_memory_limit(tree, sl))) {
 			t->thrashed |= 1u << sl;
 			t->thrash_share[sl] = share;
 			cg_slice_kill(tree, sl, &(struct hx_err){0});

@@ -31,3 +31,8 @@ bool thr_feed(struct thr_ring *r, uint64_t now_ns, uint64_t full_usec, double *r
 	}
 	return false;
 }
+
+bool thr_at_limit(uint64_t memory, uint64_t limit)
+{
+	return memory != UINT64_MAX && limit != UINT64_MAX && limit > 0 && memory >= limit - limit / 10;
+}

@@ -1,5 +1,5 @@
-/* The thrashing rule: a slice whose every task waited on memory for at least 30% of the last 10 s or more
- * thrashes; a shorter window, a lower share, an unreadable counter or one that went back does not. */
+/* The thrashing rule: a slice whose every task waited on memory for at least 10% of the last 10 s or more
+ * thrashes (when its memory is at its limit); a shorter window, a lower share, an unreadable counter or one that went back does not. */
 #include "testutil.h"
 
 #include "run/thrash.h"
@@ -45,12 +45,27 @@ static void test_below_the_share_never_thrashes(void **state)
 	/* a minute just below the share (a busy runtime near its limit, still getting on) */
 	assert_false(feed_seconds(&r, &t, &total, 60, THR_SHARE - 0.02, &share));
 	assert_true(share > THR_SHARE - 0.03 && share < THR_SHARE - 0.01);
-	/* a burst of 2 s at 100% after 8 s of 5%: 24%, no */
-	assert_false(feed_seconds(&r, &t, &total, 8, 0.05, &share));
-	assert_false(feed_seconds(&r, &t, &total, 2, 1.0, &share));
-	/* a third second of it: 3.35 of the last 10 s, yes */
+	/* a burst of 0.9 s after 9 s of nothing: 9%, no */
+	assert_false(feed_seconds(&r, &t, &total, 9, 0, &share));
+	assert_false(feed_seconds(&r, &t, &total, 1, 0.9, &share));
+	/* a second more of it, all stalled: 1.9 of the last 10 s, yes */
 	assert_true(feed_seconds(&r, &t, &total, 1, 1.0, &share));
-	assert_true(share > 0.33 && share < 0.34);
+	assert_true(share > 0.18 && share < 0.2);
+}
+
+/* At its limit: within a tenth of it; a slice with no limit (or none known) never is. */
+static void test_at_the_limit(void **state)
+{
+	const uint64_t mib = 1 << 20;
+
+	(void)state;
+	assert_true(thr_at_limit(96 * mib, 96 * mib));
+	assert_true(thr_at_limit(87 * mib, 96 * mib));
+	assert_false(thr_at_limit(86 * mib, 96 * mib));
+	assert_false(thr_at_limit(40 * mib, 96 * mib)); /* a host short of memory stalls it too, far below */
+	assert_false(thr_at_limit(96 * mib, UINT64_MAX));
+	assert_false(thr_at_limit(UINT64_MAX, 96 * mib));
+	assert_false(thr_at_limit(0, 0));
 }
 
 static void test_unreadable_or_backwards_starts_again(void **state)
@@ -97,6 +112,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_half_of_ten_seconds_thrashes),
 		cmocka_unit_test(test_below_the_share_never_thrashes),
+		cmocka_unit_test(test_at_the_limit),
 		cmocka_unit_test(test_unreadable_or_backwards_starts_again),
 		cmocka_unit_test(test_irregular_looks_use_the_newest_full_window),
 	};
