@@ -122,6 +122,7 @@ struct load_window {
 	uint64_t requests, errors_total, reconnects, errors[LE_NR];
 	double drain_ms; /* the longest thread's wait for its in-flight requests after the window */
 	struct hist latency;
+	const char *why; /* an rpc duet's first check that failed, from this window on; NULL when none */
 };
 
 /* Build the request bytes from method, headers and body. */

@@ -197,6 +197,8 @@ static void duet_close(struct rpc *p, uint64_t now)
 	if (!d->draining || in_flight(p, d->win.side))
 		return;
 	d->win.drain_ms = (double)(now - d->end_ns) / 1e6;
+	/* in every window line from the failure on: harness ab may stop reading before the last line */
+	d->win.why = p->r->why[0] ? p->r->why : NULL;
 	if (!p->cfg->on_window(&d->win, p->cfg->window_ctx))
 		d->stopped = true;
 	if (d->stopped || d->k + 1 >= p->cfg->nwindows) {

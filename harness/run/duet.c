@@ -247,6 +247,8 @@ static int on_window(struct reader *r, const cJSON *j, struct hx_err *err)
 	if (!cJSON_IsString(side))
 		return hx_fail(err, HX_EXIT_INTERNAL, EBADMSG, "ab: a window without its side from the load client");
 	w->side = side->valuestring[0];
+	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "why")) && !r->why[0]) /* an rpc duet's failed check */
+		snprintf(r->why, sizeof(r->why), "%s", cJSON_GetObjectItemCaseSensitive(j, "why")->valuestring);
 	w->pair = (unsigned)(jnum(j, "window") / 2);
 	w->warmup = w->pair == 0;
 	w->start_s = jnum(j, "start_s");

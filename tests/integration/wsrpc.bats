@@ -115,6 +115,8 @@ lines = [json.loads(l) for l in sys.argv[1].splitlines()]
 w, end = lines[:-1], lines[-1]
 assert sum(x["errors"] for x in w if x["side"] == "A") == 0, w
 assert w[1]["side"] == "B" and w[1]["errors"] == 1, w[1]  # its first window: the 10th answer came twice
+# the check's words in that window's line and every one after (harness ab may stop reading before the end)
+assert "why" not in w[0] and all("answered twice" in x["why"] for x in w[1:]), w
 assert end["errors"] >= 1 and "answered twice" in end["why"], end
 PY
 	run -2 "$HARNESS" load --rpc "ws://127.0.0.1:$PORT/" --duet "ws://127.0.0.1:$PORT_B/" --duet-order AB --counter
