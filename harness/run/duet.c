@@ -9,7 +9,6 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,7 @@
 #include "base/util.h"
 #include "report/stats.h"
 #include "load/startup.h"
+#include "run/cmdline.h"
 #include "run/sampler.h"
 #include "run/script.h"
 #include "sandbox/sandbox.h"
@@ -68,78 +68,46 @@ static int client_start(struct run_env *env, struct cg_tree *tree, enum cg_slice
 	return 0;
 }
 
-struct argv_buf {
-	char *argv[40];
-	char buf[12][4096];
-	size_t n, b;
-};
-
-static void arg(struct argv_buf *a, const char *s)
-{
-	a->argv[a->n++] = (char *)s;
-	a->argv[a->n] = NULL;
-}
-
-static void argf(struct argv_buf *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void argf(struct argv_buf *a, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(a->buf[a->b], sizeof(a->buf[0]), fmt, ap);
-	va_end(ap);
-	arg(a, a->buf[a->b++]);
-}
-
 /* What every load of the scenario shares: connections, threads, pipeline, engine, timeout, body check. */
-static void load_common(struct argv_buf *a, const struct run_env *env, const struct scenario *s)
+static void load_common(struct cmdline *a, const struct run_env *env, const struct scenario *s)
 {
-	arg(a, "-c");
-	argf(a, "%u", s->connections);
-	arg(a, "-t");
-	argf(a, "%u", s->threads);
-	arg(a, "--pipeline");
-	argf(a, "%u", s->pipeline);
-	arg(a, "--engine");
-	arg(a, load_engine_names[env->engine]);
-	arg(a, "--timeout");
-	argf(a, "%u", s->timeout_ms);
+	cmd_argf(a, "-c", "%u", s->connections);
+	cmd_argf(a, "-t", "%u", s->threads);
+	cmd_argf(a, "--pipeline", "%u", s->pipeline);
+	cmd_arg(a, "--engine");
+	cmd_arg(a, load_engine_names[env->engine]);
+	cmd_argf(a, "--timeout", "%u", s->timeout_ms);
 	if (s->check_length) {
-		arg(a, "--expect-length");
-		argf(a, "%llu", (unsigned long long)s->body_length);
+		cmd_argf(a, "--expect-length", "%llu", (unsigned long long)s->body_length);
 	}
 }
 
 /* A WebSocket RPC load's target and shape (a ws-rpc scenario): its clients, window and timeout. */
-static void rpc_common(struct argv_buf *a, const struct scenario *s)
+static void rpc_common(struct cmdline *a, const struct scenario *s)
 {
-	arg(a, "--rpc");
-	argf(a, "ws://127.0.0.1:%u%s", s->port, s->ready_path);
-	arg(a, "--clients");
-	argf(a, "%u", s->clients);
-	arg(a, "--window");
-	argf(a, "%u", s->window);
-	arg(a, "--timeout");
-	argf(a, "%u", s->timeout_ms);
+	cmd_argf(a, "--rpc", "ws://127.0.0.1:%u%s", s->port, s->ready_path);
+	cmd_argf(a, "--clients", "%u", s->clients);
+	cmd_argf(a, "--window", "%u", s->window);
+	cmd_argf(a, "--timeout", "%u", s->timeout_ms);
 }
 
 /* The load's first words: the client, then side A's target and the scenario's shape of load. */
-static void load_start(struct argv_buf *a, const struct run_env *env, const struct scenario *s)
+static void load_start(struct cmdline *a, const struct run_env *env, const struct scenario *s)
 {
-	arg(a, "/opt/harness/harness");
-	arg(a, "load");
+	cmd_arg(a, "/opt/harness/harness");
+	cmd_arg(a, "load");
 	if (s->workload == SCN_WS_RPC) {
 		rpc_common(a, s);
 		return;
 	}
-	argf(a, "http://127.0.0.1:%u%s", s->port, s->ready_path);
+	cmd_argf(a, NULL, "http://127.0.0.1:%u%s", s->port, s->ready_path);
 	load_common(a, env, s);
 }
 
 /* One side's warm-up: the scenario's warm-up requests on connections of their own, before the duet. */
 static int warm(struct run_env *env, struct cg_tree *tree, const struct scenario *s, struct hx_err *err)
 {
-	struct argv_buf a = {0};
+	struct cmdline a = {0};
 	char out[PATH_MAX], tail[1024];
 	_cleanup_close_ int fd = -1;
 	struct sbx x = {.pid = -1, .report_fd = -1};
@@ -148,8 +116,7 @@ static int warm(struct run_env *env, struct cg_tree *tree, const struct scenario
 	if (!s->warmup_requests)
 		return 0;
 	load_start(&a, env, s);
-	arg(&a, "-n");
-	argf(&a, "%llu", (unsigned long long)s->warmup_requests);
+	cmd_argf(&a, "-n", "%llu", (unsigned long long)s->warmup_requests);
 	snprintf(out, sizeof(out), "%s/warm-%u.txt", env->dir, s->port);
 	if ((fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
 		return hx_syserr(err, "ab: %s", out);
@@ -370,7 +337,7 @@ static int run_duet_client(struct run_env *env, struct cg_tree *tree, const stru
 	const struct scenario *s = sides[0].s;
 	size_t pairs = (size_t)ceil(o->max_time_s / (2 * o->window_s)) + 2;
 	_cleanup_free_ char *order = malloc(2 * pairs + 1);
-	_cleanup_free_ struct argv_buf *a = calloc(1, sizeof(*a));
+	_cleanup_free_ struct cmdline *a = calloc(1, sizeof(*a));
 	_cleanup_free_ struct reader *r = calloc(1, sizeof(*r));
 	char errpath[PATH_MAX], tail[1024];
 	_cleanup_close_ int efd = -1, rd = -1;
@@ -382,13 +349,11 @@ static int run_duet_client(struct run_env *env, struct cg_tree *tree, const stru
 			       AB_MAX_WINDOWS);
 	duet_order(o->seed, pairs, order);
 	load_start(a, env, s);
-	arg(a, "--duet");
-	argf(a, "%s://127.0.0.1:%u%s", s->workload == SCN_WS_RPC ? "ws" : "http", sides[1].s->port,
-	     sides[1].s->ready_path);
-	arg(a, "--duet-window");
-	argf(a, "%.3fs", o->window_s);
-	arg(a, "--duet-order");
-	arg(a, order);
+	cmd_argf(a, "--duet", "%s://127.0.0.1:%u%s", s->workload == SCN_WS_RPC ? "ws" : "http", sides[1].s->port,
+		 sides[1].s->ready_path);
+	cmd_argf(a, "--duet-window", "%.3fs", o->window_s);
+	cmd_arg(a, "--duet-order");
+	cmd_arg(a, order);
 	snprintf(errpath, sizeof(errpath), "%s/client.err", env->dir);
 	if ((efd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 || pipe2(p, O_CLOEXEC) < 0)
 		return hx_syserr(err, "ab: %s", errpath);
@@ -535,20 +500,19 @@ static int simul_fail(const struct simul_client *c, int k, int errnum, const cha
 static int simul_start(struct run_env *env, struct cg_tree *tree, const struct duet_side *side, int k,
 		       const struct duet_opts *o, struct simul_client *c, struct hx_err *err)
 {
-	_cleanup_free_ struct argv_buf *a = calloc(1, sizeof(*a));
+	_cleanup_free_ struct cmdline *a = calloc(1, sizeof(*a));
 	char errpath[PATH_MAX];
 	_cleanup_close_ int efd = -1;
 	int g[2], p[2], rc;
 
 	if (!a)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
-	arg(a, "/opt/harness/harness");
-	arg(a, "load");
-	argf(a, "http://127.0.0.1:%u%s", side->s->port, side->s->ready_path);
+	cmd_arg(a, "/opt/harness/harness");
+	cmd_arg(a, "load");
+	cmd_argf(a, NULL, "http://127.0.0.1:%u%s", side->s->port, side->s->ready_path);
 	load_common(a, env, side->s);
-	arg(a, "--duet-gate");
-	arg(a, "--duet-window");
-	argf(a, "%.3fs", o->window_s);
+	cmd_arg(a, "--duet-gate");
+	cmd_argf(a, "--duet-window", "%.3fs", o->window_s);
 	snprintf(errpath, sizeof(errpath), "%s/client-%c.err", env->dir, "AB"[k]);
 	if ((efd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
 		return hx_syserr(err, "ab: %s", errpath);

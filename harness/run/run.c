@@ -8,7 +8,6 @@
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 #include "load/load.h"
 #include "base/procfs.h"
 #include "sandbox/sandbox.h"
+#include "run/cmdline.h"
 #include "run/modules.h"
 #include "run/owner.h"
 #include "run/prepare.h"
@@ -340,38 +340,16 @@ static enum wait_end wait_or_cut(struct cg_tree *tree, enum cg_slice sl, pid_t p
 /* The client's `harness load` command line for an http, ws-chat or ws-rpc trial, in store: requests are the
  * requests in all, or for ws-chat the messages each client sends. */
 struct client_args {
-	char *argv[48];
-	char buf[16][320]; /* the values printed (arg_fmt): at most 10 on any command line */
-	size_t n, nbuf;	   /* of argv and buf, those used */
-	bool rows;	   /* the docstore suite's: its rows printed (a measured load, the memory run's read-back) */
+	struct cmdline cl;
+	bool rows; /* the docstore suite's: its rows printed (a measured load, the memory run's read-back) */
 };
-
-static void arg(struct client_args *a, const char *word)
-{
-	a->argv[a->n++] = (char *)word;
-	a->argv[a->n] = NULL;
-}
-
-/* The option name (none when NULL) and its value, printed into the next free buffer. */
-__attribute__((format(printf, 3, 4))) static void arg_fmt(struct client_args *a, const char *name, const char *fmt, ...)
-{
-	char *b = a->buf[a->nbuf++];
-	va_list ap;
-
-	if (name)
-		arg(a, name);
-	va_start(ap, fmt);
-	vsnprintf(b, sizeof(a->buf[0]), fmt, ap);
-	va_end(ap);
-	arg(a, b);
-}
 
 static void args_start(struct client_args *a)
 {
-	a->n = a->nbuf = 0;
+	cmd_start(&a->cl);
 	a->rows = false;
-	arg(a, "/opt/harness/harness");
-	arg(a, "load");
+	cmd_arg(&a->cl, "/opt/harness/harness");
+	cmd_arg(&a->cl, "load");
 }
 
 static unsigned interval_ms(const struct run_env *env)
@@ -382,10 +360,10 @@ static unsigned interval_ms(const struct run_env *env)
 /* A WebSocket client's target, its clients and, but for chat, its window: what --chat, --rpc and --docstore share. */
 static void ws_args(const struct scenario *s, bool window, struct client_args *a)
 {
-	arg_fmt(a, NULL, "ws://127.0.0.1:%u%s", s->port, s->ready_path);
-	arg_fmt(a, "--clients", "%u", s->clients);
+	cmd_argf(&a->cl, NULL, "ws://127.0.0.1:%u%s", s->port, s->ready_path);
+	cmd_argf(&a->cl, "--clients", "%u", s->clients);
 	if (window)
-		arg_fmt(a, "--window", "%u", s->window);
+		cmd_argf(&a->cl, "--window", "%u", s->window);
 }
 
 static void client_args_for(const struct run_env *env, const struct scenario *s, uint64_t requests,
@@ -393,54 +371,54 @@ static void client_args_for(const struct run_env *env, const struct scenario *s,
 {
 	args_start(a);
 	if (s->workload == SCN_WS_CHAT) {
-		arg(a, "--chat");
+		cmd_arg(&a->cl, "--chat");
 		ws_args(s, false, a);
-		arg_fmt(a, "--messages", "%llu", (unsigned long long)requests); /* messages each */
+		cmd_argf(&a->cl, "--messages", "%llu", (unsigned long long)requests); /* messages each */
 	} else if (s->workload == SCN_WS_RPC) {
 		/* the document store's suite (load/docstore.h): its scenarios, the pool, the ops and the budget of
 		 * each; or the rpc client's echo or counter */
 		if (s->docstore[0]) {
-			arg(a, "--docstore");
-			arg(a, s->docstore);
+			cmd_arg(&a->cl, "--docstore");
+			cmd_arg(&a->cl, s->docstore);
 		} else {
-			arg(a, "--rpc");
+			cmd_arg(&a->cl, "--rpc");
 		}
 		ws_args(s, true, a);
-		arg_fmt(a, "-n", "%llu", (unsigned long long)requests);
+		cmd_argf(&a->cl, "-n", "%llu", (unsigned long long)requests);
 		if (s->docstore[0]) {
-			arg_fmt(a, "--budget", "%.3fs", s->budget_s);
-			arg_fmt(a, "--payload-kib", "%u", s->payload_kib);
+			cmd_argf(&a->cl, "--budget", "%.3fs", s->budget_s);
+			cmd_argf(&a->cl, "--payload-kib", "%u", s->payload_kib);
 		} else if (s->counter) {
-			arg(a, "--counter");
+			cmd_arg(&a->cl, "--counter");
 		}
 	} else {
-		arg_fmt(a, NULL, "%s://127.0.0.1:%u%s", s->tls ? "https" : "http", s->port, s->ready_path);
-		arg_fmt(a, "-c", "%u", s->connections);
-		arg_fmt(a, "-t", "%u", s->threads);
-		arg_fmt(a, "-n", "%llu", (unsigned long long)requests);
-		arg_fmt(a, "--pipeline", "%u", s->pipeline);
-		arg(a, "--engine");
-		arg(a, load_engine_names[env->engine]);
+		cmd_argf(&a->cl, NULL, "%s://127.0.0.1:%u%s", s->tls ? "https" : "http", s->port, s->ready_path);
+		cmd_argf(&a->cl, "-c", "%u", s->connections);
+		cmd_argf(&a->cl, "-t", "%u", s->threads);
+		cmd_argf(&a->cl, "-n", "%llu", (unsigned long long)requests);
+		cmd_argf(&a->cl, "--pipeline", "%u", s->pipeline);
+		cmd_arg(&a->cl, "--engine");
+		cmd_arg(&a->cl, load_engine_names[env->engine]);
 		if (s->tls)
-			arg(a, "-k"); /* the run's own throwaway certificate */
+			cmd_arg(&a->cl, "-k"); /* the run's own throwaway certificate */
 		if (s->check_length)
-			arg_fmt(a, "--expect-length", "%llu", (unsigned long long)s->body_length);
+			cmd_argf(&a->cl, "--expect-length", "%llu", (unsigned long long)s->body_length);
 		if (s->body_sha256[0]) {
-			arg(a, "--expect-sha256");
-			arg(a, s->body_sha256);
+			cmd_arg(&a->cl, "--expect-sha256");
+			cmd_arg(&a->cl, s->body_sha256);
 		}
-		arg_fmt(a, "--interval", "%ums", interval_ms(env));
+		cmd_argf(&a->cl, "--interval", "%ums", interval_ms(env));
 	}
-	arg_fmt(a, "--timeout", "%u", s->timeout_ms);
-	arg(a, "--json");
+	cmd_argf(&a->cl, "--timeout", "%u", s->timeout_ms);
+	cmd_arg(&a->cl, "--json");
 }
 
 /* The memory run of the docstore suite on a client's command line: its documents and the trial's seed, so
  * that the read-back after the restart draws the same keys (docs/docstore.md). */
 static void docstore_memory_args(const struct scenario *s, const struct trial_result *t, struct client_args *a)
 {
-	arg_fmt(a, "--memory-docs", "%llu", (unsigned long long)s->memory_docs);
-	arg_fmt(a, "--memory-seed", "%u", t->trial + 1);
+	cmd_argf(&a->cl, "--memory-docs", "%llu", (unsigned long long)s->memory_docs);
+	cmd_argf(&a->cl, "--memory-seed", "%u", t->trial + 1);
 	a->rows = true;
 }
 
@@ -570,26 +548,26 @@ static void cell_args_for(const struct run_env *env, const struct scenario *s, c
 	} expect[] = {{"--expect-sha256", r->sha256}, {"--expect-encoding", r->encoding}, {"--expect-range", r->range}};
 
 	args_start(a);
-	arg_fmt(a, NULL, "http://127.0.0.1:%u%s", s->port, r->path);
-	arg_fmt(a, "-c", "%u", conns);
-	arg_fmt(a, "-d", "%.3fs", seconds);
-	arg_fmt(a, "--timeout", "%u", s->timeout_ms);
-	arg(a, "--engine");
-	arg(a, load_engine_names[env->engine]);
+	cmd_argf(&a->cl, NULL, "http://127.0.0.1:%u%s", s->port, r->path);
+	cmd_argf(&a->cl, "-c", "%u", conns);
+	cmd_argf(&a->cl, "-d", "%.3fs", seconds);
+	cmd_argf(&a->cl, "--timeout", "%u", s->timeout_ms);
+	cmd_arg(&a->cl, "--engine");
+	cmd_arg(&a->cl, load_engine_names[env->engine]);
 	for (size_t i = 0; i < r->nheaders; i++) {
-		arg(a, "-H");
-		arg(a, r->headers[i]);
+		cmd_arg(&a->cl, "-H");
+		cmd_arg(&a->cl, r->headers[i]);
 	}
-	arg_fmt(a, "--expect-status", "%u", r->status);
+	cmd_argf(&a->cl, "--expect-status", "%u", r->status);
 	if (r->has_length)
-		arg_fmt(a, "--expect-length", "%llu", (unsigned long long)r->length);
+		cmd_argf(&a->cl, "--expect-length", "%llu", (unsigned long long)r->length);
 	for (size_t i = 0; i < HX_ARRAY_SIZE(expect); i++)
 		if (expect[i].value[0]) {
-			arg(a, expect[i].opt);
-			arg(a, expect[i].value);
+			cmd_arg(&a->cl, expect[i].opt);
+			cmd_arg(&a->cl, expect[i].value);
 		}
-	arg_fmt(a, "--interval", "%ums", interval_ms(env));
-	arg(a, "--json");
+	cmd_argf(&a->cl, "--interval", "%ums", interval_ms(env));
+	cmd_arg(&a->cl, "--json");
 }
 
 /* HARNESS_LOAD_URING (docs/load.md: the best io_uring mode the client may ask for) reaches every trial's client,
@@ -611,7 +589,7 @@ static int run_client(struct run_env *env, struct cg_tree *tree, const struct sc
 		      const struct client_args *args, bool measured, double left_s, struct sbx *server,
 		      struct trial_result *t, struct hx_err *err)
 {
-	char *const *argv = args->argv;
+	char *const *argv = args->cl.argv;
 	char out[PATH_MAX], errpath[PATH_MAX], tail[1024];
 	struct sbx_config c;
 	struct sbx x = {.pid = -1, .report_fd = -1};
@@ -925,9 +903,9 @@ static int docstore_after_restart(struct run_env *env, struct cg_tree *tree, con
 
 	client_args_for(env, s, 1, &args);
 	docstore_memory_args(s, t, &args);
-	for (size_t i = 0; args.argv[i]; i++)
-		if (args.argv[i] == s->docstore) /* its list: the one scenario */
-			args.argv[i] = (char *)"memory/after-restart";
+	for (size_t i = 0; args.cl.argv[i]; i++)
+		if (args.cl.argv[i] == s->docstore) /* its list: the one scenario */
+			args.cl.argv[i] = (char *)"memory/after-restart";
 	rc = run_client(env, tree, s, &args, false, 0, x, t, err);
 	t->load = suite;
 	return rc < 0 ? hx_wrap(err, "the memory run after the restart") : 0;
