@@ -52,7 +52,7 @@ static const struct hx_opt ab_tab[] = {
 	{"max-time", 0, OPT_DURATION, offsetof(struct ab_opts, max_time), "T",
 	 .help = "the duet's longest measuring time (default 120s)", .min = 5, .max = 3600},
 	{"window", 0, OPT_DURATION, offsetof(struct ab_opts, window), "SECONDS",
-	 .help = "each side's window (default 0.5s)", .min = 0.05, .max = 60},
+	 .help = "each side's window (default 0.1s; --duet simultaneous: 0.5s)", .min = 0.05, .max = 60},
 	{"seed", 0, OPT_SIZE, offsetof(struct ab_opts, seed), "N",
 	 .help = "the seed of the windows' order and of the bootstrap (default: from the clock; recorded)"},
 	{"connections", 0, OPT_UINT, offsetof(struct ab_opts, connections), "N",
@@ -231,7 +231,9 @@ static int ab_plan(const struct ab_opts *o, char **pos, int npos, struct ab_plan
 	p->s[1].port = p->s[0].port + 1; /* the same namespace and loopback, a port of its own */
 	plan_out(o, p);
 	p->duet = (struct duet_opts){
-		.window_s = o->window > 0 ? o->window : 0.5,
+		.window_s = o->window > 0     ? o->window
+			    : p->simultaneous ? AB_BLOCK_S
+					      : AB_WINDOW_S,
 		.max_time_s = o->max_time > 0 ? o->max_time : 120,
 		.precision = o->precision > 0 ? o->precision : (o->threshold > 0 ? o->threshold : AB_DEFAULT_TH) / 2,
 		.seed = o->seed ? o->seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32)};

@@ -14,9 +14,12 @@
 #include "report/report.h"
 
 #define AB_KIND	       "harness-ab/1"
-#define AB_MAX_WINDOWS 4096
-#define AB_IDLE_SHARE  0.05 /* a side busier than this share of a CPU during the other's windows is flagged */
+#define AB_MAX_WINDOWS 65536 /* 3,600 s (--max-time's most) of 0.1 s windows, and more */
+#define AB_IDLE_SHARE  0.05  /* a side busier than this share of a CPU during the other's windows is flagged */
 #define AB_DEFAULT_TH  0.02
+/* The default window of an interleaved duet and block of a simultaneous one, in seconds (docs/ab.md, "Windows") */
+#define AB_WINDOW_S 0.1
+#define AB_BLOCK_S  0.5
 /* A pair whose two windows saw foreign CPU time on the sides' CPUs differing by more than this share of a
  * window, and by more than AB_NOISY_MIN_MS (three of /proc/stat's 10 ms ticks), is noisy: left out of the
  * verdicts and counted (docs/ab.md). */
