@@ -155,7 +155,8 @@ static void plan_default_limits(struct cg_slice_plan *p)
 
 /* A simultaneous duet: both sides loaded at once, so each needs CPUs of its own, and so does each side's client:
  * four disjoint sets, the sides' of one size and the clients' of one size. By default a side gets a quarter of
- * the host (1 to 4 CPUs) and its client as many. Pinned mode only: a quota, or no CPU control, would let the
+ * the host (1 to 4 CPUs) and its client as many; with no_client (a startup duet: single runs, no load) two
+ * sets, a half of the host each (1 to 4). Pinned mode only: a quota, or no CPU control, would let the
  * two sides run on the same CPUs, and what one got would be taken from the other. */
 static int plan_simul(const struct cg_topo *t, const struct cg_cpus *usable, const struct cg_budget *b,
 		      struct cg_slice_plan *ret, struct hx_err *err)
@@ -171,9 +172,15 @@ static int plan_simul(const struct cg_topo *t, const struct cg_cpus *usable, con
 			       "ab: --duet simultaneous runs in pinned mode only (each side on CPUs of its own): drop "
 			       "--mode %s, or use --duet interleaved",
 			       cg_cpu_mode_names[b->mode]);
-	s = b->cpus ? b->cpus : max_u(1, min_u(4, have / 4));
-	c = b->client_cpus ? b->client_cpus : s;
+	/* a startup duet's sides have no clients: a half of the host each, then */
+	s = b->cpus ? b->cpus : max_u(1, min_u(4, have / (b->no_client ? 2 : 4)));
+	c = b->no_client ? 0 : b->client_cpus ? b->client_cpus : s;
 	if (2 * (s + c) > have) {
+		if (b->no_client)
+			return hx_fail(err, HX_EXIT_HOST, ERANGE,
+				       "ab: --duet simultaneous needs %u usable CPUs (%u for each side); this host has "
+				       "%u: %s",
+				       2 * s, s, have, have >= 2 ? "try a smaller --cpus" : "use --duet interleaved");
 		if (have >= 4 && s > 1)
 			return hx_fail(err, HX_EXIT_HOST, ERANGE,
 				       "ab: --duet simultaneous needs %u usable CPUs (%u for each side and %u for each "
@@ -191,11 +198,14 @@ static int plan_simul(const struct cg_topo *t, const struct cg_cpus *usable, con
 	if (cg_alloc_cpus(t, usable, want, &a, err) < 0)
 		return -err->errnum;
 	for (int k = 0; k < 2; k++) {
-		p.slices |= 1u << sides[k] | 1u << clients[k];
+		p.slices |= 1u << sides[k];
 		p.limits[sides[k]] = (struct cg_limits){.cpus = a.cpus[sides[k]],
 							.mems = a.mems[sides[k]],
 							.memory_max = b->memory_max,
 							.pids_max = b->pids_max};
+		if (!c)
+			continue;
+		p.slices |= 1u << clients[k];
 		p.limits[clients[k]] = (struct cg_limits){
 			.cpus = a.cpus[clients[k]], .mems = a.mems[clients[k]], .memory_max = b->client_memory_max};
 	}

@@ -43,7 +43,7 @@ static const struct hx_opt ab_tab[] = {
 	{"mode", 0, OPT_STR, offsetof(struct ab_opts, mode), "MODE", .help = "pinned (default), quota or none"},
 	{"duet", 0, OPT_STR, offsetof(struct ab_opts, duet), "KIND",
 	 .help = "interleaved (default: one client alternating the sides on one CPU set) or simultaneous (both sides "
-		 "loaded at once on two CPU sets, swapped between blocks; needs 4 CPUs or more)"},
+		 "loaded at once on two CPU sets, swapped between blocks; needs 4 CPUs or more, a startup duet 2)"},
 	{"threshold", 0, OPT_PERCENT, offsetof(struct ab_opts, threshold), "P%",
 	 .help = "the smallest change that matters (default 2%)", .min = 0.1, .max = 50},
 	{"precision", 0, OPT_PERCENT, offsetof(struct ab_opts, precision), "P%",
@@ -181,20 +181,22 @@ static int plan_budget(const struct ab_opts *o, struct ab_plan *p, struct run_en
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "ab: --duet takes interleaved or simultaneous, not '%s'",
 			       o->duet);
 	p->simultaneous = o->duet && strcmp(o->duet, "simultaneous") == 0;
-	if (p->simultaneous && (p->s[0].workload == SCN_STARTUP || p->s[0].workload == SCN_SCRIPT))
+	if (p->simultaneous && p->s[0].workload == SCN_SCRIPT)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
-			       "ab: --duet simultaneous loads http scenarios; a startup or script duet alternates "
-			       "single runs (drop --duet, or use --duet interleaved)");
+			       "ab: --duet simultaneous runs http and startup scenarios; a script duet alternates "
+			       "whole runs (drop --duet, or use --duet interleaved)");
 	if (p->simultaneous && p->s[0].workload == SCN_WS_RPC)
 		return hx_fail(
 			err, HX_EXIT_USAGE, EINVAL,
-			"ab: --duet simultaneous loads http scenarios; a ws-rpc duet is interleaved (drop --duet, "
-			"or use --duet interleaved)");
+			"ab: --duet simultaneous runs http and startup scenarios; a ws-rpc duet is interleaved (drop "
+			"--duet, or use --duet interleaved)");
 	env->budget[p->mode] = (struct cg_budget){.mode = p->mode,
 						  .cpus = o->cpus,
 						  .memory_max = o->memory ? o->memory : (uint64_t)2 << 30,
 						  .pids_max = 4096,
-						  .simultaneous = p->simultaneous};
+						  .simultaneous = p->simultaneous,
+						  /* a simultaneous startup duet's sides have no load clients */
+						  .no_client = p->simultaneous && p->s[0].workload == SCN_STARTUP};
 	if (cg_plan_host(&env->budget[p->mode], &env->plan[p->mode], err) < 0)
 		return -err->errnum;
 	if (!p->simultaneous) /* the simultaneous plan has each side's own set already */
@@ -236,7 +238,8 @@ static int ab_plan(const struct ab_opts *o, char **pos, int npos, struct ab_plan
 					      : AB_WINDOW_S,
 		.max_time_s = o->max_time > 0 ? o->max_time : 120,
 		.precision = o->precision > 0 ? o->precision : (o->threshold > 0 ? o->threshold : AB_DEFAULT_TH) / 2,
-		.seed = o->seed ? o->seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32)};
+		.seed = o->seed ? o->seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32),
+		.simultaneous = p->simultaneous};
 	for (int k = 0; k < 2; k++) {
 		const struct opt_list *args = k ? &o->b_args : &o->a_args, *envs = k ? &o->b_env : &o->a_env;
 
@@ -427,8 +430,8 @@ int verb_ab(int argc, char **argv)
 			"alternating between them in short windows of randomized order (a startup or script scenario:\n"
 			"single runs of A and B alternated; --duet simultaneous: both loaded at once on two CPU sets, "
 			"a\n"
-			"client each, the sets swapped between blocks); the verdict from the per-pair ratios B/A\n"
-			"(docs/ab.md).\n"
+			"client each, the sets swapped between blocks; a startup duet's two runs of a pair at once);\n"
+			"the verdict from the per-pair ratios B/A (docs/ab.md).\n"
 			"Exit 1 when B is slower beyond the threshold.",
 			ab_tab);
 		return HX_EXIT_OK;

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,9 @@ struct series {
 	unsigned runs, warmup;
 	bool quiet;
 	struct sbx_config sbx;
-	int out_fd; /* launcher -> parent: one run_record per run */
+	int out_fd;  /* launcher -> parent: one run_record per run */
+	int gate_fd; /* a gated launcher (startup_gate_open): a run per byte read from it, until its end; else -1 */
+	int gate_wr; /* the gate's other end, which the launcher must not hold (it would never see the end) */
 };
 
 /* One run without sandbox: the child stamps the clock into a close-on-exec pipe right before execve. */
@@ -96,6 +99,7 @@ static void run_sandboxed(struct series *s, struct run_record *rec)
 	if (rec->status == 0) {
 		rec->status = util_exit_code(status);
 		rec->wall_ns = x.stamps->exit_ns - x.stamps->exec_ns;
+		rec->exec_ns = x.stamps->exec_ns;
 		rec->user_us = x.stamps->utime_us;
 		rec->sys_us = x.stamps->stime_us;
 		rec->maxrss_kb = x.stamps->maxrss_kb;
@@ -108,8 +112,14 @@ static int launcher_main(void *arg)
 {
 	struct series *s = arg;
 
-	for (unsigned i = 0; i < s->warmup + s->runs; i++) {
+	if (s->gate_fd >= 0)
+		close(s->gate_wr);
+	for (unsigned i = 0; s->gate_fd >= 0 || i < s->warmup + s->runs; i++) {
 		struct run_record rec;
+		char go;
+
+		if (s->gate_fd >= 0 && read(s->gate_fd, &go, 1) != 1)
+			return 0; /* the gate closed: the duet is over */
 
 		run_sandboxed(s, &rec);
 		if (write(s->out_fd, &rec, sizeof(rec)) != sizeof(rec))
@@ -129,7 +139,7 @@ int startup_series_in(struct cg_tree *tree, const struct sbx_config *base, unsig
 int startup_series_at(struct cg_tree *tree, enum cg_slice sl, const struct sbx_config *base, unsigned runs,
 		      unsigned warmup, struct startup_record *recs, struct hx_err *err)
 {
-	struct series s = {.argv = (char **)base->argv, .runs = runs, .warmup = warmup, .sbx = *base};
+	struct series s = {.argv = (char **)base->argv, .runs = runs, .warmup = warmup, .sbx = *base, .gate_fd = -1};
 	int p[2] = {-1, -1}, rc = 0;
 	unsigned got = 0;
 	pid_t launcher = -1;
@@ -163,6 +173,91 @@ int startup_series_at(struct cg_tree *tree, enum cg_slice sl, const struct sbx_c
 	else if (got < warmup + runs)
 		rc = hx_fail(err, HX_EXIT_INTERNAL, EIO, "startup: the launcher stopped after %u runs", got);
 	return rc;
+}
+
+int startup_gate_open(struct cg_tree *tree, enum cg_slice sl, const struct sbx_config *base, struct startup_gate *g,
+		      struct hx_err *err)
+{
+	struct series s = {.argv = (char **)base->argv, .sbx = *base};
+	int gate[2], out[2];
+
+	*g = (struct startup_gate){.launcher = -1, .gate = -1, .out = -1};
+	if (pipe2(gate, O_CLOEXEC) < 0)
+		return hx_syserr(err, "startup: pipe");
+	if (pipe2(out, O_CLOEXEC) < 0) {
+		close(gate[0]);
+		close(gate[1]);
+		return hx_syserr(err, "startup: pipe");
+	}
+	s.gate_fd = gate[0];
+	s.gate_wr = gate[1];
+	s.out_fd = out[1];
+	/* the launcher is a fork: s is its own copy, the pipes' ends it needs are open there */
+	if (cg_spawn(tree, sl, 0, launcher_main, &s, &g->launcher, err) < 0) {
+		close(gate[0]);
+		close(gate[1]);
+		close(out[0]);
+		close(out[1]);
+		return -err->errnum;
+	}
+	close(gate[0]);
+	close(out[1]);
+	g->gate = gate[1];
+	g->out = out[0];
+	return 0;
+}
+
+int startup_gate_go(struct startup_gate *g, struct hx_err *err)
+{
+	if (write(g->gate, "g", 1) != 1)
+		return hx_syserr(err, "startup: the launcher's gate");
+	return 0;
+}
+
+int startup_gate_read(struct startup_gate *g, uint64_t deadline_ns, struct startup_record *rec, struct hx_err *err)
+{
+	size_t got = 0;
+
+	while (got < sizeof(*rec)) {
+		struct pollfd p = {.fd = g->out, .events = POLLIN};
+		uint64_t now = util_now_ns();
+		ssize_t n;
+
+		if (now >= deadline_ns)
+			return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT, "a run went past the scenario's timeout");
+		if (poll(&p, 1, (int)((deadline_ns - now) / 1000000 + 1)) < 0 && errno != EINTR)
+			return hx_syserr(err, "startup: poll");
+		if (!(p.revents & (POLLIN | POLLHUP)))
+			continue;
+		if ((n = read(g->out, (char *)rec + got, sizeof(*rec) - got)) <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			return hx_fail(err, HX_EXIT_INTERNAL, EIO, "startup: the launcher ended");
+		}
+		got += (size_t)n;
+	}
+	if (rec->status < 0)
+		return hx_fail(err, HX_EXIT_USAGE, -rec->status, "startup: a run cannot start: %s",
+			       strerror(-rec->status));
+	return 0;
+}
+
+void startup_gate_shut(struct startup_gate *g)
+{
+	if (g->gate >= 0)
+		close(g->gate); /* the launcher's next read ends it */
+	if (g->out >= 0)
+		close(g->out);
+	g->gate = g->out = -1;
+}
+
+void startup_gate_close(struct startup_gate *g)
+{
+	startup_gate_shut(g);
+	if (g->launcher > 0)
+		while (waitpid(g->launcher, NULL, 0) < 0 && errno == EINTR)
+			;
+	g->launcher = -1;
 }
 
 static int series_sandboxed_in(struct series *s, const struct startup_opts *o, struct run_record *recs,

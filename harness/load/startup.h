@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "base/err.h"
 #include "cgroups/alloc.h"
@@ -21,9 +22,10 @@ struct startup_opts {
 struct cg_tree;
 struct sbx_config;
 
-/* One run's measurements. status: exit code, 128+N for a signal, -errno when it could not start. */
+/* One run's measurements. status: exit code, 128+N for a signal, -errno when it could not start. exec_ns: the
+ * CLOCK_MONOTONIC time of a sandboxed run's execve (0 for a plain run). */
 struct startup_record {
-	uint64_t wall_ns, user_us, sys_us, maxrss_kb;
+	uint64_t wall_ns, user_us, sys_us, maxrss_kb, exec_ns;
 	int status;
 };
 
@@ -34,6 +36,23 @@ int startup_series_in(struct cg_tree *tree, const struct sbx_config *base, unsig
 /* The same with the launcher in slice sl (a duet's sut-b: harness ab). */
 int startup_series_at(struct cg_tree *tree, enum cg_slice sl, const struct sbx_config *base, unsigned runs,
 		      unsigned warmup, struct startup_record *recs, struct hx_err *err);
+
+/* A launcher kept in slice sl for a simultaneous duet (harness ab --duet simultaneous): each byte written to its
+ * gate (startup_gate_go) starts one sandboxed run of base->argv at once, whose record is then read from it by
+ * the deadline (startup_gate_read: -errno with the reason; the caller ends a run past it); closing ends the
+ * launcher. Two launchers gated back to back start their runs within microseconds of each other, with no cgroup
+ * move in either. A launcher opened after another holds that one's gate too, so shut every gate of the duet
+ * (startup_gate_shut) before waiting for any launcher (startup_gate_close). */
+struct startup_gate {
+	pid_t launcher;
+	int gate, out;
+};
+int startup_gate_open(struct cg_tree *tree, enum cg_slice sl, const struct sbx_config *base, struct startup_gate *g,
+		      struct hx_err *err);
+int startup_gate_go(struct startup_gate *g, struct hx_err *err);
+int startup_gate_read(struct startup_gate *g, uint64_t deadline_ns, struct startup_record *rec, struct hx_err *err);
+void startup_gate_shut(struct startup_gate *g);
+void startup_gate_close(struct startup_gate *g);
 
 /* warmup + runs runs of argv (NULL-terminated) into recs: each in a fresh sandbox, cloned by a launcher
  * already inside a slice of its own (no cgroup move in any run), or plainly forked here. */

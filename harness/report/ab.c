@@ -712,7 +712,9 @@ void ab_print_head(FILE *f, const struct ab_doc *d, bool md)
 	char a[600], b[600], ea[ESC_LEN], eb[ESC_LEN], es[ESC_LEN], est[ESC_LEN], what[64];
 
 	headline(f, d);
-	if (ab_headline(d) == AB_STARTUP || ab_headline(d) == AB_SCRIPT)
+	if (ab_headline(d) == AB_STARTUP && ab_simultaneous(d))
+		snprintf(what, sizeof(what), "single runs, both sides at once, each in a fresh sandbox");
+	else if (ab_headline(d) == AB_STARTUP || ab_headline(d) == AB_SCRIPT)
 		snprintf(what, sizeof(what), "single runs, each in a fresh sandbox");
 	else if (ab_simultaneous(d))
 		snprintf(what, sizeof(what), "%.2f s blocks, both sides at once", d->window_s);

@@ -768,6 +768,21 @@ int duet_simultaneous(struct run_env *env, const struct duet_side sides[2], enum
 	return servers_down(sides, tree, x, t, logfd, t0, d, rc, err);
 }
 
+/* ---- the startup and script duets: pairs of single runs ---- */
+
+/* What a pair of single runs needs of the duet's set-up (runs_duet's). */
+struct runs_ctx {
+	struct run_env *env;
+	struct cg_tree *tree;
+	const struct duet_side *sides;
+	const struct sbx_config *c; /* each side's sandbox */
+	const struct cg_cpus *cpus; /* an interleaved duet's one set of both sides */
+	struct cg_slice_plan cur;   /* a simultaneous duet's plan, the sides' sets swapped pair by pair */
+	struct startup_gate g[2];   /* a simultaneous duet's launchers, one in each side's slice */
+	double t0;
+	struct ab_doc *d;
+};
+
 /* ---- startup: single runs alternated, A and B in a randomized order per pair, each in a fresh sandbox ---- */
 
 /* One run of a side in its slice: its wall time from execve to exit, in ms. */
@@ -787,21 +802,17 @@ static int startup_once(struct cg_tree *tree, enum cg_slice sl, const struct sbx
 	return 0;
 }
 
-static int startup_pair(struct run_env *env, struct cg_tree *tree, const struct duet_side sides[2],
-			const struct sbx_config c[2], const struct cg_cpus *cpus, unsigned pair, bool a_first,
-			double t0, struct ab_doc *d, struct hx_err *err)
+static int startup_pair(struct runs_ctx *x, unsigned pair, bool a_first, struct hx_err *err)
 {
-	(void)env;
-	(void)cpus;
 	for (int i = 0; i < 2; i++) {
 		int k = a_first ? i : 1 - i;
-		struct ab_window *w = ab_window_add(d);
-		double ms, start = now_s() - t0;
+		struct ab_window *w = ab_window_add(x->d);
+		double ms, start = now_s() - x->t0;
 
 		if (!w)
 			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "ab: more than %d runs: shorten --max-time",
 				       AB_MAX_WINDOWS);
-		if (startup_once(tree, sides[k].side.slice, &c[k], 0, &ms, err) < 0)
+		if (startup_once(x->tree, x->sides[k].side.slice, &x->c[k], 0, &ms, err) < 0)
 			return hx_wrap(err, "side %c", "AB"[k]);
 		*w = (struct ab_window){.pair = pair,
 					.side = "AB"[k],
@@ -811,6 +822,68 @@ static int startup_pair(struct run_env *env, struct cg_tree *tree, const struct 
 					.startup_ms = ms,
 					.rss_kb = NAN, /* a startup run's memory is not read */
 					.memory_kb = NAN};
+	}
+	return 0;
+}
+
+/* A start stays well under this; past it, a run is stuck. */
+#define DUET_START_TIMEOUT_S 60
+
+/* A simultaneous startup pair: the sides' CPU sets swapped (but before the first pair), then one run of each side
+ * at once, the two launchers' gates opened back to back in the pair's random order; per side its own CPU time and
+ * the CPU time others used on its set meanwhile. */
+static int startup_simul_pair(struct runs_ctx *x, unsigned pair, bool a_first, struct hx_err *err)
+{
+	static const enum cg_slice sl[2] = {CG_SLICE_SUT, CG_SLICE_SUT_B};
+	struct startup_record rec[2];
+	double cpu0[2], busy0[2];
+	uint64_t deadline;
+	bool smt = false;
+	int rc = 0;
+
+	if (pair) {
+		cg_plan_simul_swap(&x->cur);
+		for (int k = 0; k < 2; k++)
+			if (cg_slice_apply(x->tree, sl[k], &x->cur.limits[sl[k]], err) < 0)
+				return hx_wrap(err, "ab: the swap of the sides' CPUs");
+	}
+	if (cg_topo_siblings_shared("/sys", &x->cur.limits[sl[0]].cpus, &x->cur.limits[sl[1]].cpus, &smt,
+				    &(struct hx_err){0}) < 0)
+		smt = false; /* no topology shown (some VMs): no sibling known */
+	for (int k = 0; k < 2; k++) {
+		cpu0[k] = slice_cpu_ms(x->tree, sl[k]);
+		busy0[k] = cpus_task_ms(&x->cur.limits[sl[k]].cpus);
+	}
+	for (int i = 0; i < 2 && rc == 0; i++)
+		rc = startup_gate_go(&x->g[a_first ? i : 1 - i], err);
+	deadline = util_now_ns() + (uint64_t)DUET_START_TIMEOUT_S * 1000000000u;
+	for (int k = 0; k < 2 && rc == 0; k++)
+		if ((rc = startup_gate_read(&x->g[k], deadline, &rec[k], err)) == 0 && rec[k].status != 0)
+			rc = hx_fail(err, HX_EXIT_VERDICT, EIO, "a run exited with %d", rec[k].status);
+		else if (rc < 0)
+			hx_wrap(err, "side %c", "AB"[k]);
+	if (rc < 0)
+		return rc;
+	for (int k = 0; k < 2; k++) {
+		struct ab_window *w = ab_window_add(x->d);
+		double ms = (double)rec[k].wall_ns / 1e6;
+
+		if (!w)
+			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "ab: more than %d runs: shorten --max-time",
+				       AB_MAX_WINDOWS);
+		*w = (struct ab_window){.pair = pair,
+					.side = "AB"[k],
+					.warmup = pair == 0,
+					.start_s = (double)rec[k].exec_ns / 1e9 - x->t0, /* its execve */
+					.duration_s = ms / 1e3,
+					.startup_ms = ms,
+					.idle_cpu_ms = NAN, /* no side is idle */
+					.own_cpu_ms = slice_cpu_ms(x->tree, sl[k]) - cpu0[k],
+					.rss_kb = NAN,
+					.memory_kb = NAN,
+					.smt_shared = smt};
+		w->foreign_ms = fmax(0, (cpus_task_ms(&x->cur.limits[sl[k]].cpus) - busy0[k]) - w->own_cpu_ms);
+		cg_cpus_format(&x->cur.limits[sl[k]].cpus, w->cpus, sizeof(w->cpus));
 	}
 	return 0;
 }
@@ -894,35 +967,30 @@ static int script_once(struct run_env *env, struct cg_tree *tree, const struct d
 	return script_value(s, outpath, &w->value, err);
 }
 
-static int script_pair(struct run_env *env, struct cg_tree *tree, const struct duet_side sides[2],
-		       const struct sbx_config c[2], const struct cg_cpus *cpus, unsigned pair, bool a_first, double t0,
-		       struct ab_doc *d, struct hx_err *err)
+static int script_pair(struct runs_ctx *x, unsigned pair, bool a_first, struct hx_err *err)
 {
 	for (int i = 0; i < 2; i++) {
 		int k = a_first ? i : 1 - i;
-		struct ab_window *w = ab_window_add(d);
+		struct ab_window *w = ab_window_add(x->d);
 
 		if (!w)
 			return hx_fail(err, HX_EXIT_USAGE, E2BIG, "ab: more than %d runs: shorten --max-time",
 				       AB_MAX_WINDOWS);
-		*w = (struct ab_window){.pair = pair, .side = "AB"[k], .warmup = pair == 0, .start_s = now_s() - t0};
-		if (script_once(env, tree, &sides[k], k, &c[k], cpus, w, err) < 0) {
-			d->nw--; /* a run that failed is no window */
+		*w = (struct ab_window){.pair = pair, .side = "AB"[k], .warmup = pair == 0, .start_s = now_s() - x->t0};
+		if (script_once(x->env, x->tree, &x->sides[k], k, &x->c[k], x->cpus, w, err) < 0) {
+			x->d->nw--; /* a run that failed is no window */
 			return hx_wrap(err, "side %c", "AB"[k]);
 		}
 	}
 	return 0;
 }
 
-/* ---- what the startup and script duets share: pairs of single runs until a stop ---- */
-
 struct runs_kind {
 	enum ab_metric metric; /* the one --precision watches */
 	bool quiet;	       /* a startup run's output is not kept */
 	bool warm;	       /* the scenario's warm-up runs of each side first (startup; a script's first pair) */
-	int (*pair)(struct run_env *env, struct cg_tree *tree, const struct duet_side sides[2],
-		    const struct sbx_config c[2], const struct cg_cpus *cpus, unsigned pair, bool a_first, double t0,
-		    struct ab_doc *d, struct hx_err *err);
+	bool gated;	       /* each side's runs from a launcher kept in its slice (a simultaneous duet) */
+	int (*pair)(struct runs_ctx *x, unsigned pair, bool a_first, struct hx_err *err);
 };
 
 /* Each side's sandbox set up once, then pairs of runs in a random order (the seed's) in the sides' slices, the
@@ -931,39 +999,51 @@ static int runs_duet(struct run_env *env, const struct duet_side sides[2], enum 
 		     const struct duet_opts *o, const struct runs_kind *kind, struct ab_doc *d, struct hx_err *err)
 {
 	unsigned slices = 1u << CG_SLICE_SUT | 1u << CG_SLICE_SUT_B;
-	const struct cg_cpus *cpus = &env->plan[mode].limits[CG_SLICE_SUT].cpus; /* the same set for both */
-	struct cg_tree *tree = NULL;
+	_cleanup_free_ struct runs_ctx *x = calloc(1, sizeof(*x));
 	_cleanup_free_ struct sbx_config *c = calloc(2, sizeof(*c));
 	char *argv[2][MAN_MAX_ARGV + 1], store[2][MAN_MAX_ARGV][PATH_MAX];
 	uint64_t state = o->seed;
 	bool was = false;
-	double t0 = now_s(), ms;
+	double ms;
 	int rc = 0;
 
-	if (!c)
+	if (!c || !x)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	*x = (struct runs_ctx){.env = env,
+			       .sides = sides,
+			       .c = c,
+			       .cpus = &env->plan[mode].limits[CG_SLICE_SUT].cpus, /* interleaved: both sides' set */
+			       .cur = env->plan[mode],
+			       .g = {{.launcher = -1, .gate = -1, .out = -1}, {.launcher = -1, .gate = -1, .out = -1}},
+			       .t0 = now_s(),
+			       .d = d};
 	for (int k = 0; k < 2; k++) {
 		if (run_sut_config(env, sides[k].s, sides[k].m, sides[k].st, &sides[k].side, &c[k], argv[k], store[k],
 				   err) < 0)
 			return hx_wrap(err, "side %c", "AB"[k]);
 		c[k].quiet = kind->quiet;
 	}
-	cg_cpus_format(cpus, d->side[0].cpus, sizeof(d->side[0].cpus));
-	cg_cpus_format(&env->plan[mode].limits[CG_SLICE_SUT_B].cpus, d->side[1].cpus, sizeof(d->side[1].cpus));
-	if (cg_tree_from_plan(&env->plan[mode], slices, NULL, &tree, err) < 0)
+	if (kind->gated)
+		snprintf(d->duet, sizeof(d->duet), "simultaneous");
+	cg_cpus_format(&x->cur.limits[CG_SLICE_SUT].cpus, d->side[0].cpus, sizeof(d->side[0].cpus));
+	cg_cpus_format(&x->cur.limits[CG_SLICE_SUT_B].cpus, d->side[1].cpus, sizeof(d->side[1].cpus));
+	if (cg_tree_from_plan(&x->cur, slices, NULL, &x->tree, err) < 0)
 		return -err->errnum;
 	/* the scenario's warm-up runs of each side (page cache, the image's files), not counted */
 	for (int k = 0; kind->warm && k < 2 && rc == 0; k++)
-		rc = startup_once(tree, sides[k].side.slice, &c[k], sides[k].s->warmup, &ms, err);
+		rc = startup_once(x->tree, sides[k].side.slice, &c[k], sides[k].s->warmup, &ms, err);
+	for (int k = 0; kind->gated && k < 2 && rc == 0; k++)
+		if ((rc = startup_gate_open(x->tree, sides[k].side.slice, &c[k], &x->g[k], err)) < 0)
+			hx_wrap(err, "side %c", "AB"[k]);
 	for (unsigned pair = 0; rc == 0; pair++) {
 		if (run_interrupted) {
 			rc = hx_fail(err, HX_EXIT_VERDICT, EINTR, "interrupted");
 			break;
 		}
 		/* the first pair is the warm-up: the page cache, the image's files */
-		if ((rc = kind->pair(env, tree, sides, c, cpus, pair, stats_splitmix(&state) & 1, t0, d, err)) < 0)
+		if ((rc = kind->pair(x, pair, stats_splitmix(&state) & 1, err)) < 0)
 			break;
-		if (now_s() - t0 >= o->max_time_s) {
+		if (now_s() - x->t0 >= o->max_time_s) {
 			snprintf(d->stopped, sizeof(d->stopped), "max-time");
 			break;
 		}
@@ -975,18 +1055,30 @@ static int runs_duet(struct run_env *env, const struct duet_side sides[2], enum 
 	}
 	if (!d->stopped[0])
 		snprintf(d->stopped, sizeof(d->stopped), "error");
-	if (cg_tree_destroy(tree, &(struct hx_err){0}) < 0 && rc == 0)
+	if (rc < 0 && kind->gated) /* a run stuck past its deadline: its slice ends, launcher and all */
+		for (int k = 0; k < 2; k++)
+			cg_slice_kill(x->tree, sides[k].side.slice, &(struct hx_err){0});
+	for (int k = 0; k < 2; k++) /* every gate shut before any launcher is waited for (startup.h) */
+		startup_gate_shut(&x->g[k]);
+	for (int k = 0; k < 2; k++)
+		startup_gate_close(&x->g[k]);
+	if (cg_tree_destroy(x->tree, &(struct hx_err){0}) < 0 && rc == 0)
 		rc = hx_fail(err, HX_EXIT_INTERNAL, EBUSY, "ab: the duet's cgroups could not be removed");
-	d->wall_s = now_s() - t0;
+	d->wall_s = now_s() - x->t0;
 	return rc;
 }
 
 int duet_startup(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,
 		 struct ab_doc *d, struct hx_err *err)
 {
-	static const struct runs_kind kind = {.metric = AB_STARTUP, .quiet = true, .warm = true, .pair = startup_pair};
+	static const struct runs_kind kind = {.metric = AB_STARTUP, .quiet = true, .warm = true, .pair = startup_pair},
+				      simul = {.metric = AB_STARTUP,
+					       .quiet = true,
+					       .warm = true,
+					       .gated = true,
+					       .pair = startup_simul_pair};
 
-	return runs_duet(env, sides, mode, o, &kind, d, err);
+	return runs_duet(env, sides, mode, o, o->simultaneous ? &simul : &kind, d, err);
 }
 
 int duet_script(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,

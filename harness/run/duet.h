@@ -18,6 +18,7 @@ struct duet_opts {
 	double window_s, max_time_s;
 	double precision; /* stop once the throughput's CI half-width is within it (two looks in a row) */
 	uint64_t seed;
+	bool simultaneous; /* a startup duet's runs of A and B at once, on the simultaneous plan's two sets */
 };
 
 /* Runs the duet in mode's plan (already made a duet's: cg_plan_duet); d gets every window, the totals and
@@ -32,7 +33,9 @@ int duet_simultaneous(struct run_env *env, const struct duet_side sides[2], enum
 		      const struct duet_opts *o, struct ab_doc *d, struct hx_err *err);
 
 /* A startup duet: single runs of A and B alternated, each pair's order drawn from the seed, each run in a fresh
- * sandbox in its side's slice, after the scenario's warm-up runs of each; until --precision or --max-time. */
+ * sandbox in its side's slice, after the scenario's warm-up runs of each; until --precision or --max-time. With
+ * o->simultaneous (mode's plan a simultaneous one with no clients: sut and sut-b on two disjoint sets), each
+ * pair's two runs start at once, from a launcher kept in each side's slice, the sets swapped between pairs. */
 int duet_startup(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,
 		 struct ab_doc *d, struct hx_err *err);
 

@@ -4,7 +4,8 @@
 # guest ab-simul.bats), an A/A duet of the ab-burn fixture on bun ends without a false verdict, every block's two
 # CPU sets are disjoint, equal and swap from block to block, the SMT sharing recorded is the kernel's
 # thread_siblings_list, both sides were loaded at the same time (their windows overlap and both slices used CPU),
-# and a B made much slower per request is called slower with exit 1. A correctness test: the guest's emulated
+# and a B made much slower per request is called slower with exit 1; a startup duet, which needs a CPU a side only,
+# runs each pair's two runs at once on this host too. A correctness test: the guest's emulated
 # CPUs give a few hundred requests a second, so the loads are short and the effect large.
 
 bats_require_minimum_version 1.5.0
@@ -86,13 +87,57 @@ need_cpus() {
 	[ -z "$(leftover_cgroups)" ]
 }
 
-@test "ab --duet: a kind it does not know, another CPU mode, or a startup scenario is exit 2 with the fix" {
+@test "ab --duet: a kind it does not know or another CPU mode is exit 2 with the fix" {
 	run -2 "$HARNESS" ab bun bun --duet parallel
 	[[ "$output" == *"--duet takes interleaved or simultaneous, not 'parallel'"* ]]
 	run -2 "$HARNESS" ab bun bun --duet simultaneous --mode quota
 	[[ "$output" == *"pinned mode only"*"--duet interleaved"* ]]
-	run -2 "$HARNESS" ab node24 node24 startup --duet simultaneous
-	[[ "$output" == *"a startup or script duet alternates single runs"* ]]
+}
+
+# A startup duet needs no clients: a CPU for each side, so it runs on this 2-CPU host too. Each pair's two runs
+# start at once, from a launcher kept in each side's slice: they overlap in time and their execve calls are close
+# (a fraction of a run apart); each side is on a set of its own, the two disjoint, and they swap pair by pair.
+@test "ab --duet simultaneous: a startup duet starts each pair's two runs at once, on disjoint sets swapped pair by pair" {
+	need_root
+	[ "$(usable_cpus)" -ge 2 ] || skip "needs 2 usable CPUs"
+	"$HARNESS" images verify node24 >/dev/null 2>&1 || hx_skip "needs the node24 image (harness images pull node24)"
+	run "$HARNESS" ab node24 node24 startup --duet simultaneous --max-time 12 --seed 41 --out st.json
+	[ "$status" -le 1 ] || {
+		echo "$output" >&2
+		false
+	}
+	[[ "$output" == *"single runs, both sides at once"* ]]
+	python3 - st.json "$status" <<'PY'
+import json, statistics, sys
+d = json.load(open(sys.argv[1]))
+assert d["duet"] == "simultaneous" and d["workload"] == "startup", (d["duet"], d["workload"])
+v = d["verdicts"]["startup"]
+# the exit code is the verdict's: 1 exactly when B is slower beyond the threshold
+assert (int(sys.argv[2]) == 1) == (v["verdict"] == "slower"), (sys.argv[2], v)
+# an A/A duet: the two sides within the noise (the sets swap, so neither CPU favours a side)
+assert 0.95 < v["ratio"] < 1.05, v
+pairs = {}
+for w in d["windows"]:
+    pairs.setdefault(w["pair"], {})[w["side"]] = w
+assert len(pairs) >= 10 and all(len(p) == 2 for p in pairs.values()), len(pairs)
+gaps, durs = [], []
+prev = None
+for k in sorted(pairs):
+    a, b = pairs[k]["A"], pairs[k]["B"]
+    # at the same time: each run begins before the other ends
+    assert a["start_s"] < b["start_s"] + b["duration_s"] and b["start_s"] < a["start_s"] + a["duration_s"], (a, b)
+    gaps.append(abs(a["start_s"] - b["start_s"]))
+    durs.append(min(a["duration_s"], b["duration_s"]))
+    sa, sb = set(a["cpus"].split(",")), set(b["cpus"].split(","))
+    assert a["cpus"] and b["cpus"] and not sa & sb, (a["cpus"], b["cpus"])
+    if prev:
+        assert a["cpus"] == prev["B"]["cpus"] and b["cpus"] == prev["A"]["cpus"], (k, a["cpus"], prev)
+    prev = pairs[k]
+# the two execve calls of a pair: a small part of a run apart (the two sandboxes are made side by side)
+assert statistics.median(gaps) < 0.25 * statistics.median(durs), (statistics.median(gaps), statistics.median(durs))
+print(f"{len(pairs)} pairs, execve gap median {statistics.median(gaps) * 1e3:.2f} ms, run {statistics.median(durs) * 1e3:.1f} ms, ratio {v['ratio']:.4f}")
+PY
+	[ -z "$(leftover_cgroups)" ]
 }
 
 # The simultaneous duet's client on its own, on this host: a window per byte on stdin, none before its byte, and

@@ -35,7 +35,7 @@ setup() {
 	run -2 "$HARNESS" ab bun bun postgres
 	[[ "$output" == *"postgres needs the Postgres fixture, which harness ab does not set up"* ]]
 	run -2 "$HARNESS" ab bun bun "$FIXTURES/scenarios/ab-script" --duet simultaneous
-	[[ "$output" == *"a startup or script duet alternates single runs"* ]]
+	[[ "$output" == *"a script duet alternates whole runs"* ]]
 	run -2 "$HARNESS" ab bun bun --a-env NOEQUALS
 	[[ "$output" == *"--a-env takes K=V"* ]]
 	run -2 "$HARNESS" ab bun bun --threshold 0%

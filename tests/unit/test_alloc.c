@@ -426,6 +426,37 @@ static void test_plan_simul_refused(void **state)
 	assert_non_null(strstr(err.msg, "pinned mode only"));
 }
 
+/* A simultaneous startup duet (no_client): two disjoint sets, a half of the host each (1 to 4), no client slice; the
+ * 2-CPU VM fits one CPU a side, one CPU does not. */
+static void test_plan_simul_no_client(void **state)
+{
+	const struct cg_topo *t = load("vm2");
+	struct cg_budget b = {.mode = CG_CPU_PINNED, .simultaneous = true, .no_client = true};
+	struct cg_slice_plan p;
+	struct hx_err err = {0};
+	struct cg_cpus both, one;
+
+	(void)state;
+	assert_int_equal(cg_plan_slices(t, &t->online, &b, &p, &err), 0);
+	assert_int_equal(p.slices, 1u << CG_SLICE_SUT | 1u << CG_SLICE_SUT_B);
+	assert_int_equal(cg_cpus_count(&p.limits[CG_SLICE_SUT].cpus), 1);
+	assert_int_equal(cg_cpus_count(&p.limits[CG_SLICE_SUT_B].cpus), 1);
+	both = p.limits[CG_SLICE_SUT].cpus;
+	cg_cpus_and(&both, &p.limits[CG_SLICE_SUT_B].cpus);
+	assert_true(cg_cpus_empty(&both));
+	assert_int_equal(p.limits[CG_SLICE_SUT].pids_max, p.limits[CG_SLICE_SUT_B].pids_max);
+	t = load("smt2x8x2");
+	assert_int_equal(cg_plan_slices(t, &t->online, &b, &p, &err), 0);
+	assert_int_equal(cg_cpus_count(&p.limits[CG_SLICE_SUT].cpus), 4); /* a half of 32, at most 4 */
+	assert_false(p.slices & (1u << CG_SLICE_CLIENT | 1u << CG_SLICE_CLIENT_B));
+	assert_int_equal(cg_cpus_parse("3", &one), 0);
+	err = (struct hx_err){0};
+	assert_true(cg_plan_slices(t, &one, &b, &p, &err) < 0);
+	assert_int_equal(err.exit, HX_EXIT_HOST);
+	assert_non_null(strstr(err.msg, "needs 2 usable CPUs (1 for each side); this host has 1"));
+	assert_non_null(strstr(err.msg, "--duet interleaved"));
+}
+
 /* SMT siblings from thread_siblings_list: 0 and 16 are one core's threads on smt2x8x2, 0 and 1 are not. */
 static void test_siblings_shared(void **state)
 {
@@ -712,6 +743,7 @@ int main(void)
 		cmocka_unit_test(test_plan_simul),
 		cmocka_unit_test(test_plan_simul_swap),
 		cmocka_unit_test(test_plan_simul_refused),
+		cmocka_unit_test(test_plan_simul_no_client),
 		cmocka_unit_test(test_siblings_shared),
 		cmocka_unit_test(test_plan_prepare_limited),
 	};
