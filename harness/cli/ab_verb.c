@@ -120,7 +120,7 @@ static int plan_side(const struct ab_opts *o, const char *runtime, const char *s
 		if (strcmp(o->profile, scn_profile_names[i]) == 0)
 			prof = i;
 	scn_scale(s, (enum scn_profile)prof);
-	if (o->connections && s->workload == SCN_WS_RPC)
+	if (o->connections && (s->workload == SCN_WS_RPC || s->workload == SCN_WS_CHAT))
 		s->clients = o->connections; /* a WebSocket client is one connection */
 	else if (o->connections)
 		s->connections = o->connections;
@@ -142,15 +142,20 @@ static int plan_side(const struct ab_opts *o, const char *runtime, const char *s
 			       s->counter	? "a counter (its invariant needs the whole run)"
 			       : s->docstore[0] ? "the document store's suite"
 						: "a fixture or a prepare step");
-	if (s->workload == SCN_WS_RPC)
+	if (s->workload == SCN_WS_CHAT && (s->tls || s->fixtures || s->prepare))
+		return hx_fail(err, HX_EXIT_USAGE, ENOTSUP,
+			       "ab: %s is a ws-chat scenario with %s, which the chat duet does not set up: measure it "
+			       "with harness run and compare",
+			       s->name, s->tls ? "TLS" : "a fixture or a prepare step");
+	if (s->workload == SCN_WS_RPC || s->workload == SCN_WS_CHAT)
 		return scn_supports(s, &p->m[k]) ? 0
 						 : hx_fail(err, HX_EXIT_USAGE, ENOTSUP,
 							   "ab: scenario %s does not run on %s", s->name, p->m[k].name);
 	if (s->workload != SCN_HTTP || s->tls || s->nroutes || s->fixtures || s->prepare || s->memory_idle_s > 0)
 		return hx_fail(err, HX_EXIT_USAGE, ENOTSUP,
-			       "ab: %s is neither a startup, a script, a ws-rpc nor a plain http scenario; harness ab "
-			       "measures those (http without TLS, routes, fixtures or a memory run: try http-hello, "
-			       "ws-rpc or startup)",
+			       "ab: %s is neither a startup, a script, a ws-rpc, a ws-chat nor a plain http scenario; "
+			       "harness ab measures those (http without TLS, routes, fixtures or a memory run: try "
+			       "http-hello, ws-rpc, ws-chat or startup)",
 			       s->name);
 	if (!scn_supports(s, &p->m[k]))
 		return hx_fail(err, HX_EXIT_USAGE, ENOTSUP, "ab: scenario %s does not run on %s", s->name,
@@ -185,11 +190,10 @@ static int plan_budget(const struct ab_opts *o, struct ab_plan *p, struct run_en
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 			       "ab: --duet simultaneous runs http and startup scenarios; a script duet alternates "
 			       "whole runs (drop --duet, or use --duet interleaved)");
-	if (p->simultaneous && p->s[0].workload == SCN_WS_RPC)
-		return hx_fail(
-			err, HX_EXIT_USAGE, EINVAL,
-			"ab: --duet simultaneous runs http and startup scenarios; a ws-rpc duet is interleaved (drop "
-			"--duet, or use --duet interleaved)");
+	if (p->simultaneous && (p->s[0].workload == SCN_WS_RPC || p->s[0].workload == SCN_WS_CHAT))
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "ab: --duet simultaneous runs http and startup scenarios; a ws-rpc or ws-chat duet is "
+			       "interleaved (drop --duet, or use --duet interleaved)");
 	env->budget[p->mode] = (struct cg_budget){.mode = p->mode,
 						  .cpus = o->cpus,
 						  .memory_max = o->memory ? o->memory : (uint64_t)2 << 30,
@@ -343,10 +347,11 @@ static void doc_head(const struct ab_opts *o, const struct ab_plan *p, struct ab
 	snprintf(d->scenario, sizeof(d->scenario), "%s", p->s[0].name);
 	snprintf(d->mode, sizeof(d->mode), "%s", cg_cpu_mode_names[p->mode]);
 	snprintf(d->workload, sizeof(d->workload), "%s",
-		 p->s[0].workload == SCN_STARTUP  ? "startup"
-		 : p->s[0].workload == SCN_SCRIPT ? "script"
-		 : p->s[0].workload == SCN_WS_RPC ? "ws-rpc"
-						  : "http");
+		 p->s[0].workload == SCN_STARTUP   ? "startup"
+		 : p->s[0].workload == SCN_SCRIPT  ? "script"
+		 : p->s[0].workload == SCN_WS_RPC  ? "ws-rpc"
+		 : p->s[0].workload == SCN_WS_CHAT ? "ws-chat"
+						   : "http");
 	if (p->s[0].workload == SCN_SCRIPT) {
 		snprintf(d->metric_name, sizeof(d->metric_name), "%s", p->s[0].primary_metric);
 		d->metric_higher = p->s[0].primary_higher;
@@ -366,7 +371,8 @@ static void doc_head(const struct ab_opts *o, const struct ab_plan *p, struct ab
 	d->max_time_s = p->duet.max_time_s;
 	d->window_s = p->duet.window_s;
 	d->seed = p->duet.seed;
-	d->connections = p->s[0].workload == SCN_WS_RPC ? p->s[0].clients : p->s[0].connections;
+	d->connections = p->s[0].workload == SCN_WS_RPC || p->s[0].workload == SCN_WS_CHAT ? p->s[0].clients
+											   : p->s[0].connections;
 	d->threads = p->s[0].threads;
 }
 

@@ -577,59 +577,106 @@ static void rpc_print(const char *url, const struct rpc_cell *cells, size_t n)
 		       cells[0].cfg.counter ? "; the counter moved by the increments acknowledged" : "");
 }
 
-/* An rpc duet (harness ab on a ws-rpc scenario): --duet URL_B, --duet-order, --duet-window; each window a line
- * as an http duet's, then the totals and the checks' verdict. */
-static int verb_load_rpc_duet(const struct load_opts *o, const char *url, struct hx_err *err)
+/* A WebSocket duet's window order from --duet-order (0: A, 1: B), into *ret (freed by the caller). */
+static int ws_duet_order(const struct load_opts *o, unsigned char **ret, size_t *ret_n, struct hx_err *err)
 {
 	size_t n = o->duet_order ? strlen(o->duet_order) : 0;
-	_cleanup_free_ unsigned char *order = malloc(n + 1);
-	struct rpc_config c = {
-		.clients = o->clients ? o->clients : 16,
-		.window = o->window ? o->window : 32,
-		.timeout_ms = o->timeout_ms ? o->timeout_ms : 10000,
-		.url_b = o->duet_b,
-		.nwindows = n,
-		.window_s = o->duet_window > 0 ? o->duet_window : 0.5,
-		.on_window = duet_line,
-	};
-	struct rpc_result r;
-	struct timespec cpu;
-	cJSON *j;
-	_cleanup_free_ char *text = NULL;
+	unsigned char *order;
 
-	if (o->counter || o->sweep || o->requests || o->duet_gate)
-		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
-			       "load: an rpc duet is echo requests by windows: drop --counter, --sweep, -n and "
-			       "--duet-gate");
 	if (!n || strspn(o->duet_order, "AB") != n)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 			       "load: --duet takes --duet-order, a side per window: A or B");
-	if (!order)
+	if (!(order = malloc(n)))
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)
 		order[i] = o->duet_order[i] == 'B';
-	c.order = order;
+	*ret = order;
+	*ret_n = n;
 	signal(SIGPIPE, SIG_IGN); /* harness ab closes the pipe when it has enough: a failed write ends the load */
-	if (rpc_run(url, &c, &r, err) < 0)
-		return -err->errnum;
-	j = cJSON_CreateObject();
+	return 0;
+}
+
+/* A WebSocket duet's last line: the totals and, when a check failed, its words (harness ab records them). */
+static void ws_duet_end_line(uint64_t requests, uint64_t errors, const char *why)
+{
+	struct timespec cpu;
+	cJSON *j = cJSON_CreateObject();
+	_cleanup_free_ char *text = NULL;
+
 	cJSON_AddTrueToObject(j, "end");
-	cJSON_AddNumberToObject(j, "requests", (double)r.answered);
-	cJSON_AddNumberToObject(j, "errors", (double)rpc_failures(&r));
+	cJSON_AddNumberToObject(j, "requests", (double)requests);
+	cJSON_AddNumberToObject(j, "errors", (double)errors);
 	cJSON_AddNumberToObject(j, "reconnects", 0);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
 	cJSON_AddNumberToObject(j, "cpu_s", (double)cpu.tv_sec + (double)cpu.tv_nsec / 1e9);
 	cJSON_AddStringToObject(j, "engine", "epoll");
 	cJSON_AddNumberToObject(j, "threads", 1);
-	if (!r.ok)
-		cJSON_AddStringToObject(j, "why", r.why);
+	if (why)
+		cJSON_AddStringToObject(j, "why", why);
 	if ((text = cJSON_PrintUnformatted(j)))
 		printf("%s\n", text);
 	fflush(stdout);
 	cJSON_Delete(j);
+}
+
+/* An rpc duet (harness ab on a ws-rpc scenario): --duet URL_B, --duet-order, --duet-window; each window a line
+ * as an http duet's, then the totals and the checks' verdict. */
+static int verb_load_rpc_duet(const struct load_opts *o, const char *url, struct hx_err *err)
+{
+	_cleanup_free_ unsigned char *order = NULL;
+	struct rpc_config c = {
+		.clients = o->clients ? o->clients : 16,
+		.window = o->window ? o->window : 32,
+		.timeout_ms = o->timeout_ms ? o->timeout_ms : 10000,
+		.url_b = o->duet_b,
+		.window_s = o->duet_window > 0 ? o->duet_window : 0.5,
+		.on_window = duet_line,
+	};
+	struct rpc_result r;
+
+	if (o->counter || o->sweep || o->requests || o->duet_gate)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "load: an rpc duet is echo requests by windows: drop --counter, --sweep, -n and "
+			       "--duet-gate");
+	if (ws_duet_order(o, &order, &c.nwindows, err) < 0)
+		return -err->errnum;
+	c.order = order;
+	if (rpc_run(url, &c, &r, err) < 0)
+		return -err->errnum;
+	ws_duet_end_line(r.answered, rpc_failures(&r), r.ok ? NULL : r.why);
 	if (!r.ok)
 		fprintf(stderr, "harness: load: rpc invariant broken: %s\n", r.why);
 	return r.ok ? HX_EXIT_OK : HX_EXIT_VERDICT;
+}
+
+/* A chat duet (harness ab on a ws-chat scenario): --duet URL_B, --duet-order, --duet-window; each window a line
+ * as an http duet's (its requests the deliveries, its latency the round trips), then the totals. */
+static int verb_load_chat_duet(const struct load_opts *o, const char *url, struct hx_err *err)
+{
+	_cleanup_free_ unsigned char *order = NULL;
+	_cleanup_free_ struct chat_result *r = calloc(1, sizeof(*r));
+	struct chat_duet_config c = {
+		.clients = o->clients ? o->clients : 16,
+		.timeout_ms = o->timeout_ms ? o->timeout_ms : 10000,
+		.url_b = o->duet_b,
+		.window_s = o->duet_window > 0 ? o->duet_window : 0.5,
+		.on_window = duet_line,
+	};
+
+	if (!r)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	if (o->messages || o->duet_gate)
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "load: a chat duet runs by windows: drop --messages and --duet-gate");
+	if (ws_duet_order(o, &order, &c.nwindows, err) < 0)
+		return -err->errnum;
+	c.order = order;
+	if (chat_duet(url, &c, r, err) < 0)
+		return -err->errnum;
+	ws_duet_end_line(r->delivered, r->lost + r->duplicated + r->errors, r->ok ? NULL : r->why);
+	if (!r->ok)
+		fprintf(stderr, "harness: load: chat invariant broken: %s\n", r->why);
+	return r->ok ? HX_EXIT_OK : HX_EXIT_VERDICT;
 }
 
 /* Run every cell, print, exit 1 when a check failed in any (a duet: verb_load_rpc_duet). */
@@ -850,6 +897,10 @@ int verb_load(int argc, char **argv)
 		rc = verb_load_docstore(&o, argv[1], &err);
 	else if (o.rpc)
 		rc = verb_load_rpc(&o, argv[1], &err);
+	else if (o.chat && (o.duet_b || o.duet_order || o.duet_gate))
+		rc = o.duet_b ? verb_load_chat_duet(&o, argv[1], &err)
+			      : hx_fail(&err, HX_EXIT_USAGE, EINVAL,
+					"load: a chat duet takes --duet URL_B with --duet-order");
 	else if (o.chat)
 		rc = chat_verb(argv[1], o.clients ? o.clients : 16, o.messages ? o.messages : 80, o.timeout_ms, o.json,
 			       &err);

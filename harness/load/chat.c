@@ -4,6 +4,9 @@
 #include "load/chat.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,19 +60,29 @@ static void chat_send_next(struct chat *ch, struct chat_client *c)
 	chat_send_frame(ch, c, WS_TEXT, msg, (size_t)len);
 }
 
-static void chat_message(struct chat *ch, struct chat_client *c, const uint8_t *data, size_t len, uint64_t now)
+/* A message "<sender> <number> <sent_ns>": its sender below n, its number below m; -1 for anything else. */
+static int chat_parse(const uint8_t *data, size_t len, unsigned n, unsigned m, unsigned *from, unsigned *seq,
+		      uint64_t *sent)
 {
 	char text[64];
-	unsigned from, seq;
-	unsigned long long sent;
+	unsigned long long ns;
 
-	if (len >= sizeof(text)) {
-		wsc_dead(&ch->g, &c->w, "unexpected message");
-		return;
-	}
+	if (len >= sizeof(text))
+		return -1;
 	memcpy(text, data, len);
 	text[len] = '\0';
-	if (sscanf(text, "%u %u %llu", &from, &seq, &sent) != 3 || from >= ch->n || seq >= ch->m) {
+	if (sscanf(text, "%u %u %llu", from, seq, &ns) != 3 || *from >= n || *seq >= m)
+		return -1;
+	*sent = ns;
+	return 0;
+}
+
+static void chat_message(struct chat *ch, struct chat_client *c, const uint8_t *data, size_t len, uint64_t now)
+{
+	unsigned from, seq;
+	uint64_t sent;
+
+	if (chat_parse(data, len, ch->n, ch->m, &from, &seq, &sent) < 0) {
 		wsc_dead(&ch->g, &c->w, "unexpected message");
 		return;
 	}
@@ -218,5 +231,276 @@ int chat_run(const char *url, unsigned clients, unsigned messages, unsigned time
 	if (ch->g.ep >= 0)
 		close(ch->g.ep);
 	tp_tls_free();
+	return rc;
+}
+
+/* ---- a duet (harness ab on a ws-chat scenario): windows of messages on two rooms, one side at a time ---- */
+
+struct duet_client {
+	struct wsc w; /* first: the connection's events carry its address */
+	unsigned id, side;
+	uint32_t sent;	  /* the messages it sent */
+	uint32_t *expect; /* per sender of its room: the number of the message due next from it */
+};
+
+_Static_assert(offsetof(struct duet_client, w) == 0, "a client is found from its connection's address");
+
+struct chat_duet {
+	struct wsc_group g[2]; /* a room per side, on one epoll */
+	struct load_url url[2];
+	const struct chat_duet_config *cfg;
+	struct duet_client *c;	 /* cfg->clients of A, then as many of B */
+	unsigned n, joined;	 /* per side; joined of both */
+	uint64_t due[2], got[2]; /* per side: the deliveries its messages owe (clients x sent), those made */
+	uint64_t start_ns, last_ns;
+	size_t k;	 /* the window */
+	uint64_t end_ns; /* its end: no message sent after it, no delivery after it counted */
+	bool loading, draining, done;
+	struct load_window win;
+	struct chat_result *r;
+};
+
+static struct duet_client *dclient_of(struct wsc *w)
+{
+	return (struct duet_client *)w;
+}
+
+/* The first check that failed, kept; every later window's line repeats it. */
+__attribute__((format(printf, 2, 3))) static void duet_fail(struct chat_duet *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	d->win.errors_total++;
+	if (d->r->why[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d->r->why, sizeof(d->r->why), fmt, ap);
+	va_end(ap);
+}
+
+static void duet_send(struct chat_duet *d, struct duet_client *c)
+{
+	char msg[64];
+	int len = snprintf(msg, sizeof(msg), "%u %u %llu", c->id, c->sent, (unsigned long long)util_now_ns());
+
+	if (c->w.state != WSC_OPEN)
+		return;
+	c->sent++;
+	d->due[c->side] += d->n; /* the room broadcasts it to every client, its sender too */
+	if (wsc_queue(&d->g[c->side], &c->w, WS_TEXT, msg, (size_t)len))
+		wsc_flush(&d->g[c->side], &c->w);
+}
+
+static void duet_window_open(struct chat_duet *d, size_t k)
+{
+	uint64_t now = util_now_ns();
+
+	d->k = k;
+	d->draining = false;
+	d->end_ns = now + (uint64_t)(d->cfg->window_s * 1e9);
+	memset(&d->win, 0, sizeof(d->win));
+	hist_init(&d->win.latency);
+	d->win.index = k;
+	d->win.side = d->cfg->order[k];
+	d->win.start_s = (double)(now - d->start_ns) / 1e9;
+	d->win.start_mono_s = (double)now / 1e9;
+	d->win.duration_s = d->cfg->window_s;
+	for (unsigned i = 0; i < 2 * d->n; i++) /* each client of the side one message in flight, as a trial's */
+		if (d->c[i].side == d->win.side)
+			duet_send(d, &d->c[i]);
+}
+
+/* After the loop's events: a window whose time is up stops sending; once every message its side sent reached
+ * every client, its line goes out and the next window opens (or the duet ends). */
+static void duet_window_tick(struct chat_duet *d, uint64_t now)
+{
+	unsigned side = d->win.side;
+
+	if (!d->loading || d->done)
+		return;
+	if (!d->draining && now >= d->end_ns)
+		d->draining = true;
+	if (!d->draining || d->got[side] < d->due[side])
+		return;
+	d->win.drain_ms = (double)(now - d->end_ns) / 1e6;
+	d->win.why = d->r->why[0] ? d->r->why : NULL;
+	if (!d->cfg->on_window(&d->win, d->cfg->window_ctx) || d->k + 1 >= d->cfg->nwindows) {
+		d->done = true;
+		return;
+	}
+	duet_window_open(d, d->k + 1);
+}
+
+/* A delivery: each sender's messages reach each client in the order sent, once each (a later number first is a
+ * message lost or overtaken, an earlier one a message delivered twice). */
+static void duet_message(struct chat_duet *d, struct duet_client *c, const uint8_t *data, size_t len, uint64_t now)
+{
+	const char *of = c->side ? "B" : "A";
+	unsigned from, seq;
+	uint64_t sent;
+
+	if (chat_parse(data, len, d->n, UINT32_MAX, &from, &seq, &sent) < 0) {
+		wsc_dead(&d->g[c->side], &c->w, "unexpected message");
+		return;
+	}
+	if (seq != c->expect[from]) {
+		if (seq < c->expect[from]) {
+			d->r->duplicated++;
+		} else {
+			d->r->lost += seq - c->expect[from];
+			d->due[c->side] -= seq - c->expect[from]; /* never to come: the window's drain ends */
+		}
+		duet_fail(d, "client %u of %s: message %u of client %u arrived when %u was due", c->id, of, seq, from,
+			  c->expect[from]);
+		if (seq < c->expect[from])
+			return;
+	}
+	c->expect[from] = seq + 1;
+	d->got[c->side]++;
+	d->r->delivered++;
+	d->last_ns = now;
+	if (!d->loading || c->side != d->win.side)
+		return;
+	if (now <= d->end_ns) /* delivered within its window */
+		d->win.requests++;
+	if (from != c->id)
+		return;
+	hist_record(&d->r->rtt, now - sent);
+	if (now <= d->end_ns)
+		hist_record(&d->win.latency, now - sent);
+	if (!d->draining && now < d->end_ns)
+		duet_send(d, c);
+}
+
+static void duet_on_open(void *owner, struct wsc *w)
+{
+	struct chat_duet *d = owner;
+
+	(void)w;
+	if (++d->joined == 2 * d->n) {
+		d->loading = true;
+		d->start_ns = d->last_ns = util_now_ns();
+		duet_window_open(d, 0);
+	}
+}
+
+static void duet_on_message(void *owner, struct wsc *w, const uint8_t *data, size_t len, uint64_t now)
+{
+	duet_message(owner, dclient_of(w), data, len, now);
+}
+
+static void duet_on_dead(void *owner, struct wsc *w, const char *why)
+{
+	struct chat_duet *d = owner;
+	struct duet_client *c = dclient_of(w);
+
+	d->r->errors++;
+	duet_fail(d, "client %u of %s: %s", c->id, c->side ? "B" : "A", why);
+	d->done = true; /* its side would run the windows after with fewer clients than the other's */
+}
+
+static const struct wsc_hooks duet_hooks = {duet_on_open, duet_on_message, duet_on_dead};
+
+static void duet_loop(struct chat_duet *d)
+{
+	struct epoll_event evs[128];
+	uint64_t idle = (uint64_t)d->cfg->timeout_ms * 1000000u, joined_by = util_now_ns() + idle;
+
+	while (!d->done) {
+		uint64_t now = util_now_ns();
+		int wait_ms = 50, n;
+
+		/* a window ends on time: the wait no longer than what is left of it */
+		if (d->loading && !d->draining)
+			wait_ms = now >= d->end_ns ? 0 : (int)fmin(50, (double)(d->end_ns - now) / 1e6 + 1);
+		n = epoll_wait(d->g[0].ep, evs, 128, wait_ms);
+		for (int i = 0; i < n; i++) {
+			struct duet_client *c = dclient_of(evs[i].data.ptr);
+
+			wsc_event(&d->g[c->side], &c->w, evs[i].events);
+		}
+		now = util_now_ns();
+		duet_window_tick(d, now);
+		if (!d->loading && now > joined_by) {
+			duet_fail(d, "only %u of %u clients joined within %u ms", d->joined, 2 * d->n,
+				  d->cfg->timeout_ms);
+			return;
+		}
+		if (d->loading && !d->done && now - d->last_ns > idle) {
+			uint64_t owed = d->due[d->win.side] - d->got[d->win.side];
+
+			d->r->lost += owed;
+			if (d->draining)
+				duet_fail(d, "%llu deliveries of side %s's messages never came (no message for %u ms)",
+					  (unsigned long long)owed, d->win.side ? "B" : "A", d->cfg->timeout_ms);
+			else
+				duet_fail(d, "no message for %u ms", d->cfg->timeout_ms);
+			/* the window it happened in says so, as one that ended would */
+			d->win.drain_ms = d->draining ? (double)(now - d->end_ns) / 1e6 : 0;
+			d->win.why = d->r->why;
+			d->cfg->on_window(&d->win, d->cfg->window_ctx);
+			return;
+		}
+	}
+}
+
+int chat_duet(const char *url, const struct chat_duet_config *cfg, struct chat_result *r, struct hx_err *err)
+{
+	_cleanup_free_ struct chat_duet *d = calloc(1, sizeof(*d));
+	int rc = 0;
+
+	if (!d)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	memset(r, 0, sizeof(*r));
+	hist_init(&r->rtt);
+	if (!cfg->clients || cfg->clients > 4096 || !cfg->nwindows || !cfg->order || !cfg->on_window ||
+	    !(cfg->window_s > 0))
+		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+			       "load: a chat duet takes 1 to 4096 clients a side, --duet-order and --duet-window");
+	d->cfg = cfg;
+	d->r = r;
+	d->n = cfg->clients;
+	d->g[0].ep = d->g[1].ep = -1;
+	for (int k = 0; k < 2; k++) {
+		const char *u = k ? cfg->url_b : url;
+
+		if (load_parse_url(u, &d->url[k], err) < 0)
+			return -err->errnum;
+		if (!d->url[k].ws || d->url[k].tls)
+			return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: a chat duet takes two ws:// URLs, not '%s'",
+				       u);
+		d->g[k].tp = &tp_tcp;
+		d->g[k].url = &d->url[k];
+		d->g[k].hooks = &duet_hooks;
+		d->g[k].owner = d;
+	}
+	d->c = calloc(2 * (size_t)d->n, sizeof(*d->c));
+	d->g[0].ep = d->g[1].ep = epoll_create1(EPOLL_CLOEXEC);
+	if (!d->c || d->g[0].ep < 0)
+		rc = hx_syserr(err, "chat: setup");
+	for (unsigned i = 0; rc == 0 && i < 2 * d->n; i++) {
+		struct duet_client *c = &d->c[i];
+
+		c->id = i % d->n;
+		c->side = i / d->n;
+		if (!(c->expect = calloc(d->n, sizeof(*c->expect))))
+			rc = hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "chat: out of memory");
+		else if (wsc_connect(&d->g[c->side], &c->w, 1 << 20, err) < 0)
+			rc = hx_wrap(err, "chat: client %u of %s", c->id, c->side ? "B" : "A");
+	}
+	if (rc == 0)
+		duet_loop(d);
+	r->clients = d->n;
+	r->duration_s = d->start_ns ? (double)(d->last_ns - d->start_ns) / 1e9 : 0;
+	for (unsigned i = 0; d->c && i < 2 * d->n; i++) {
+		r->messages += d->c[i].sent;
+		wsc_free(&d->g[d->c[i].side], &d->c[i].w);
+		free(d->c[i].expect);
+	}
+	r->expected = d->due[0] + d->due[1];
+	r->ok = rc == 0 && !r->why[0];
+	free(d->c);
+	if (d->g[0].ep >= 0)
+		close(d->g[0].ep);
 	return rc;
 }

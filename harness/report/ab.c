@@ -637,6 +637,8 @@ static void table(FILE *f, const struct ab_doc *d, bool md)
 		double la = 0, lb = 0;
 		size_t n = 0;
 		char ga[32], gb[32], ci[40], name[ESC_LEN];
+		/* a chat duet's throughput is its deliveries */
+		const char *unit = m == AB_RPS && strcmp(d->workload, "ws-chat") == 0 ? "msg/s" : units[m];
 
 		if (ab_pairs(d, (enum ab_metric)m, &a, &b, &n) < 0)
 			return;
@@ -646,8 +648,8 @@ static void table(FILE *f, const struct ab_doc *d, bool md)
 			la += log(a[i]) / (double)n;
 			lb += log(b[i]) / (double)n;
 		}
-		fmt_mean(m, exp(la) * scale[m], units[m], ga, sizeof(ga));
-		fmt_mean(m, exp(lb) * scale[m], units[m], gb, sizeof(gb));
+		fmt_mean(m, exp(la) * scale[m], unit, ga, sizeof(ga));
+		fmt_mean(m, exp(lb) * scale[m], unit, gb, sizeof(gb));
 		snprintf(ci, sizeof(ci), "[%.3f, %.3f]", r->low, r->high);
 		/* the script's metric is named by the scenario: escaped as the file's other names */
 		esc_cell(md, ab_metric_label(d, (enum ab_metric)m), name, sizeof(name));

@@ -91,6 +91,19 @@ static void rpc_common(struct cmdline *a, const struct scenario *s)
 	cmd_argf(a, "--timeout", "%u", s->timeout_ms);
 }
 
+/* A WebSocket chat room's target and shape (a ws-chat scenario): its clients and timeout. */
+static void chat_common(struct cmdline *a, const struct scenario *s)
+{
+	cmd_argf(a, "--chat", "ws://127.0.0.1:%u%s", s->port, s->ready_path);
+	cmd_argf(a, "--clients", "%u", s->clients);
+	cmd_argf(a, "--timeout", "%u", s->timeout_ms);
+}
+
+static bool is_ws(const struct scenario *s)
+{
+	return s->workload == SCN_WS_RPC || s->workload == SCN_WS_CHAT;
+}
+
 /* The load's first words: the client, then side A's target and the scenario's shape of load. */
 static void load_start(struct cmdline *a, const struct run_env *env, const struct scenario *s)
 {
@@ -98,6 +111,10 @@ static void load_start(struct cmdline *a, const struct run_env *env, const struc
 	cmd_arg(a, "load");
 	if (s->workload == SCN_WS_RPC) {
 		rpc_common(a, s);
+		return;
+	}
+	if (s->workload == SCN_WS_CHAT) {
+		chat_common(a, s);
 		return;
 	}
 	cmd_argf(a, NULL, "http://127.0.0.1:%u%s", s->port, s->ready_path);
@@ -116,7 +133,8 @@ static int warm(struct run_env *env, struct cg_tree *tree, const struct scenario
 	if (!s->warmup_requests)
 		return 0;
 	load_start(&a, env, s);
-	cmd_argf(&a, "-n", "%llu", (unsigned long long)s->warmup_requests);
+	/* a chat room's warm-up: the scenario's messages each client sends first */
+	cmd_argf(&a, s->workload == SCN_WS_CHAT ? "--messages" : "-n", "%llu", (unsigned long long)s->warmup_requests);
 	snprintf(out, sizeof(out), "%s/warm-%u.txt", env->dir, s->port);
 	if ((fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
 		return hx_syserr(err, "ab: %s", out);
@@ -349,7 +367,7 @@ static int run_duet_client(struct run_env *env, struct cg_tree *tree, const stru
 			       AB_MAX_WINDOWS);
 	duet_order(o->seed, pairs, order);
 	load_start(a, env, s);
-	cmd_argf(a, "--duet", "%s://127.0.0.1:%u%s", s->workload == SCN_WS_RPC ? "ws" : "http", sides[1].s->port,
+	cmd_argf(a, "--duet", "%s://127.0.0.1:%u%s", is_ws(s) ? "ws" : "http", sides[1].s->port,
 		 sides[1].s->ready_path);
 	cmd_argf(a, "--duet-window", "%.3fs", o->window_s);
 	cmd_arg(a, "--duet-order");
@@ -380,8 +398,7 @@ static int run_duet_client(struct run_env *env, struct cg_tree *tree, const stru
 	if (!d->stopped[0])
 		snprintf(d->stopped, sizeof(d->stopped), "%s", rc < 0 ? "error" : "pairs");
 	if (!r->end_seen) /* stopped before its last line: the engine asked for (the rpc client's is epoll) */
-		snprintf(d->engine, sizeof(d->engine), "%s",
-			 s->workload == SCN_WS_RPC ? "epoll" : load_engine_names[env->engine]);
+		snprintf(d->engine, sizeof(d->engine), "%s", is_ws(s) ? "epoll" : load_engine_names[env->engine]);
 	i = proc_wait_first(&x.pid, 1, util_now_ns() + (uint64_t)(o->window_s * 1e9) + 5000000000ull, NULL, &st);
 	if (i != 0) {
 		cg_slice_kill(tree, CG_SLICE_CLIENT, &(struct hx_err){0});

@@ -30,8 +30,8 @@ setup() {
 @test "ab: bad usage is exit 2 with the fix, before anything runs" {
 	run -2 "$HARNESS" ab bun
 	[[ "$output" == *"harness ab A B [SCENARIO]"* ]]
-	run -2 "$HARNESS" ab bun bun ws-chat
-	[[ "$output" == *"neither a startup, a script, a ws-rpc nor a plain http scenario"* ]]
+	run -2 "$HARNESS" ab bun bun route-matrix
+	[[ "$output" == *"neither a startup, a script, a ws-rpc, a ws-chat nor a plain http scenario"* ]]
 	run -2 "$HARNESS" ab bun bun postgres
 	[[ "$output" == *"postgres needs the Postgres fixture, which harness ab does not set up"* ]]
 	run -2 "$HARNESS" ab bun bun "$FIXTURES/scenarios/ab-script" --duet simultaneous
@@ -260,6 +260,46 @@ PY
 	run -2 "$HARNESS" ab bun bun ws-counter
 	[[ "$output" == *"ws-counter is a ws-rpc scenario with a counter"* ]]
 	run -2 "$HARNESS" ab bun bun ws-rpc --duet simultaneous
-	[[ "$output" == *"a ws-rpc duet is interleaved"* ]]
+	[[ "$output" == *"a ws-rpc or ws-chat duet is interleaved"* ]]
+	[ -z "$(leftover_cgroups)" ]
+}
+
+# A chat room's duet: node24 against node24 --jitless on the ws-chat scenario's 16 clients a side, windows of
+# messages broadcast to each room, every delivery checked; then a room that skips one delivery in 300 (the
+# chat-drops fixture's server, against the same room without the skip) fails the duet with the client's check.
+@test "ab: a ws-chat duet alternates windows of messages on both rooms, B run --jitless is slower, a room that drops fails it" {
+	run "$HARNESS" ab node24 node24 ws-chat --b-arg=--jitless --max-time 10 --seed 8 --out chat.json
+	echo "$output"
+	[ "$status" = 1 ]
+	[[ "${lines[0]}" == "B ran "*" slower than A: slower beyond 2%" ]]
+	[[ "$output" == *"throughput  "*" msg/s "* ]]
+	python3 - chat.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["workload"] == "ws-chat" and d["connections"] == 16, (d["workload"], d["connections"])
+w = d["windows"]
+for i in range(0, len(w) - 1, 2):
+    assert {w[i]["side"], w[i + 1]["side"]} == {"A", "B"} and w[i]["pair"] == w[i + 1]["pair"]
+for a, b in zip(w, w[1:]):
+    assert b["start_s"] >= a["start_s"] + a["duration_s"] - 1e-6, (a, b)
+for x in w:
+    assert x["requests"] > 0 and x["errors"] == 0 and x["reconnects"] == 0, x
+v = d["verdicts"]["throughput"]
+print(v["verdict"], v["ratio"], v["ci_low"], v["ci_high"])
+assert v["verdict"] == "slower" and v["ratio"] < 0.8, v
+PY
+	mkdir -p chat-ok
+	cp "$FIXTURES/scenarios/chat-drops/ws-chat.js" chat-ok/
+	echo "require('./ws-chat.js');" >chat-ok/server.js
+	sed 's/"chat-drops"/"chat-ok"/' "$FIXTURES/scenarios/chat-drops/scenario.json" >chat-ok/scenario.json
+	run "$HARNESS" ab node20 node20 --a-scenario "$PWD/chat-ok" --b-scenario "$FIXTURES/scenarios/chat-drops" \
+		--max-time 10 --out drops.json
+	echo "$output"
+	[ "$status" = 1 ]
+	[[ "$output" == *"the duet's load client: client "*" of B: "* ]]
+	[[ "$output" != *"B ran "* ]]
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["stopped"] == "error", d["stopped"]' drops.json
+	run -2 "$HARNESS" ab bun bun ws-chat --duet simultaneous
+	[[ "$output" == *"a ws-rpc or ws-chat duet is interleaved"* ]]
 	[ -z "$(leftover_cgroups)" ]
 }

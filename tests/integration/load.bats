@@ -42,6 +42,7 @@ hload() {
 
 teardown() {
 	[ -z "${SERVER:-}" ] || kill "$SERVER" 2>/dev/null || true
+	[ -z "${SERVER_B:-}" ] || kill "$SERVER_B" 2>/dev/null || true
 }
 
 @test "-n: the client's count matches the server's own count exactly" {
@@ -310,6 +311,70 @@ start_chat() {
 	[ "$(field invariant_ok)" = False ]
 	[ "$(field lost)" -gt 0 ]
 	[[ "$(field why)" == *"deliveries lost"* ]]
+}
+
+# A chat duet's client (harness ab on a ws-chat scenario): two rooms, the windows in --duet-order, one side each.
+start_chat_b() {
+	node "$HARNESS_FIXTURES/scenarios/chat-drops/ws-chat.js" 0 "$@" >"$BATS_TEST_TMPDIR/chat-b.out" &
+	SERVER_B=$!
+	wait_until 30 grep -qs '^port ' "$BATS_TEST_TMPDIR/chat-b.out"
+	PORT_B=$(awk '/^port /{print $2}' "$BATS_TEST_TMPDIR/chat-b.out")
+	[ -n "$PORT_B" ]
+}
+
+@test "WebSocket chat duet: windows in --duet-order, one room each, its deliveries and round trips, nothing reconnects" {
+	start_chat
+	start_chat_b
+	run --separate-stderr "$HARNESS" load --chat "ws://127.0.0.1:$PORT/" --clients 8 --duet "ws://127.0.0.1:$PORT_B/" \
+		--duet-order ABBAAB --duet-window 0.1s
+	[ "$status" -eq 0 ] || {
+		echo "$output $stderr" >&2
+		false
+	}
+	python3 - <<PY
+import json
+lines = [json.loads(l) for l in """$output""".splitlines()]
+w, end = lines[:-1], lines[-1]
+assert [x["side"] for x in w] == list("ABBAAB") and [x["window"] for x in w] == list(range(6)), w
+for a, b in zip(w, w[1:]):
+    assert b["start_mono_s"] >= a["start_mono_s"] + a["duration_s"] - 1e-6, (a, b)  # no window overlaps the next
+for x in w:
+    # 8 clients, each message to all 8: the deliveries within 0.1 s, and every message back to its sender
+    assert x["requests"] > 8 * 8 and x["errors"] == 0 and x["reconnects"] == 0 and "why" not in x, x
+    assert 0 < x["latency_us"]["p50"] <= x["latency_us"]["p99"] <= x["latency_us"]["max"], x
+    assert x["drain_ms"] >= 0, x
+assert end["end"] is True and end["errors"] == 0 and end["requests"] >= sum(x["requests"] for x in w), end
+PY
+}
+
+# One delivery in 50 skipped by side B's room: a message of a sender reaches a client after a later one (or never);
+# B's first window counts it and says so, A's windows stay clean, and the client exits 1 naming a client of B.
+@test "WebSocket chat duet: a room that drops deliveries fails the duet in its side's window, exit 1" {
+	start_chat
+	start_chat_b --drop 50
+	run --separate-stderr "$HARNESS" load --chat "ws://127.0.0.1:$PORT/" --clients 8 --duet "ws://127.0.0.1:$PORT_B/" \
+		--duet-order ABAB --duet-window 0.1s --timeout 1000
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == *"chat invariant broken: "*" of B"* ]]
+	python3 - <<PY
+import json
+lines = [json.loads(l) for l in """$output""".splitlines()]
+w, end = [x for x in lines if "window" in x], lines[-1]
+assert w[0]["side"] == "A" and w[0]["errors"] == 0 and "why" not in w[0], w[0]
+assert len(w) >= 2 and w[1]["side"] == "B" and w[1]["errors"] > 0 and " of B" in w[1]["why"], w[1:2]
+assert all(x["why"] == w[1]["why"] for x in w[1:]), w  # every line from the failure on says it
+assert end["end"] is True and end["errors"] > 0 and end["why"] == w[1]["why"], end
+PY
+}
+
+# Bad usage of a chat duet: exit 2 with the fix.
+@test "WebSocket chat duet: --duet-order without --duet, a bad order, or --messages is exit 2" {
+	run -2 "$HARNESS" load --chat ws://127.0.0.1:9/ --duet-order AB
+	[[ "$output" == *"a chat duet takes --duet URL_B with --duet-order"* ]]
+	run -2 "$HARNESS" load --chat ws://127.0.0.1:9/ --duet ws://127.0.0.1:10/ --duet-order AXB
+	[[ "$output" == *"--duet takes --duet-order, a side per window: A or B"* ]]
+	run -2 "$HARNESS" load --chat ws://127.0.0.1:9/ --duet ws://127.0.0.1:10/ --duet-order AB --messages 5
+	[[ "$output" == *"a chat duet runs by windows: drop --messages"* ]]
 }
 
 @test "startup, plain: runs, hyperfine's export format, a failing command fails the series" {
