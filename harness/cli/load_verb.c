@@ -114,8 +114,8 @@ static const struct hx_opt load_tab[] = {
 	{"export-hyperfine", 0, OPT_STR, offsetof(struct load_opts, export_hyperfine), "FILE",
 	 .help = "startup: also write hyperfine's JSON format", .check = OPT_CHECK_OUT_FILE},
 	{"duet", 0, OPT_STR, offsetof(struct load_opts, duet_b), "URL_B",
-	 .help = "a duet (harness ab): connections to URL and URL_B, all kept open; the load on one side per window "
-		 "(--duet-order), each window one JSON line on stdout (docs/ab.md)"},
+	 .help = "a duet (harness ab): connections to URL and URL_B (http, or with --rpc or --chat ws), all kept open; "
+		 "the load on one side per window (--duet-order), each window one JSON line on stdout (docs/ab.md)"},
 	{"duet-order", 0, OPT_STR, offsetof(struct load_opts, duet_order), "AB...",
 	 .help = "duet: the side of each window, A (URL) or B (URL_B), e.g. ABBAAB"},
 	{"duet-window", 0, OPT_DURATION, offsetof(struct load_opts, duet_window), "SECONDS",
