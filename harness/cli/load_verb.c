@@ -577,8 +577,9 @@ static void rpc_print(const char *url, const struct rpc_cell *cells, size_t n)
 		       cells[0].cfg.counter ? "; the counter moved by the increments acknowledged" : "");
 }
 
-/* A WebSocket duet's window order from --duet-order (0: A, 1: B), into *ret (freed by the caller). */
-static int ws_duet_order(const struct load_opts *o, unsigned char **ret, size_t *ret_n, struct hx_err *err)
+/* A WebSocket duet's start: its window order from --duet-order (0: A, 1: B), into *ret (freed by the caller), and
+ * SIGPIPE ignored (harness ab closes the pipe when it has enough: a failed write ends the load). */
+static int ws_duet_begin(const struct load_opts *o, unsigned char **ret, size_t *ret_n, struct hx_err *err)
 {
 	size_t n = o->duet_order ? strlen(o->duet_order) : 0;
 	unsigned char *order;
@@ -592,7 +593,7 @@ static int ws_duet_order(const struct load_opts *o, unsigned char **ret, size_t 
 		order[i] = o->duet_order[i] == 'B';
 	*ret = order;
 	*ret_n = n;
-	signal(SIGPIPE, SIG_IGN); /* harness ab closes the pipe when it has enough: a failed write ends the load */
+	signal(SIGPIPE, SIG_IGN);
 	return 0;
 }
 
@@ -638,7 +639,7 @@ static int verb_load_rpc_duet(const struct load_opts *o, const char *url, struct
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 			       "load: an rpc duet is echo requests by windows: drop --counter, --sweep, -n and "
 			       "--duet-gate");
-	if (ws_duet_order(o, &order, &c.nwindows, err) < 0)
+	if (ws_duet_begin(o, &order, &c.nwindows, err) < 0)
 		return -err->errnum;
 	c.order = order;
 	if (rpc_run(url, &c, &r, err) < 0)
@@ -668,7 +669,7 @@ static int verb_load_chat_duet(const struct load_opts *o, const char *url, struc
 	if (o->messages || o->duet_gate)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 			       "load: a chat duet runs by windows: drop --messages and --duet-gate");
-	if (ws_duet_order(o, &order, &c.nwindows, err) < 0)
+	if (ws_duet_begin(o, &order, &c.nwindows, err) < 0)
 		return -err->errnum;
 	c.order = order;
 	if (chat_duet(url, &c, r, err) < 0)
@@ -869,7 +870,10 @@ int verb_load(int argc, char **argv)
 			"[--counter] [--sweep CxW,...]\n"
 			"       harness load --docstore all|NAME,... ws://HOST:PORT/PATH [--clients N] [--window W] "
 			"[-n OPS] [--budget S] [--payload-kib K] [--memory-docs N] [--memory-seed S] [--timeout MS]\n"
-			"       harness load --startup [-r RUNS] [-w WARMUP] -- CMD [ARG...]",
+			"       harness load --startup [-r RUNS] [-w WARMUP] -- CMD [ARG...]\n"
+			"       harness load URL|--rpc URL|--chat URL --duet URL_B --duet-order AB... [--duet-window "
+			"S] "
+			"(harness ab's client)",
 			"A load generator: HTTP/1.1 keep-alive load over TCP or TLS, closed loop (fixed connections)\n"
 			"or open loop at a constant rate with coordinated omission corrected; a WebSocket chat room\n"
 			"workload; WebSocket requests with a window in flight per client; startup timing of a\n"

@@ -343,6 +343,11 @@ static void duet_message(struct chat_duet *d, struct duet_client *c, const uint8
 		wsc_dead(&d->g[c->side], &c->w, "unexpected message");
 		return;
 	}
+	if (seq >= d->c[c->side * d->n + from].sent) { /* the server's invention: not counted as a delivery */
+		d->r->errors++;
+		duet_fail(d, "client %u of %s: message %u of client %u, which it never sent", c->id, of, seq, from);
+		return;
+	}
 	if (seq != c->expect[from]) {
 		if (seq < c->expect[from]) {
 			d->r->duplicated++;
@@ -401,6 +406,27 @@ static void duet_on_dead(void *owner, struct wsc *w, const char *why)
 
 static const struct wsc_hooks duet_hooks = {duet_on_open, duet_on_message, duet_on_dead};
 
+/* A drain that never ended: the first client of the window's side still owed a message, named. */
+static void duet_fail_owed(struct chat_duet *d, uint64_t owed)
+{
+	unsigned side = d->win.side;
+
+	for (unsigned r = 0; r < d->n; r++)
+		for (unsigned s = 0; s < d->n; s++) {
+			const struct duet_client *c = &d->c[side * d->n + r], *from = &d->c[side * d->n + s];
+
+			if (c->expect[s] < from->sent) {
+				duet_fail(d,
+					  "client %u of %s never got message %u of client %u (%llu deliveries owed, "
+					  "no message for %u ms)",
+					  r, side ? "B" : "A", c->expect[s], s, (unsigned long long)owed,
+					  d->cfg->timeout_ms);
+				return;
+			}
+		}
+	duet_fail(d, "no message for %u ms", d->cfg->timeout_ms);
+}
+
 static void duet_loop(struct chat_duet *d)
 {
 	struct epoll_event evs[128];
@@ -431,8 +457,7 @@ static void duet_loop(struct chat_duet *d)
 
 			d->r->lost += owed;
 			if (d->draining)
-				duet_fail(d, "%llu deliveries of side %s's messages never came (no message for %u ms)",
-					  (unsigned long long)owed, d->win.side ? "B" : "A", d->cfg->timeout_ms);
+				duet_fail_owed(d, owed);
 			else
 				duet_fail(d, "no message for %u ms", d->cfg->timeout_ms);
 			/* the window it happened in says so, as one that ended would */

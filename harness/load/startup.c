@@ -118,8 +118,14 @@ static int launcher_main(void *arg)
 		struct run_record rec;
 		char go;
 
-		if (s->gate_fd >= 0 && read(s->gate_fd, &go, 1) != 1)
-			return 0; /* the gate closed: the duet is over */
+		if (s->gate_fd >= 0) {
+			ssize_t n;
+
+			while ((n = read(s->gate_fd, &go, 1)) < 0 && errno == EINTR)
+				;
+			if (n != 1)
+				return 0; /* the gate closed: the duet is over */
+		}
 
 		run_sandboxed(s, &rec);
 		if (write(s->out_fd, &rec, sizeof(rec)) != sizeof(rec))
@@ -209,12 +215,14 @@ int startup_gate_open(struct cg_tree *tree, enum cg_slice sl, const struct sbx_c
 
 int startup_gate_go(struct startup_gate *g, struct hx_err *err)
 {
+	g->go_ns = util_now_ns();
 	if (write(g->gate, "g", 1) != 1)
 		return hx_syserr(err, "startup: the launcher's gate");
 	return 0;
 }
 
-int startup_gate_read(struct startup_gate *g, uint64_t deadline_ns, struct startup_record *rec, struct hx_err *err)
+int startup_gate_read(struct startup_gate *g, uint64_t deadline_ns, volatile sig_atomic_t *stop,
+		      struct startup_record *rec, struct hx_err *err)
 {
 	size_t got = 0;
 
@@ -223,8 +231,11 @@ int startup_gate_read(struct startup_gate *g, uint64_t deadline_ns, struct start
 		uint64_t now = util_now_ns();
 		ssize_t n;
 
+		if (stop && *stop)
+			return hx_fail(err, HX_EXIT_VERDICT, EINTR, "interrupted");
 		if (now >= deadline_ns)
-			return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT, "a run went past the scenario's timeout");
+			return hx_fail(err, HX_EXIT_VERDICT, ETIMEDOUT, "a run did not end within %llu s",
+				       (unsigned long long)((deadline_ns - g->go_ns) / 1000000000u));
 		if (poll(&p, 1, (int)((deadline_ns - now) / 1000000 + 1)) < 0 && errno != EINTR)
 			return hx_syserr(err, "startup: poll");
 		if (!(p.revents & (POLLIN | POLLHUP)))
@@ -312,7 +323,7 @@ static int series_plain(struct series *s, struct run_record *recs, struct hx_err
 
 int startup_series(const struct startup_opts *o, char **argv, struct startup_record *recs, struct hx_err *err)
 {
-	struct series s = {.argv = argv, .runs = o->runs, .warmup = o->warmup, .quiet = !o->show_output};
+	struct series s = {.argv = argv, .runs = o->runs, .warmup = o->warmup, .quiet = !o->show_output, .gate_fd = -1};
 
 	return o->sandbox ? series_sandboxed(&s, o, recs, err) : series_plain(&s, recs, err);
 }

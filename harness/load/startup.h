@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include "base/err.h"
@@ -39,18 +40,20 @@ int startup_series_at(struct cg_tree *tree, enum cg_slice sl, const struct sbx_c
 
 /* A launcher kept in slice sl for a simultaneous duet (harness ab --duet simultaneous): each byte written to its
  * gate (startup_gate_go) starts one sandboxed run of base->argv at once, whose record is then read from it by
- * the deadline (startup_gate_read: -errno with the reason; the caller ends a run past it); closing ends the
+ * the deadline or until *stop (startup_gate_read: -errno with the reason; the caller ends a run past it); closing ends the
  * launcher. Two launchers gated back to back start their runs within microseconds of each other, with no cgroup
  * move in either. A launcher opened after another holds that one's gate too, so shut every gate of the duet
  * (startup_gate_shut) before waiting for any launcher (startup_gate_close). */
 struct startup_gate {
 	pid_t launcher;
 	int gate, out;
+	uint64_t go_ns; /* when the last run was started */
 };
 int startup_gate_open(struct cg_tree *tree, enum cg_slice sl, const struct sbx_config *base, struct startup_gate *g,
 		      struct hx_err *err);
 int startup_gate_go(struct startup_gate *g, struct hx_err *err);
-int startup_gate_read(struct startup_gate *g, uint64_t deadline_ns, struct startup_record *rec, struct hx_err *err);
+int startup_gate_read(struct startup_gate *g, uint64_t deadline_ns, volatile sig_atomic_t *stop,
+		      struct startup_record *rec, struct hx_err *err);
 void startup_gate_shut(struct startup_gate *g);
 void startup_gate_close(struct startup_gate *g);
 

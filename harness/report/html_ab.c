@@ -32,12 +32,24 @@ static const struct {
 	{"B / A server memory (RSS)", "RSS MB", 1.0 / 1024},
 };
 
+/* A throughput's unit: a chat duet's windows count deliveries (messages), the others requests. */
+static const char *rate_unit(const struct ab_doc *d)
+{
+	return strcmp(d->workload, "ws-chat") == 0 ? "msg/s" : "req/s";
+}
+
 /* The ratio's and the sides' axis labels of metric m: a script's metric by its name (primary_metric), its
  * ratio inverted (a cost) only when higher is better (primary_better), as points_of computes it. */
 static void axis_labels(const struct ab_doc *d, enum ab_metric m, char *ratio, size_t rlen, char *side, size_t slen)
 {
 	const char *name = d->metric_name[0] ? d->metric_name : texts[m].side;
 
+	if (m == AB_RPS) {
+		snprintf(ratio, rlen, "B / A time per %s (1 / throughput)",
+			 strcmp(d->workload, "ws-chat") == 0 ? "delivery" : "request");
+		snprintf(side, slen, "%s", rate_unit(d));
+		return;
+	}
 	if (m != AB_SCRIPT) {
 		snprintf(ratio, rlen, "%s", texts[m].ratio);
 		snprintf(side, slen, "%s", texts[m].side);
@@ -162,11 +174,13 @@ static void figure_open(FILE *out, const char *kind, enum ab_metric m, const cha
 	fputs("</h3>", out);
 }
 
-static void figure_close(const struct svg_plot *p, const char *caption)
+/* The caption, and more words after it ("": none). */
+static void figure_close(const struct svg_plot *p, const char *caption, const char *more)
 {
 	svg_end(p);
 	fputs("<figcaption>", p->out);
 	svg_escape(p->out, caption);
+	svg_escape(p->out, more);
 	fputs("</figcaption></figure>\n", p->out);
 }
 
@@ -186,6 +200,30 @@ static void ratio_legend(const struct svg_plot *p, double t)
 	svg_legend(&r, row2, col2, 2);
 }
 
+/* At most this many dots or points a series: a long duet's pairs drawn every k-th, so the page stays a few MB. */
+#define HTML_AB_MAX_POINTS 2048
+
+static size_t stride_of(size_t n)
+{
+	return n > HTML_AB_MAX_POINTS ? (n + HTML_AB_MAX_POINTS - 1) / HTML_AB_MAX_POINTS : 1;
+}
+
+/* A chart's caption's last words when it drew every k-th pair only. */
+static void thinned(char *buf, size_t len, size_t n, const char *what)
+{
+	size_t k = stride_of(n);
+
+	if (k > 1)
+		snprintf(buf, len, " Of the %zu %s, every %zu%s is drawn (at most %d).", n, what, k,
+			 k % 10 == 1 && k % 100 != 11	? "st"
+			 : k % 10 == 2 && k % 100 != 12 ? "nd"
+			 : k % 10 == 3 && k % 100 != 13 ? "rd"
+							: "th",
+			 HTML_AB_MAX_POINTS);
+	else
+		buf[0] = '\0';
+}
+
 /* Each pair's cost ratio B/A in the order the pairs ran: the band, the lines, a dot per pair. */
 static void chart_ratio(FILE *out, const struct ab_doc *d, enum ab_metric m, const struct point *pt, size_t n,
 			unsigned id)
@@ -194,9 +232,10 @@ static void chart_ratio(FILE *out, const struct ab_doc *d, enum ab_metric m, con
 	struct svg_tick yt[SVG_MAX_TICKS], xt[SVG_MAX_TICKS];
 	double t = d->threshold, c, clo, chi, ylo, yhi, xlo, xhi;
 	size_t ny, nx;
-	char cid[32], title[160], tip[320], ratio[160], side[96];
+	char cid[32], title[160], tip[320], ratio[160], side[96], note[96];
 
 	axis_labels(d, m, ratio, sizeof(ratio), side, sizeof(side));
+	thinned(note, sizeof(note), n, "pairs");
 	ab_cost(d, m, &c, &clo, &chi);
 	ny = ratio_axis(pt, n, clo, chi, t, &ylo, &yhi, yt);
 	nx = pair_axis(pt, n, &xlo, &xhi, xt);
@@ -216,7 +255,7 @@ static void chart_ratio(FILE *out, const struct ab_doc *d, enum ab_metric m, con
 	hline(&p, 1, "unity", "stroke=\"#333\" stroke-width=\"1\"");
 	hline(&p, 1 + t, "threshold", "stroke=\"" COL_LIMIT "\" stroke-dasharray=\"6 3\" stroke-width=\"1.5\"");
 	hline(&p, 1 - t, "threshold", "stroke=\"" COL_LIMIT "\" stroke-dasharray=\"6 3\" stroke-width=\"1.5\"");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i += stride_of(n)) {
 		static const char *const cls[AB_NR_PAIR_USES] = {"pair", "pair-warmup", "pair-noisy"};
 		static const char *const col[AB_NR_PAIR_USES] = {COL_COUNTED, COL_WARMUP, COL_NOISY};
 
@@ -234,7 +273,8 @@ static void chart_ratio(FILE *out, const struct ab_doc *d, enum ab_metric m, con
 		"slower), in the order the pairs ran; the line and the band: the geometric mean of the counted "
 		"pairs and its bootstrap 95% CI, the first line's figures; dashed: the threshold either side of "
 		"1. Vermillion: a noisy pair, white: the warm-up pair, both left out of the verdict. The axis spans "
-		"the pairs within 5 robust SDs of their median: a pair beyond is drawn on its edge.");
+		"the pairs within 5 robust SDs of their median: a pair beyond is drawn on its edge.",
+		note);
 }
 
 /* The headline metric of each side per pair: the shared noise the ratio cancels. */
@@ -247,18 +287,19 @@ static void chart_sides(FILE *out, const struct ab_doc *d, enum ab_metric m, con
 			      *b = calloc(n + 1, sizeof(double));
 	const char *names[] = {"A", "B (dashed)"}, *colours[] = {COL_A, COL_B};
 	double ylo = INFINITY, yhi = 0, xlo, xhi;
-	size_t ny, nx;
-	char cid[32], title[160], ratio[160], side[96];
+	size_t ny, nx, k = 0;
+	char cid[32], title[160], ratio[160], side[96], note[96];
 
 	if (!x || !a || !b)
 		return;
 	axis_labels(d, m, ratio, sizeof(ratio), side, sizeof(side));
-	for (size_t i = 0; i < n; i++) {
-		x[i] = pt[i].x;
-		a[i] = pt[i].a * texts[m].scale;
-		b[i] = pt[i].b * texts[m].scale;
-		ylo = fmin(ylo, fmin(a[i], b[i]));
-		yhi = fmax(yhi, fmax(a[i], b[i]));
+	thinned(note, sizeof(note), n, "pairs");
+	for (size_t i = 0; i < n; i += stride_of(n), k++) {
+		x[k] = pt[i].x;
+		a[k] = pt[i].a * texts[m].scale;
+		b[k] = pt[i].b * texts[m].scale;
+		ylo = fmin(ylo, fmin(a[k], b[k]));
+		yhi = fmax(yhi, fmax(a[k], b[k]));
 	}
 	ylo -= 0.05 * (yhi - ylo);
 	yhi += 0.05 * (yhi - ylo);
@@ -272,11 +313,13 @@ static void chart_sides(FILE *out, const struct ab_doc *d, enum ab_metric m, con
 	svg_begin(&p, out, 760, 300, cid, title);
 	svg_axis_y(&p, yt, ny, side);
 	svg_axis_x(&p, xt, nx, "pair, in the order run");
-	svg_line(&p, x, a, n, COL_A, false);
-	svg_line(&p, x, b, n, COL_B, true);
+	svg_line(&p, x, a, k, COL_A, false);
+	svg_line(&p, x, b, k, COL_B, true);
 	svg_legend(&p, names, colours, 2);
-	figure_close(&p, "Each side's figure in its window of every pair (the warm-up and noisy pairs too): the "
-			 "host's noise moves both sides together, and the ratio above cancels it.");
+	figure_close(&p,
+		     "Each side's figure in its window of every pair (the warm-up and noisy pairs too): the host's "
+		     "noise moves both sides together, and the ratio above cancels it.",
+		     note);
 }
 
 /* Each side's throughput window by window on the run's clock: A and B as two series, the warm-up pair and the
@@ -290,17 +333,18 @@ static bool chart_windows(FILE *out, const struct ab_doc *d, unsigned id)
 	const char *names[] = {"A", "B", "warm-up pair", "noisy pair"},
 		   *colours[] = {COL_A, COL_B, "#999999", COL_NOISY};
 	double ylo = 0, yhi = 0, xlo = 0, xhi = 0;
-	size_t ny, nx, n[2] = {0, 0};
-	char cid[32];
+	size_t ny, nx, n[2] = {0, 0}, step = stride_of(d->nw / 2);
+	char cid[32], note[96];
 
 	if (!x || !y)
 		return false;
+	thinned(note, sizeof(note), d->nw / 2, "windows of each side");
 	for (size_t i = 0; i < d->nw; i++) { /* A's points in x[0..nw), B's in x[nw..2nw) */
 		const struct ab_window *w = &d->w[i];
 		int s = w->side == 'B';
 		size_t k = (size_t)s * d->nw + n[s];
 
-		if (!(w->duration_s > 0))
+		if (!(w->duration_s > 0) || (w->pair % step))
 			continue;
 		x[k] = w->start_s + w->duration_s / 2;
 		y[k] = (double)w->requests / w->duration_s;
@@ -322,7 +366,7 @@ static bool chart_windows(FILE *out, const struct ab_doc *d, unsigned id)
 		enum ab_pair_use use;
 		char label[48];
 
-		if (!ab_pair_at(d, i, &wa, &wb, &use) || use == AB_PAIR_COUNTED)
+		if (!ab_pair_at(d, i, &wa, &wb, &use) || use == AB_PAIR_COUNTED || wa->pair % step)
 			continue;
 		snprintf(label, sizeof(label), "pair %u: %s", wa->pair, use == AB_PAIR_WARMUP ? "warm-up" : "noisy");
 		svg_span(&p, fmin(wa->start_s, wb->start_s),
@@ -330,7 +374,7 @@ static bool chart_windows(FILE *out, const struct ab_doc *d, unsigned id)
 			 use == AB_PAIR_WARMUP ? "span-warmup" : "span-noisy",
 			 use == AB_PAIR_WARMUP ? "#999999" : COL_NOISY, use == AB_PAIR_WARMUP ? label : NULL, 0);
 	}
-	svg_axis_y(&p, yt, ny, "req/s");
+	svg_axis_y(&p, yt, ny, rate_unit(d));
 	svg_axis_x(&p, xt, nx, "s from the first window");
 	svg_line(&p, x, y, n[0], COL_A, false);
 	svg_line(&p, x + d->nw, y + d->nw, n[1], COL_B, false);
@@ -339,7 +383,8 @@ static bool chart_windows(FILE *out, const struct ab_doc *d, unsigned id)
 		     "Each side's requests per second in each of its windows, at the window's middle on the run's "
 		     "clock: the host's noise moves both lines together where the ratio above cancels it, and a "
 		     "drift or a stall shows where in the run it came. Shaded: the warm-up pair and the noisy pairs, "
-		     "left out of the verdict.");
+		     "left out of the verdict.",
+		     note);
 	return true;
 }
 
@@ -388,7 +433,10 @@ static int verdict_table(FILE *out, const struct ab_doc *d)
 					    "pairs that would settle it",
 					    "flags"};
 
-	html_table_open(out, "Paired verdicts (units: req/s, ms)", heads, sizeof(heads) / sizeof(heads[0]));
+	html_table_open(out,
+			strcmp(d->workload, "ws-chat") == 0 ? "Paired verdicts (units: msg/s, ms)"
+							    : "Paired verdicts (units: req/s, ms)",
+			heads, sizeof(heads) / sizeof(heads[0]));
 	for (int m = 0; m < AB_NR_METRICS; m++) {
 		_cleanup_free_ double *a = NULL, *b = NULL;
 		double la = 0, lb = 0;

@@ -77,9 +77,8 @@ static void load_common(struct cmdline *a, const struct run_env *env, const stru
 	cmd_arg(a, "--engine");
 	cmd_arg(a, load_engine_names[env->engine]);
 	cmd_argf(a, "--timeout", "%u", s->timeout_ms);
-	if (s->check_length) {
+	if (s->check_length)
 		cmd_argf(a, "--expect-length", "%llu", (unsigned long long)s->body_length);
-	}
 }
 
 /* A WebSocket RPC load's target and shape (a ws-rpc scenario): its clients, window and timeout. */
@@ -874,11 +873,13 @@ static int startup_simul_pair(struct runs_ctx *x, unsigned pair, bool a_first, s
 	for (int i = 0; i < 2 && rc == 0; i++)
 		rc = startup_gate_go(&x->g[a_first ? i : 1 - i], err);
 	deadline = util_now_ns() + (uint64_t)DUET_START_TIMEOUT_S * 1000000000u;
-	for (int k = 0; k < 2 && rc == 0; k++)
-		if ((rc = startup_gate_read(&x->g[k], deadline, &rec[k], err)) == 0 && rec[k].status != 0)
+	for (int k = 0; k < 2 && rc == 0; k++) {
+		rc = startup_gate_read(&x->g[k], deadline, &run_interrupted, &rec[k], err);
+		if (rc == 0 && rec[k].status != 0)
 			rc = hx_fail(err, HX_EXIT_VERDICT, EIO, "a run exited with %d", rec[k].status);
-		else if (rc < 0)
+		if (rc < 0)
 			hx_wrap(err, "side %c", "AB"[k]);
+	}
 	if (rc < 0)
 		return rc;
 	for (int k = 0; k < 2; k++) {
