@@ -577,9 +577,10 @@ static void rpc_print(const char *url, const struct rpc_cell *cells, size_t n)
 		       cells[0].cfg.counter ? "; the counter moved by the increments acknowledged" : "");
 }
 
-/* A WebSocket duet's start: its window order from --duet-order (0: A, 1: B), into *ret (freed by the caller), and
- * SIGPIPE ignored (harness ab closes the pipe when it has enough: a failed write ends the load). */
-static int ws_duet_begin(const struct load_opts *o, unsigned char **ret, size_t *ret_n, struct hx_err *err)
+/* A WebSocket duet's windows from --duet, --duet-order (into *ret_order, freed by the caller) and --duet-window,
+ * each to a line on stdout; SIGPIPE ignored (harness ab closes the pipe when it has enough: a failed write ends
+ * the load). */
+static int ws_duet_begin(const struct load_opts *o, struct load_duet *w, unsigned char **ret_order, struct hx_err *err)
 {
 	size_t n = o->duet_order ? strlen(o->duet_order) : 0;
 	unsigned char *order;
@@ -591,8 +592,12 @@ static int ws_duet_begin(const struct load_opts *o, unsigned char **ret, size_t 
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)
 		order[i] = o->duet_order[i] == 'B';
-	*ret = order;
-	*ret_n = n;
+	*w = (struct load_duet){.url_b = o->duet_b,
+				.order = order,
+				.nwindows = n,
+				.window_s = o->duet_window > 0 ? o->duet_window : 0.5,
+				.on_window = duet_line};
+	*ret_order = order;
 	signal(SIGPIPE, SIG_IGN);
 	return 0;
 }
@@ -629,9 +634,6 @@ static int verb_load_rpc_duet(const struct load_opts *o, const char *url, struct
 		.clients = o->clients ? o->clients : 16,
 		.window = o->window ? o->window : 32,
 		.timeout_ms = o->timeout_ms ? o->timeout_ms : 10000,
-		.url_b = o->duet_b,
-		.window_s = o->duet_window > 0 ? o->duet_window : 0.5,
-		.on_window = duet_line,
 	};
 	struct rpc_result r;
 
@@ -639,9 +641,8 @@ static int verb_load_rpc_duet(const struct load_opts *o, const char *url, struct
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 			       "load: an rpc duet is echo requests by windows: drop --counter, --sweep, -n and "
 			       "--duet-gate");
-	if (ws_duet_begin(o, &order, &c.nwindows, err) < 0)
+	if (ws_duet_begin(o, &c.duet, &order, err) < 0)
 		return -err->errnum;
-	c.order = order;
 	if (rpc_run(url, &c, &r, err) < 0)
 		return -err->errnum;
 	ws_duet_end_line(r.answered, rpc_failures(&r), r.ok ? NULL : r.why);
@@ -659,9 +660,6 @@ static int verb_load_chat_duet(const struct load_opts *o, const char *url, struc
 	struct chat_duet_config c = {
 		.clients = o->clients ? o->clients : 16,
 		.timeout_ms = o->timeout_ms ? o->timeout_ms : 10000,
-		.url_b = o->duet_b,
-		.window_s = o->duet_window > 0 ? o->duet_window : 0.5,
-		.on_window = duet_line,
 	};
 
 	if (!r)
@@ -669,9 +667,8 @@ static int verb_load_chat_duet(const struct load_opts *o, const char *url, struc
 	if (o->messages || o->duet_gate)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 			       "load: a chat duet runs by windows: drop --messages and --duet-gate");
-	if (ws_duet_begin(o, &order, &c.nwindows, err) < 0)
+	if (ws_duet_begin(o, &c.duet, &order, err) < 0)
 		return -err->errnum;
-	c.order = order;
 	if (chat_duet(url, &c, r, err) < 0)
 		return -err->errnum;
 	ws_duet_end_line(r->delivered, r->lost + r->duplicated + r->errors, r->ok ? NULL : r->why);

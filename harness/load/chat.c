@@ -297,14 +297,14 @@ static void duet_window_open(struct chat_duet *d, size_t k)
 
 	d->k = k;
 	d->draining = false;
-	d->end_ns = now + (uint64_t)(d->cfg->window_s * 1e9);
+	d->end_ns = now + (uint64_t)(d->cfg->duet.window_s * 1e9);
 	memset(&d->win, 0, sizeof(d->win));
 	hist_init(&d->win.latency);
 	d->win.index = k;
-	d->win.side = d->cfg->order[k];
+	d->win.side = d->cfg->duet.order[k];
 	d->win.start_s = (double)(now - d->start_ns) / 1e9;
 	d->win.start_mono_s = (double)now / 1e9;
-	d->win.duration_s = d->cfg->window_s;
+	d->win.duration_s = d->cfg->duet.window_s;
 	for (unsigned i = 0; i < 2 * d->n; i++) /* each client of the side one message in flight, as a trial's */
 		if (d->c[i].side == d->win.side)
 			duet_send(d, &d->c[i]);
@@ -324,7 +324,7 @@ static void duet_window_tick(struct chat_duet *d, uint64_t now)
 		return;
 	d->win.drain_ms = (double)(now - d->end_ns) / 1e6;
 	d->win.why = d->r->why[0] ? d->r->why : NULL;
-	if (!d->cfg->on_window(&d->win, d->cfg->window_ctx) || d->k + 1 >= d->cfg->nwindows) {
+	if (!d->cfg->duet.on_window(&d->win, d->cfg->duet.window_ctx) || d->k + 1 >= d->cfg->duet.nwindows) {
 		d->done = true;
 		return;
 	}
@@ -463,7 +463,7 @@ static void duet_loop(struct chat_duet *d)
 			/* the window it happened in says so, as one that ended would */
 			d->win.drain_ms = d->draining ? (double)(now - d->end_ns) / 1e6 : 0;
 			d->win.why = d->r->why;
-			d->cfg->on_window(&d->win, d->cfg->window_ctx);
+			d->cfg->duet.on_window(&d->win, d->cfg->duet.window_ctx);
 			return;
 		}
 	}
@@ -478,8 +478,8 @@ int chat_duet(const char *url, const struct chat_duet_config *cfg, struct chat_r
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	memset(r, 0, sizeof(*r));
 	hist_init(&r->rtt);
-	if (!cfg->clients || cfg->clients > 4096 || !cfg->nwindows || !cfg->order || !cfg->on_window ||
-	    !(cfg->window_s > 0))
+	if (!cfg->clients || cfg->clients > 4096 || !cfg->duet.nwindows || !cfg->duet.order || !cfg->duet.on_window ||
+	    !(cfg->duet.window_s > 0))
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 			       "load: a chat duet takes 1 to 4096 clients a side, --duet-order and --duet-window");
 	d->cfg = cfg;
@@ -487,7 +487,7 @@ int chat_duet(const char *url, const struct chat_duet_config *cfg, struct chat_r
 	d->n = cfg->clients;
 	d->g[0].ep = d->g[1].ep = -1;
 	for (int k = 0; k < 2; k++) {
-		const char *u = k ? cfg->url_b : url;
+		const char *u = k ? cfg->duet.url_b : url;
 
 		if (load_parse_url(u, &d->url[k], err) < 0)
 			return -err->errnum;

@@ -9,6 +9,7 @@
 
 #include "base/err.h"
 #include "load/hist.h"
+#include "load/load.h"
 
 struct chat_result {
 	unsigned clients, messages;
@@ -22,8 +23,6 @@ struct chat_result {
 int chat_run(const char *url, unsigned clients, unsigned messages, unsigned timeout_ms, struct chat_result *ret,
 	     struct hx_err *err);
 
-struct load_window;
-
 /* A duet (harness ab on a ws-chat scenario): `clients` clients join the room at the URL (side A) and as many the
  * room at url_b (side B), all before the first window, and are kept. Then nwindows windows of window_s, each on
  * the side order[k] (0: A, 1: B): each of that side's clients keeps one message in flight (it sends the next
@@ -36,12 +35,7 @@ struct load_window;
  * deliveries they owed. */
 struct chat_duet_config {
 	unsigned clients, timeout_ms; /* per side; no message for timeout_ms ends the duet */
-	const char *url_b;
-	const unsigned char *order;
-	size_t nwindows;
-	double window_s;
-	bool (*on_window)(const struct load_window *w, void *ctx);
-	void *window_ctx;
+	struct load_duet duet;
 };
 int chat_duet(const char *url, const struct chat_duet_config *cfg, struct chat_result *ret, struct hx_err *err);
 

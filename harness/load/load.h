@@ -125,6 +125,18 @@ struct load_window {
 	const char *why; /* an rpc duet's first check that failed, from this window on; NULL when none */
 };
 
+/* A WebSocket duet's windows (harness ab on a ws-rpc or ws-chat scenario): the second side's URL, the side of each
+ * window (0: A, the load's URL; 1: B, url_b), the windows' length, and where each window's figures go (false:
+ * stop). */
+struct load_duet {
+	const char *url_b;
+	const unsigned char *order;
+	size_t nwindows;
+	double window_s;
+	bool (*on_window)(const struct load_window *w, void *ctx);
+	void *window_ctx;
+};
+
 /* Build the request bytes from method, headers and body. */
 int load_build_request(struct load_config *c, const char *method, const char *const *headers, size_t nheaders,
 		       const char *body, size_t body_len, struct hx_err *err);

@@ -63,7 +63,7 @@ static struct rpc_client *client_of(struct wsc *w)
 
 static bool is_duet(const struct rpc *p)
 {
-	return p->cfg->url_b != NULL;
+	return p->cfg->duet.url_b != NULL;
 }
 
 /* After a client's number in a message: its side in a duet. */
@@ -157,14 +157,14 @@ static void duet_open(struct rpc *p, size_t k)
 
 	d->k = k;
 	d->draining = false;
-	d->end_ns = now + (uint64_t)(p->cfg->window_s * 1e9);
+	d->end_ns = now + (uint64_t)(p->cfg->duet.window_s * 1e9);
 	memset(&d->win, 0, sizeof(d->win));
 	hist_init(&d->win.latency);
 	d->win.index = k;
-	d->win.side = p->cfg->order[k];
+	d->win.side = p->cfg->duet.order[k];
 	d->win.start_s = (double)(now - p->start_ns) / 1e9;
 	d->win.start_mono_s = (double)now / 1e9;
-	d->win.duration_s = p->cfg->window_s;
+	d->win.duration_s = p->cfg->duet.window_s;
 	rpc_fill(p, d->win.side);
 }
 
@@ -199,9 +199,9 @@ static void duet_close(struct rpc *p, uint64_t now)
 	d->win.drain_ms = (double)(now - d->end_ns) / 1e6;
 	/* in every window line from the failure on: harness ab may stop reading before the last line */
 	d->win.why = p->r->why[0] ? p->r->why : NULL;
-	if (!p->cfg->on_window(&d->win, p->cfg->window_ctx))
+	if (!p->cfg->duet.on_window(&d->win, p->cfg->duet.window_ctx))
 		d->stopped = true;
-	if (d->stopped || d->k + 1 >= p->cfg->nwindows) {
+	if (d->stopped || d->k + 1 >= p->cfg->duet.nwindows) {
 		p->end_ns = now;
 		p->phase = PH_DONE;
 		return;
@@ -482,9 +482,9 @@ int rpc_run(const char *url, const struct rpc_config *cfg, struct rpc_result *r,
 	p->g[0].ep = p->g[1].ep = -1;
 	p->cfg = cfg;
 	p->r = r;
-	p->n = cfg->url_b ? 2 * cfg->clients : cfg->clients;
-	for (int k = 0; k < (cfg->url_b ? 2 : 1); k++) {
-		const char *u = k ? cfg->url_b : url;
+	p->n = cfg->duet.url_b ? 2 * cfg->clients : cfg->clients;
+	for (int k = 0; k < (cfg->duet.url_b ? 2 : 1); k++) {
+		const char *u = k ? cfg->duet.url_b : url;
 
 		if (load_parse_url(u, &p->url[k], err) < 0)
 			return -err->errnum;
@@ -498,10 +498,11 @@ int rpc_run(const char *url, const struct rpc_config *cfg, struct rpc_result *r,
 		p->g[k].hooks = &rpc_hooks;
 		p->g[k].owner = p;
 	}
-	if (cfg->url_b && (cfg->counter || !cfg->nwindows || !cfg->order || !cfg->on_window || !(cfg->window_s > 0)))
+	if (cfg->duet.url_b && (cfg->counter || !cfg->duet.nwindows || !cfg->duet.order || !cfg->duet.on_window ||
+				!(cfg->duet.window_s > 0)))
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 			       "load: an rpc duet is echo requests by windows, with a callback (no --counter)");
-	if (!cfg->url_b && cfg->requests < cfg->clients)
+	if (!cfg->duet.url_b && cfg->requests < cfg->clients)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "load: --rpc needs at least one request per client (-n %u)",
 			       cfg->clients);
 	if (p->url[0].tls && tp_tls_init(p->url[0].host, true, err) < 0)

@@ -10,24 +10,18 @@
 
 #include "base/err.h"
 #include "load/hist.h"
-
-struct load_window;
+#include "load/load.h"
 
 struct rpc_config {
 	unsigned clients, window;
 	uint64_t requests;   /* in all, shared out among the clients; a duet's: none (its windows end it) */
 	unsigned timeout_ms; /* no answer for this long ends the run */
 	bool counter;	     /* "incr" requests and a "get" before and after; else "echo" */
-	/* a duet (harness ab): `clients` clients to the URL (side A) and as many to url_b (side B), all joined
-	 * before the first window and kept; then nwindows windows of window_s, each on the side order[k] (0: A, 1:
-	 * B): that side's clients keep `window` requests in flight until the window ends, then its in-flight ones
-	 * drain (answers after the end are not counted), and the window's figures go to on_window (false: stop) */
-	const char *url_b;
-	const unsigned char *order;
-	size_t nwindows;
-	double window_s;
-	bool (*on_window)(const struct load_window *w, void *ctx);
-	void *window_ctx;
+	/* a duet (harness ab; duet.url_b set): `clients` clients to the URL (side A) and as many to url_b (side B),
+	 * all joined before the first window and kept; then each window on its side: that side's clients keep
+	 * `window` requests in flight until the window ends, then its in-flight ones drain (answers after the end
+	 * are not counted), and the window's figures go to on_window */
+	struct load_duet duet;
 };
 
 struct rpc_result {

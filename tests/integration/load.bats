@@ -286,12 +286,21 @@ PY
 	[[ "$output" == *"give -n or -d, not both"* ]]
 }
 
+# A chat room (the chat-drops fixture's hand-written one) with the given arguments; PIDVAR and PORTVAR get its PID
+# and port.   start_room NAME PIDVAR PORTVAR [ARGS...]
+start_room() {
+	local name=$1 pidvar=$2 portvar=$3 port
+	shift 3
+	node "$HARNESS_FIXTURES/scenarios/chat-drops/ws-chat.js" 0 "$@" >"$BATS_TEST_TMPDIR/$name.out" &
+	printf -v "$pidvar" %s $!
+	wait_until 30 grep -qs '^port ' "$BATS_TEST_TMPDIR/$name.out"
+	port=$(awk '/^port /{print $2}' "$BATS_TEST_TMPDIR/$name.out")
+	[ -n "$port" ]
+	printf -v "$portvar" %s "$port"
+}
+
 start_chat() {
-	node "$HARNESS_FIXTURES/scenarios/chat-drops/ws-chat.js" 0 "$@" >"$BATS_TEST_TMPDIR/chat.out" &
-	SERVER=$!
-	wait_until 30 grep -qs '^port ' "$BATS_TEST_TMPDIR/chat.out"
-	PORT=$(awk '/^port /{print $2}' "$BATS_TEST_TMPDIR/chat.out")
-	[ -n "$PORT" ]
+	start_room chat SERVER PORT "$@"
 }
 
 @test "WebSocket chat: 16 clients x 80 messages = 20,480 deliveries, each exactly once" {
@@ -315,11 +324,7 @@ start_chat() {
 
 # A chat duet's client (harness ab on a ws-chat scenario): two rooms, the windows in --duet-order, one side each.
 start_chat_b() {
-	node "$HARNESS_FIXTURES/scenarios/chat-drops/ws-chat.js" 0 "$@" >"$BATS_TEST_TMPDIR/chat-b.out" &
-	SERVER_B=$!
-	wait_until 30 grep -qs '^port ' "$BATS_TEST_TMPDIR/chat-b.out"
-	PORT_B=$(awk '/^port /{print $2}' "$BATS_TEST_TMPDIR/chat-b.out")
-	[ -n "$PORT_B" ]
+	start_room chat-b SERVER_B PORT_B "$@"
 }
 
 @test "WebSocket chat duet: windows in --duet-order, one room each, its deliveries and round trips, nothing reconnects" {
