@@ -34,6 +34,10 @@ int sbx_userns_enter(struct hx_err *err)
 	snprintf(map, sizeof(map), "0 %u 1", (unsigned)gid);
 	if (util_write_file("/proc/self/gid_map", map, err) < 0)
 		return hx_wrap(err, "rootless: gid_map");
+	/* a mount namespace of the user namespace's own: a new mount there is ours to make (a prepare step's
+	 * tmpfs: fsopen asks for CAP_SYS_ADMIN over the namespace that owns our mounts), seen by nobody else */
+	if (unshare(CLONE_NEWNS) < 0)
+		return hx_syserr(err, "rootless: unshare a mount namespace");
 	userns_map = (struct sbx_userns_map){.outer_uid = uid, .outer_gid = gid};
 	userns_active = true;
 	return 0;

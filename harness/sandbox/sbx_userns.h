@@ -46,7 +46,8 @@ struct sbx_userns_map {
 	gid_t outer_gid;
 };
 
-/* Enter a new user namespace with the caller as root (the process must be single-threaded). Returns -errno with
+/* Enter a new user namespace with the caller as root, and a mount namespace that namespace owns (the process
+ * must be single-threaded). Returns -errno with
  * the step named; exit 3 when the kernel refuses an unprivileged user namespace. */
 int sbx_userns_enter(struct hx_err *err);
 /* True once sbx_userns_enter succeeded; *ret gets its mapping. */

@@ -138,6 +138,45 @@ except OSError as e:
 	[[ "$output" == *"/proc/1/mem refused: Permission denied"* ]]
 }
 
+# A rootless prepare step writes on a tmpfs of its prepare_size, as root's does (harness's mount namespace is its user
+# namespace's own): the fixture's 64 MiB stop at its 8 MiB, ENOSPC to the step, and never reach the cache's disk
+# (a watcher sees the cache's prepared folder stay under the limit), and the step is refused for its limit.
+@test "run as uid 1000: a prepare step writes on a tmpfs of its prepare_size, never past it on the disk, and is refused for its limit" {
+	need_v2
+	delegate
+	userdir
+	mkdir -p "$W/cache/trees"
+	for t in "${HARNESS_CACHE_DIR:-/var/cache/harness}"/trees/sha*; do
+		[ -d "$t" ] && ln -sfn "$t" "$W/cache/trees/$(basename "$t")"
+	done
+	chown -R -h 1000:1000 "$W/cache"
+	sh -c 'echo $$ >"$1/cgroup.procs" && cd "$2" && exec setpriv --reuid=1000 --regid=1000 --clear-groups \
+		env HOME="$2" HARNESS_CACHE_DIR="$2/cache" "$3" run --cpus 1 --runtimes node20 --repeat 1 --out r.json \
+		"$4"' sh "$D" "$W" "$HARNESS" "$FIXTURES/scenarios/prepare-fills" >out.log 2>&1 &
+	RUN=$!
+	# the most the cache's prepared folder held on the disk while the run went, in KiB
+	(
+		most=0
+		while kill -0 "$RUN" 2>/dev/null; do
+			now=$(du -sk "$W/cache/prepared" 2>/dev/null | cut -f1)
+			[ "${now:-0}" -le "$most" ] || most=$now
+			echo "$most" >most.txt
+			sleep 0.05
+		done
+	) &
+	WATCH=$!
+	status=0
+	wait "$RUN" || status=$?
+	wait "$WATCH" || true
+	WATCH=
+	tail -5 out.log
+	echo "most on the disk: $(cat most.txt) KiB"
+	[ "$status" -eq 2 ]
+	grep -q 'the prepare step of scenario prepare-fills on node20 wrote past its limit of 8 MiB' out.log
+	[ "$(cat most.txt)" -lt 8192 ]
+	[ -z "$(ls -A "$W/cache/prepared")" ]
+}
+
 @test "run as uid 1000 in an undelegated cgroup: refused with exit 3 and doctor's reason" {
 	need_v2
 	mkdir "$D-plain"
