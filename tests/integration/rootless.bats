@@ -147,7 +147,7 @@ except OSError as e:
 	userdir
 	mkdir -p "$W/cache/trees"
 	for t in "${HARNESS_CACHE_DIR:-/var/cache/harness}"/trees/sha*; do
-		[ -d "$t" ] && ln -sfn "$t" "$W/cache/trees/$(basename "$t")"
+		[ -d "$t" ] && ln -sfnr "$t" "$W/cache/trees/$(basename "$t")" # relative: the sandbox resolves it below its old root
 	done
 	chown -R -h 1000:1000 "$W/cache"
 	sh -c 'echo $$ >"$1/cgroup.procs" && cd "$2" && exec setpriv --reuid=1000 --regid=1000 --clear-groups \
