@@ -138,7 +138,7 @@ for k in sorted(pairs):
 # the two execve calls of a pair: a part of a run apart (the two sandboxes are made side by side; one after the
 # other, each launcher spawned per run, they would be a cgroup move or a whole run apart)
 assert statistics.median(gaps) < 0.5 * statistics.median(durs), (statistics.median(gaps), statistics.median(durs))
-print(f"{len(pairs)} pairs, execve gap median {statistics.median(gaps) * 1e3:.2f} ms, run {statistics.median(durs) * 1e3:.1f} ms, ratio {v['ratio']:.4f}")
+print(f"{len(pairs)} pairs, execve gap median {statistics.median(gaps) * 1e3:.2f} ms, run {statistics.median(durs) * 1e3:.1f} ms, ratio {v.get('ratio')}, {d.get('noisy_pairs')} noisy pairs")
 PY
 	[ -z "$(leftover_cgroups)" ]
 }
