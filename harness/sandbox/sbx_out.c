@@ -45,18 +45,22 @@ void sbx_out_init_side(struct sbx_out *o, int *keep, size_t *n)
 	}
 }
 
-static void write_all(int fd, const char *p, size_t len)
+/* False when the file's reader is gone (EPIPE). */
+static bool write_all(int fd, const char *p, size_t len)
 {
 	while (len > 0) {
 		ssize_t w = write(fd, p, len);
 
 		if (w < 0 && errno == EINTR)
 			continue;
+		if (w < 0 && errno == EPIPE)
+			return false;
 		if (w <= 0)
-			return; /* a full disk loses output, never the payload */
+			return true; /* a full disk loses output, never the payload */
 		p += w;
 		len -= (size_t)w;
 	}
+	return true;
 }
 
 static void to_tail(struct sbx_out_stream *s, const char *p, size_t len)
@@ -92,7 +96,13 @@ bool sbx_out_pump(struct sbx_out *o, int i)
 		if (n == 0)
 			return false;
 		head = s->kept < o->max ? (size_t)(o->max - s->kept < (uint64_t)n ? o->max - s->kept : (uint64_t)n) : 0;
-		write_all(s->file, buf, head);
+		if (!write_all(s->file, buf, head)) {
+			/* the file is a pipe whose reader has gone: so is the payload's (its next write fails, as it
+			 * would without a sandbox between: harness ab closes the load client's pipe to end it) */
+			close(s->rd);
+			s->rd = -1;
+			return false;
+		}
 		s->kept += head;
 		if ((size_t)n > head) {
 			uint64_t gone = s->tail_len + ((size_t)n - head) > SBX_OUT_TAIL
@@ -112,6 +122,8 @@ void sbx_out_finish(struct sbx_out *o)
 		char note[160];
 		size_t start;
 
+		if (s->rd < 0)
+			continue;   /* its reader went away */
 		sbx_out_pump(o, i); /* no writer is left: this reads to the end */
 		if (s->dropped) {
 			int len = snprintf(note, sizeof(note),

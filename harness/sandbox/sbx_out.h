@@ -32,7 +32,9 @@ int sbx_out_apply_in_payload(const struct sbx_out *o);
 /* In init, after the fork: close the write ends (so that the payload's exit ends the stream); the descriptors
  * init must keep are added to keep[*n]. */
 void sbx_out_init_side(struct sbx_out *o, int *keep, size_t *n);
-/* Move what stream i's pipe holds now into its file; false at end of stream. */
+/* Move what stream i's pipe holds now into its file; false at end of stream, or when the file is a pipe whose
+ * reader has gone (then the stream's pipe is closed too, so that the payload's writes fail as they would on the
+ * file itself). */
 bool sbx_out_pump(struct sbx_out *o, int i);
 /* Once no writer is left: the rest, then the kept tail behind a line saying how much was dropped. */
 void sbx_out_finish(struct sbx_out *o);
