@@ -30,7 +30,7 @@ struct ab_opts {
 	const char *mode, *profile, *out, *format, *engine, *a_scenario, *b_scenario, *duet;
 	unsigned cpus, connections;
 	uint64_t memory, seed;
-	double threshold, precision, max_time, window;
+	double threshold, precision, max_time, window, round;
 	struct opt_list a_args, b_args, a_env, b_env;
 };
 
@@ -53,6 +53,10 @@ static const struct hx_opt ab_tab[] = {
 	 .help = "the duet's longest measuring time (default 120s)", .min = 5, .max = 3600},
 	{"window", 0, OPT_DURATION, offsetof(struct ab_opts, window), "SECONDS",
 	 .help = "each side's window (default 0.1s; --duet simultaneous: 0.5s)", .min = 0.05, .max = 60},
+	{"round", 0, OPT_DURATION, offsetof(struct ab_opts, round), "T",
+	 .help = "an interleaved server duet's round: both servers started afresh for each (default 5s; as long as "
+		 "--max-time: one pair of processes)",
+	 .min = 1, .max = 3600},
 	{"seed", 0, OPT_SIZE, offsetof(struct ab_opts, seed), "N",
 	 .help = "the seed of the windows' order and of the bootstrap (default: from the clock; recorded)"},
 	{"connections", 0, OPT_UINT, offsetof(struct ab_opts, connections), "N",
@@ -241,6 +245,11 @@ static int ab_plan(const struct ab_opts *o, char **pos, int npos, struct ab_plan
 			    : p->simultaneous ? AB_BLOCK_S
 					      : AB_WINDOW_S,
 		.max_time_s = o->max_time > 0 ? o->max_time : 120,
+		/* rounds are an interleaved server duet's: single runs are each a fresh process; a simultaneous duet
+		 * has one round (docs/ab.md, "Rounds") */
+		.round_s = p->simultaneous || p->s[0].workload == SCN_STARTUP || p->s[0].workload == SCN_SCRIPT ? 0
+			   : o->round > 0 ? o->round
+					  : AB_ROUND_S,
 		.precision = o->precision > 0 ? o->precision : (o->threshold > 0 ? o->threshold : AB_DEFAULT_TH) / 2,
 		.seed = o->seed ? o->seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32),
 		.simultaneous = p->simultaneous};
@@ -370,6 +379,7 @@ static void doc_head(const struct ab_opts *o, const struct ab_plan *p, struct ab
 	d->precision = p->duet.precision;
 	d->max_time_s = p->duet.max_time_s;
 	d->window_s = p->duet.window_s;
+	d->round_s = duet_rounds(&p->duet) ? p->duet.round_s : 0;
 	d->seed = p->duet.seed;
 	d->connections = p->s[0].workload == SCN_WS_RPC || p->s[0].workload == SCN_WS_CHAT ? p->s[0].clients
 											   : p->s[0].connections;

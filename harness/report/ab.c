@@ -95,14 +95,32 @@ bool ab_pair_at(const struct ab_doc *d, size_t i, const struct ab_window **ret_a
 	return true;
 }
 
-int ab_pairs(const struct ab_doc *d, enum ab_metric m, double **ret_a, double **ret_b, size_t *ret_n)
+/* Whether window k followed a window of the other side on the same servers: an interleaved duet's carry-over
+ * (report/paired.h). */
+static bool follows_other(const struct ab_doc *d, size_t k)
 {
-	double *a = calloc(d->nw / 2 + 1, sizeof(double)), *b = calloc(d->nw / 2 + 1, sizeof(double));
-	size_t n = 0;
+	return k > 0 && d->w[k - 1].round == d->w[k].round && d->w[k - 1].side != d->w[k].side;
+}
 
-	if (!a || !b) {
-		free(a);
-		free(b);
+void ab_pairset_free(struct ab_pairset *p)
+{
+	free(p->a);
+	free(p->b);
+	free(p->carry);
+	free(p->round);
+	*p = (struct ab_pairset){0};
+}
+
+int ab_pairs(const struct ab_doc *d, enum ab_metric m, struct ab_pairset *ret)
+{
+	size_t cap = d->nw / 2 + 1;
+	struct ab_pairset p = {.a = calloc(cap, sizeof(double)),
+			       .b = calloc(cap, sizeof(double)),
+			       .carry = calloc(cap, sizeof(double)),
+			       .round = calloc(cap, sizeof(unsigned))};
+
+	if (!p.a || !p.b || !p.carry || !p.round) {
+		ab_pairset_free(&p);
 		return -1;
 	}
 	for (size_t i = 0; i + 1 < d->nw; i += 2) {
@@ -111,14 +129,35 @@ int ab_pairs(const struct ab_doc *d, enum ab_metric m, double **ret_a, double **
 
 		if (!ab_pair_at(d, i, &wa, &wb, &use) || use != AB_PAIR_COUNTED)
 			continue;
-		a[n] = ab_value(wa, m);
-		b[n] = ab_value(wb, m);
-		if (a[n] > 0 && b[n] > 0 && isfinite(a[n]) && isfinite(b[n]))
-			n++;
+		p.a[p.n] = ab_value(wa, m);
+		p.b[p.n] = ab_value(wb, m);
+		/* a simultaneous duet's two windows of a pair ran at once: nothing carries over */
+		p.carry[p.n] = ab_simultaneous(d) ? 0
+						  : (double)follows_other(d, (size_t)(wb - d->w)) -
+							    (double)follows_other(d, (size_t)(wa - d->w));
+		p.round[p.n] = wa->round;
+		if (p.a[p.n] > 0 && p.b[p.n] > 0 && isfinite(p.a[p.n]) && isfinite(p.b[p.n]))
+			p.n++;
 	}
-	*ret_a = a;
-	*ret_b = b;
-	*ret_n = n;
+	*ret = p;
+	return 0;
+}
+
+int ab_side_means(const struct ab_doc *d, enum ab_metric m, double *ret_a, double *ret_b, size_t *ret_n)
+{
+	struct ab_pairset p;
+	double la = 0, lb = 0;
+
+	if (ab_pairs(d, m, &p) < 0)
+		return -1;
+	for (size_t i = 0; i < p.n; i++) {
+		la += log(p.a[i]) / (double)p.n;
+		lb += log(p.b[i]) / (double)p.n;
+	}
+	*ret_a = p.n ? exp(la) : NAN;
+	*ret_b = p.n ? exp(lb) : NAN;
+	*ret_n = p.n;
+	ab_pairset_free(&p);
 	return 0;
 }
 
@@ -142,17 +181,21 @@ static void idle_evidence(struct ab_doc *d)
 int ab_analyze(struct ab_doc *d)
 {
 	for (int m = 0; m < AB_NR_METRICS; m++) {
-		_cleanup_free_ double *a = NULL, *b = NULL;
+		struct ab_pairset p;
 		struct paired_opts o = {.threshold = d->threshold > 0 ? d->threshold : AB_DEFAULT_TH,
 					.level = 0.95,
 					.seed = d->seed,
 					.smaller_better = !ab_higher_better(d, (enum ab_metric)m)};
-		size_t n;
+		int rc;
 
-		if (ab_pairs(d, (enum ab_metric)m, &a, &b, &n) < 0 || paired_analyze(a, b, n, &o, &d->metric[m]) < 0)
+		if (ab_pairs(d, (enum ab_metric)m, &p) < 0)
+			return -1;
+		rc = paired_analyze(&(struct paired_input){p.a, p.b, p.carry, p.round, p.n}, &o, &d->metric[m]);
+		ab_pairset_free(&p);
+		if (rc < 0)
 			return -1;
 		if ((enum ab_metric)m == ab_headline(d))
-			d->pairs = n;
+			d->pairs = d->metric[m].n;
 	}
 	d->noisy_pairs = 0;
 	for (size_t i = 0; i + 1 < d->nw; i += 2) {
@@ -213,6 +256,7 @@ static cJSON *window_json(const struct ab_doc *d, const struct ab_window *w)
 	char side[2] = {w->side, 0};
 
 	cJSON_AddNumberToObject(o, "pair", w->pair);
+	cJSON_AddNumberToObject(o, "round", w->round);
 	cJSON_AddStringToObject(o, "side", side);
 	cJSON_AddBoolToObject(o, "warmup", w->warmup);
 	cJSON_AddNumberToObject(o, "start_s", w->start_s);
@@ -269,12 +313,16 @@ static cJSON *verdict_json(const struct ab_doc *d, enum ab_metric m)
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddNumberToObject(o, "pairs", (double)r->n);
+	cJSON_AddNumberToObject(o, "rounds", (double)r->rounds);
+	cJSON_AddItemToObject(o, "sd_round", num_or_null(r->sd_round));
 	cJSON_AddItemToObject(o, "ratio", num_or_null(r->ratio));
 	cJSON_AddItemToObject(o, "ci_low", num_or_null(r->low));
 	cJSON_AddItemToObject(o, "ci_high", num_or_null(r->high));
 	cJSON_AddItemToObject(o, "ci_half_width", num_or_null(r->half_width));
 	cJSON_AddItemToObject(o, "p", num_or_null(r->p));
 	cJSON_AddItemToObject(o, "sd_log_ratio", num_or_null(r->sd_log));
+	cJSON_AddItemToObject(o, "sd_log_ratio_raw", num_or_null(r->sd_log_raw));
+	cJSON_AddItemToObject(o, "carry_slope", num_or_null(r->carry));
 	cJSON_AddItemToObject(o, "trend_rho", num_or_null(r->trend_rho));
 	cJSON_AddBoolToObject(o, "drift", r->drift);
 	cJSON_AddItemToObject(o, "bimodality", num_or_null(r->bimodality));
@@ -314,6 +362,7 @@ static cJSON *ab_json(const struct ab_doc *d)
 	cJSON_AddNumberToObject(o, "precision", d->precision);
 	cJSON_AddNumberToObject(o, "max_time_s", d->max_time_s);
 	cJSON_AddNumberToObject(o, "window_s", d->window_s);
+	cJSON_AddNumberToObject(o, "round_s", d->round_s);
 	cJSON_AddNumberToObject(o, "seed", (double)d->seed);
 	cJSON_AddNumberToObject(o, "connections", d->connections);
 	cJSON_AddNumberToObject(o, "threads", d->threads);
@@ -385,6 +434,8 @@ static int window_read(const cJSON *o, struct ab_window *w)
 		return -1;
 	w->side = side[0];
 	w->pair = (unsigned)num(o, "pair");
+	/* absent before rounds: one round */
+	w->round = num(o, "round") >= 0 && num(o, "round") < AB_MAX_WINDOWS ? (unsigned)num(o, "round") : 0;
 	w->warmup = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "warmup"));
 	w->start_s = num(o, "start_s");
 	w->duration_s = num(o, "duration_s");
@@ -447,6 +498,7 @@ static int doc_read(const cJSON *j, struct ab_doc *d, const char *path, struct h
 	d->precision = num(j, "precision");
 	d->max_time_s = num(j, "max_time_s");
 	d->window_s = num(j, "window_s");
+	d->round_s = num(j, "round_s") > 0 ? num(j, "round_s") : 0; /* absent before rounds: one */
 	d->seed = count(j, "seed");
 	d->connections = count(j, "connections") <= UINT32_MAX ? (unsigned)count(j, "connections") : 0;
 	d->threads = count(j, "threads") <= UINT32_MAX ? (unsigned)count(j, "threads") : 0;
@@ -466,6 +518,10 @@ static int doc_read(const cJSON *j, struct ab_doc *d, const char *path, struct h
 			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
 				       "ab: %s: window %zu has no side A or B, no pair number or no duration", path,
 				       d->nw - 1);
+		if (d->nw > 1 && x->round < x[-1].round)
+			return hx_fail(err, HX_EXIT_USAGE, EINVAL,
+				       "ab: %s: window %zu is of round %u after round %u: the windows are out of order",
+				       path, d->nw - 1, x->round, x[-1].round);
 	}
 	return ab_analyze(d) < 0 ? hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory") : 0;
 }
@@ -602,6 +658,11 @@ static void flags_line(FILE *f, const struct ab_doc *d)
 				"load took from the other's cores\n",
 				shared, (d->nw + 1) / 2);
 	}
+	if (isfinite(r->carry))
+		fprintf(f,
+			"note: carry-over: a window after the other side's measured %s %+.1f%% against one after its "
+			"own side's; adjusted for (the pairs' log-ratio spread %.3f, %.3f unadjusted)\n",
+			ab_metric_label(d, ab_headline(d)), (exp(r->carry) - 1) * 100, r->sd_log, r->sd_log_raw);
 	if (d->noisy_pairs)
 		fprintf(f,
 			"note: %zu noisy pairs left out (their windows' foreign CPU time differed by more than %.0f%% "
@@ -633,23 +694,18 @@ static void table(FILE *f, const struct ab_doc *d, bool md)
 			"verdict");
 	for (int m = 0; m < AB_NR_METRICS; m++) {
 		const struct paired_result *r = &d->metric[m];
-		_cleanup_free_ double *a = NULL, *b = NULL;
-		double la = 0, lb = 0;
+		double ma, mb;
 		size_t n = 0;
 		char ga[32], gb[32], ci[40], name[ESC_LEN];
 		/* a chat duet's throughput is its deliveries */
 		const char *unit = m == AB_RPS && strcmp(d->workload, "ws-chat") == 0 ? "msg/s" : units[m];
 
-		if (ab_pairs(d, (enum ab_metric)m, &a, &b, &n) < 0)
+		if (ab_side_means(d, (enum ab_metric)m, &ma, &mb, &n) < 0)
 			return;
 		if (!n || !ab_has_metric(d, (enum ab_metric)m))
 			continue; /* a metric the duet's workload has not */
-		for (size_t i = 0; i < n; i++) {
-			la += log(a[i]) / (double)n;
-			lb += log(b[i]) / (double)n;
-		}
-		fmt_mean(m, exp(la) * scale[m], unit, ga, sizeof(ga));
-		fmt_mean(m, exp(lb) * scale[m], unit, gb, sizeof(gb));
+		fmt_mean(m, ma * scale[m], unit, ga, sizeof(ga));
+		fmt_mean(m, mb * scale[m], unit, gb, sizeof(gb));
 		snprintf(ci, sizeof(ci), "[%.3f, %.3f]", r->low, r->high);
 		/* the script's metric is named by the scenario: escaped as the file's other names */
 		esc_cell(md, ab_metric_label(d, (enum ab_metric)m), name, sizeof(name));
@@ -677,7 +733,7 @@ static void csv_num(FILE *f, double v)
 static void csv(FILE *f, const struct ab_doc *d)
 {
 	fputs("pair,side,use,start_s,duration_s,requests,errors,reconnects,rps,mean_us,p50_us,p90_us,p99_us,max_us,"
-	      "drain_ms,side_cpu_ms,other_side_cpu_ms,foreign_cpu_ms,startup_ms,value,rss_kb,memory_kb\n",
+	      "drain_ms,side_cpu_ms,other_side_cpu_ms,foreign_cpu_ms,startup_ms,value,rss_kb,memory_kb,round\n",
 	      f);
 	for (size_t i = 0; i < d->nw; i++) {
 		const struct ab_window *w = &d->w[i], *wa, *wb;
@@ -705,13 +761,13 @@ static void csv(FILE *f, const struct ab_doc *d)
 			(unsigned long long)w->reconnects);
 		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
 			csv_num(f, v[k]);
-		fputc('\n', f);
+		fprintf(f, ",%u\n", w->round);
 	}
 }
 
 void ab_print_head(FILE *f, const struct ab_doc *d, bool md)
 {
-	char a[600], b[600], ea[ESC_LEN], eb[ESC_LEN], es[ESC_LEN], est[ESC_LEN], what[64];
+	char a[600], b[600], ea[ESC_LEN], eb[ESC_LEN], es[ESC_LEN], est[ESC_LEN], what[80];
 
 	headline(f, d);
 	if (ab_headline(d) == AB_STARTUP && ab_simultaneous(d))
@@ -720,6 +776,9 @@ void ab_print_head(FILE *f, const struct ab_doc *d, bool md)
 		snprintf(what, sizeof(what), "single runs, each in a fresh sandbox");
 	else if (ab_simultaneous(d))
 		snprintf(what, sizeof(what), "%.2f s blocks, both sides at once", d->window_s);
+	else if (d->metric[ab_headline(d)].rounds > 1)
+		snprintf(what, sizeof(what), "%.2f s windows in %zu rounds of fresh servers", d->window_s,
+			 d->metric[ab_headline(d)].rounds);
 	else
 		snprintf(what, sizeof(what), "%.2f s windows", d->window_s);
 	/* the names are the file's, which anyone may have written */

@@ -20,6 +20,8 @@
 /* The default window of an interleaved duet and block of a simultaneous one, in seconds (docs/ab.md, "Windows") */
 #define AB_WINDOW_S 0.1
 #define AB_BLOCK_S  0.5
+/* The default round of an interleaved server duet, in seconds (docs/ab.md, "Rounds") */
+#define AB_ROUND_S 5.0
 /* A pair whose two windows saw foreign CPU time on the sides' CPUs differing by more than this share of a
  * window, and by more than AB_NOISY_MIN_MS (three of /proc/stat's 10 ms ticks), is noisy: left out of the
  * verdicts and counted (docs/ab.md). */
@@ -28,8 +30,9 @@
 
 struct ab_window {
 	unsigned pair;
-	char side;   /* 'A' or 'B' */
-	bool warmup; /* the first pair: the connections' first windows, not counted */
+	unsigned round; /* the servers' processes it ran on: a round's are started for it (docs/ab.md, "Rounds") */
+	char side;	/* 'A' or 'B' */
+	bool warmup;	/* the first pair: the connections' first windows, not counted */
 	double start_s, duration_s;
 	uint64_t requests, errors, reconnects;
 	double mean_us, p50_us, p90_us, p99_us, max_us, drain_ms;
@@ -66,6 +69,7 @@ struct ab_doc {
 	struct res_engine_setup engine_setup; /* what the clients' engine got from the kernel (their last line) */
 	struct ab_side side[2];
 	double threshold, precision, max_time_s, window_s, wall_s, client_cpu_s;
+	double round_s; /* an interleaved server duet's rounds' length; 0: one round */
 	uint64_t seed, reconnects, errors;
 	unsigned connections, threads;
 	struct ab_window *w;
@@ -92,8 +96,18 @@ extern const char *const ab_pair_use_names[AB_NR_PAIR_USES]; /* "counted", "warm
  * and its use. */
 bool ab_pair_at(const struct ab_doc *d, size_t i, const struct ab_window **ret_a, const struct ab_window **ret_b,
 		enum ab_pair_use *ret_use);
-/* The complete pairs of metric m (the warm-up pair and noisy pairs left out): a[i] side A's value, b[i] B's. */
-int ab_pairs(const struct ab_doc *d, enum ab_metric m, double **ret_a, double **ret_b, size_t *ret_n);
+/* The complete pairs of metric m (the warm-up pairs and noisy pairs left out), in the order run: a[i] side A's
+ * value, b[i] B's, carry[i] the pair's carry-over (whether B's window followed one of A's, minus whether A's
+ * followed one of B's; 0 in a simultaneous duet), round[i] its round. */
+struct ab_pairset {
+	double *a, *b, *carry;
+	unsigned *round;
+	size_t n;
+};
+int ab_pairs(const struct ab_doc *d, enum ab_metric m, struct ab_pairset *ret);
+void ab_pairset_free(struct ab_pairset *p);
+/* Each side's geometric mean of metric m over those pairs (NAN: none), and their number. */
+int ab_side_means(const struct ab_doc *d, enum ab_metric m, double *ret_a, double *ret_b, size_t *ret_n);
 /* The paired analysis of every metric and the idle sides' evidence. */
 int ab_analyze(struct ab_doc *d);
 /* The metric of the first line and the exit code: startup for a startup duet, the script's metric for a script

@@ -438,19 +438,14 @@ static int verdict_table(FILE *out, const struct ab_doc *d)
 							    : "Paired verdicts (units: req/s, ms)",
 			heads, sizeof(heads) / sizeof(heads[0]));
 	for (int m = 0; m < AB_NR_METRICS; m++) {
-		_cleanup_free_ double *a = NULL, *b = NULL;
-		double la = 0, lb = 0;
+		double ma, mb;
 		size_t n;
 
-		if (ab_pairs(d, (enum ab_metric)m, &a, &b, &n) < 0)
+		if (ab_side_means(d, (enum ab_metric)m, &ma, &mb, &n) < 0)
 			return -1;
 		if (!n || !ab_has_metric(d, (enum ab_metric)m))
 			continue; /* a metric the duet's workload has not */
-		for (size_t i = 0; i < n; i++) {
-			la += log(a[i]) / (double)n;
-			lb += log(b[i]) / (double)n;
-		}
-		verdict_row(out, d, (enum ab_metric)m, exp(la), exp(lb), n);
+		verdict_row(out, d, (enum ab_metric)m, ma, mb, n);
 	}
 	html_table_close(out);
 	return 0;
@@ -518,6 +513,15 @@ static void settings(FILE *out, const struct ab_doc *d)
 	snprintf(b, sizeof(b), "threshold %g%%, precision %g%%, max time %.0f s, seed %llu", d->threshold * 100,
 		 d->precision * 100, d->max_time_s, (unsigned long long)d->seed);
 	kv(out, "settings", b);
+	if (d->metric[ab_headline(d)].rounds > 1) {
+		const struct paired_result *r = &d->metric[ab_headline(d)];
+
+		snprintf(b, sizeof(b),
+			 "%zu rounds of %.0f s, both servers started afresh for each; the rounds' mean log ratios "
+			 "spread %.4f (the verdict is theirs)",
+			 r->rounds, d->round_s, r->sd_round);
+		kv(out, "rounds", b);
+	}
 	snprintf(b, sizeof(b), "%.1f s, stopped by %s; client CPU %.1f s", d->wall_s, d->stopped[0] ? d->stopped : "–",
 		 d->client_cpu_s);
 	kv(out, "time", b);

@@ -2,7 +2,12 @@
  * the log of the geometric mean ratio (a ratio and its inverse are treated alike: 1.02 and 1/1.02 are as far
  * from 1). The geometric mean rather than the median: a duet's pairs are many and their noise is close to
  * normal on the log scale, where the mean is the efficient estimator and its CI shrinks as 1/sqrt(pairs);
- * the Wilcoxon p on the same log ratios guards against a few wild pairs carrying the mean. */
+ * the Wilcoxon p on the same log ratios guards against a few wild pairs carrying the mean.
+ * An interleaved duet's windows carry over: one that follows its own side's window runs faster than one that
+ * follows the other side's (the CPU's caches still hold its server). Which windows follow which is decided by
+ * the random order, so it is known and balanced: the log ratios are adjusted for it by least squares (a
+ * covariate of the design, as in a crossover trial's analysis), which leaves the estimate's target where it
+ * was and takes that part of the noise out of the CI (docs/ab.md, "Carry-over"). */
 #include "report/paired.h"
 
 #include <math.h>
@@ -42,26 +47,43 @@ static double percentile(const double *s, size_t n, double q)
 	return i + 1 < n ? s[i] + (at - (double)i) * (s[i + 1] - s[i]) : s[n - 1];
 }
 
-/* The log-scale bootstrap CI of the mean of logs l[0..n). */
-static int log_ci(const double *l, size_t n, double level, uint64_t seed, double *ret_low, double *ret_high)
+/* The least-squares slope of l on the carry-over c over n pairs from their sums; 0 when c does not vary. */
+static double carry_slope(double sl, double sc, double scc, double slc, size_t n)
+{
+	double var = scc - sc * sc / (double)n;
+
+	return var > 1e-9 ? (slc - sl * sc / (double)n) / var : 0;
+}
+
+/* The log-scale bootstrap CI of the mean of logs l[0..n), each adjusted by the slope of l on c[0..n) (NULL: no
+ * adjustment) fitted again in every resample, so that the CI holds the slope's own uncertainty too. */
+static int log_ci(const double *l, const double *c, size_t n, double level, uint64_t seed, double *ret_low,
+		  double *ret_high)
 {
 	_cleanup_free_ double *m = malloc(PAIRED_RESAMPLES * sizeof(double));
-	double z, a;
+	double z, a, df = (double)n - (c ? 2 : 1);
 	uint64_t state = seed;
 
-	if (!m || n < 2 || !(level > 0 && level < 1))
+	if (!m || df < 1 || !(level > 0 && level < 1))
 		return -1;
 	for (size_t k = 0; k < PAIRED_RESAMPLES; k++) {
-		double s = 0;
+		double sl = 0, sc = 0, scc = 0, slc = 0;
 
-		for (size_t i = 0; i < n; i++)
-			s += l[stats_splitmix(&state) % n];
-		m[k] = s / (double)n;
+		for (size_t i = 0; i < n; i++) {
+			size_t j = stats_splitmix(&state) % n;
+			double cj = c ? c[j] : 0;
+
+			sl += l[j];
+			sc += cj;
+			scc += cj * cj;
+			slc += l[j] * cj;
+		}
+		m[k] = (sl - carry_slope(sl, sc, scc, slc, n) * sc) / (double)n;
 	}
 	qsort(m, PAIRED_RESAMPLES, sizeof(double), stats_cmp_double);
-	/* expanded: the normal quantile that matches sqrt(n/(n-1)) * t(n-1) (Hesterberg 2015, "What teachers
-	 * should know about the bootstrap") */
-	z = sqrt((double)n / (double)(n - 1)) * sig_t_ppf(1 - (1 - level) / 2, (double)(n - 1));
+	/* expanded: the normal quantile that matches sqrt(n/df) * t(df) (Hesterberg 2015, "What teachers should
+	 * know about the bootstrap"; df is n - 1, one less for a fitted slope) */
+	z = sqrt((double)n / df) * sig_t_ppf(1 - (1 - level) / 2, df);
 	a = 2 * (1 - sig_norm_cdf(z));
 	*ret_low = percentile(m, PAIRED_RESAMPLES, a / 2);
 	*ret_high = percentile(m, PAIRED_RESAMPLES, 1 - a / 2);
@@ -80,7 +102,7 @@ int paired_ci(const double *r, size_t n, double level, uint64_t seed, double *re
 			return -1;
 		l[i] = log(r[i]);
 	}
-	if (log_ci(l, n, level, seed, &lo, &hi) < 0)
+	if (log_ci(l, NULL, n, level, seed, &lo, &hi) < 0)
 		return -1;
 	*ret_gm = exp(mean_of(l, n));
 	*ret_low = exp(lo);
@@ -127,37 +149,127 @@ static void shape_flags(const double *l, size_t n, struct paired_result *r)
 	r->bimodal = r->bimodality > SIG_BIMODAL;
 }
 
-int paired_analyze(const double *a, const double *b, size_t n, const struct paired_opts *o, struct paired_result *ret)
+/* The least-squares slope of l on the carry-over c within rounds (each round's own mean taken out: a round's
+ * servers are its own), l adjusted in place: l[i] - g * c[i]. NAN: no adjustment (no c, or none varies within a
+ * round). */
+static double adjust_carry(double *l, const double *c, const unsigned *round, size_t n)
 {
-	_cleanup_free_ double *l = calloc(n ? n : 1, sizeof(double));
-	_cleanup_free_ double *zero = calloc(n ? n : 1, sizeof(double));
-	struct paired_result r = {.n = n, .p = NAN, .ratio = NAN, .low = NAN, .high = NAN, .half_width = NAN};
-	struct sig_test w = {0};
-	double lo, hi, c, clo, chi;
+	double sxy = 0, sxx = 0, g;
 
-	if (!l || !zero)
+	for (size_t i = 0; c && i < n;) {
+		size_t j = i;
+		double ml = 0, mc = 0;
+
+		while (j < n && (!round || round[j] == round[i]))
+			j++;
+		for (size_t k = i; k < j; k++) {
+			ml += l[k] / (double)(j - i);
+			mc += c[k] / (double)(j - i);
+		}
+		for (size_t k = i; k < j; k++) {
+			sxy += (c[k] - mc) * (l[k] - ml);
+			sxx += (c[k] - mc) * (c[k] - mc);
+		}
+		i = j;
+	}
+	if (!(sxx > 1e-9))
+		return NAN;
+	g = sxy / sxx;
+	for (size_t i = 0; i < n; i++)
+		l[i] -= g * c[i];
+	return g;
+}
+
+/* Each round's mean of l into m (rounds are runs of equal round[i]); their number. */
+static size_t round_means(const double *l, const unsigned *round, size_t n, double *m)
+{
+	size_t r = 0;
+
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		double s = 0;
+
+		while (j < n && round[j] == round[i])
+			s += l[j++];
+		m[r++] = s / (double)(j - i);
+		i = j;
+	}
+	return r;
+}
+
+/* The rounds' analysis: the mean of the round means, its t interval and the t test's p (R - 1 degrees of
+ * freedom). A round's pairs share its two server processes, whose own speeds differ from process to process:
+ * the round, not the pair, is the unit that replicates. */
+static void by_rounds(const double *m, size_t rounds, double level, struct paired_result *r)
+{
+	double mean = mean_of(m, rounds), se = sd_of(m, rounds) / sqrt((double)rounds), df = (double)rounds - 1;
+	double half = sig_t_ppf(1 - (1 - level) / 2, df) * se;
+
+	r->ratio = exp(mean);
+	r->low = exp(mean - half);
+	r->high = exp(mean + half);
+	r->sd_round = sd_of(m, rounds);
+	r->p = se > 0 ? 2 * (1 - sig_t_cdf(fabs(mean) / se, df)) : mean == 0 ? 1 : 0;
+}
+
+/* The pairs' analysis (one round): the bootstrap CI of the mean log ratio, the Wilcoxon p. */
+static int by_pairs(const double *l, const double *raw, const double *c, size_t n, const struct paired_opts *o,
+		    struct paired_result *r)
+{
+	_cleanup_free_ double *zero = calloc(n ? n : 1, sizeof(double));
+	struct sig_test w = {0};
+	double lo, hi;
+
+	if (!zero || log_ci(raw, isfinite(r->carry) ? c : NULL, n, o->level, o->seed, &lo, &hi) < 0)
+		return -1;
+	r->ratio = exp(mean_of(l, n));
+	r->low = exp(lo);
+	r->high = exp(hi);
+	r->p = sig_wilcoxon(l, zero, n, &w) == 0 ? w.p : 1; /* 1: every ratio exactly 1 */
+	return 0;
+}
+
+int paired_analyze(const struct paired_input *in, const struct paired_opts *o, struct paired_result *ret)
+{
+	size_t n = in->n;
+	_cleanup_free_ double *l = calloc(n ? n : 1, sizeof(double));
+	_cleanup_free_ double *raw = calloc(n ? n : 1, sizeof(double));
+	_cleanup_free_ double *m = calloc(n ? n : 1, sizeof(double));
+	struct paired_result r = {.n = n,
+				  .p = NAN,
+				  .ratio = NAN,
+				  .low = NAN,
+				  .high = NAN,
+				  .half_width = NAN,
+				  .carry = NAN,
+				  .sd_round = NAN,
+				  .rounds = n ? 1 : 0};
+	double c, clo, chi;
+
+	if (!l || !raw || !m)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		if (!(a[i] > 0) || !(b[i] > 0))
+		if (!(in->a[i] > 0) || !(in->b[i] > 0) || (in->round && i && in->round[i] < in->round[i - 1]))
 			return -1;
-		l[i] = log(b[i] / a[i]);
+		l[i] = raw[i] = log(in->b[i] / in->a[i]);
 	}
 	r.verdict = PV_INCONCLUSIVE;
-	if (n < PAIRED_MIN_PAIRS) {
+	if (in->round && n)
+		r.rounds = round_means(l, in->round, n, m);
+	if (n < PAIRED_MIN_PAIRS || (r.rounds > 1 && r.rounds < PAIRED_MIN_ROUNDS)) {
 		*ret = r;
 		return 0;
 	}
-	if (log_ci(l, n, o->level, o->seed, &lo, &hi) < 0)
+	r.carry = adjust_carry(l, in->carry, in->round, n);
+	if (r.rounds > 1) {
+		round_means(l, in->round, n, m);
+		by_rounds(m, r.rounds, o->level, &r);
+	} else if (by_pairs(l, raw, in->carry, n, o, &r) < 0) {
 		return -1;
-	r.ratio = exp(mean_of(l, n));
-	r.low = exp(lo);
-	r.high = exp(hi);
+	}
 	r.half_width = (r.high - r.low) / 2 / r.ratio;
 	r.sd_log = sd_of(l, n);
-	if (sig_wilcoxon(l, zero, n, &w) == 0)
-		r.p = w.p;
-	else
-		r.p = 1; /* every ratio exactly 1 */
+	r.sd_log_raw = sd_of(raw, n);
 	r.significant = (r.low > 1 || r.high < 1) && r.p < 1 - o->level;
 	c = o->smaller_better ? r.ratio : 1 / r.ratio;
 	clo = o->smaller_better ? r.low : 1 / r.high;
@@ -176,6 +288,11 @@ bool paired_is_look(size_t n)
 	while (look < (double)n)
 		look = ceil(look * PAIRED_LOOK_GROWTH);
 	return (size_t)look == n;
+}
+
+bool paired_is_round_look(size_t rounds)
+{
+	return rounds >= PAIRED_FIRST_LOOK_ROUNDS;
 }
 
 bool paired_precise(const struct paired_result *r, double precision)

@@ -13,10 +13,11 @@ enum paired_verdict { PV_FASTER, PV_SLOWER, PV_EQUIVALENT, PV_BELOW_THRESHOLD, P
 extern const char *const paired_verdict_names[PV_NR]; /* "below threshold" */
 extern const char *const paired_verdict_keys[PV_NR];  /* "below_threshold": the JSON's */
 
-#define PAIRED_MIN_PAIRS 6    /* fewer: no CI, inconclusive */
-#define PAIRED_DRIFT_P	 0.01 /* a trend of the ratios over the run at this p is flagged */
-#define PAIRED_BIMODAL_N 20   /* the bimodality coefficient is read from this many pairs on */
-#define PAIRED_RESAMPLES 2000
+#define PAIRED_MIN_PAIRS  6    /* fewer: no CI, inconclusive */
+#define PAIRED_MIN_ROUNDS 3    /* with rounds, fewer: no CI (two rounds' t interval has 1 degree of freedom) */
+#define PAIRED_DRIFT_P	  0.01 /* a trend of the ratios over the run at this p is flagged */
+#define PAIRED_BIMODAL_N  20   /* the bimodality coefficient is read from this many pairs on */
+#define PAIRED_RESAMPLES  2000
 
 struct paired_opts {
 	double threshold; /* e.g. 0.02 */
@@ -27,10 +28,16 @@ struct paired_opts {
 
 struct paired_result {
 	size_t n;
+	size_t rounds;		 /* the rounds the pairs came from (1: the pairs' analysis) */
 	double ratio, low, high; /* geometric mean of b[i]/a[i] and its CI */
 	double half_width;	 /* of the CI, relative: (high - low) / 2 / ratio */
-	double p;		 /* Wilcoxon signed-rank on log(b/a), two-sided */
-	double sd_log;		 /* of the log ratios: the pair-to-pair noise */
+	double p;	   /* Wilcoxon signed-rank on log(b/a), two-sided; with rounds, the t test of their means */
+	double sd_round;   /* with rounds: the standard deviation of their mean log ratios; else NAN */
+	double sd_log;	   /* of the log ratios (adjusted for the carry-over): the pair-to-pair noise */
+	double sd_log_raw; /* of the log ratios as measured */
+	/* the slope of the log ratio on the carry-over covariate, taken out of the estimate and the CI; NAN: none
+	 * (not given, or the same for every pair) */
+	double carry;
 	double trend_rho, trend_p;
 	bool drift;
 	double bimodality; /* Sarle's coefficient of the log ratios; NAN below PAIRED_BIMODAL_N pairs */
@@ -41,8 +48,21 @@ struct paired_result {
 	size_t pairs_needed;
 };
 
-/* The paired analysis of n pairs (a[i], b[i]), every value > 0; -1 on bad input or no memory. */
-int paired_analyze(const double *a, const double *b, size_t n, const struct paired_opts *o, struct paired_result *ret);
+/* The pairs of a duet: a[i] side A's value, b[i] B's, every value > 0. carry[i] (NULL: none) is a covariate of
+ * pair i fixed by the design, whose mean over the design is 0 (an interleaved duet's carry-over: whether B's
+ * window followed a window of A, minus whether A's followed one of B): the log ratios are adjusted for it by
+ * least squares within rounds, the estimate's target unchanged, the noise it explains out of the CI. round[i]
+ * (NULL: one round), non-decreasing, is the round of pair i: the pairs measured on one pair of server processes.
+ * With two rounds or more the estimate is the mean of the rounds' mean log ratios and its CI their t interval,
+ * the p their t test's: a process's own speed is shared by every pair of its round. */
+struct paired_input {
+	const double *a, *b, *carry;
+	const unsigned *round;
+	size_t n;
+};
+
+/* The paired analysis; -1 on bad input (a value not above 0, rounds out of order) or no memory. */
+int paired_analyze(const struct paired_input *in, const struct paired_opts *o, struct paired_result *ret);
 
 /* The CI alone, of the geometric mean of r[0..n) (ratios): Hesterberg's expanded percentile bootstrap, whose
  * tail probability is widened so that a normal sample's interval is the t interval's width (the plain
@@ -55,6 +75,9 @@ int paired_ci(const double *r, size_t n, double level, uint64_t seed, double *re
 #define PAIRED_FIRST_LOOK  20
 #define PAIRED_LOOK_GROWTH 1.2
 bool paired_is_look(size_t n);
+/* With rounds, a look at the end of every round from PAIRED_FIRST_LOOK_ROUNDS on (rounds: those ended). */
+#define PAIRED_FIRST_LOOK_ROUNDS 8
+bool paired_is_round_look(size_t rounds);
 /* Whether to stop at a look: the CI's relative half-width is within precision. */
 bool paired_precise(const struct paired_result *r, double precision);
 /* The stopping rule: precise at two looks in a row (*was carries the last look's answer). One look is not

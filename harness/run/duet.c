@@ -204,7 +204,11 @@ struct reader {
 	struct ab_doc *d;
 	struct cg_cpus cpus; /* the sides' (one set: the same for both) */
 	double t0, cpu_ms[2], busy_ms;
-	bool was_precise, end_seen;
+	double end_s;	/* the round's end (its share of the duet), on now_s's clock */
+	unsigned round; /* the round's number, and its first pair's number in the document */
+	unsigned pair0;
+	double *origin_mono; /* the duet's first window's start on the clients' monotonic clock, in s (NAN: none yet) */
+	bool was_precise, end_seen, round_done;
 	char why[256]; /* the client's own check that failed (an rpc duet's end line) */
 	char line[DUET_LINE_MAX];
 	size_t used;
@@ -233,9 +237,13 @@ static int on_window(struct reader *r, const cJSON *j, struct hx_err *err)
 	w->side = side->valuestring[0];
 	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "why")) && !r->why[0]) /* an rpc duet's failed check */
 		snprintf(r->why, sizeof(r->why), "%s", cJSON_GetObjectItemCaseSensitive(j, "why")->valuestring);
-	w->pair = (unsigned)(jnum(j, "window") / 2);
-	w->warmup = w->pair == 0;
-	w->start_s = jnum(j, "start_s");
+	w->pair = r->pair0 + (unsigned)(jnum(j, "window") / 2);
+	w->round = r->round;
+	w->warmup = w->pair == r->pair0; /* each round's first pair: its connections' first windows */
+	/* from the duet's first window: each round's client counts from its own start, the monotonic clock is one */
+	if (isnan(*r->origin_mono))
+		*r->origin_mono = jnum(j, "start_mono_s") - jnum(j, "start_s");
+	w->start_s = isfinite(*r->origin_mono) ? jnum(j, "start_mono_s") - *r->origin_mono : jnum(j, "start_s");
 	w->duration_s = jnum(j, "duration_s");
 	w->requests = (uint64_t)jnum(j, "requests");
 	w->errors = (uint64_t)jnum(j, "errors");
@@ -258,7 +266,8 @@ static int on_window(struct reader *r, const cJSON *j, struct hx_err *err)
 	return 0;
 }
 
-/* After a complete pair: whether to stop (time, or --precision at two looks in a row). */
+/* After a complete pair: whether to end the round (its time, the duet's) or the duet (--precision at two looks
+ * in a row: a duet of one round looks at its pairs; with rounds the looks are at the rounds' ends). */
 static bool enough(struct reader *r)
 {
 	struct ab_doc *d = r->d;
@@ -266,16 +275,17 @@ static bool enough(struct reader *r)
 
 	if (d->nw % 2)
 		return false;
-	if (now_s() - r->t0 >= r->o->max_time_s) {
-		snprintf(d->stopped, sizeof(d->stopped), "max-time");
-		return true;
+	if (now_s() >= r->end_s) {
+		if (now_s() - r->t0 >= r->o->max_time_s)
+			snprintf(d->stopped, sizeof(d->stopped), "max-time");
+		return r->round_done = true;
 	}
 	pairs = d->nw / 2 - 1; /* the warm-up pair is not one */
-	if (r->o->precision <= 0 || !paired_is_look(pairs) || ab_analyze(d) < 0)
+	if (r->o->precision <= 0 || duet_rounds(r->o) || !paired_is_look(pairs) || ab_analyze(d) < 0)
 		return false;
 	if (paired_stop(&r->was_precise, paired_precise(&d->metric[AB_RPS], r->o->precision))) {
 		snprintf(d->stopped, sizeof(d->stopped), "precision");
-		return true;
+		return r->round_done = true;
 	}
 	return false;
 }
@@ -346,13 +356,22 @@ static int read_windows(struct reader *r, int *fd, struct hx_err *err)
 	}
 }
 
-/* The duet's load client: started, read, waited for. */
+/* A round of a server duet: its number, its first pair's, the duet's start and the round's end (now_s), the
+ * origin of the windows' times (struct reader). */
+struct round {
+	unsigned n, pair0;
+	double t0, end_s;
+	double *origin_mono;
+};
+
+/* The duet's load client for one round: started, read, waited for. */
 static int run_duet_client(struct run_env *env, struct cg_tree *tree, const struct duet_side sides[2],
 			   const struct sbx servers[2], enum cg_cpu_mode mode, const struct duet_opts *o,
-			   struct ab_doc *d, struct hx_err *err)
+			   const struct round *rnd, struct ab_doc *d, struct hx_err *err)
 {
 	const struct scenario *s = sides[0].s;
-	size_t pairs = (size_t)ceil(o->max_time_s / (2 * o->window_s)) + 2;
+	double left = fmax(0, fmin(o->max_time_s, rnd->end_s - now_s())); /* a slow set-up may have used it all */
+	size_t nw0 = d->nw, pairs = (size_t)ceil(left / (2 * o->window_s)) + 2;
 	_cleanup_free_ char *order = malloc(2 * pairs + 1);
 	_cleanup_free_ struct cmdline *a = calloc(1, sizeof(*a));
 	_cleanup_free_ struct reader *r = calloc(1, sizeof(*r));
@@ -364,7 +383,7 @@ static int run_duet_client(struct run_env *env, struct cg_tree *tree, const stru
 	if (!order || !a || !r || pairs * 2 > AB_MAX_WINDOWS)
 		return hx_fail(err, HX_EXIT_USAGE, E2BIG, "ab: --max-time allows more than %d windows: shorten it",
 			       AB_MAX_WINDOWS);
-	duet_order(o->seed, pairs, order);
+	duet_order(o->seed ^ (rnd->n * 0x9e3779b97f4a7c15ull), pairs, order); /* round 0: the seed's own order */
 	load_start(a, env, s);
 	cmd_argf(a, "--duet", "%s://127.0.0.1:%u%s", is_ws(s) ? "ws" : "http", sides[1].s->port,
 		 sides[1].s->ready_path);
@@ -384,7 +403,11 @@ static int run_duet_client(struct run_env *env, struct cg_tree *tree, const stru
 			     .o = o,
 			     .d = d,
 			     .server = {servers[0].pid, servers[1].pid},
-			     .t0 = now_s(),
+			     .t0 = rnd->t0,
+			     .end_s = rnd->end_s,
+			     .round = rnd->n,
+			     .pair0 = rnd->pair0,
+			     .origin_mono = rnd->origin_mono,
 			     .cpus = env->plan[mode].limits[CG_SLICE_SUT].cpus};
 	r->cpu_ms[0] = slice_cpu_ms(tree, CG_SLICE_SUT);
 	r->cpu_ms[1] = slice_cpu_ms(tree, CG_SLICE_SUT_B);
@@ -394,8 +417,8 @@ static int run_duet_client(struct run_env *env, struct cg_tree *tree, const stru
 		close(rd);
 		rd = -1;
 	}
-	if (!d->stopped[0])
-		snprintf(d->stopped, sizeof(d->stopped), "%s", rc < 0 ? "error" : "pairs");
+	if (rc < 0)
+		snprintf(d->stopped, sizeof(d->stopped), "error");
 	if (!r->end_seen) /* stopped before its last line: the engine asked for (the rpc client's is epoll) */
 		snprintf(d->engine, sizeof(d->engine), "%s", is_ws(s) ? "epoll" : load_engine_names[env->engine]);
 	i = proc_wait_first(&x.pid, 1, util_now_ns() + (uint64_t)(o->window_s * 1e9) + 5000000000ull, NULL, &st);
@@ -411,9 +434,12 @@ static int run_duet_client(struct run_env *env, struct cg_tree *tree, const stru
 		return hx_fail(err, HX_EXIT_VERDICT, EBADMSG, "the duet's load client: %s",
 			       esc_term(r->why, why, sizeof(why)));
 	}
-	if (rc == 0 && d->nw < 2 * (PAIRED_MIN_PAIRS + 1)) {
+	/* the client ended before the round did: only when its schedule ran out is that no failure */
+	if (rc == 0 && !r->round_done && !(r->end_seen && d->nw - nw0 >= 2 * pairs)) {
 		util_log_tail(errpath, tail, sizeof(tail));
-		return hx_fail(err, HX_EXIT_VERDICT, EIO, "the duet's load client ended after %zu windows%s%s", d->nw,
+		snprintf(d->stopped, sizeof(d->stopped), "error");
+		return hx_fail(err, HX_EXIT_VERDICT, EIO,
+			       "the duet's load client ended after %zu windows of round %u%s%s", d->nw - nw0, rnd->n,
 			       tail[0] ? ": " : "", tail);
 	}
 	return rc;
@@ -428,45 +454,98 @@ static void totals(struct ab_doc *d)
 	}
 }
 
-/* Both servers started, each in its side's slice with its log, then both warmed. */
-static int servers_up(struct run_env *env, const struct duet_side sides[2], struct cg_tree *tree, struct sbx x[2],
-		      struct trial_result *t, int logfd[2], struct hx_err *err)
+/* Each side's server log, opened once for the duet (a round's servers append to it). */
+static int logs_open(struct run_env *env, int logfd[2], struct hx_err *err)
 {
 	for (int k = 0; k < 2; k++) {
 		char logpath[PATH_MAX];
 
 		snprintf(logpath, sizeof(logpath), "%s/server-%c.log", env->dir, "AB"[k]);
-		if ((logfd[k] = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+		if ((logfd[k] = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644)) < 0)
 			return hx_syserr(err, "ab: %s", logpath);
+	}
+	return 0;
+}
+
+/* Both servers started, each in its side's slice with its log, then both warmed; B first when b_first (a
+ * round's order is drawn, so that neither side is always the later started or warmed). */
+static int servers_up(struct run_env *env, const struct duet_side sides[2], struct cg_tree *tree, struct sbx x[2],
+		      struct trial_result *t, const int logfd[2], bool b_first, struct hx_err *err)
+{
+	for (int i = 0; i < 2; i++) {
+		int k = b_first ? 1 - i : i;
+		char logpath[PATH_MAX];
+
+		snprintf(logpath, sizeof(logpath), "%s/server-%c.log", env->dir, "AB"[k]);
 		if (run_server_start(env, sides[k].s, sides[k].m, sides[k].st, tree, &sides[k].side, logfd[k], logpath,
 				     &x[k], t, err) < 0)
 			return hx_wrap(err, "side %c", "AB"[k]);
 	}
-	for (int k = 0; k < 2; k++)
+	for (int i = 0; i < 2; i++) {
+		int k = b_first ? 1 - i : i;
+
 		if (warm(env, tree, sides[k].s, err) < 0)
 			return hx_wrap(err, "side %c", "AB"[k]);
+	}
 	return 0;
 }
 
-/* After the load: a server that died during it fails the duet (rc 0 becomes exit 1); both stopped, the tree
- * removed, the document's totals and wall time. The duet's rc. */
-static int servers_down(const struct duet_side sides[2], struct cg_tree *tree, struct sbx x[2], struct trial_result *t,
-			int logfd[2], double t0, struct ab_doc *d, int rc, struct hx_err *err)
+/* After a round's load: a server that died during it fails the duet (rc 0 becomes exit 1); both stopped. */
+static int servers_stop(const struct duet_side sides[2], struct cg_tree *tree, struct sbx x[2], struct trial_result *t,
+			int rc, struct hx_err *err)
 {
 	for (int k = 0; k < 2; k++) {
-		if (rc == 0 && proc_wait_first(&x[k].pid, 1, util_now_ns(), NULL, &(int){0}) == 0)
+		if (rc == 0 && x[k].pid > 0 && proc_wait_first(&x[k].pid, 1, util_now_ns(), NULL, &(int){0}) == 0)
 			rc = hx_fail(err, HX_EXIT_VERDICT, EPIPE, "side %c's server exited during the duet", "AB"[k]);
 		if (x[k].pid > 0)
 			run_server_stop(tree, sides[k].side.slice, &x[k], t);
 		sbx_release(&x[k]);
+		x[k] = (struct sbx){.pid = -1, .report_fd = -1};
+	}
+	return rc;
+}
+
+/* After the duet: the logs closed, the tree removed, the document's totals and wall time. The duet's rc. */
+static int duet_end(struct cg_tree *tree, int logfd[2], double t0, struct ab_doc *d, int rc, struct hx_err *err)
+{
+	for (int k = 0; k < 2; k++)
 		if (logfd[k] >= 0)
 			close(logfd[k]);
-	}
 	if (cg_tree_destroy(tree, &(struct hx_err){0}) < 0 && rc == 0)
 		rc = hx_fail(err, HX_EXIT_INTERNAL, EBUSY, "ab: the duet's cgroups could not be removed");
 	totals(d);
 	d->wall_s = now_s() - t0;
 	return rc;
+}
+
+unsigned duet_round_count(const struct duet_opts *o)
+{
+	double n = o->round_s > 0 ? floor(o->max_time_s / o->round_s + 1e-9) : 1;
+
+	return n >= PAIRED_MIN_ROUNDS ? (unsigned)n : 1;
+}
+
+bool duet_rounds(const struct duet_opts *o)
+{
+	return duet_round_count(o) > 1;
+}
+
+/* After round n: whether another starts, or why the duet stops (d->stopped). With --precision the rounds are
+ * looked at from PAIRED_FIRST_LOOK_ROUNDS on, two looks in a row within it. */
+static bool round_next(const struct duet_opts *o, struct ab_doc *d, unsigned n, bool *was)
+{
+	if (d->stopped[0])
+		return false;
+	if (duet_rounds(o) && o->precision > 0 && paired_is_round_look(n + 1) && ab_analyze(d) == 0 &&
+	    paired_stop(was, paired_precise(&d->metric[ab_headline(d)], o->precision))) {
+		snprintf(d->stopped, sizeof(d->stopped), "precision");
+		return false;
+	}
+	if (n + 1 >= duet_round_count(o)) {
+		snprintf(d->stopped, sizeof(d->stopped), "max-time");
+		return false;
+	}
+	return true;
 }
 
 int duet_http(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,
@@ -477,18 +556,40 @@ int duet_http(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_
 	_cleanup_free_ struct trial_result *t = calloc(1, sizeof(*t)); /* overheads only */
 	struct sbx x[2] = {{.pid = -1, .report_fd = -1}, {.pid = -1, .report_fd = -1}};
 	int logfd[2] = {-1, -1}, rc;
-	double t0 = now_s();
+	double t0 = now_s(), start, origin = NAN;
+	uint64_t state = o->seed;
+	bool was = false;
 
 	if (!t)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
+	/* refused before anything starts, not when the document is full */
+	if (2 * ((size_t)ceil(o->max_time_s / (2 * o->window_s)) + 2) > AB_MAX_WINDOWS)
+		return hx_fail(err, HX_EXIT_USAGE, E2BIG, "ab: --max-time allows more than %d windows: shorten it",
+			       AB_MAX_WINDOWS);
 	cg_cpus_format(&env->plan[mode].limits[CG_SLICE_SUT].cpus, d->side[0].cpus, sizeof(d->side[0].cpus));
 	cg_cpus_format(&env->plan[mode].limits[CG_SLICE_SUT_B].cpus, d->side[1].cpus, sizeof(d->side[1].cpus));
 	if (cg_tree_from_plan(&env->plan[mode], slices, NULL, &tree, err) < 0)
 		return -err->errnum;
-	rc = servers_up(env, sides, tree, x, t, logfd, err);
-	if (rc == 0)
-		rc = run_duet_client(env, tree, sides, x, mode, o, d, err);
-	return servers_down(sides, tree, x, t, logfd, t0, d, rc, err);
+	rc = logs_open(env, logfd, err);
+	start = now_s();
+	/* --max-time split into the rounds, each round's share its servers' start and warm-up included */
+	for (unsigned n = 0; rc == 0; n++) {
+		struct round r = {.n = n,
+				  .pair0 = d->nw ? d->w[d->nw - 1].pair + 1 : 0,
+				  .t0 = start,
+				  .end_s = now_s() + (start + o->max_time_s - now_s()) / (duet_round_count(o) - n),
+				  .origin_mono = &origin};
+
+		rc = servers_up(env, sides, tree, x, t, logfd, stats_splitmix(&state) & 1, err);
+		if (rc == 0)
+			rc = run_duet_client(env, tree, sides, x, mode, o, &r, d, err);
+		rc = servers_stop(sides, tree, x, t, rc, err);
+		if (rc < 0 || !round_next(o, d, n, &was))
+			break;
+	}
+	if (rc < 0) /* a round's servers that did not start, a client or a server that failed */
+		snprintf(d->stopped, sizeof(d->stopped), "error");
+	return duet_end(tree, logfd, t0, d, rc, err);
 }
 
 /* ---- simultaneous: both sides loaded at once, block by block, on disjoint CPU sets swapped between blocks ---- */
@@ -734,6 +835,7 @@ static int simul_blocks(struct cg_tree *tree, struct simul_client c[2], const pi
 	if (!r)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	*r = (struct reader){.o = o, .d = d, .t0 = now_s()};
+	r->end_s = r->t0 + o->max_time_s; /* one round */
 	for (unsigned block = 0; rc == 0; block++) {
 		if (block && simul_swap(tree, cur, err) < 0)
 			return -err->errnum;
@@ -771,17 +873,19 @@ int duet_simultaneous(struct run_env *env, const struct duet_side sides[2], enum
 	}
 	if (cg_tree_from_plan(&cur, slices, NULL, &tree, err) < 0)
 		return -err->errnum;
-	rc = servers_up(env, sides, tree, x, t, logfd, err);
+	rc = logs_open(env, logfd, err);
+	if (rc == 0)
+		rc = servers_up(env, sides, tree, x, t, logfd, false, err);
 	for (int k = 0; rc == 0 && k < 2; k++)
 		rc = simul_start(env, tree, &sides[k], k, o, &c[k], err);
 	if (rc == 0)
 		rc = simul_blocks(tree, c, (pid_t[2]){x[0].pid, x[1].pid}, &cur, o, d, err);
-	if (!d->stopped[0])
-		snprintf(d->stopped, sizeof(d->stopped), "%s", rc < 0 ? "error" : "pairs");
+	if (rc < 0)
+		snprintf(d->stopped, sizeof(d->stopped), "error");
 	simul_stop(tree, c, d);
 	if (!d->engine[0])
 		snprintf(d->engine, sizeof(d->engine), "%s", load_engine_names[env->engine]);
-	return servers_down(sides, tree, x, t, logfd, t0, d, rc, err);
+	return duet_end(tree, logfd, t0, d, servers_stop(sides, tree, x, t, rc, err), err);
 }
 
 /* ---- the startup and script duets: pairs of single runs ---- */

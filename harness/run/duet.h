@@ -16,6 +16,10 @@ struct duet_side {
 
 struct duet_opts {
 	double window_s, max_time_s;
+	/* a server duet's round: --max-time split into rounds of about this (set-up included), both servers started
+	 * afresh for each, so that the verdict is on the runtimes and not on two processes (docs/ab.md, "Rounds");
+	 * 0, or fewer than PAIRED_MIN_ROUNDS rounds in --max-time: one round */
+	double round_s;
 	double precision; /* stop once the throughput's CI half-width is within it (two looks in a row) */
 	uint64_t seed;
 	bool simultaneous; /* a startup duet's runs of A and B at once, on the simultaneous plan's two sets */
@@ -44,6 +48,10 @@ int duet_startup(struct run_env *env, const struct duet_side sides[2], enum cg_c
  * warm-up); until --precision or --max-time. Scenarios with a fixture or a prepare step are refused before. */
 int duet_script(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_mode mode, const struct duet_opts *o,
 		struct ab_doc *d, struct hx_err *err);
+
+/* The rounds of a server duet: --max-time over --round, one when fewer than PAIRED_MIN_ROUNDS fit. */
+unsigned duet_round_count(const struct duet_opts *o);
+bool duet_rounds(const struct duet_opts *o);
 
 /* The order of the windows: for each pair, AB or BA by the seed. buf gets 2 * pairs letters. */
 void duet_order(uint64_t seed, size_t pairs, char *buf);

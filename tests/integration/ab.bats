@@ -44,7 +44,7 @@ setup() {
 	[ -z "$(leftover_cgroups)" ]
 }
 
-@test "ab: the windows alternate in randomized pairs, one side each, in order, without reconnecting" {
+@test "ab: the windows alternate in randomized pairs, one side each, in order, without reconnecting, in rounds" {
 	[ -s aa.json ] || {
 		cat aa.err >&2
 		false
@@ -56,13 +56,18 @@ assert d["kind"] == "harness-ab/1"
 w = d["windows"]
 assert len(w) >= 2 * 12 and len(w) % 2 == 0, len(w)
 orders = set()
+# --max-time 25 in rounds of 5 s: five pairs of servers, each round's first pair its warm-up
+assert d["round_s"] == 5, d["round_s"]
+assert sorted(set(x["round"] for x in w)) == list(range(5)), sorted(set(x["round"] for x in w))
 for i in range(0, len(w), 2):
     x, y = w[i], w[i + 1]
     assert x["pair"] == y["pair"] == i // 2, (i, x["pair"], y["pair"])
+    assert x["round"] == y["round"] and (i == 0 or x["round"] >= w[i - 1]["round"]), (i, x["round"], y["round"])
     assert {x["side"], y["side"]} == {"A", "B"}, (i, x["side"], y["side"])
     orders.add(x["side"] + y["side"])
-    assert x["warmup"] == (i == 0)
+    assert x["warmup"] == (i == 0 or x["round"] != w[i - 1]["round"]), i
 assert orders == {"AB", "BA"}, orders  # randomized within pairs, both orders seen
+assert d["verdicts"]["throughput"]["pairs"] == len(w) // 2 - 5 - d["noisy_pairs"]
 for a, b in zip(w, w[1:]):
     assert b["start_s"] >= a["start_s"] + a["duration_s"] - 1e-6, (a, b)  # no window overlaps the next
     assert a["requests"] > 0 and a["errors"] == 0
@@ -77,9 +82,11 @@ PY
 	dir=$(sed -n 's/^harness: ab: logs kept in //p' aa.err)
 	[ -d "$dir" ]
 	# the readiness probe's one; the warm-up client's check that the server is there (one connect) and its 50;
-	# the duet client's check of each URL (one connect) and its 50 (ab-burn's connections): 103
-	grep -qx 'connections 103' "$dir/server-A.log"
-	grep -qx 'connections 103' "$dir/server-B.log"
+	# the duet client's check of each URL (one connect) and its 50 (ab-burn's connections): 103, in each of the
+	# five rounds' servers (each writes its count at its exit, into the side's one log)
+	[ "$(grep -cx 'connections 103' "$dir/server-A.log")" = 5 ]
+	[ "$(grep -cx 'connections 103' "$dir/server-B.log")" = 5 ]
+	[ "$(grep -c '^connections ' "$dir/server-A.log")" = 5 ]
 	rm -rf "$dir"
 }
 
@@ -225,7 +232,7 @@ PY
 # A flag's effect on a WebSocket server: node24 against node24 --jitless (V8's interpreter only), windows of echo
 # requests on the ws-rpc scenario's 16 connections to each server, every id checked.
 @test "ab: a ws-rpc duet alternates windows of echo requests on both servers, and B run --jitless is slower" {
-	run "$HARNESS" ab node24 node24 ws-rpc --b-arg=--jitless --max-time 15 --window 0.25 --seed 5 --out rpc.json
+	run --separate-stderr "$HARNESS" ab node24 node24 ws-rpc --b-arg=--jitless --max-time 15 --window 0.25 --seed 5 --out rpc.json
 	echo "$output"
 	[ "$status" = 1 ]
 	[[ "${lines[0]}" == "B ran "*" slower than A: slower beyond 2%" ]]
@@ -268,7 +275,7 @@ PY
 # messages broadcast to each room, every delivery checked; then a room that skips one delivery in 300 (the
 # chat-drops fixture's server, against the same room without the skip) fails the duet with the client's check.
 @test "ab: a ws-chat duet alternates windows of messages on both rooms, B run --jitless is slower, a room that drops fails it" {
-	run "$HARNESS" ab node24 node24 ws-chat --b-arg=--jitless --max-time 10 --seed 8 --out chat.json
+	run --separate-stderr "$HARNESS" ab node24 node24 ws-chat --b-arg=--jitless --max-time 10 --seed 8 --out chat.json
 	echo "$output"
 	[ "$status" = 1 ]
 	[[ "${lines[0]}" == "B ran "*" slower than A: slower beyond 2%" ]]

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The coverage of harness ab's CI under its --precision stopping rule, by simulation (docs/ab.md).
 
-numpy draws the pair ratios of many duets (fixed seed) from several noise shapes; the C implementation
+numpy draws the pair ratios of many duets (fixed seed) from several noise shapes, three of them interleaved
+duets whose windows carry over (each pair's carry-over passed with its ratio); the C implementation
 (test_paired --sim, the functions harness ab calls) looks at its fixed schedule, stops at the first look whose
 95% CI half-width is within the precision (or at the cap), and prints the CI it stopped with. A rule that peeks
 at the estimate, or a CI that is too narrow for few pairs, covers the true ratio less than 95% of the time;
@@ -16,6 +17,7 @@ from scipy import stats
 EXPERIMENTS = 800
 MAX_PAIRS = 240
 PRECISION = 0.01
+ROUNDS = 20
 
 
 def shapes(rng):
@@ -30,26 +32,91 @@ def shapes(rng):
     yield "normal sd 1.5% (stops at the first looks)", 1.0, lambda n: rng.normal(0, 0.015, n)
 
 
+def interleaved(rng, n, b_effect=0.0, carry_a=0.08, carry_b=0.08):
+    """An interleaved duet's pairs as harness ab makes them: each pair's order a coin flip (a warm-up pair first,
+    left out), each window's log throughput a slow noise shared by neighbouring windows (AR(1), 0.8 a window),
+    its own noise, B's effect, and the carry-over: a window after the other side's is carry_a (carry_b) slower.
+    Returns the ratios B/A and each pair's carry-over (report/ab.c's)."""
+    slow, last = 0.0, None
+    ratios, carry = np.empty(n), np.empty(n)
+    for i in range(n + 1):
+        order = "BA" if rng.integers(0, 2) else "AB"
+        v, after_other = {}, {}
+        for side in order:
+            slow = 0.8 * slow + rng.normal(0, 0.03)
+            after_other[side] = 1 if last is not None and last != side else 0
+            v[side] = slow + rng.normal(0, 0.02) + (b_effect if side == "B" else 0) \
+                - (carry_b if side == "B" else carry_a) * after_other[side]
+            last = side
+        if i:
+            ratios[i - 1] = np.exp(v["B"] - v["A"])
+            carry[i - 1] = after_other["B"] - after_other["A"]
+    return ratios, carry
+
+
+def in_rounds(rng, rounds, per_round, b_effect=0.0, process_sd=0.006):
+    """A duet in rounds: each round's two server processes have speeds of their own (lognormal, process_sd each)
+    shared by all of the round's pairs, then the round's pairs as interleaved() makes them. Returns the ratios,
+    the carry-overs and each pair's round."""
+    r, c, g = [], [], []
+    for k in range(rounds):
+        offset = rng.normal(0, process_sd) - rng.normal(0, process_sd)
+        rk, ck = interleaved(rng, per_round, b_effect)
+        r.append(rk * np.exp(offset))
+        c.append(ck)
+        g.append(np.full(per_round, k))
+    return np.concatenate(r), np.concatenate(c), np.concatenate(g)
+
+
+def stop_rule(build, lines, truth, name):
+    """The C stopping rule over the experiments: how many CIs covered the truth, the median pairs at the stop."""
+    out = subprocess.run([f"{build}/tests/test_paired", "--sim", str(PRECISION)], input="\n".join(lines) + "\n",
+                         capture_output=True, text=True, check=True).stdout.split("\n")
+    rows = [tuple(float(v) for v in line.split()) for line in out if line.strip()]
+    assert len(rows) == EXPERIMENTS, (name, len(rows))
+    return sum(1 for n, lo, hi in rows if lo <= truth <= hi), np.median([n for n, _, _ in rows])
+
+
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
     rng = np.random.default_rng(2029)
     failed = False
-    for name, truth, draw in shapes(rng):
-        lines = []
+    cases = [(name, truth, lambda f=d: (np.exp(f(MAX_PAIRS)), None)) for name, truth, d in shapes(rng)]
+    # the carry-over adjustment (report/paired.c): its CI must hold the slope's own uncertainty; with the sides'
+    # carry-overs unequal the estimate's target is the design's mean log ratio: each window follows the other
+    # side's 3 times in 4 (the second of a pair always, the first half the time), so B/A = exp(-0.75 (cb - ca))
+    cases += [
+        ("interleaved, carry-over 8%", 1.0, lambda: interleaved(rng, MAX_PAIRS)),
+        ("interleaved, carry-over 8%, B 3% slower", np.exp(-0.03), lambda: interleaved(rng, MAX_PAIRS, -0.03)),
+        ("interleaved, carry-over A 4% B 10%", np.exp(-0.75 * 0.06),
+         lambda: interleaved(rng, MAX_PAIRS, 0.0, 0.04, 0.10)),
+    ]
+    # rounds (report/paired.c): the process pairs' own speeds make the round, not the pair, the unit; the CI of the
+    # round means under the rule's looks at the rounds' ends, against the pairs' CI of the same duets
+    cases += [
+        ("rounds of 23 pairs, processes 0.6% apart", 1.0, lambda: in_rounds(rng, ROUNDS, 23)),
+        ("rounds of 23 pairs, processes 0.6% apart, B 3% slower", np.exp(-0.03),
+         lambda: in_rounds(rng, ROUNDS, 23, -0.03)),
+    ]
+    for name, truth, draw in cases:
+        lines, plain = [], []
         for _ in range(EXPERIMENTS):
-            r = np.exp(draw(MAX_PAIRS))
-            lines.append(f"{MAX_PAIRS} " + " ".join(f"{x:.9g}" for x in r))
-        out = subprocess.run([f"{build}/tests/test_paired", "--sim", str(PRECISION)], input="\n".join(lines) + "\n",
-                             capture_output=True, text=True, check=True).stdout.split("\n")
-        rows = [tuple(float(v) for v in line.split()) for line in out if line.strip()]
-        assert len(rows) == EXPERIMENTS, (name, len(rows))
-        covered = sum(1 for n, lo, hi in rows if lo <= truth <= hi)
-        pairs = np.median([n for n, _, _ in rows])
+            r, c, *g = draw()
+            cells = " ".join(f"{x:.9g}" for x in r)
+            extra = "" if c is None else " " + " ".join(f"{x:g}" for x in c)
+            rounds = " " + " ".join(f"{x:d}" for x in g[0]) if g else ""
+            lines.append(f"{len(r)} {cells}{extra}{rounds}")
+            plain.append(f"{len(r)} {cells}{extra}" if g else f"{len(r)} {cells}")
+        covered, pairs = stop_rule(build, lines, truth, name)
         p = stats.binomtest(covered, EXPERIMENTS, 0.95, alternative="less").pvalue
         ok = p >= 0.01
         failed |= not ok
         print(f"{'ok' if ok else 'FAIL'}: {name}: coverage {covered / EXPERIMENTS:.3f} of {EXPERIMENTS} "
               f"(binomial p {p:.3f} against 0.95), median pairs at the stop {pairs:.0f}")
+        if plain != lines:  # what the adjustment (the rounds) buys: the same duets analysed without it
+            covered, pairs = stop_rule(build, plain, truth, name)
+            print(f"    the same duets {'as one round' if 'rounds' in name else 'unadjusted'}: coverage "
+                  f"{covered / EXPERIMENTS:.3f}, median pairs at the stop {pairs:.0f}")
     sys.exit(1 if failed else 0)
 
 
