@@ -572,7 +572,8 @@ int duet_http(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_
 		return -err->errnum;
 	rc = logs_open(env, logfd, err);
 	start = now_s();
-	/* --max-time split into the rounds, each round's share its servers' start and warm-up included */
+	/* --max-time split into the rounds, each round's share its servers' start and warm-up included (one round:
+	 * as before rounds, the measuring time) */
 	for (unsigned n = 0; rc == 0; n++) {
 		struct round r = {.n = n,
 				  .pair0 = d->nw ? d->w[d->nw - 1].pair + 1 : 0,
@@ -581,6 +582,8 @@ int duet_http(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_
 				  .origin_mono = &origin};
 
 		rc = servers_up(env, sides, tree, x, t, logfd, stats_splitmix(&state) & 1, err);
+		if (!duet_rounds(o)) /* one round: --max-time is its measuring time, after the set-up */
+			r.end_s = now_s() + o->max_time_s;
 		if (rc == 0)
 			rc = run_duet_client(env, tree, sides, x, mode, o, &r, d, err);
 		rc = servers_stop(sides, tree, x, t, rc, err);
