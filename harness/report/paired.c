@@ -180,6 +180,16 @@ static double adjust_carry(double *l, const double *c, const unsigned *round, si
 	return g;
 }
 
+/* The number of rounds: runs of equal round[i]. */
+static size_t round_count(const unsigned *round, size_t n)
+{
+	size_t r = n ? 1 : 0;
+
+	for (size_t i = 1; i < n; i++)
+		r += round[i] != round[i - 1];
+	return r;
+}
+
 /* Each round's mean of l into m (rounds are runs of equal round[i]); their number. */
 static size_t round_means(const double *l, const unsigned *round, size_t n, double *m)
 {
@@ -202,13 +212,13 @@ static size_t round_means(const double *l, const unsigned *round, size_t n, doub
  * the round, not the pair, is the unit that replicates. */
 static void by_rounds(const double *m, size_t rounds, double level, struct paired_result *r)
 {
-	double mean = mean_of(m, rounds), se = sd_of(m, rounds) / sqrt((double)rounds), df = (double)rounds - 1;
-	double half = sig_t_ppf(1 - (1 - level) / 2, df) * se;
+	double mean = mean_of(m, rounds), sd = sd_of(m, rounds), se = sd / sqrt((double)rounds);
+	double df = (double)rounds - 1, half = sig_t_ppf(1 - (1 - level) / 2, df) * se;
 
 	r->ratio = exp(mean);
 	r->low = exp(mean - half);
 	r->high = exp(mean + half);
-	r->sd_round = sd_of(m, rounds);
+	r->sd_round = sd;
 	r->p = se > 0 ? 2 * (1 - sig_t_cdf(fabs(mean) / se, df)) : mean == 0 ? 1 : 0;
 }
 
@@ -254,15 +264,15 @@ int paired_analyze(const struct paired_input *in, const struct paired_opts *o, s
 		l[i] = raw[i] = log(in->b[i] / in->a[i]);
 	}
 	r.verdict = PV_INCONCLUSIVE;
-	if (in->round && n)
-		r.rounds = round_means(l, in->round, n, m);
+	if (in->round)
+		r.rounds = round_count(in->round, n);
 	if (n < PAIRED_MIN_PAIRS || (r.rounds > 1 && r.rounds < PAIRED_MIN_ROUNDS)) {
 		*ret = r;
 		return 0;
 	}
 	r.carry = adjust_carry(l, in->carry, in->round, n);
 	if (r.rounds > 1) {
-		round_means(l, in->round, n, m);
+		round_means(l, in->round, n, m); /* of the adjusted ratios: as many as counted */
 		by_rounds(m, r.rounds, o->level, &r);
 	} else if (by_pairs(l, raw, in->carry, n, o, &r) < 0) {
 		return -1;
