@@ -33,16 +33,21 @@ PY
 # about 20 times a second. Shell builtins once the tree is found (a fork costs tens of milliseconds in the guest).
 # watch_cpusets TAG (its output on stdout; killed by its PID)
 watch_cpusets() {
-	local tree="" a b tick
+	local tree="" a b pa pb tick
 	set +e # a slice removed between two reads is an empty reading, not the watcher's end (bats sets -e)
 	exec {tick}<> <(:) # a pipe nobody writes: read -t on it is a sleep without a process
 	while :; do
 		if [ -z "$tree" ]; then
 			tree=$(find /sys/fs/cgroup -mindepth 1 -maxdepth 8 -type d -name "harness-$1-*" 2>/dev/null | head -1)
 		elif [ -r "$tree/sut/cpuset.cpus.effective" ]; then
+			# while both slices hold a process: a slice just made, before harness writes its set, shows its
+			# parent's CPUs with nothing in it (a reading of "1 0-5" once, in the 6-CPU guest)
+			pa="" pb=""
+			read -r pa <"$tree/sut/cgroup.procs"
+			read -r pb <"$tree/sut-b/cgroup.procs"
 			read -r a <"$tree/sut/cpuset.cpus.effective"
 			read -r b <"$tree/sut-b/cpuset.cpus.effective"
-			[ -n "$a" ] && [ -n "$b" ] && echo "$a $b"
+			[ -n "$pa" ] && [ -n "$pb" ] && [ -n "$a" ] && [ -n "$b" ] && echo "$a $b"
 		fi
 		read -r -t 0.05 -u "$tick"
 	done
