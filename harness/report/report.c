@@ -569,7 +569,7 @@ static int by_first(const void *a, const void *b)
 
 /* One line per runtime of a scenario whose loaded modules differ from its first runtime's: "react-ssr: node24 and
  * bun loaded different files (14 and 14): only node24 node_modules/react-dom/server.node.js, ...; only bun ...".
- * A sort, not a scan per trial: a results file of 40,000 trials without records took 8 s here scanning. */
+ * A sort, not a scan per trial: scanning took 7.4 of report's 9.5 s for 40,000 trials without records. */
 static int render_modules(const struct res_doc *d, enum report_format f, FILE *out, struct hx_err *err)
 {
 	_cleanup_free_ const struct trial_result **rec = calloc(d->ntrials + 1, sizeof(*rec));

@@ -572,8 +572,7 @@ int duet_http(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_
 		return -err->errnum;
 	rc = logs_open(env, logfd, err);
 	start = now_s();
-	/* --max-time split into the rounds, each round's share its servers' start and warm-up included (one round:
-	 * as before rounds, the measuring time) */
+	/* --max-time split into the rounds, each round's share its servers' start and warm-up included */
 	for (unsigned n = 0; rc == 0; n++) {
 		struct round r = {.n = n,
 				  .pair0 = d->nw ? d->w[d->nw - 1].pair + 1 : 0,
