@@ -1024,7 +1024,7 @@ static int results_head(const struct run_plan *p, const struct run_env *env, str
 static int run_one(struct run_plan *p, struct run_env *env, struct scenario *sc, size_t i, size_t k, size_t j,
 		   double deadline, struct trial_result *t, struct hx_err *terr)
 {
-	int r;
+	int r, e = 0;
 
 	if ((double)util_now_ns() / 1e9 > deadline) {
 		t->status = TRIAL_CUT;
@@ -1035,10 +1035,10 @@ static int run_one(struct run_plan *p, struct run_env *env, struct scenario *sc,
 	t->status = res_trial_status(r, run_interrupted, t->status == TRIAL_CUT);
 	/* what the signal caused (a server gone, a probe stopped) is not why the trial ended */
 	if (r < 0 && t->status == TRIAL_INTERRUPTED)
-		snprintf(t->error, sizeof(t->error), "interrupted by SIG%s", sigabbrev_np(run_interrupted));
+		e = res_trial_set_error(t, "interrupted by SIG%s", sigabbrev_np(run_interrupted));
 	else if (r < 0)
-		snprintf(t->error, sizeof(t->error), "%s", terr->msg);
-	return r;
+		e = res_trial_set_error(t, "%s", terr->msg);
+	return e < 0 ? hx_fail(terr, HX_EXIT_INTERNAL, -e, "out of memory for a trial's error") : r;
 }
 
 static void progress(bool tty, unsigned done, unsigned total, const struct scenario *sc, const char *rt,
@@ -1157,7 +1157,7 @@ static int run_at(struct run_plan *p, struct run_env *env, struct res_doc *d, st
 	soak_evidence(tr);
 	if (tr->status == TRIAL_INTERRUPTED) {
 		fprintf(stderr, "%sharness: run: %s %s %s trial %u: %s\n", q->tty ? "\n" : "", sc->name,
-			p->img[q->i].name, label, q->t, tr->error);
+			p->img[q->i].name, label, q->t, res_trial_error(tr));
 	} else if (!res_trial_passed(tr, sc->max_errors)) {
 		*bad = true;
 		if (!q->tty || r < 0)

@@ -816,7 +816,7 @@ static void evidence_row(const struct page *pg, const struct trial_result *t)
 		 stat(t, CG_SLICE_SUT, CG_STAT_OOM_KILL) > 0 ? "OOM " : "");
 	td(pg, b);
 	noisy_reasons_cell(pg, t);
-	td(pg, t->error);
+	td(pg, res_trial_error(t));
 	fputs("</tr>\n", pg->out);
 }
 

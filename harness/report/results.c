@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +81,39 @@ void res_trial_init(struct trial_result *t, const char *scenario, const char *ru
 	t->server.after_idle_rss_kb = t->server.after_restart_rss_kb = NAN;
 	t->server.ready_ms = NAN;
 	t->process.exit = -1;
+}
+
+const char *res_trial_error(const struct trial_result *t)
+{
+	return t->error ? t->error : "";
+}
+
+int res_trial_set_error(struct trial_result *t, const char *fmt, ...)
+{
+	char buf[RES_ERROR_LEN], *e;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	e = strdup(buf);
+	if (!e)
+		return -ENOMEM;
+	free(t->error);
+	t->error = e;
+	return 0;
+}
+
+int res_trial_set_cpus(struct trial_result *t, int sl, const char *cpus)
+{
+	char *c = strndup(cpus, RES_CPUS_LEN - 1);
+
+	if (!c)
+		return -ENOMEM;
+	free(t->cpus[sl]);
+	t->cpus[sl] = c;
+	t->cpus_have |= 1u << sl;
+	return 0;
 }
 
 enum trial_status res_trial_status(int rc, bool interrupted, bool cut)
@@ -335,6 +370,13 @@ struct res_neighbour *res_trial_neighbour(struct trial_result *t)
 
 void res_trial_free(struct trial_result *t)
 {
+	free(t->error);
+	t->error = NULL;
+	for (int sl = 0; sl < CG_NR_SLICES; sl++) {
+		free(t->cpus[sl]);
+		t->cpus[sl] = NULL;
+	}
+	t->cpus_have = 0;
 	free(t->script);
 	free(t->neighbour);
 	free(t->wire);

@@ -24,8 +24,11 @@
 
 #define RES_SCHEMA "harness-results/1"
 /* A CPU list as the kernel or cg_cpus_format writes it: the sets harness plans are ranges of whole cores, some
- * 40 ranges fit. Every trial holds eight of them: their size is most of a trial's memory (docs/results.md). */
+ * 40 ranges fit. The slices' planned sets are held on the heap, sized to their text (res_trial_set_cpus): seven
+ * of these in every trial were a fifth of a trial's memory (docs/results.md). */
 #define RES_CPUS_LEN 256
+/* A trial's error is kept to this many bytes, its NUL included (res_trial_set_error). */
+#define RES_ERROR_LEN 1024
 /* A log's path: in the run folder, /tmp/harness-run-XXXXXX/<kind>-<scenario>-<runtime>[-<mode>-<n>].log, with
  * names of at most 63 characters (valid_name), under 200 characters. */
 #define RES_LOG_LEN	256
@@ -226,7 +229,7 @@ struct trial_result {
 	bool isolated;	   /* --isolate made the runtime's CPUs its own */
 	unsigned trial, order;
 	enum trial_status status;
-	char error[1024]; /* "": none */
+	char *error; /* why it failed, malloc'd (res_trial_set_error); NULL: none (res_trial_error says "") */
 	double wall_s;
 	/* harness's own open files and resident memory as the trial ended (NAN: not measured): a soak's
 	 * evidence that trials leak neither */
@@ -239,9 +242,9 @@ struct trial_result {
 	double min_duration_s;
 	char adapter[160]; /* the code between the runtime and the scenario's app (scenario "adapter"); "": none */
 	struct res_overhead overhead;
-	unsigned have;			       /* RES_HAVE_*: the sub-results present */
-	unsigned cpus_have, slices_have;       /* bit per enum cg_slice */
-	char cpus[CG_NR_SLICES][RES_CPUS_LEN]; /* the CPU set each slice was planned */
+	unsigned have;			 /* RES_HAVE_*: the sub-results present */
+	unsigned cpus_have, slices_have; /* bit per enum cg_slice */
+	char *cpus[CG_NR_SLICES];	 /* the CPU set each slice was planned, malloc'd; NULL where none */
 	struct cg_stats slices[CG_NR_SLICES];
 	struct res_server server;
 	struct res_wire *wire;	     /* an http trial's answer at readiness; NULL when none (res_trial_wire) */
@@ -268,6 +271,12 @@ struct trial_result {
 /* Clear t and name it; every measurement starts absent. */
 void res_trial_init(struct trial_result *t, const char *scenario, const char *runtime, const char *mode, unsigned trial,
 		    unsigned order);
+/* The trial's error; "" when none. */
+const char *res_trial_error(const struct trial_result *t);
+/* Set the trial's error (printf-like), kept to RES_ERROR_LEN - 1 bytes; -ENOMEM. */
+int res_trial_set_error(struct trial_result *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Record the CPU set slice sl was planned ("0-3") and its bit in cpus_have; -ENOMEM. */
+int res_trial_set_cpus(struct trial_result *t, int sl, const char *cpus);
 /* A trial's status from how it ended: rc 0 is ok; otherwise interrupted, cut (the --cap ran out), or
  * failed. */
 enum trial_status res_trial_status(int rc, bool interrupted, bool cut);

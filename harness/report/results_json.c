@@ -1005,24 +1005,23 @@ cJSON *res_trial_json(const struct trial_result *t)
 			}
 	}
 	cJSON_AddStringToObject(o, "status", res_status_names[t->status]);
-	add_str(o, "error", t->error);
+	add_str(o, "error", res_trial_error(t));
 	return o;
 }
 
-static void per_slice_parse(const cJSON *cpus, const cJSON *slices, struct trial_result *t)
+static int per_slice_parse(const cJSON *cpus, const cJSON *slices, struct trial_result *t)
 {
 	for (int sl = 0; sl < CG_NR_SLICES; sl++) {
 		const cJSON *c = get(cpus, cg_slice_names[sl]), *s = get(slices, cg_slice_names[sl]);
 
-		if (cJSON_IsString(c)) {
-			t->cpus_have |= 1u << sl;
-			snprintf(t->cpus[sl], sizeof(t->cpus[sl]), "%s", c->valuestring);
-		}
+		if (cJSON_IsString(c) && res_trial_set_cpus(t, sl, c->valuestring) < 0)
+			return -ENOMEM;
 		if (cJSON_IsObject(s)) {
 			t->slices_have |= 1u << sl;
 			stats_parse(s, &t->slices[sl]);
 		}
 	}
+	return 0;
 }
 
 int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err)
@@ -1048,7 +1047,9 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 	if (k == TRIAL_NR_STATUS)
 		return hx_fail(err, HX_EXIT_USAGE, EINVAL, "a trial with status '%s'", status);
 	ret->status = (enum trial_status)k;
-	str(o, "error", ret->error, sizeof(ret->error));
+	if (cJSON_IsString(get(o, "error")) && get(o, "error")->valuestring[0] &&
+	    res_trial_set_error(ret, "%s", get(o, "error")->valuestring) < 0)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	ret->wall_s = num0(o, "wall_s");
 	ret->harness_fds = num(o, "harness_fds");
 	ret->harness_rss_kb = num(o, "harness_rss_kb");
@@ -1057,7 +1058,8 @@ int res_trial_parse(const cJSON *o, struct trial_result *ret, struct hx_err *err
 	ret->min_duration_s = num0(o, "min_duration_s");
 	str(o, "adapter", ret->adapter, sizeof(ret->adapter));
 	overhead_parse(get(o, "overhead_ms"), &ret->overhead);
-	per_slice_parse(get(o, "cpus"), get(o, "slices"), ret);
+	if (per_slice_parse(get(o, "cpus"), get(o, "slices"), ret) < 0)
+		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 	if (cJSON_IsObject(get(o, "fixture")))
 		ret->have |= RES_HAVE_FIXTURE, fixture_parse(get(o, "fixture"), &ret->fixture);
 	ret->isolated = cJSON_IsTrue(get(o, "isolated"));

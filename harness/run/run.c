@@ -1429,8 +1429,11 @@ int run_trial(struct run_env *env, const struct scenario *s, const struct manife
 	trial->warmup = s->workload == SCN_STARTUP || s->nroutes ? 0 : s->warmup_requests;
 	for (int sl = 0; sl < CG_NR_SLICES; sl++)
 		if (slices & (1u << sl)) {
-			cg_cpus_format(&env->plan[mode].limits[sl].cpus, trial->cpus[sl], sizeof(trial->cpus[sl]));
-			trial->cpus_have |= 1u << sl;
+			char cpus[RES_CPUS_LEN];
+
+			cg_cpus_format(&env->plan[mode].limits[sl].cpus, cpus, sizeof(cpus));
+			if (res_trial_set_cpus(trial, sl, cpus) < 0)
+				return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
 		}
 	noise_record(env, mode, noise, trial);
 	env->trial_end_s = budget > 0 ? t0 + budget : 1e18;
