@@ -60,12 +60,12 @@ static int cmp_ranked(const void *a, const void *b)
 
 int stats_resample_init(struct stats_resample *r, const double *v, size_t n)
 {
-	struct ranked *by = malloc((n + 1) * sizeof(*by));
+	struct ranked *by = n < UINT32_MAX ? malloc((n + 1) * sizeof(*by)) : NULL;
 
 	*r = (struct stats_resample){.n = n,
 				     .sorted = malloc((n + 1) * sizeof(double)),
-				     .rank = malloc((n + 1) * sizeof(size_t)),
-				     .count = calloc(n + 1, sizeof(size_t))};
+				     .rank = malloc((n + 1) * sizeof(uint32_t)),
+				     .count = calloc(n + 1, sizeof(uint32_t))};
 	if (!by || !r->sorted || !r->rank || !r->count) {
 		free(by);
 		stats_resample_free(r);
@@ -76,7 +76,7 @@ int stats_resample_init(struct stats_resample *r, const double *v, size_t n)
 	qsort(by, n, sizeof(*by), cmp_ranked);
 	for (size_t k = 0; k < n; k++) {
 		r->sorted[k] = by[k].v;
-		r->rank[by[k].at] = k;
+		r->rank[by[k].at] = (uint32_t)k;
 	}
 	free(by);
 	return 0;
@@ -87,25 +87,26 @@ void stats_resample_clear(struct stats_resample *r)
 	memset(r->count, 0, r->n * sizeof(*r->count));
 }
 
-/* The rank of the k-th smallest draw (0-based). */
-static size_t kth_rank(const struct stats_resample *r, size_t k)
+/* The rank of the k-th smallest draw (0-based), the scan going on from rank *i with *seen draws below it. */
+static size_t kth_rank(const struct stats_resample *r, size_t k, size_t *i, size_t *seen)
 {
-	size_t seen = 0, i = 0;
-
-	for (; i + 1 < r->n; i++)
-		if ((seen += r->count[i]) > k)
+	for (; *i + 1 < r->n; ++*i) {
+		if (*seen + r->count[*i] > k)
 			break;
-	return i;
+		*seen += r->count[*i];
+	}
+	return *i;
 }
 
 double stats_resample_median(const struct stats_resample *r)
 {
-	size_t n = r->n;
+	size_t n = r->n, i = 0, seen = 0, lo;
 
 	if (!n)
 		return NAN;
-	return n % 2 ? r->sorted[kth_rank(r, n / 2)]
-		     : (r->sorted[kth_rank(r, n / 2 - 1)] + r->sorted[kth_rank(r, n / 2)]) / 2;
+	lo = kth_rank(r, (n - 1) / 2, &i, &seen);
+	/* an even count: the draw above it, one scan for both */
+	return n % 2 ? r->sorted[lo] : (r->sorted[lo] + r->sorted[kth_rank(r, n / 2, &i, &seen)]) / 2;
 }
 
 void stats_resample_free(struct stats_resample *r)

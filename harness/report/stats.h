@@ -35,10 +35,10 @@ uint64_t stats_splitmix(uint64_t *state);
  * the counts in O(n), the very value a sort of the resample gives (stats.c: a bootstrap without a sort per
  * resample). */
 struct stats_resample {
-	size_t n;
-	double *sorted; /* the values in order */
-	size_t *rank;	/* rank[i]: where v[i] is in sorted */
-	size_t *count;	/* draws per rank in this resample */
+	size_t n;	 /* below 2^32 (stats_resample_init) */
+	double *sorted;	 /* the values in order */
+	uint32_t *rank;	 /* rank[i]: where v[i] is in sorted */
+	uint32_t *count; /* draws per rank in this resample (32-bit: half the cache lines a draw touches) */
 };
 int stats_resample_init(struct stats_resample *r, const double *v, size_t n); /* -1: out of memory */
 void stats_resample_clear(struct stats_resample *r);
