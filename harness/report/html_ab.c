@@ -9,6 +9,7 @@
 
 #include "base/cleanup.h"
 #include "report/html.h"
+#include "report/paired.h"
 #include "report/stats.h"
 #include "report/svg.h"
 
@@ -18,6 +19,7 @@
 #define COL_NOISY   "#D55E00"
 #define COL_WARMUP  "#ffffff"
 #define COL_LIMIT   "#D55E00"
+#define COL_ROUND   "#222222" /* a round's mean: dark on the band and the dots */
 
 static const struct {
 	const char *ratio; /* the y axis of the ratio chart */
@@ -184,20 +186,77 @@ static void figure_close(const struct svg_plot *p, const char *caption, const ch
 	fputs("</figcaption></figure>\n", p->out);
 }
 
-static void ratio_legend(const struct svg_plot *p, double t)
+static void ratio_legend(const struct svg_plot *p, double t, bool rounds)
 {
 	char th[48];
 	const char *row1[] = {"pair counted", "noisy pair (left out)", "warm-up pair (left out)"};
 	const char *col1[] = {COL_COUNTED, COL_NOISY, COL_WARMUP};
-	const char *row2[] = {"geometric mean and its 95% CI", th};
-	const char *col2[] = {COL_A, COL_LIMIT};
+	const char *row2[] = {"geometric mean and its 95% CI", th, "a round's mean (bar)"};
+	const char *col2[] = {COL_A, COL_LIMIT, COL_ROUND};
 	struct svg_plot r = *p;
 
 	snprintf(th, sizeof(th), "threshold: 1 ± %g%% (dashed)", t * 100);
 	r.top = 30;
 	svg_legend(&r, row1, col1, 3);
 	r.top = 48;
-	svg_legend(&r, row2, col2, 2);
+	svg_legend(&r, row2, col2, rounds ? 3 : 2);
+}
+
+/* An interleaved duet's rounds (docs/ab.md, "Rounds"): a dotted line where each round after the first starts, half
+ * a pair before its first pair (by_pair) or at its first window's start on the run's clock. */
+static void round_lines(const struct svg_plot *p, const struct ab_doc *d, bool by_pair)
+{
+	double lo = fmin(p->x.r0, p->x.r1), hi = fmax(p->x.r0, p->x.r1);
+
+	for (size_t i = 1; i < d->nw; i++) {
+		const struct ab_window *w = &d->w[i];
+		double x = by_pair ? w->pair - 0.5 : w->start_s, px = svg_map(&p->x, x);
+
+		if (w->round == d->w[i - 1].round || !(px >= lo && px <= hi))
+			continue;
+		fprintf(p->out,
+			"<line class=\"round\" data-round=\"%u\" data-x=\"%.6g\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+			"y2=\"%.1f\" stroke=\"#777777\" stroke-dasharray=\"2 3\" stroke-width=\"1\"><title>round %u "
+			"starts "
+			"(pair %u, %.1f s): both servers started afresh</title></line>",
+			w->round, x, px, px, p->y.r1, p->y.r0, w->round + 1, w->pair, w->start_s);
+	}
+}
+
+/* Each round's mean ratio of metric m, as the analysis takes it (its carry-over adjusted): a bar over the round's
+ * pairs, on the axis ylo..yhi. The estimate, the line across, is their mean. Nothing for a duet of one round. */
+static void round_bars(const struct svg_plot *p, const struct ab_doc *d, enum ab_metric m, double ylo, double yhi)
+{
+	const struct paired_result *r = &d->metric[m];
+	bool inv = ab_higher_better(d, m);
+	struct ab_pairset ps;
+	_cleanup_free_ double *mean = NULL;
+	size_t i = 0, w = 0;
+	int n;
+
+	if (r->rounds < 2 || ab_pairs(d, m, &ps) < 0)
+		return;
+	mean = calloc(ps.n + 1, sizeof(double));
+	n = mean ? paired_round_means(&(struct paired_input){ps.a, ps.b, ps.carry, ps.round, ps.n}, r->carry, mean)
+		 : -1;
+	for (int k = 0; k < n; k++) {
+		unsigned rd = ps.round[i];
+		double x0 = INFINITY, x1 = -INFINITY, c = inv ? exp(-mean[k]) : exp(mean[k]), y;
+		size_t np = 0;
+
+		for (; i < ps.n && ps.round[i] == rd; i++)
+			np++;
+		for (; w < d->nw && d->w[w].round <= rd; w++) /* the windows are in round order (ab_read) */
+			if (d->w[w].round == rd)
+				x0 = fmin(x0, d->w[w].pair), x1 = fmax(x1, d->w[w].pair);
+		y = svg_map(&p->y, fmin(fmax(c, ylo), yhi));
+		fprintf(p->out,
+			"<line class=\"round-gm\" data-round=\"%u\" data-v=\"%.6g\" x1=\"%.1f\" x2=\"%.1f\" "
+			"y1=\"%.2f\" y2=\"%.2f\" stroke=\"" COL_ROUND "\" stroke-width=\"3\" stroke-opacity=\"0.8\">"
+			"<title>round %u: B/A %.4f, the mean of its %zu pairs counted</title></line>",
+			rd, c, svg_map(&p->x, x0 - 0.4), svg_map(&p->x, x1 + 0.4), y, y, rd + 1, c, np);
+	}
+	ab_pairset_free(&ps);
 }
 
 /* At most this many dots or points a series: a long duet's pairs drawn every k-th, so the page stays a few MB. */
@@ -232,7 +291,7 @@ static void chart_ratio(FILE *out, const struct ab_doc *d, enum ab_metric m, con
 	struct svg_tick yt[SVG_MAX_TICKS], xt[SVG_MAX_TICKS];
 	double t = d->threshold, c, clo, chi, ylo, yhi, xlo, xhi;
 	size_t ny, nx;
-	char cid[32], title[160], tip[320], ratio[160], side[96], note[96];
+	char cid[32], title[160], tip[320], ratio[160], side[96], note[96], more[320];
 
 	axis_labels(d, m, ratio, sizeof(ratio), side, sizeof(side));
 	thinned(note, sizeof(note), n, "pairs");
@@ -255,6 +314,8 @@ static void chart_ratio(FILE *out, const struct ab_doc *d, enum ab_metric m, con
 	hline(&p, 1, "unity", "stroke=\"#333\" stroke-width=\"1\"");
 	hline(&p, 1 + t, "threshold", "stroke=\"" COL_LIMIT "\" stroke-dasharray=\"6 3\" stroke-width=\"1.5\"");
 	hline(&p, 1 - t, "threshold", "stroke=\"" COL_LIMIT "\" stroke-dasharray=\"6 3\" stroke-width=\"1.5\"");
+	round_lines(&p, d, true);
+	round_bars(&p, d, m, ylo, yhi);
 	for (size_t i = 0; i < n; i += stride_of(n)) {
 		static const char *const cls[AB_NR_PAIR_USES] = {"pair", "pair-warmup", "pair-noisy"};
 		static const char *const col[AB_NR_PAIR_USES] = {COL_COUNTED, COL_WARMUP, COL_NOISY};
@@ -266,7 +327,15 @@ static void chart_ratio(FILE *out, const struct ab_doc *d, enum ab_metric m, con
 			snprintf(tip + strlen(tip), sizeof(tip) - strlen(tip), " (off the scale: drawn on its edge)");
 		svg_dot(&p, pt[i].x, y, col[pt[i].use], cls[pt[i].use], tip);
 	}
-	ratio_legend(&p, t);
+	ratio_legend(&p, t, d->metric[m].rounds > 1);
+	snprintf(more, sizeof(more), "%s%s",
+		 d->metric[m].rounds > 1
+			 ? " In rounds: both servers were started afresh for each round (dotted lines between), the "
+			   "bars are the rounds' mean ratios (the carry-over taken out), the line their geometric mean "
+			   "and "
+			   "the band its t interval over the rounds."
+			 : "",
+		 note);
 	figure_close(
 		&p,
 		"Dots: each pair's cost ratio B/A (a time as it is, a throughput inverted: above 1 is B "
@@ -274,7 +343,7 @@ static void chart_ratio(FILE *out, const struct ab_doc *d, enum ab_metric m, con
 		"pairs and its bootstrap 95% CI, the first line's figures; dashed: the threshold either side of "
 		"1. Vermillion: a noisy pair, white: the warm-up pair, both left out of the verdict. The axis spans "
 		"the pairs within 5 robust SDs of their median: a pair beyond is drawn on its edge.",
-		note);
+		more);
 }
 
 /* The headline metric of each side per pair: the shared noise the ratio cancels. */
@@ -376,6 +445,7 @@ static bool chart_windows(FILE *out, const struct ab_doc *d, unsigned id)
 	}
 	svg_axis_y(&p, yt, ny, rate_unit(d));
 	svg_axis_x(&p, xt, nx, "s from the first window");
+	round_lines(&p, d, false);
 	svg_line(&p, x, y, n[0], COL_A, false);
 	svg_line(&p, x + d->nw, y + d->nw, n[1], COL_B, false);
 	svg_legend(&p, names, colours, 4);
@@ -383,7 +453,7 @@ static bool chart_windows(FILE *out, const struct ab_doc *d, unsigned id)
 		     "Each side's requests per second in each of its windows, at the window's middle on the run's "
 		     "clock: the host's noise moves both lines together where the ratio above cancels it, and a "
 		     "drift or a stall shows where in the run it came. Shaded: the warm-up pair and the noisy pairs, "
-		     "left out of the verdict.",
+		     "left out of the verdict. Dotted: where a round starts, both servers started afresh.",
 		     note);
 	return true;
 }

@@ -207,6 +207,17 @@ static size_t round_means(const double *l, const unsigned *round, size_t n, doub
 	return r;
 }
 
+int paired_round_means(const struct paired_input *in, double slope, double *m)
+{
+	_cleanup_free_ double *l = calloc(in->n ? in->n : 1, sizeof(double));
+
+	if (!l || !in->round)
+		return -1;
+	for (size_t i = 0; i < in->n; i++)
+		l[i] = log(in->b[i] / in->a[i]) - (isfinite(slope) && in->carry ? slope * in->carry[i] : 0);
+	return (int)round_means(l, in->round, in->n, m);
+}
+
 /* The rounds' analysis: the mean of the round means, its t interval and the t test's p (R - 1 degrees of
  * freedom). A round's pairs share its two server processes, whose own speeds differ from process to process:
  * the round, not the pair, is the unit that replicates. */

@@ -64,6 +64,10 @@ struct paired_input {
 /* The paired analysis; -1 on bad input (a value not above 0, rounds out of order) or no memory. */
 int paired_analyze(const struct paired_input *in, const struct paired_opts *o, struct paired_result *ret);
 
+/* Each round's mean log ratio as paired_analyze takes it (adjusted by slope, its result's carry; NAN: none),
+ * into m[k] for the k-th round of in (runs of equal in->round[i]); their number, or -1 without rounds or memory. */
+int paired_round_means(const struct paired_input *in, double slope, double *m);
+
 /* The CI alone, of the geometric mean of r[0..n) (ratios): Hesterberg's expanded percentile bootstrap, whose
  * tail probability is widened so that a normal sample's interval is the t interval's width (the plain
  * percentile interval covers too little below ~30 pairs). */

@@ -562,6 +562,59 @@ static void test_html_one_point_per_pair(void **state)
 	ab_free(&d);
 }
 
+/* A duet in rounds on the page: a dotted line where each round after the first starts, on the ratio chart and on
+ * the windows' clock, and each round's mean ratio as a segment over its pairs, whose geometric mean is the line
+ * across (the estimate is the rounds' mean); a duet of one round has none of them. */
+static void test_html_rounds(void **state)
+{
+	struct ab_doc d;
+	const char *end, *fig, *p;
+	double sum = 0, gm;
+	size_t k = 0;
+	char *page;
+
+	(void)state;
+	make_doc(&d, 10 * 13 - 1, 1.0, 0);
+	d.round_s = 3;
+	for (size_t i = 0; i < d.nw; i++) {
+		struct ab_window *w = &d.w[i];
+
+		w->round = w->pair / 13;
+		w->warmup = w->pair % 13 == 0;
+		w->start_s = 0.5 * (double)i;
+		if (w->side == 'B')
+			w->requests = (uint64_t)((double)w->requests * (w->round % 2 ? 1.015 : 1 / 1.015));
+	}
+	assert_int_equal(ab_analyze(&d), 0);
+	page = page_of(&d, "rounds.json");
+	fig = figure(page, "ab-ratio", ab_metric_names[AB_RPS], &end);
+	assert_non_null(fig);
+	assert_int_equal(count_of(fig, end, "class=\"round\""), 9);
+	assert_int_equal(count_of(fig, end, "class=\"round-gm\""), 10);
+	assert_non_null(strstr(fig, "data-round=\"1\" data-x=\"12.5\"")); /* between pairs 12 and 13 */
+	gm = attr_after(fig, "class=\"gm\"", "data-v");
+	for (p = fig; (p = strstr(p, "class=\"round-gm\"")) && p < end; p++, k++) {
+		double v = attr_after(p, "class=\"round-gm\"", "data-v");
+
+		/* a throughput's cost: every other round's B 1.5% faster, the others 1.5% slower */
+		assert_true(fabs(v - (k % 2 ? 1 / 1.015 : 1.015)) < 0.002);
+		sum += log(v);
+	}
+	assert_true(fabs(exp(sum / 10) - gm) < 1e-4);
+	fig = figure(page, "ab-windows", ab_metric_names[AB_RPS], &end);
+	assert_non_null(fig);
+	assert_int_equal(count_of(fig, end, "class=\"round\""), 9);
+	assert_non_null(strstr(fig, "data-round=\"1\" data-x=\"13\"")); /* window 26 starts at 13 s */
+	free(page);
+	for (size_t i = 0; i < d.nw; i++)
+		d.w[i].round = 0;
+	assert_int_equal(ab_analyze(&d), 0);
+	page = page_of(&d, "one.json");
+	assert_null(strstr(page, "class=\"round"));
+	free(page);
+	ab_free(&d);
+}
+
 /* A script duet's page names the script's metric on its axes, and says the ratio is inverted only for a rate
  * (primary_better "higher"): a time's B / A is drawn as it is. */
 static void test_html_script_metric_axes(void **state)
@@ -880,6 +933,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_simultaneous_round_trip),
 		cmocka_unit_test(test_html_one_point_per_pair),
+		cmocka_unit_test(test_html_rounds),
 		cmocka_unit_test(test_html_script_metric_axes),
 		cmocka_unit_test(test_html_band_and_threshold),
 		cmocka_unit_test(test_html_windows_over_time),
