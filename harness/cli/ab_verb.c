@@ -54,8 +54,8 @@ static const struct hx_opt ab_tab[] = {
 	{"window", 0, OPT_DURATION, offsetof(struct ab_opts, window), "SECONDS",
 	 .help = "each side's window (default 0.1s; --duet simultaneous: 0.5s)", .min = 0.05, .max = 60},
 	{"round", 0, OPT_DURATION, offsetof(struct ab_opts, round), "T",
-	 .help = "an interleaved server duet's round: both servers started afresh for each (default 5s; as long as "
-		 "--max-time: one pair of processes)",
+	 .help = "a server duet's round: both servers started afresh for each (default 5s; as long as --max-time: "
+		 "one pair of processes)",
 	 .min = 1, .max = 3600},
 	{"seed", 0, OPT_SIZE, offsetof(struct ab_opts, seed), "N",
 	 .help = "the seed of the windows' order and of the bootstrap (default: from the clock; recorded)"},
@@ -245,11 +245,11 @@ static int ab_plan(const struct ab_opts *o, char **pos, int npos, struct ab_plan
 			    : p->simultaneous ? AB_BLOCK_S
 					      : AB_WINDOW_S,
 		.max_time_s = o->max_time > 0 ? o->max_time : 120,
-		/* rounds are an interleaved server duet's: single runs are each a fresh process; a simultaneous duet
-		 * has one round (docs/ab.md, "Rounds") */
-		.round_s = p->simultaneous || p->s[0].workload == SCN_STARTUP || p->s[0].workload == SCN_SCRIPT ? 0
-			   : o->round > 0 ? o->round
-					  : AB_ROUND_S,
+		/* rounds are a server duet's, interleaved or simultaneous: single runs are each a fresh process
+		 * already (docs/ab.md, "Rounds") */
+		.round_s = p->s[0].workload == SCN_STARTUP || p->s[0].workload == SCN_SCRIPT ? 0
+			   : o->round > 0						     ? o->round
+											     : AB_ROUND_S,
 		.precision = o->precision > 0 ? o->precision : (o->threshold > 0 ? o->threshold : AB_DEFAULT_TH) / 2,
 		.seed = o->seed ? o->seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32),
 		.simultaneous = p->simultaneous};

@@ -627,9 +627,44 @@ static void headline(FILE *f, const struct ab_doc *d)
 	}
 }
 
+/* A duet in rounds: the median time from one round's last window to the next one's first (the next round's
+ * servers started and warmed, its clients started), and how many of its rounds measured nothing but their warm-up
+ * pair; false without rounds or memory. */
+static bool round_setup(const struct ab_doc *d, double *ret_gap_s, size_t *ret_bare, size_t *ret_rounds)
+{
+	_cleanup_free_ double *gap = d->round_s > 0 && d->nw ? calloc(d->nw, sizeof(double)) : NULL;
+	double end = 0;
+	size_t ng = 0;
+	bool counted = false;
+
+	*ret_bare = *ret_rounds = 0;
+	if (!gap)
+		return false;
+	for (size_t i = 0; i < d->nw; i++) {
+		const struct ab_window *w = &d->w[i];
+
+		if (i == 0 || w->round != d->w[i - 1].round) {
+			if (i)
+				gap[ng++] = w->start_s - end;
+			*ret_bare += i && !counted;
+			++*ret_rounds;
+			counted = false;
+		}
+		counted |= !w->warmup;
+		end = i == 0 || w->round != d->w[i - 1].round ? w->start_s + w->duration_s
+							      : fmax(end, w->start_s + w->duration_s);
+	}
+	*ret_bare += !counted;
+	qsort(gap, ng, sizeof(double), stats_cmp_double);
+	*ret_gap_s = ng ? stats_median_sorted(gap, ng) : NAN;
+	return true;
+}
+
 static void flags_line(FILE *f, const struct ab_doc *d)
 {
 	const struct paired_result *r = &d->metric[ab_headline(d)];
+	size_t bare, rounds;
+	double gap;
 
 	if (r->drift)
 		fprintf(f,
@@ -647,6 +682,15 @@ static void flags_line(FILE *f, const struct ab_doc *d)
 				"AB"[s], d -> idle_share[s] * 100, AB_IDLE_SHARE * 100);
 	if (d->reconnects)
 		fprintf(f, "warning: %llu reconnects during the duet\n", (unsigned long long)d->reconnects);
+	/* a host where starting and warming the servers takes most of a round (0.6 s of 5 here; 7-10 s under
+	 * emulation) measures little but set-ups */
+	if (round_setup(d, &gap, &bare, &rounds) && rounds > 1 && (bare || gap > d->round_s / 2))
+		fprintf(f,
+			"warning: a round's set-up (both servers started and warmed, its clients started) took a "
+			"median "
+			"%.1f s of each %.0f s round; %zu of %zu rounds measured only their warm-up pair: a longer "
+			"--round measures more\n",
+			gap, d->round_s, bare, rounds);
 	if (ab_simultaneous(d)) {
 		size_t shared = 0;
 
@@ -774,6 +818,9 @@ void ab_print_head(FILE *f, const struct ab_doc *d, bool md)
 		snprintf(what, sizeof(what), "single runs, both sides at once, each in a fresh sandbox");
 	else if (ab_headline(d) == AB_STARTUP || ab_headline(d) == AB_SCRIPT)
 		snprintf(what, sizeof(what), "single runs, each in a fresh sandbox");
+	else if (ab_simultaneous(d) && d->metric[ab_headline(d)].rounds > 1)
+		snprintf(what, sizeof(what), "%.2f s blocks, both sides at once, in %zu rounds of fresh servers",
+			 d->window_s, d->metric[ab_headline(d)].rounds);
 	else if (ab_simultaneous(d))
 		snprintf(what, sizeof(what), "%.2f s blocks, both sides at once", d->window_s);
 	else if (d->metric[ab_headline(d)].rounds > 1)

@@ -303,7 +303,8 @@ static int on_line(struct reader *r, const char *text, struct hx_err *err)
 
 		const cJSON *why = cJSON_GetObjectItemCaseSensitive(j, "why");
 
-		r->d->client_cpu_s = jnum(j, "cpu_s");
+		if (isfinite(jnum(j, "cpu_s"))) /* every round's client: the duet's */
+			r->d->client_cpu_s += jnum(j, "cpu_s");
 		snprintf(r->d->engine, sizeof(r->d->engine), "%s", cJSON_IsString(eng) ? eng->valuestring : "");
 		if (cJSON_IsString(why))
 			snprintf(r->why, sizeof(r->why), "%s", why->valuestring);
@@ -709,8 +710,9 @@ static void simul_mark(struct cg_tree *tree, const struct cg_slice_plan *cur, co
 }
 
 /* Side k's window of a block, from its client's line and the marks before and after. */
-static int simul_window(const cJSON *j, int k, unsigned block, double t0, const struct cg_slice_plan *cur, bool smt,
-			const struct simul_mark *m0, const struct simul_mark *m1, struct ab_doc *d, struct hx_err *err)
+static int simul_window(const cJSON *j, int k, unsigned block, const struct round *rnd, const struct cg_slice_plan *cur,
+			bool smt, const struct simul_mark *m0, const struct simul_mark *m1, struct ab_doc *d,
+			struct hx_err *err)
 {
 	const cJSON *lat = cJSON_GetObjectItemCaseSensitive(j, "latency_us");
 	struct ab_window *w;
@@ -723,10 +725,12 @@ static int simul_window(const cJSON *j, int k, unsigned block, double t0, const 
 			       "AB"[k], block);
 	if (!(w = ab_window_add(d)))
 		return hx_fail(err, HX_EXIT_INTERNAL, E2BIG, "ab: more than %d windows", AB_MAX_WINDOWS);
+	/* each round's first block is its warm-up pair: its connections' first windows */
 	*w = (struct ab_window){.pair = block,
+				.round = rnd->n,
 				.side = "AB"[k],
-				.warmup = block == 0,
-				.start_s = jnum(j, "start_mono_s") - t0,
+				.warmup = block == rnd->pair0,
+				.start_s = jnum(j, "start_mono_s") - *rnd->origin_mono,
 				.duration_s = jnum(j, "duration_s"),
 				.requests = (uint64_t)jnum(j, "requests"),
 				.errors = (uint64_t)jnum(j, "errors"),
@@ -761,8 +765,9 @@ static int simul_swap(struct cg_tree *tree, struct cg_slice_plan *cur, struct hx
 }
 
 /* One block: both gates opened back to back, both windows read, the evidence around them. */
-static int simul_block(struct cg_tree *tree, struct simul_client c[2], const pid_t server[2], unsigned block, double t0,
-		       const struct cg_slice_plan *cur, const struct duet_opts *o, struct ab_doc *d, struct hx_err *err)
+static int simul_block(struct cg_tree *tree, struct simul_client c[2], const pid_t server[2], unsigned block,
+		       const struct round *rnd, const struct cg_slice_plan *cur, const struct duet_opts *o,
+		       struct ab_doc *d, struct hx_err *err)
 {
 	struct simul_mark m0, m1;
 	uint64_t deadline;
@@ -783,7 +788,7 @@ static int simul_block(struct cg_tree *tree, struct simul_client c[2], const pid
 			rc = -err->errnum;
 	simul_mark(tree, cur, server, &m1);
 	for (int k = 0; k < 2 && rc == 0; k++)
-		rc = simul_window(j[k], k, block, t0, cur, smt, &m0, &m1, d, err);
+		rc = simul_window(j[k], k, block, rnd, cur, smt, &m0, &m1, d, err);
 	cJSON_Delete(j[0]);
 	cJSON_Delete(j[1]);
 	return rc;
@@ -794,7 +799,6 @@ static void simul_stop(struct cg_tree *tree, struct simul_client c[2], struct ab
 {
 	uint64_t deadline = util_now_ns() + 10000000000ull;
 
-	d->client_cpu_s = 0;
 	for (int k = 0; k < 2; k++)
 		if (c[k].gate >= 0) {
 			close(c[k].gate);
@@ -808,7 +812,8 @@ static void simul_stop(struct cg_tree *tree, struct simul_client c[2], struct ab
 			const cJSON *eng = cJSON_GetObjectItemCaseSensitive(j, "engine");
 
 			if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "end"))) {
-				d->client_cpu_s += jnum(j, "cpu_s");
+				if (isfinite(jnum(j, "cpu_s"))) /* every round's clients: the duet's */
+					d->client_cpu_s += jnum(j, "cpu_s");
 				if (cJSON_IsString(eng))
 					snprintf(d->engine, sizeof(d->engine), "%s", eng->valuestring);
 				if (!d->engine_setup.fallback[0]) /* both clients' engines are set up alike */
@@ -827,21 +832,24 @@ static void simul_stop(struct cg_tree *tree, struct simul_client c[2], struct ab
 	}
 }
 
-/* The blocks until --max-time or the precision rule; the sides swap their CPUs before every block but the first. */
+/* A round's blocks until its end (its share of --max-time) or the precision rule; the sides swap their CPUs before
+ * every block but the duet's first, from round to round as from block to block. */
 static int simul_blocks(struct cg_tree *tree, struct simul_client c[2], const pid_t server[2],
-			struct cg_slice_plan *cur, const struct duet_opts *o, struct ab_doc *d, struct hx_err *err)
+			struct cg_slice_plan *cur, const struct duet_opts *o, const struct round *rnd, struct ab_doc *d,
+			struct hx_err *err)
 {
 	_cleanup_free_ struct reader *r = calloc(1, sizeof(*r));
 	int rc = 0;
 
 	if (!r)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
-	*r = (struct reader){.o = o, .d = d, .t0 = now_s()};
-	r->end_s = r->t0 + o->max_time_s; /* one round */
-	for (unsigned block = 0; rc == 0; block++) {
-		if (block && simul_swap(tree, cur, err) < 0)
+	*r = (struct reader){.o = o, .d = d, .t0 = rnd->t0, .end_s = rnd->end_s};
+	if (isnan(*rnd->origin_mono)) /* the windows' clock: from the duet's first block */
+		*rnd->origin_mono = now_s();
+	for (unsigned block = rnd->pair0; rc == 0; block++) {
+		if (d->nw && simul_swap(tree, cur, err) < 0)
 			return -err->errnum;
-		rc = simul_block(tree, c, server, block, r->t0, cur, o, d, err);
+		rc = simul_block(tree, c, server, block, rnd, cur, o, d, err);
 		if (rc == 0 && enough(r))
 			break;
 	}
@@ -858,7 +866,9 @@ int duet_simultaneous(struct run_env *env, const struct duet_side sides[2], enum
 	_cleanup_free_ struct simul_client *c = calloc(2, sizeof(*c));
 	struct sbx x[2] = {{.pid = -1, .report_fd = -1}, {.pid = -1, .report_fd = -1}};
 	int logfd[2] = {-1, -1}, rc;
-	double t0 = now_s();
+	double t0 = now_s(), start, origin = NAN;
+	uint64_t state = o->seed;
+	bool was = false;
 
 	if (!t || !c)
 		return hx_fail(err, HX_EXIT_INTERNAL, ENOMEM, "out of memory");
@@ -868,26 +878,40 @@ int duet_simultaneous(struct run_env *env, const struct duet_side sides[2], enum
 			       "ab: --max-time allows more than %d blocks of --window: shorten it or lengthen --window",
 			       AB_MAX_WINDOWS / 2);
 	snprintf(d->duet, sizeof(d->duet), "simultaneous");
-	for (int k = 0; k < 2; k++) {
-		c[k] = (struct simul_client){.x = {.pid = -1, .report_fd = -1}, .gate = -1, .out = -1};
+	for (int k = 0; k < 2; k++)
 		cg_cpus_format(&cur.limits[k ? CG_SLICE_SUT_B : CG_SLICE_SUT].cpus, d->side[k].cpus,
 			       sizeof(d->side[k].cpus));
-	}
 	if (cg_tree_from_plan(&cur, slices, NULL, &tree, err) < 0)
 		return -err->errnum;
 	rc = logs_open(env, logfd, err);
-	if (rc == 0)
-		rc = servers_up(env, sides, tree, x, t, logfd, false, err);
-	for (int k = 0; rc == 0 && k < 2; k++)
-		rc = simul_start(env, tree, &sides[k], k, o, &c[k], err);
-	if (rc == 0)
-		rc = simul_blocks(tree, c, (pid_t[2]){x[0].pid, x[1].pid}, &cur, o, d, err);
+	start = now_s();
+	/* in rounds as the interleaved duet (docs/ab.md, "Rounds"): both servers and both clients afresh for each */
+	for (unsigned n = 0; rc == 0; n++) {
+		struct round r = {.n = n,
+				  .pair0 = d->nw ? d->w[d->nw - 1].pair + 1 : 0,
+				  .t0 = start,
+				  .end_s = now_s() + (start + o->max_time_s - now_s()) / (duet_round_count(o) - n),
+				  .origin_mono = &origin};
+
+		for (int k = 0; k < 2; k++)
+			c[k] = (struct simul_client){.x = {.pid = -1, .report_fd = -1}, .gate = -1, .out = -1};
+		rc = servers_up(env, sides, tree, x, t, logfd, stats_splitmix(&state) & 1, err);
+		for (int k = 0; rc == 0 && k < 2; k++)
+			rc = simul_start(env, tree, &sides[k], k, o, &c[k], err);
+		if (!duet_rounds(o)) /* one round: --max-time is its measuring time, after the set-up */
+			r.end_s = now_s() + o->max_time_s;
+		if (rc == 0)
+			rc = simul_blocks(tree, c, (pid_t[2]){x[0].pid, x[1].pid}, &cur, o, &r, d, err);
+		simul_stop(tree, c, d);
+		rc = servers_stop(sides, tree, x, t, rc, err);
+		if (rc < 0 || !round_next(o, d, n, &was))
+			break;
+	}
 	if (rc < 0)
 		snprintf(d->stopped, sizeof(d->stopped), "error");
-	simul_stop(tree, c, d);
 	if (!d->engine[0])
 		snprintf(d->engine, sizeof(d->engine), "%s", load_engine_names[env->engine]);
-	return duet_end(tree, logfd, t0, d, servers_stop(sides, tree, x, t, rc, err), err);
+	return duet_end(tree, logfd, t0, d, rc, err);
 }
 
 /* ---- the startup and script duets: pairs of single runs ---- */

@@ -1,12 +1,12 @@
 #!/usr/bin/env bats
 # harness ab --duet simultaneous: on a host without four usable CPUs it is refused with exit 3 naming what it needs
 # and the interleaved duet; where the CPUs are (the qemu guest boots with -smp 6: HARNESS_GUEST_SMP=6 tests/run.sh
-# guest ab-simul.bats), an A/A duet of the ab-burn fixture on bun ends without a false verdict, every block's two
-# CPU sets are disjoint, equal and swap from block to block, the SMT sharing recorded is the kernel's
-# thread_siblings_list, both sides were loaded at the same time (their windows overlap and both slices used CPU),
-# and a B made much slower per request is called slower with exit 1; a startup duet, which needs a CPU a side only,
-# runs each pair's two runs at once on this host too. A correctness test: the guest's emulated
-# CPUs give a few hundred requests a second, so the loads are short and the effect large.
+# guest ab-simul.bats), an A/A duet of the ab-burn fixture on bun, in three rounds of fresh servers, ends without a
+# false verdict, every block's two CPU sets are disjoint, equal and swap from block to block, the SMT sharing
+# recorded is the kernel's thread_siblings_list, both sides were loaded at the same time (their windows overlap and
+# both slices used CPU), and a B made much slower per request is called slower with exit 1; a startup duet, which
+# needs a CPU a side only, runs each pair's two runs at once on this host too. A correctness test: the guest's
+# emulated CPUs give a few hundred requests a second, so the loads are short and the effect large.
 
 bats_require_minimum_version 1.5.0
 
@@ -62,7 +62,8 @@ setup_file() {
 	small_burn
 	watch_cpusets "$HARNESS_RUN_TAG" >cpusets.txt 2>/dev/null 3>&- &
 	watch=$!
-	"$HARNESS" ab bun bun "$PWD/ab-burn" --duet simultaneous --max-time 20 --window 0.5 --seed 29 --keep \
+	# rounds of 15 s: a round's set-up under TCG (two servers started and warmed, two clients) took 7-10 s
+	"$HARNESS" ab bun bun "$PWD/ab-burn" --duet simultaneous --max-time 45 --round 15 --window 0.5 --seed 29 --keep \
 		--out aa.json >aa.out 2>aa.err
 	echo $? >aa.rc
 	kill "$watch"
@@ -200,7 +201,8 @@ PY
 	}
 }
 
-@test "ab --duet simultaneous: an A/A duet ends without a false verdict" {
+@test "ab --duet simultaneous: an A/A duet in rounds ends without a false verdict" {
+	local dir
 	need_cpus
 	[ "$(cat aa.rc)" = 0 ] || {
 		cat aa.out aa.err >&2
@@ -215,9 +217,28 @@ assert d["reconnects"] == 0 and d["errors"] == 0, (d["reconnects"], d["errors"])
 # no side is idle: every counted window's own slice worked, and the idle side's share is null (docs/ab.md)
 w = [x for x in d["windows"] if not x["warmup"]]
 assert w and all(x["side_cpu_ms"] > 0 and x["other_side_cpu_ms"] is None for x in w), w[:2]
+# in rounds (45 s of --max-time, rounds of 15 s): 0 to 2 in order, each round's first block its warm-up pair and
+# only that one, and the verdict the rounds' (docs/ab.md, "Rounds")
+ws = d["windows"]
+rounds = [x["round"] for x in ws]
+assert d["round_s"] == 15 and rounds == sorted(rounds) and sorted(set(rounds)) == [0, 1, 2], (d["round_s"], rounds)
+for i, x in enumerate(ws):
+    first = i < 2 or ws[i // 2 * 2 - 1]["round"] != x["round"]  # the pair before ran in another round
+    assert x["warmup"] == first, (i, x["round"], x["warmup"])
+assert d["verdicts"]["throughput"]["rounds"] == 3, d["verdicts"]["throughput"]
 PY
 	grep -q 'blocks, both sides at once' aa.out
-	head -2 aa.out | sed 's/^/# A\/A: /' >&3
+	grep -q 'in 3 rounds of fresh servers' aa.out
+	# each round's servers afresh: each server writes its count of connections at its exit, three of each in the
+	# side's one log
+	dir=$(sed -n 's/^harness: ab: logs kept in //p' aa.err)
+	[ -d "$dir" ]
+	for k in A B; do
+		grep '^connections ' "$dir/server-$k.log" >&3
+		[ "$(grep -c '^connections [1-9]' "$dir/server-$k.log")" = 3 ]
+	done
+	rm -rf "$dir"
+	grep -E '^(B ran|A:|warning: a round)' aa.out | sed 's/^/# A\/A: /' >&3
 	[ -z "$(leftover_cgroups)" ]
 }
 
