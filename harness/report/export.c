@@ -105,12 +105,6 @@ cJSON *export_gab(const struct res_doc *d, bool bigger_is_better, struct hx_err 
 	return out;
 }
 
-static bool in_group(const struct trial_result *t, const struct res_summary *g)
-{
-	return !strcmp(t->scenario, g->scenario) && !strcmp(t->runtime, g->runtime) && !strcmp(t->mode, g->mode) &&
-	       !strcmp(t->noise, g->noise);
-}
-
 /* Every run of the group's passing trials, in seconds, with its exit code; user and system are means. */
 static int hyperfine_result(const struct res_doc *d, const struct res_summary *g, cJSON *ret, struct hx_err *err)
 {
@@ -125,7 +119,7 @@ static int hyperfine_result(const struct res_doc *d, const struct res_summary *g
 		const struct res_startup *st = &t->startup;
 		double *nv;
 
-		if (!in_group(t, g) || t->status != TRIAL_OK || !(t->have & RES_HAVE_STARTUP))
+		if (!res_in_group(t, g) || t->status != TRIAL_OK || !(t->have & RES_HAVE_STARTUP))
 			continue;
 		if (!st->nruns)
 			return hx_fail(err, HX_EXIT_USAGE, EINVAL,

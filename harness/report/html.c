@@ -78,12 +78,6 @@ static void esc(const struct page *pg, const char *s)
 	svg_escape(pg->out, s);
 }
 
-static bool in_group(const struct trial_result *t, const struct res_summary *g)
-{
-	return !strcmp(t->scenario, g->scenario) && !strcmp(t->runtime, g->runtime) && !strcmp(t->mode, g->mode) &&
-	       !strcmp(t->noise, g->noise);
-}
-
 static bool quiet(const char *noise)
 {
 	return !*noise || !strcmp(noise, "none");
@@ -105,7 +99,7 @@ static size_t trial_values(const struct page *pg, const struct res_summary *g, e
 	for (size_t i = 0; i < pg->d->ntrials && n < max; i++) {
 		const struct trial_result *t = &pg->d->trials[i];
 
-		if (in_group(t, g) && t->status == TRIAL_OK && !isnan(res_metric(t, m)))
+		if (res_in_group(t, g) && t->status == TRIAL_OK && !isnan(res_metric(t, m)))
 			ret[n++] = res_metric(t, m);
 	}
 	return n;
@@ -460,7 +454,7 @@ static bool latency_curve(const struct page *pg, const struct res_summary *g, do
 		for (size_t i = 0; i < pg->d->ntrials && n < 1024; i++) {
 			const struct trial_result *t = &pg->d->trials[i];
 
-			if (in_group(t, g) && t->status == TRIAL_OK && (t->have & RES_HAVE_LOAD))
+			if (res_in_group(t, g) && t->status == TRIAL_OK && (t->have & RES_HAVE_LOAD))
 				v[n++] = *(const double *)((const char *)&t->load.latency_us + pcts[k].off);
 		}
 		qsort(v, n, sizeof(v[0]), stats_cmp_double);
@@ -560,7 +554,7 @@ static size_t startup_runs(const struct page *pg, const struct res_summary *g, d
 		const struct res_startup *st = &t->startup;
 		unsigned nr = st->nruns ? st->nruns : 1;
 
-		if (!in_group(t, g) || t->status != TRIAL_OK || !(t->have & RES_HAVE_STARTUP))
+		if (!res_in_group(t, g) || t->status != TRIAL_OK || !(t->have & RES_HAVE_STARTUP))
 			continue;
 		*per_run &= st->nruns > 0;
 		if (n + nr > cap) {

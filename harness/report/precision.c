@@ -63,19 +63,13 @@ size_t prec_judge(const double *v, size_t n, double *median, double *low, double
 static const enum res_metric prec_metrics[] = {RES_M_RPS, RES_M_DELIVERIES_PER_S, RES_M_OPS_PER_S,
 					       RES_M_STARTUP_MEDIAN_MS};
 
-static bool in_group(const struct trial_result *t, const struct res_summary *g)
-{
-	return !strcmp(t->scenario, g->scenario) && !strcmp(t->runtime, g->runtime) && !strcmp(t->mode, g->mode) &&
-	       !strcmp(t->noise, g->noise);
-}
-
 /* The group's values of m in trial order, for the shape checks. */
 static size_t values(const struct res_doc *d, const struct res_summary *g, enum res_metric m, double *v)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < d->ntrials; i++)
-		if (in_group(&d->trials[i], g) && d->trials[i].status == TRIAL_OK &&
+		if (res_in_group(&d->trials[i], g) && d->trials[i].status == TRIAL_OK &&
 		    !isnan(res_metric(&d->trials[i], m)))
 			v[k++] = res_metric(&d->trials[i], m);
 	return k;

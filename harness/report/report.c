@@ -148,12 +148,6 @@ static void render_placement(const struct res_doc *d, enum report_format f, FILE
 	}
 }
 
-static bool in_group(const struct trial_result *t, const struct res_summary *g)
-{
-	return !strcmp(t->scenario, g->scenario) && !strcmp(t->runtime, g->runtime) && !strcmp(t->mode, g->mode) &&
-	       !strcmp(t->noise, g->noise);
-}
-
 /* How a group's trials ended, beyond its summary: interrupted ones apart from failed ones (a signal is not a
  * verdict on the runtime). */
 struct group_ends {
@@ -168,7 +162,7 @@ static struct group_ends group_ends(const struct res_doc *d, const struct res_su
 	for (size_t i = 0; i < d->ntrials; i++) {
 		const struct trial_result *t = &d->trials[i];
 
-		if (!in_group(t, g))
+		if (!res_in_group(t, g))
 			continue;
 		e.interrupted += t->status == TRIAL_INTERRUPTED;
 		e.failed += t->status != TRIAL_OK && t->status != TRIAL_INTERRUPTED && t->status != TRIAL_SKIPPED;
@@ -187,7 +181,7 @@ unsigned report_noisy_count(const struct trial_result *trials, size_t n, const s
 	for (size_t i = 0; i < n; i++) {
 		unsigned why;
 
-		if ((g && !in_group(&trials[i], g)) || trials[i].status == TRIAL_SKIPPED)
+		if ((g && !res_in_group(&trials[i], g)) || trials[i].status == TRIAL_SKIPPED)
 			continue;
 		why = res_trial_noisy(&trials[i]);
 		noisy += why != 0;
@@ -374,7 +368,7 @@ static size_t group_values(const struct res_doc *d, const struct res_summary *g,
 	size_t n = 0;
 
 	for (size_t i = 0; i < d->ntrials && n < max; i++)
-		if (in_group(&d->trials[i], g) && d->trials[i].status == TRIAL_OK &&
+		if (res_in_group(&d->trials[i], g) && d->trials[i].status == TRIAL_OK &&
 		    !isnan(res_metric(&d->trials[i], m)))
 			ret[n++] = res_metric(&d->trials[i], m);
 	return n;

@@ -402,6 +402,8 @@ struct res_summary {
 	struct res_twin vs_pinned;
 };
 
+/* Whether trial t is of group g: its scenario, runtime, mode and noise. */
+bool res_in_group(const struct trial_result *t, const struct res_summary *g);
 /* The groups, in the order their first trial ran, each with its shift; *ret is malloc'd (caller frees). */
 int res_summarize(const struct trial_result *trials, size_t n, struct res_summary **ret, size_t *ret_n,
 		  struct hx_err *err);
