@@ -627,8 +627,8 @@ static void headline(FILE *f, const struct ab_doc *d)
 	}
 }
 
-/* A duet in rounds: the median time from one round's last window to the next one's first (the next round's
- * servers started and warmed, its clients started), and how many of its rounds measured nothing but their warm-up
+/* A duet in rounds: the median time from one round's last window to the next one's first (the change of round: the
+ * clients and servers stopped, the next round's started and warmed), and how many of its rounds measured nothing but their warm-up
  * pair; false without rounds or memory. */
 static bool round_setup(const struct ab_doc *d, double *ret_gap_s, size_t *ret_bare, size_t *ret_rounds)
 {
@@ -682,12 +682,11 @@ static void flags_line(FILE *f, const struct ab_doc *d)
 				"AB"[s], d -> idle_share[s] * 100, AB_IDLE_SHARE * 100);
 	if (d->reconnects)
 		fprintf(f, "warning: %llu reconnects during the duet\n", (unsigned long long)d->reconnects);
-	/* a host where starting and warming the servers takes most of a round (0.6 s of 5 here; 7-10 s under
-	 * emulation) measures little but set-ups */
+	/* a host where changing rounds takes most of a round (0.6 s of 5 here; 7-10 s under emulation) measures
+	 * little but the changes */
 	if (round_setup(d, &gap, &bare, &rounds) && rounds > 1 && (bare || gap > d->round_s / 2))
 		fprintf(f,
-			"warning: a round's set-up (both servers started and warmed, its clients started) took a "
-			"median "
+			"warning: the change of round (servers and clients stopped, started and warmed) took a median "
 			"%.1f s of each %.0f s round; %zu of %zu rounds measured only their warm-up pair: a longer "
 			"--round measures more\n",
 			gap, d->round_s, bare, rounds);

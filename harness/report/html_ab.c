@@ -202,7 +202,7 @@ static void ratio_legend(const struct svg_plot *p, double t, bool rounds)
 	svg_legend(&r, row2, col2, rounds ? 3 : 2);
 }
 
-/* An interleaved duet's rounds (docs/ab.md, "Rounds"): a dotted line where each round after the first starts, half
+/* A server duet's rounds (docs/ab.md, "Rounds"): a dotted line where each round after the first starts, half
  * a pair before its first pair (by_pair) or at its first window's start on the run's clock. */
 static void round_lines(const struct svg_plot *p, const struct ab_doc *d, bool by_pair)
 {

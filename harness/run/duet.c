@@ -303,8 +303,6 @@ static int on_line(struct reader *r, const char *text, struct hx_err *err)
 
 		const cJSON *why = cJSON_GetObjectItemCaseSensitive(j, "why");
 
-		if (isfinite(jnum(j, "cpu_s"))) /* every round's client: the duet's */
-			r->d->client_cpu_s += jnum(j, "cpu_s");
 		snprintf(r->d->engine, sizeof(r->d->engine), "%s", cJSON_IsString(eng) ? eng->valuestring : "");
 		if (cJSON_IsString(why))
 			snprintf(r->why, sizeof(r->why), "%s", why->valuestring);
@@ -380,6 +378,7 @@ static int run_duet_client(struct run_env *env, struct cg_tree *tree, const stru
 	_cleanup_close_ int efd = -1, rd = -1;
 	struct sbx x = {.pid = -1, .report_fd = -1};
 	int p[2], st = 0, rc, i;
+	double client_ms = slice_cpu_ms(tree, CG_SLICE_CLIENT);
 
 	if (!order || !a || !r || pairs * 2 > AB_MAX_WINDOWS)
 		return hx_fail(err, HX_EXIT_USAGE, E2BIG, "ab: --max-time allows more than %d windows: shorten it",
@@ -428,6 +427,10 @@ static int run_duet_client(struct run_env *env, struct cg_tree *tree, const stru
 		proc_reap(&x.pid, &st);
 	}
 	sbx_release(&x);
+	/* from its slice, over its life: a client ended at a round's end by its closed pipe writes no totals line */
+	client_ms = slice_cpu_ms(tree, CG_SLICE_CLIENT) - client_ms;
+	if (isfinite(client_ms))
+		d->client_cpu_s += client_ms / 1e3;
 	if (rc == 0 && r->why[0]) { /* a check of the client's own (an rpc id answered twice, a connection lost) */
 		char why[sizeof(r->why) * 4];
 
@@ -850,7 +853,9 @@ static int simul_blocks(struct cg_tree *tree, struct simul_client c[2], const pi
 		if (d->nw && simul_swap(tree, cur, err) < 0)
 			return -err->errnum;
 		rc = simul_block(tree, c, server, block, rnd, cur, o, d, err);
-		if (rc == 0 && enough(r))
+		/* in rounds, a round's counted blocks (all but its first) are even in number, as many on each
+		 * placement: the sets alternate block by block over the duet, and each round leaves its first out */
+		if (rc == 0 && (!duet_rounds(o) || (block - rnd->pair0) % 2 == 0) && enough(r))
 			break;
 	}
 	return rc;

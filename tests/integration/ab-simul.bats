@@ -62,7 +62,7 @@ setup_file() {
 	small_burn
 	watch_cpusets "$HARNESS_RUN_TAG" >cpusets.txt 2>/dev/null 3>&- &
 	watch=$!
-	# rounds of 15 s: a round's set-up under TCG (two servers started and warmed, two clients) took 7-10 s
+	# rounds of 15 s: a change of round under TCG (servers and clients stopped, started and warmed) took 7-10 s
 	"$HARNESS" ab bun bun "$PWD/ab-burn" --duet simultaneous --max-time 45 --round 15 --window 0.5 --seed 29 --keep \
 		--out aa.json >aa.out 2>aa.err
 	echo $? >aa.rc
@@ -226,6 +226,11 @@ for i, x in enumerate(ws):
     first = i < 2 or ws[i // 2 * 2 - 1]["round"] != x["round"]  # the pair before ran in another round
     assert x["warmup"] == first, (i, x["round"], x["warmup"])
 assert d["verdicts"]["throughput"]["rounds"] == 3, d["verdicts"]["throughput"]
+# each round's counted blocks even in number: as many on each placement of the sides (the sets alternate block by
+# block over the duet, and each round leaves its first block out)
+for r in range(3):
+    n = sum(1 for x in ws if x["round"] == r and not x["warmup"]) // 2
+    assert n > 0 and n % 2 == 0, (r, n)
 PY
 	grep -q 'blocks, both sides at once' aa.out
 	grep -q 'in 3 rounds of fresh servers' aa.out
@@ -238,7 +243,7 @@ PY
 		[ "$(grep -c '^connections [1-9]' "$dir/server-$k.log")" = 3 ]
 	done
 	rm -rf "$dir"
-	grep -E '^(B ran|A:|warning: a round)' aa.out | sed 's/^/# A\/A: /' >&3
+	grep -E '^(B ran|A:|warning: the change of round)' aa.out | sed 's/^/# A\/A: /' >&3
 	[ -z "$(leftover_cgroups)" ]
 }
 
