@@ -627,14 +627,14 @@ static size_t with_twin(const struct trial_result *const *by, const struct res_r
 	return own->n + (twin && twin != own ? twin->n : 0);
 }
 
-/* The groups, each from its own trials and its twin's: the trials are sorted by group once, so the summaries
- * cost n log n and each group's statistics, not a pass over every trial per group and metric. */
 bool res_in_group(const struct trial_result *t, const struct res_summary *g)
 {
 	return !strcmp(t->scenario, g->scenario) && !strcmp(t->runtime, g->runtime) && !strcmp(t->mode, g->mode) &&
 	       !strcmp(t->noise, g->noise);
 }
 
+/* The groups, each from its own trials and its twin's: the trials are sorted by group once, so the summaries
+ * cost n log n and each group's statistics, not a pass over every trial per group and metric. */
 int res_summarize(const struct trial_result *trials, size_t n, struct res_summary **ret, size_t *ret_n,
 		  struct hx_err *err)
 {
