@@ -534,6 +534,25 @@ bool duet_rounds(const struct duet_opts *o)
 	return duet_round_count(o) > 1;
 }
 
+/* Round n of a duet whose rounds began at start: its first pair's number, and its end, its share of what is left of
+ * --max-time (its servers' start and warm-up included). */
+static struct round round_begin(const struct duet_opts *o, const struct ab_doc *d, unsigned n, double start,
+				double *origin_mono)
+{
+	return (struct round){.n = n,
+			      .pair0 = d->nw ? d->w[d->nw - 1].pair + 1 : 0,
+			      .t0 = start,
+			      .end_s = now_s() + (start + o->max_time_s - now_s()) / (duet_round_count(o) - n),
+			      .origin_mono = origin_mono};
+}
+
+/* After a round's set-up: a duet of one round measures --max-time from here, after its set-up. */
+static void round_set_up(const struct duet_opts *o, struct round *r)
+{
+	if (!duet_rounds(o))
+		r->end_s = now_s() + o->max_time_s;
+}
+
 /* After round n: whether another starts, or why the duet stops (d->stopped). With --precision the rounds are
  * looked at from PAIRED_FIRST_LOOK_ROUNDS on, two looks in a row within it. */
 static bool round_next(const struct duet_opts *o, struct ab_doc *d, unsigned n, bool *was)
@@ -578,15 +597,10 @@ int duet_http(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_
 	start = now_s();
 	/* --max-time split into the rounds, each round's share its servers' start and warm-up included */
 	for (unsigned n = 0; rc == 0; n++) {
-		struct round r = {.n = n,
-				  .pair0 = d->nw ? d->w[d->nw - 1].pair + 1 : 0,
-				  .t0 = start,
-				  .end_s = now_s() + (start + o->max_time_s - now_s()) / (duet_round_count(o) - n),
-				  .origin_mono = &origin};
+		struct round r = round_begin(o, d, n, start, &origin);
 
 		rc = servers_up(env, sides, tree, x, t, logfd, stats_splitmix(&state) & 1, err);
-		if (!duet_rounds(o)) /* one round: --max-time is its measuring time, after the set-up */
-			r.end_s = now_s() + o->max_time_s;
+		round_set_up(o, &r);
 		if (rc == 0)
 			rc = run_duet_client(env, tree, sides, x, mode, o, &r, d, err);
 		rc = servers_stop(sides, tree, x, t, rc, err);
@@ -892,19 +906,14 @@ int duet_simultaneous(struct run_env *env, const struct duet_side sides[2], enum
 	start = now_s();
 	/* in rounds as the interleaved duet (docs/ab.md, "Rounds"): both servers and both clients afresh for each */
 	for (unsigned n = 0; rc == 0; n++) {
-		struct round r = {.n = n,
-				  .pair0 = d->nw ? d->w[d->nw - 1].pair + 1 : 0,
-				  .t0 = start,
-				  .end_s = now_s() + (start + o->max_time_s - now_s()) / (duet_round_count(o) - n),
-				  .origin_mono = &origin};
+		struct round r = round_begin(o, d, n, start, &origin);
 
 		for (int k = 0; k < 2; k++)
 			c[k] = (struct simul_client){.x = {.pid = -1, .report_fd = -1}, .gate = -1, .out = -1};
 		rc = servers_up(env, sides, tree, x, t, logfd, stats_splitmix(&state) & 1, err);
 		for (int k = 0; rc == 0 && k < 2; k++)
 			rc = simul_start(env, tree, &sides[k], k, o, &c[k], err);
-		if (!duet_rounds(o)) /* one round: --max-time is its measuring time, after the set-up */
-			r.end_s = now_s() + o->max_time_s;
+		round_set_up(o, &r);
 		if (rc == 0)
 			rc = simul_blocks(tree, c, (pid_t[2]){x[0].pid, x[1].pid}, &cur, o, &r, d, err);
 		simul_stop(tree, c, d);

@@ -40,6 +40,19 @@ static void make_doc(struct ab_doc *d, size_t n, double factor, size_t noisy)
 		}
 }
 
+/* The first lines ab prints for d, malloc'd. */
+static char *head_of(const struct ab_doc *d)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	ab_print_head(f, d, false);
+	assert_int_equal(fclose(f), 0);
+	return text;
+}
+
 /* An A/A duet in a random order whose windows carry over: one after the other side's window 8% slower than one
  * after its own side's, the rest of the noise 1%. The pairs carry it as -1, 0 or +1; the analysis finds the 8%,
  * takes it out of the spread and says so; a simultaneous duet's pairs carry nothing. */
@@ -49,8 +62,6 @@ static void test_carry_over(void **state)
 	uint64_t rng = 12345;
 	const struct paired_result *r = &d.metric[AB_RPS];
 	char *text = NULL;
-	size_t len = 0;
-	FILE *f;
 
 	(void)state;
 	memset(&d, 0, sizeof(d));
@@ -81,9 +92,7 @@ static void test_carry_over(void **state)
 	assert_true(r->sd_log < 0.02 && r->sd_log_raw > 0.04);
 	assert_true(fabs(r->ratio - 1) < 0.005);
 	assert_int_equal(r->verdict, PV_EQUIVALENT);
-	f = open_memstream(&text, &len);
-	ab_print_head(f, &d, false);
-	fclose(f);
+	text = head_of(&d);
 	assert_non_null(strstr(text, "carry-over: a window after the other side's measured throughput -8."));
 	free(text);
 	snprintf(d.duet, sizeof(d.duet), "simultaneous");
@@ -360,9 +369,7 @@ static void test_rounds(void **state)
 	struct hx_err err = {0};
 	char path[] = "/tmp/test_ab-XXXXXX", *text = NULL;
 	int fd = mkstemp(path);
-	size_t len = 0;
 	double rounds_hw;
-	FILE *f;
 
 	(void)state;
 	assert_true(fd >= 0);
@@ -382,9 +389,7 @@ static void test_rounds(void **state)
 	assert_int_equal(d.pairs, 120);
 	rounds_hw = d.metric[AB_RPS].half_width;
 	assert_true(rounds_hw > 0.01); /* the rounds' spread, 1.5% either way, in the CI */
-	f = open_memstream(&text, &len);
-	ab_print_head(f, &d, false);
-	fclose(f);
+	text = head_of(&d);
 	assert_non_null(strstr(text, "120 pairs of 0.50 s windows in 10 rounds of fresh servers"));
 	assert_null(strstr(text, "change of round")); /* no time between the rounds' windows: nothing to say */
 	free(text);
@@ -396,9 +401,7 @@ static void test_rounds(void **state)
 			d.w[i].warmup = d.w[i].pair % 13 == 0 || (k && d.w[i].round == 9);
 		}
 		assert_int_equal(ab_analyze(&d), 0);
-		f = open_memstream(&text, &len);
-		ab_print_head(f, &d, false);
-		fclose(f);
+		text = head_of(&d);
 		assert_non_null(
 			strstr(text, k ? "took a median 0.0 s of each 3 s round; 1 of 10 rounds measured only "
 					 "their warm-up pair: a longer --round measures more"
@@ -412,9 +415,7 @@ static void test_rounds(void **state)
 		d.w[i].warmup = d.w[i].pair % 13 == 0;
 	}
 	assert_int_equal(ab_analyze(&d), 0);
-	f = open_memstream(&text, &len);
-	ab_print_head(f, &d, false);
-	fclose(f);
+	text = head_of(&d);
 	assert_null(strstr(text, "change of round"));
 	free(text);
 	for (size_t i = 0; i < d.nw; i++)
@@ -423,9 +424,7 @@ static void test_rounds(void **state)
 	snprintf(d.duet, sizeof(d.duet), "simultaneous");
 	assert_int_equal(ab_analyze(&d), 0);
 	assert_int_equal(d.metric[AB_RPS].rounds, 10);
-	f = open_memstream(&text, &len);
-	ab_print_head(f, &d, false);
-	fclose(f);
+	text = head_of(&d);
 	assert_non_null(strstr(text, "120 pairs of 0.50 s blocks, both sides at once, in 10 rounds of fresh servers"));
 	free(text);
 	snprintf(d.duet, sizeof(d.duet), "interleaved");
@@ -477,7 +476,6 @@ static void test_simultaneous_round_trip(void **state)
 	char path[] = "/tmp/test_ab-XXXXXX";
 	int fd = mkstemp(path);
 	char *text = NULL, *at;
-	FILE *f;
 	size_t len = 0;
 
 	(void)state;
@@ -503,9 +501,7 @@ static void test_simultaneous_round_trip(void **state)
 		assert_string_equal(r.w[i].cpus, d.w[i].cpus);
 		assert_int_equal(r.w[i].smt_shared, d.w[i].pair == 5);
 	}
-	f = open_memstream(&text, &len);
-	ab_print_head(f, &r, false);
-	fclose(f);
+	text = head_of(&r);
 	assert_non_null(strstr(text, "0.50 s blocks, both sides at once"));
 	assert_non_null(strstr(text, "shared SMT siblings in 1 of 25 blocks"));
 	assert_null(strstr(text, "during the other side's windows"));
