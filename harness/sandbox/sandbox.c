@@ -150,12 +150,11 @@ static int payload_user(const struct sbx_child *x, const char **step)
 	return sbx_caps_apply_in_child(x->uid, x->gid, step);
 }
 
-/* The payload: PID 2 of the sandbox. A session of its own, privileges go, only fds 0-2 pass execve, seccomp
- * comes last. */
+/* The payload: PID 2 of the sandbox, forked by init with the payload's user and no privileges already. A
+ * session of its own, only fds 0-2 pass execve, seccomp comes last. */
 
 static __attribute__((noreturn)) void payload(struct sbx_child *x)
 {
-	const char *step = NULL;
 	char *envp[SBX_MAX_ENV + 1];
 	pid_t init = getppid();
 	sigset_t none;
@@ -167,9 +166,7 @@ static __attribute__((noreturn)) void payload(struct sbx_child *x)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
-	if ((r = payload_user(x, &step)) < 0)
-		child_fail(x->report_fd, step, -r);
-	/* bare, no PID namespace ends it with init: it goes with init (set after the user change, which clears it) */
+	/* bare, no PID namespace ends it with init: it goes with init (a fork clears the parent-death signal) */
 	if (x->bare && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		child_fail(x->report_fd, "pdeathsig", errno);
 	if (x->bare && getppid() != init) /* init died before the signal was armed: it will not come */
@@ -367,6 +364,17 @@ static int sbx_child_main(void *arg)
 	child_enclose(x);
 	if ((r = sbx_out_open(&sbx_child_out, x->c->out_fd, x->c->err_fd, x->c->out_max)) < 0)
 		child_fail(x->report_fd, "output pipes", -r);
+	/* Init takes the payload's user before the fork, and the payload inherits it: one change of user on the
+	 * sandbox's start, not one in each (the two share the slice's CPUs until the payload's execve). */
+	if ((r = payload_user(x, &step)) < 0)
+		child_fail(x->report_fd, step, -r);
+	/* Changing the user clears the parent-death signal (prctl(2): any change of the effective or fs uid/gid): set it
+	 * again, or a SIGKILLed harness would leave the sandbox running. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		child_fail(x->report_fd, "pdeathsig", errno);
+	/* A change of uid sets dumpable to fs.suid_dumpable, which a host may have at 1: 0 again, after the last one. */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		child_fail(x->report_fd, "not dumpable", errno);
 	child = fork();
 	if (child < 0)
 		child_fail(x->report_fd, "fork payload", errno);
@@ -378,22 +386,6 @@ static int sbx_child_main(void *arg)
 	if ((r = sbx_fds_close_except(keep, nkeep)) < 0) {
 		kill(child, SIGKILL);
 		child_fail(x->report_fd, "close inherited descriptors", -r);
-	}
-	/* init keeps nothing it does not need: the payload's user, no capabilities */
-	if ((r = payload_user(x, &step)) < 0) {
-		kill(child, SIGKILL);
-		child_fail(x->report_fd, step, -r);
-	}
-	/* Changing the user clears the parent-death signal (prctl(2): any change of the effective or fs uid/gid): set it
-	 * again, or a SIGKILLed harness would leave the sandbox running. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
-		kill(child, SIGKILL);
-		child_fail(x->report_fd, "pdeathsig", errno);
-	}
-	/* A change of uid sets dumpable to fs.suid_dumpable, which a host may have at 1: 0 again, after the last one. */
-	if (prctl(PR_SET_DUMPABLE, 0) < 0) {
-		kill(child, SIGKILL);
-		child_fail(x->report_fd, "not dumpable", errno);
 	}
 	close(x->report_fd);
 	return init_loop(child, x->stamps, &sbx_child_out, x->bare != NULL);
