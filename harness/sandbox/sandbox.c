@@ -144,12 +144,6 @@ static __attribute__((noreturn)) void child_fail(int fd, const char *step, int e
 /* The child's output pipes (each sandbox child has its own copy of this memory; the parent never uses it). */
 static struct sbx_out sbx_child_out;
 
-/* The payload's user, taken by the payload and by its init: its role's. */
-static int payload_user(const struct sbx_child *x, const char **step)
-{
-	return sbx_caps_apply_in_child(x->uid, x->gid, step);
-}
-
 /* The payload: PID 2 of the sandbox, forked by init with the payload's user and no privileges already. A
  * session of its own, only fds 0-2 pass execve, seccomp comes last. */
 
@@ -366,7 +360,7 @@ static int sbx_child_main(void *arg)
 		child_fail(x->report_fd, "output pipes", -r);
 	/* Init takes the payload's user before the fork, and the payload inherits it: one change of user on the
 	 * sandbox's start, not one in each (the two share the slice's CPUs until the payload's execve). */
-	if ((r = payload_user(x, &step)) < 0)
+	if ((r = sbx_caps_apply_in_child(x->uid, x->gid, &step)) < 0)
 		child_fail(x->report_fd, step, -r);
 	/* Changing the user clears the parent-death signal (prctl(2): any change of the effective or fs uid/gid): set it
 	 * again, or a SIGKILLed harness would leave the sandbox running. */
