@@ -448,9 +448,19 @@ for _ in range(100):
 	refused EPERM raise_nofile
 }
 
+# A kernel with the 32-bit entry (IA32 emulation: Debian's, the guest's) hands int 0x80 to seccomp, whose filter
+# kills the process for the foreign architecture (SIGSYS). A kernel built or booted without it (6.18 here: int 0x80
+# is a general protection fault) kills it with SIGSEGV before any filter: then the syscall cannot run anywhere, and
+# what this checks is that it did not run inside either. The guest's sandbox suite runs this test on Debian's kernel.
 @test "escape: a 32-bit syscall (int 0x80) is killed, not run" {
+	local want=159 # 128 + SIGSYS
+	run "$HELPERS/try-syscall" int80
+	if [ "$status" -eq 139 ] && [ -z "$output" ]; then
+		want=139 # 128 + SIGSEGV: no 32-bit entry in this kernel
+		echo "# this kernel has no 32-bit syscall entry: int 0x80 faults before seccomp" >&3
+	fi
 	run try_inside int80
-	[ "$status" -eq 159 ] # 128 + SIGSYS
+	[ "$status" -eq "$want" ]
 	refute grep -q "^int80" <<<"$output"
 }
 
