@@ -88,13 +88,17 @@ $(BUILD)/helpers/%: tests/helpers/%.c
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/harness/cli/main.d
 
-# The README's test command: the dependency check, then unit tests, integration tests on this host and
-# the cgroup v2 guest tests. The check comes first and alone: the build needs what it installs.
+# The README's test command: the dependency check, then unit tests, integration tests on this host (the
+# sanitizer set of files against the ASan+UBSan build of bin/harness: tests/run.sh) and the cgroup v2 guest
+# tests. The check comes first and alone: the build needs what it installs.
+ASAN_OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+ASAN_MAKE = $(MAKE) -j$(NPROC) BUILD=build-asan OPT='$(ASAN_OPT)' LDFLAGS='-fsanitize=address,undefined'
 test: test-deps
 	tests/check-tree.sh
 	$(MAKE) -j$(NPROC) bin/harness $(UNIT_BIN) $(HELPER_BIN)
+	$(ASAN_MAKE) build-asan/bin/harness
 	$(MAKE) images
-	tests/run.sh --build $(BUILD) all
+	tests/run.sh --build $(BUILD) --asan-harness build-asan/bin/harness all
 
 # Every shipped image in the cache, so no test depends on another having pulled it (a no-op when present).
 .PHONY: images
@@ -121,18 +125,17 @@ guest: bin/harness $(HELPER_BIN)
 	tests/run.sh --build $(BUILD) guest
 
 # ASan + UBSan build of the library, running the unit tests.
-ASAN_OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:
-	$(MAKE) -j$(NPROC) BUILD=build-asan OPT='$(ASAN_OPT)' LDFLAGS='-fsanitize=address,undefined' unit
+	$(ASAN_MAKE) unit
 
-# The same build of bin/harness (as build-asan/bin/harness) running the host integration suite with the
-# test helpers of $(BUILD); any sanitizer report fails it (tests/asan-integration.sh). ASAN_FILES: the bats
-# files (default: the eleven whose subject is hostile input or what harness starts and ends, for CI's time; the
-# list and why in tests/asan-integration.sh).
+# The same build of bin/harness (as build-asan/bin/harness) running every host integration file with the test
+# helpers of $(BUILD), or ASAN_FILES (a file each: "run.bats timeline.bats"); any sanitizer report fails it.
+# make test runs the sanitizer set of files so (tests/run.sh); this is the whole suite, on request.
 .PHONY: asan-integration
 asan-integration: $(HELPER_BIN)
-	$(MAKE) -j$(NPROC) BUILD=build-asan OPT='$(ASAN_OPT)' LDFLAGS='-fsanitize=address,undefined' build-asan/bin/harness
-	tests/asan-integration.sh $(BUILD) build-asan/bin/harness $(ASAN_FILES)
+	$(ASAN_MAKE) build-asan/bin/harness
+	@if [ -z "$(ASAN_FILES)" ]; then tests/run.sh --build $(BUILD) --asan-harness build-asan/bin/harness --asan-all integration; \
+	else rc=0; for f in $(ASAN_FILES); do tests/run.sh --build $(BUILD) --asan-harness build-asan/bin/harness --asan-all integration $$f || rc=1; done; exit $$rc; fi
 
 # bin/harness of another build (BUILD=build-asan)
 $(BUILD)/bin/harness: $(BUILD)/harness/cli/main.o $(BUILD)/libharness.a

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Runs harness's test suites (TAP from cmocka and bats), shows their output and ends with one line:
 # "N passed, N failed, N skipped". Exit status is non-zero when anything failed or a suite crashed.
-#   tests/run.sh [--build DIR] [--busy] lint|unit|stats|integration|guest|all
+#   tests/run.sh [--build DIR] [--asan-harness FILE [--asan-all]] [--busy] lint|unit|stats|integration|guest|all
 #   tests/run.sh [--build DIR] [--busy] integration|guest FILE.bats [FILTER]   (one file; FILTER: a regex
 #                                                                               of test names, bats -f)
 #   tests/run.sh [--build DIR] unit test_opt                                    (one unit test program)
-# --harness FILE tests that binary rather than bin/harness (make asan-integration: the sanitizer build's).
+# --harness FILE tests that binary rather than bin/harness.
+# --asan-harness FILE runs the sanitizer set of integration files (below) against FILE, an ASan+UBSan build of
+# bin/harness, instead of bin/harness (make test); --asan-all runs every integration file so (make
+# asan-integration). Any sanitizer report fails the file.
 # --busy runs a `harness run` in a loop beside the suites: a test must judge only what it made.
 set -uo pipefail
 
@@ -13,9 +16,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 build=$top/build
 harness=$top/bin/harness
+asan_harness="" asan_all=0
 busy=0
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--asan-harness)
+		asan_harness=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+		shift 2
+		;;
+	--asan-all)
+		asan_all=1
+		shift
+		;;
 	--build)
 		build=$(cd "$top" && cd "$2" && pwd)
 		shift 2
@@ -101,15 +113,62 @@ bats_file() {
 	echo "$f"
 }
 
+# The sanitizer set: the integration files whose subject is what harness reads from others or what it starts
+# and ends, where a memory error would hide: hostile-inputs (crafted results files, scenarios, tarballs, payload
+# output), integrity, images (downloads and unpacking), report, cli, faults, signals, sandbox, exec, load (the
+# client against servers that misbehave) and ab (the duet's processes and windows). With --asan-harness they run
+# once, against the sanitizer build, not twice. What the other files reach runs under the sanitizers in these
+# (a run's trials, the sampler of every http trial), in the unit tests of `make asan` and in the fuzzers; their
+# own time goes to the runtimes, bundles, npm and Postgres. docs/reliability.md has the figures.
+ASAN_SET=" hostile-inputs integrity images report cli faults signals sandbox exec load ab "
+
+# One integration file, against the sanitizer build when it is of the set (or --asan-all): reports go to files
+# (log_path), and one such file fails it whatever the tests said, since a test that expects harness to fail (exit
+# 1, 2, 3) would pass over a sanitizer's exit. halt_on_error: the first report ends the process (UBSan too: the
+# build has -fno-sanitize-recover=all). detect_leaks: LeakSanitizer as harness exits (every verb's exit path;
+# its forked children end in exec or _exit). A harness inside a sandbox (a run's load client, a noise
+# neighbour) has an environment built from scratch and the build's default, detect_leaks=0 (harness/cli/main.c):
+# the seccomp filter forbids the ptrace LeakSanitizer needs; its ASan and UBSan checks stay on, and a report ends
+# it with a non-zero exit and the report in its log, which fails the trial. exitcode 86: none of harness's. The
+# test helpers stay the plain build: several run in the sandbox, and they are test peers.
+run_bats() {
+	local f=$1 name logs n r
+	name=$(basename "$f" .bats)
+	shift
+	if [ -z "$asan_harness" ] || { [ "$asan_all" = 0 ] && [[ "$ASAN_SET" != *" $name "* ]]; }; then
+		run_suite "integration/$name" bats --tap --timing "$@" "$f"
+		return
+	fi
+	logs=$(mktemp -d "${TMPDIR:-/tmp}/harness-asan.XXXXXX")
+	# the checkout's images and scenarios, as bin/harness finds them beside itself (build-asan/bin/../ has none)
+	run_suite "integration/$name (asan)" env HARNESS="$asan_harness" HARNESS_IMAGES_DIR="$top/images" \
+		HARNESS_SCENARIOS_DIR="$top/scenarios" \
+		ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:exitcode=86:abort_on_error=0:log_path=$logs/asan:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1" \
+		UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=86:log_path=$logs/ubsan" \
+		LSAN_OPTIONS="exitcode=86:log_path=$logs/lsan" bats --tap --timing "$@" "$f"
+	n=0
+	for r in "$logs"/*; do
+		[ -f "$r" ] || continue
+		n=$((n + 1))
+		echo "# sanitizer report $(basename "$r"):"
+		sed 's/^/#   /' "$r" | head -60
+	done
+	rm -rf "$logs"
+	[ "$n" -eq 0 ] || {
+		crashed+=("integration/$name ($n sanitizer reports)")
+		failed=$((failed + 1))
+	}
+}
+
 integration() {
 	local f
 	if [ -n "$file" ]; then
 		f=$(bats_file "$file") || exit 2
-		run_suite "integration/$(basename "$f" .bats)" bats --tap --timing ${filter:+-f "$filter"} "$f"
+		run_bats "$f" ${filter:+-f "$filter"}
 		return
 	fi
 	for f in "$here"/integration/*.bats; do
-		run_suite "integration/$(basename "$f" .bats)" bats --tap --timing "$f"
+		run_bats "$f"
 	done
 }
 
@@ -122,10 +181,10 @@ guest() {
 	fi
 	run_suite "guest/cgroup-v2" "$here/guest/run-guest.sh" tests/integration/exec.bats tests/integration/doctor.bats \
 		tests/integration/fixture-slice.bats tests/integration/isolation.bats
-	# of the sandbox's tests, those whose subject is its slice or its start into it (the same kernel's seccomp,
-	# namespaces and mounts are the host suite's: the escape tests there take 6 minutes under TCG and show
-	# nothing cgroup v2 changes)
-	HARNESS_GUEST_FILTER='^inside: |fork bomb|memory bomb|filling /tmp|100,000 files|two sandboxes|failing sandbox step|escape: (unshare|clone into|setns|run without|flood)' \
+	# of the sandbox's tests, those whose subject is its slice or its start into it (seccomp, namespaces and mounts
+	# are the host suite's: the escape tests there take 6 minutes under TCG and show nothing cgroup v2 changes),
+	# and the 32-bit syscall's, which reaches the filter only on a kernel with a 32-bit entry, as Debian's has
+	HARNESS_GUEST_FILTER='^inside: |fork bomb|memory bomb|filling /tmp|100,000 files|two sandboxes|failing sandbox step|escape: (unshare|clone into|setns|run without|flood|a 32-bit syscall)' \
 		run_suite "guest/cgroup-v2-sandbox" "$here/guest/run-guest.sh" tests/integration/sandbox.bats
 	# the fault cases whose evidence is cgroup v2's own: the OOM verdicts, read from memory.events of the trial's
 	# slice, and a slice held in the kernel by memory.high, ended on its memory pressure
@@ -185,7 +244,7 @@ all)
 	guest
 	;;
 *)
-	echo "usage: tests/run.sh [--build DIR] [--harness FILE] [--busy] lint|unit|stats|integration|guest|all [FILE [FILTER]]" >&2
+	echo "usage: tests/run.sh [--build DIR] [--harness FILE] [--asan-harness FILE [--asan-all]] [--busy] lint|unit|stats|integration|guest|all [FILE [FILTER]]" >&2
 	exit 2
 	;;
 esac
