@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The statistics checked by simulation against numpy/scipy (tests/stats/): harness ab's CI keeps its 95% coverage
-# under the --precision stopping rule, the carry-over adjusted for and in rounds (about 50 s).
+# under the --precision stopping rule, the carry-over adjusted for and in rounds (about 20 s on 2 CPUs).
 
 bats_require_minimum_version 1.5.0
 

@@ -7,9 +7,14 @@ duets whose windows carry over (each pair's carry-over passed with its ratio); t
 95% CI half-width is within the precision (or at the cap), and prints the CI it stopped with. A rule that peeks
 at the estimate, or a CI that is too narrow for few pairs, covers the true ratio less than 95% of the time;
 this fails when the coverage is significantly below 95% (one-sided binomial test at 1%).
-Usage: tests/stats/coverage.py BUILD_DIR   (about 30 s)"""
+The duets are drawn in order from one seed, then the C rule runs on each case's duets in parallel (a process per
+CPU). --compare also runs the same duets without the carry-over adjustment and as one round, for what each buys
+(docs/ab.md's figures; not checked, and most of the time: the unadjusted duets run to the cap).
+Usage: tests/stats/coverage.py BUILD_DIR [--compare]   (about 20 s on 2 CPUs; --compare about 60 s)"""
+import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy import stats
@@ -78,7 +83,8 @@ def stop_rule(build, lines, truth, name):
 
 
 def main():
-    build = sys.argv[1] if len(sys.argv) > 1 else "build"
+    build = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("-") else "build"
+    compare = "--compare" in sys.argv[1:]
     rng = np.random.default_rng(2029)
     failed = False
     cases = [(name, truth, lambda f=d: (np.exp(f(MAX_PAIRS)), None)) for name, truth, d in shapes(rng)]
@@ -98,6 +104,8 @@ def main():
         ("rounds of 23 pairs, processes 0.6% apart, B 3% slower", np.exp(-0.03),
          lambda: in_rounds(rng, ROUNDS, 23, -0.03)),
     ]
+    # every case's duets drawn first, in order (the seed's sequence is the cases'), then the rule run on them
+    drawn = []
     for name, truth, draw in cases:
         lines, plain = [], []
         for _ in range(EXPERIMENTS):
@@ -107,16 +115,21 @@ def main():
             rounds = " " + " ".join(f"{x:d}" for x in g[0]) if g else ""
             lines.append(f"{len(r)} {cells}{extra}{rounds}")
             plain.append(f"{len(r)} {cells}{extra}" if g else f"{len(r)} {cells}")
-        covered, pairs = stop_rule(build, lines, truth, name)
-        p = stats.binomtest(covered, EXPERIMENTS, 0.95, alternative="less").pvalue
-        ok = p >= 0.01
-        failed |= not ok
-        print(f"{'ok' if ok else 'FAIL'}: {name}: coverage {covered / EXPERIMENTS:.3f} of {EXPERIMENTS} "
-              f"(binomial p {p:.3f} against 0.95), median pairs at the stop {pairs:.0f}")
-        if plain != lines:  # what the adjustment (the rounds) buys: the same duets analysed without it
-            covered, pairs = stop_rule(build, plain, truth, name)
-            print(f"    the same duets {'as one round' if 'rounds' in name else 'unadjusted'}: coverage "
-                  f"{covered / EXPERIMENTS:.3f}, median pairs at the stop {pairs:.0f}")
+        drawn.append((name, truth, lines, plain if compare and plain != lines else None))
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        runs = [(pool.submit(stop_rule, build, lines, truth, name),
+                 plain and pool.submit(stop_rule, build, plain, truth, name)) for name, truth, lines, plain in drawn]
+        for (name, truth, lines, plain), (run, other) in zip(drawn, runs):
+            covered, pairs = run.result()
+            p = stats.binomtest(covered, EXPERIMENTS, 0.95, alternative="less").pvalue
+            ok = p >= 0.01
+            failed |= not ok
+            print(f"{'ok' if ok else 'FAIL'}: {name}: coverage {covered / EXPERIMENTS:.3f} of {EXPERIMENTS} "
+                  f"(binomial p {p:.3f} against 0.95), median pairs at the stop {pairs:.0f}")
+            if other:  # what the adjustment (the rounds) buys: the same duets analysed without it
+                covered, pairs = other.result()
+                print(f"    the same duets {'as one round' if 'rounds' in name else 'unadjusted'}: coverage "
+                      f"{covered / EXPERIMENTS:.3f}, median pairs at the stop {pairs:.0f}")
     sys.exit(1 if failed else 0)
 
 
