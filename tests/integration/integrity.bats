@@ -245,21 +245,21 @@ for name, proto in (('route', 0), ('sock_diag', 4)):
 
 @test "trial deadline: a silent server (it answers only the readiness probe) is ended by the deadline derived from the load, and the trial says why" {
 	"$HARNESS" images path node20 >/dev/null 2>&1 || hx_skip "needs the node20 image (harness images pull node20)"
-	# 10 s + 5 s readiness + a 20 s response timeout + 20 requests at 100 a second: 35 s, where the load alone
-	# would take 20 requests / 2 connections x 20 s = 200 s
+	# 10 s + 3 s readiness + a 4 s response timeout + 20 requests at 100 a second: 17 s, where the load alone
+	# would take 20 requests / 2 connections x 4 s = 40 s
 	start=$SECONDS
 	run --separate-stderr "$HARNESS" run --cpus 1 --runtimes node20 --repeat 1 --out r.json "$FIXTURES/scenarios/silent-server"
 	took=$((SECONDS - start))
 	echo "$stderr" | tail -3
 	echo "took $took s"
 	[ "$status" -eq 1 ]
-	[ "$took" -lt 100 ]
+	[ "$took" -lt 40 ]
 	python3 - <<'PY'
 import json
 t = json.load(open("r.json"))["trials"][0]
 print(t["status"], t["error"])
 assert t["status"] == "failed", t
-assert "past the trial's deadline of 35 s" in t["error"], t["error"]
+assert "past the trial's deadline of 17 s" in t["error"], t["error"]
 PY
 }
 
