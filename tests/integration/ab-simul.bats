@@ -53,8 +53,40 @@ watch_cpusets() {
 	done
 }
 
+# The A/A duet of the tests below, in three rounds of $1 seconds.
+aa_duet() {
+	"$HARNESS" ab bun bun "$PWD/ab-burn" --duet simultaneous --max-time $((3 * $1)) --round "$1" --window 0.5 --seed 29 \
+		--keep --out aa.json >aa.out 2>aa.err
+	echo $? >aa.rc
+	echo "$1" >aa.round
+}
+
+# How many pairs the document $1 has (0: none, or no document).
+pairs_in() {
+	python3 -c 'import json,sys; print(len({w["pair"] for w in json.load(open(sys.argv[1]))["windows"]}))' "$1" \
+		2>/dev/null || echo 0
+}
+
+# Nothing when every round of the duet in $1 counted 2 blocks or more; else a round's length that would: the
+# median change of round (one round's last window's end to the next one's first window) and 10 s more.
+round_for() {
+	python3 - "$1" <<'PY'
+import json, math, statistics, sys
+try:
+    w = json.load(open(sys.argv[1]))["windows"]
+except (OSError, ValueError, KeyError):
+    sys.exit()  # no document: the tests say why
+rounds = sorted({x["round"] for x in w})
+if rounds and all(sum(1 for x in w if x["round"] == r and not x["warmup"]) >= 4 for r in rounds):
+    sys.exit()
+gaps = [min(x["start_s"] for x in w if x["round"] == r) - max(x["start_s"] + x["duration_s"] for x in w if x["round"] == r - 1)
+        for r in rounds[1:]]
+print(math.ceil(statistics.median(gaps) + 10) if gaps else 30)
+PY
+}
+
 setup_file() {
-	local watch
+	local watch round
 	[ "$(id -u)" = 0 ] || return 0
 	[ "$(usable_cpus)" -ge 4 ] 2>/dev/null || return 0
 	"$HARNESS" images verify bun >/dev/null 2>&1 || return 0
@@ -63,9 +95,15 @@ setup_file() {
 	watch_cpusets "$HARNESS_RUN_TAG" >cpusets.txt 2>/dev/null 3>&- &
 	watch=$!
 	# rounds of 15 s: a change of round under TCG (servers and clients stopped, started and warmed) took 7-10 s
-	"$HARNESS" ab bun bun "$PWD/ab-burn" --duet simultaneous --max-time 45 --round 15 --window 0.5 --seed 29 --keep \
-		--out aa.json >aa.out 2>aa.err
-	echo $? >aa.rc
+	aa_duet 15
+	# a guest slowed by a busy host can spend a whole round on its change: then once more, each round its change
+	# as measured and 10 s more (the tests below check the rounds' mechanics, which need counted blocks)
+	round=$(round_for aa.json)
+	if [ -n "$round" ]; then
+		echo "# the change of round took most of a 15 s round: once more in rounds of $round s" >&3
+		rm -rf "$(sed -n 's/^harness: ab: logs kept in //p' aa.err)"
+		aa_duet "$round"
+	fi
 	kill "$watch"
 	wait "$watch" 2>/dev/null || true
 }
@@ -107,7 +145,14 @@ need_cpus() {
 	need_root
 	[ "$(usable_cpus)" -ge 2 ] || skip "needs 2 usable CPUs"
 	"$HARNESS" images verify node24 >/dev/null 2>&1 || hx_skip "needs the node24 image (harness images pull node24)"
+	local want=10
+	[ "${HARNESS_GUEST:-0}" = 0 ] || want=3
 	run "$HARNESS" ab node24 node24 startup --duet simultaneous --max-time 12 --seed 41 --out st.json
+	# a host (or guest) slowed by others can spend the 12 s on the warm-up runs: then once more with three times it
+	if [ "$status" -le 1 ] && [ "$(pairs_in st.json)" -lt "$want" ]; then
+		echo "# fewer than $want pairs in 12 s: once more in 36 s" >&3
+		run "$HARNESS" ab node24 node24 startup --duet simultaneous --max-time 36 --seed 41 --out st.json
+	fi
 	[ "$status" -le 1 ] || {
 		echo "$output" >&2
 		false
@@ -217,11 +262,11 @@ assert d["reconnects"] == 0 and d["errors"] == 0, (d["reconnects"], d["errors"])
 # no side is idle: every counted window's own slice worked, and the idle side's share is null (docs/ab.md)
 w = [x for x in d["windows"] if not x["warmup"]]
 assert w and all(x["side_cpu_ms"] > 0 and x["other_side_cpu_ms"] is None for x in w), w[:2]
-# in rounds (45 s of --max-time, rounds of 15 s): 0 to 2 in order, each round's first block its warm-up pair and
-# only that one, and the verdict the rounds' (docs/ab.md, "Rounds")
+# in three rounds (of 15 s, or as the guest needed: aa.round): 0 to 2 in order, each round's first block its
+# warm-up pair and only that one, and the verdict the rounds' (docs/ab.md, "Rounds")
 ws = d["windows"]
 rounds = [x["round"] for x in ws]
-assert d["round_s"] == 15 and rounds == sorted(rounds) and sorted(set(rounds)) == [0, 1, 2], (d["round_s"], rounds)
+assert d["round_s"] == float(open("aa.round").read()) and rounds == sorted(rounds) and sorted(set(rounds)) == [0, 1, 2], (d["round_s"], rounds)
 for i, x in enumerate(ws):
     first = i < 2 or ws[i // 2 * 2 - 1]["round"] != x["round"]  # the pair before ran in another round
     assert x["warmup"] == first, (i, x["round"], x["warmup"])

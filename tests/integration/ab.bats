@@ -124,8 +124,19 @@ PY
 	# A's cost per request from the A/A duet's throughput: 15% of it as B's extra
 	burn=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); w=[x for x in d["windows"] if x["side"]=="A" and not x["warmup"]]; rps=sum(x["requests"] for x in w)/sum(x["duration_s"] for x in w); print(int(0.15/0.85*1e9/rps))' aa.json)
 	[ "$burn" -gt 0 ]
-	run -1 "$HARNESS" ab bun bun "$FIXTURES/scenarios/ab-burn" --b-env "BURN_NS=$burn" --b-env ALLOC_MB=96 \
+	run "$HARNESS" ab bun bun "$FIXTURES/scenarios/ab-burn" --b-env "BURN_NS=$burn" --b-env ALLOC_MB=96 \
 		--max-time 20 --window 0.25 --out slow.json
+	# a host busier than usual can leave 20 s inconclusive (4 rounds: a t interval on 3 degrees of freedom), never
+	# another verdict: then once more with twice the rounds, as a user would give it more time
+	if [ "$status" = 0 ] && [ "$(ab_verdict slow.json)" = inconclusive ]; then
+		echo "# inconclusive in 20 s (${lines[0]}): once more in 40 s" >&3
+		run "$HARNESS" ab bun bun "$FIXTURES/scenarios/ab-burn" --b-env "BURN_NS=$burn" --b-env ALLOC_MB=96 \
+			--max-time 40 --window 0.25 --out slow.json
+	fi
+	[ "$status" = 1 ] || {
+		echo "$output" >&2
+		false
+	}
 	[[ "${lines[0]}" == *" slower than A: slower beyond 2%" ]]
 	[[ "$output" == *$'\nmemory '*' larger'* ]]
 	python3 - slow.json <<'PY'

@@ -127,6 +127,12 @@ for k in sys.argv[2].split("."):
 print("" if d is None else d)' "$1" "$2"
 }
 
+# The headline verdict of a harness-ab/1 document $1 (throughput, startup or the script's metric).
+ab_verdict() {
+	python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["verdicts"]
+print(next(v[k]["verdict"] for k in ("throughput", "startup", "script") if k in v))' "$1"
+}
+
 # The doctor's JSON, once per suite file.
 doctor_json() {
 	"$HARNESS" doctor --json 2>/dev/null || true
