@@ -330,7 +330,9 @@ static void duet_window_open(struct chat_duet *d, size_t k)
 }
 
 /* After the loop's events: a window whose time is up stops sending; once every message its side sent reached
- * every client, its line goes out and the next window opens (or the duet ends). */
+ * every client, its line goes out and the next window opens (or the duet ends). A window in which a check failed
+ * does not wait for the rest of its deliveries: its line says why, which ends the duet (a loss of a sender's last
+ * message in the window, which no later one shows, would hold the drain for the whole --timeout). */
 static void duet_window_tick(struct chat_duet *d, uint64_t now)
 {
 	unsigned side = d->win.side;
@@ -339,7 +341,7 @@ static void duet_window_tick(struct chat_duet *d, uint64_t now)
 		return;
 	if (!d->draining && now >= d->end_ns)
 		d->draining = true;
-	if (!d->draining || d->got[side] < d->due[side])
+	if (!d->draining || (d->got[side] < d->due[side] && !d->r->why[0]))
 		return;
 	d->win.drain_ms = (double)(now - d->end_ns) / 1e6;
 	d->win.why = d->r->why[0] ? d->r->why : NULL;

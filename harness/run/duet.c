@@ -311,7 +311,8 @@ static int on_line(struct reader *r, const char *text, struct hx_err *err)
 	} else if (on_window(r, j, err) < 0) {
 		rc = -err->errnum;
 	} else {
-		rc = enough(r) ? 1 : 0;
+		/* a window whose check failed (an rpc id answered twice, a chat delivery lost) ends the duet there */
+		rc = r->why[0] || enough(r) ? 1 : 0;
 	}
 	cJSON_Delete(j);
 	return rc;
