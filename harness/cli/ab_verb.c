@@ -20,7 +20,7 @@
 #include "image/deps.h"
 #include "image/spec.h"
 #include "image/unpack.h"
-#include "report/ab.h"
+#include "report/ab_report.h"
 #include "run/duet.h"
 #include "run/rundir.h"
 #include "sandbox/sbx_net.h"

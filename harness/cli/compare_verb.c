@@ -9,8 +9,8 @@
 #include "base/opt.h"
 #include "base/util.h"
 #include "cli/verbs.h"
-#include "report/compare.h"
-#include "report/results.h"
+#include "report/compare_report.h"
+#include "results/results.h"
 
 struct compare_opts {
 	bool help, allow_different_host, allow_different_images;

@@ -16,19 +16,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/cleanup.h"
+#include "base/opt.h"
+#include "base/pty.h"
+#include "base/util.h"
 #include "cgroups/cg.h"
 #include "cgroups/plan.h"
-#include "base/cleanup.h"
+#include "cli/verbs.h"
 #include "host/rootless.h"
 #include "image/images.h"
 #include "image/spec.h"
-#include "base/opt.h"
-#include "base/pty.h"
+#include "results/results.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sbx_net.h"
-#include "report/results.h"
-#include "base/util.h"
-#include "cli/verbs.h"
 
 struct exec_opts {
 	bool help, stats, json, timing, no_sandbox, allow_io_uring;

@@ -7,7 +7,7 @@
 #include "base/opt.h"
 #include "cli/verbs.h"
 #include "report/report.h"
-#include "report/results.h"
+#include "results/results.h"
 
 void verb_warn_partial(const char *verb, const char *path, const struct res_doc *d)
 {

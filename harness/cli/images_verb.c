@@ -8,16 +8,16 @@
 #include <string.h>
 
 #include "base/cleanup.h"
-#include "image/deps.h"
-#include "run/fixture.h"
-#include "run/prepare.h"
-#include "run/scenario.h"
-#include "image/images.h"
-#include "image/spec.h"
 #include "base/opt.h"
 #include "base/util.h"
 #include "cli/verbs.h"
-#include "report/results.h"
+#include "image/deps.h"
+#include "image/images.h"
+#include "image/spec.h"
+#include "results/results.h"
+#include "run/fixture.h"
+#include "run/prepare.h"
+#include "run/scenario.h"
 
 struct images_opts {
 	bool help, json, all;

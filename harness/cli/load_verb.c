@@ -9,18 +9,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/cleanup.h"
+#include "base/opt.h"
+#include "base/util.h"
 #include "cgroups/cg.h"
+#include "cli/verbs.h"
 #include "load/chat.h"
 #include "load/check.h"
 #include "load/docstore.h"
-#include "base/cleanup.h"
 #include "load/load.h"
 #include "load/rpc.h"
-#include "base/opt.h"
 #include "load/startup.h"
-#include "base/util.h"
-#include "report/results.h"
-#include "cli/verbs.h"
+#include "results/results.h"
 
 struct load_opts {
 	bool help, json, insecure, chat, rpc, counter, startup, no_sandbox, show_output, no_timeline, duet_gate;

@@ -9,10 +9,10 @@
 #include "base/err.h"
 #include "base/opt.h"
 #include "cli/verbs.h"
-#include "report/adcost.h"
-#include "report/compare.h"
 #include "report/report.h"
-#include "report/results.h"
+#include "results/adcost.h"
+#include "results/compare.h"
+#include "results/results.h"
 
 #define MERGE_MAX 64
 

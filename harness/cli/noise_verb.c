@@ -8,9 +8,9 @@
 
 #include "base/opt.h"
 #include "cgroups/cg.h"
-#include "noise/noise.h"
 #include "cli/verbs.h"
-#include "report/results.h"
+#include "noise/noise.h"
+#include "results/results.h"
 
 struct noise_verb_opts {
 	bool help;

@@ -11,12 +11,12 @@
 #include "base/opt.h"
 #include "base/util.h"
 #include "cli/verbs.h"
-#include "report/ab.h"
+#include "report/ab_report.h"
 #include "report/export.h"
 #include "report/html.h"
 #include "report/html_ab.h"
 #include "report/report.h"
-#include "report/results.h"
+#include "results/results.h"
 
 struct report_opts {
 	bool help;

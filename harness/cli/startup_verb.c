@@ -10,8 +10,8 @@
 #include "base/util.h"
 #include "cli/verbs.h"
 #include "load/startup.h"
-#include "report/results.h"
-#include "report/stats.h"
+#include "results/results.h"
+#include "stats/stats.h"
 
 static void command_line(char **argv, int argc, char *buf, size_t len)
 {

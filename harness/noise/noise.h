@@ -60,6 +60,6 @@ struct noise_opts {
 /* Run the generator until the duration passes or SIGTERM/SIGINT arrives (both are blocked in every
  * thread and waited for here). */
 int noise_run(const struct noise_spec *s, const struct noise_opts *o, struct noise_result *ret, struct hx_err *err);
-/* Its JSON line, both ways: res_noise_json and res_noise_read (report/results.h). */
+/* Its JSON line, both ways: res_noise_json and res_noise_read (results/results.h). */
 
 #endif

@@ -9,7 +9,7 @@
 
 #include "base/cleanup.h"
 #include "base/esc.h"
-#include "report/stats.h"
+#include "stats/stats.h"
 
 /* What github-action-benchmark gets of each summary: the first of each direction a group has. */
 static const struct {

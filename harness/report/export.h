@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "base/err.h"
-#include "report/results.h"
+#include "results/results.h"
 
 /* customBiggerIsBetter (throughput) or customSmallerIsBetter (startup, p99 latency) entries: an array of
  * {name "scenario / runtime / mode", unit, value (the median), range (its 95% CI), extra (CPUs, flags)}. */

@@ -9,12 +9,12 @@
 #include <string.h>
 
 #include "base/cleanup.h"
-#include "report/adcost.h"
-#include "report/compare.h"
 #include "report/report.h"
-#include "report/signif.h"
-#include "report/stats.h"
 #include "report/svg.h"
+#include "results/adcost.h"
+#include "results/compare.h"
+#include "stats/signif.h"
+#include "stats/stats.h"
 
 #define MAX_GROUPS   64 /* (runtime, mode) pairs of one scenario */
 #define MAX_RUNTIMES 16
@@ -712,7 +712,7 @@ static void shift_table(const struct page *pg, const struct res_summary *const *
 		table_close(pg);
 }
 
-/* Noisy groups against their quiet twin (report/results.c computed the shift). */
+/* Noisy groups against their quiet twin (results/results_shift.c computed the shift). */
 static void noise_table(const struct page *pg, const struct res_summary *const *g, size_t n)
 {
 	static const char *const heads[] = {"runtime",	"mode",	  "noise",	    "noise placement", "metric",
@@ -851,7 +851,7 @@ static void html_timeline_section(struct page *pg, const char *scn)
 	html_timelines(pg->out, pg->d, scn, pg->runtimes, colours, pg->nruntimes, &pg->nchart);
 }
 
-/* The scenario's adapters and what each costs a request on a null handler (report/adcost.h), beside the rows. */
+/* The scenario's adapters and what each costs a request on a null handler (results/adcost.h), beside the rows. */
 static void adapter_table(const struct page *pg, const char *scn)
 {
 	static const char *const heads[] = {"runtime",	   "mode",	   "its null-handler server", "cost", "pairs",
@@ -871,7 +871,7 @@ static void adapter_table(const struct page *pg, const char *scn)
 			table_open(pg, "Adapters: the cost per request of the code between the runtime and the app",
 				   heads, sizeof(heads) / sizeof(heads[0]));
 		open = true;
-		adc_text(&c, line, sizeof(line));
+		report_adcost_text(&c, line, sizeof(line));
 		fputs("<tr>", pg->out);
 		td(pg, c.runtime);
 		td(pg, c.mode);

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "base/err.h"
-#include "report/results.h"
+#include "results/results.h"
 
 /* The page of a results document (summaries computed from its trials); name: what to call it. */
 int html_render(const struct res_doc *d, const char *name, FILE *out, struct hx_err *err);

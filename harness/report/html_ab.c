@@ -8,10 +8,11 @@
 #include <string.h>
 
 #include "base/cleanup.h"
+#include "report/ab_report.h"
 #include "report/html.h"
-#include "report/paired.h"
-#include "report/stats.h"
 #include "report/svg.h"
+#include "stats/paired.h"
+#include "stats/stats.h"
 
 #define COL_A	    "#0072B2"
 #define COL_B	    "#E69F00"

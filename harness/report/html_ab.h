@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "base/err.h"
-#include "report/ab.h"
+#include "results/ab.h"
 
 /* The page of d (analyzed: ab_read does it); name: what to call it. */
 int html_ab(const struct ab_doc *d, const char *name, FILE *out, struct hx_err *err);

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "report/results.h"
+#include "results/results.h"
 
 /* The figures of scenario scn's trials that kept a timeline (the overview, then one per cell), with chart ids from *nchart on (advanced);
  * colours[i] is runtimes[i]'s. Nothing when no trial kept one. */

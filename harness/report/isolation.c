@@ -1,42 +1,11 @@
-/* The isolation table and the shift's JSON: quiet against noisy, per scenario, runtime and mode (the shift
- * itself is computed with the summaries, results_shift.c). */
+/* The isolation table: quiet against noisy, per scenario, runtime and mode (the shift itself is computed with the
+ * summaries, results_shift.c, and written in the JSON by results_json.c). */
 #include "report/isolation.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "base/esc.h"
-
-static void add_num(cJSON *o, const char *k, double v)
-{
-	if (!isnan(v))
-		cJSON_AddNumberToObject(o, k, v);
-}
-
-cJSON *iso_shift_json(const struct res_shift *s)
-{
-	cJSON *o = cJSON_CreateObject(), *with;
-
-	cJSON_AddStringToObject(o, "metric", res_metric_names[s->metric]);
-	cJSON_AddBoolToObject(o, "lower_is_better", s->lower_is_better);
-	cJSON_AddNumberToObject(o, "quiet_trials", s->quiet_trials);
-	cJSON_AddNumberToObject(o, "noisy_trials", s->noisy_trials);
-	add_num(o, "quiet_median", s->quiet_median);
-	add_num(o, "noisy_median", s->noisy_median);
-	add_num(o, "ratio", s->ratio);
-	add_num(o, "ratio_ci95_low", s->ci95_low);
-	add_num(o, "ratio_ci95_high", s->ci95_high);
-	add_num(o, "p", s->p);
-	cJSON_AddBoolToObject(o, "paired", s->paired);
-	cJSON_AddNumberToObject(o, "pairs", s->pairs);
-	cJSON_AddStringToObject(o, "placement", s->placement);
-	cJSON_AddStringToObject(o, "noise_cpus", s->noise_cpus);
-	with = cJSON_AddArrayToObject(o, "shares_cpus_with");
-	for (int sl = 0; sl < CG_NR_SLICES; sl++)
-		if (s->shares & (1u << sl))
-			cJSON_AddItemToArray(with, cJSON_CreateString(cg_slice_names[sl]));
-	return o;
-}
 
 static void iso_pct(char *buf, size_t len, double ratio)
 {

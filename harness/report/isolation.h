@@ -3,13 +3,11 @@
 #ifndef HX_ISOLATION_H
 #define HX_ISOLATION_H
 
-#include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report/results.h"
+#include "results/results.h"
 
-cJSON *iso_shift_json(const struct res_shift *s);
 /* The isolation table, after the main one, when any group is noisy. */
 void iso_render(const struct res_summary *groups, size_t n, bool md, FILE *out);
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "base/esc.h"
-#include "report/stats.h"
+#include "stats/stats.h"
 
 #define MX_MAX 64
 

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report/results.h"
+#include "results/results.h"
 
 /* One table per scenario whose trials have cells; nothing when none has. */
 void matrix_render(const struct res_doc *d, bool md, FILE *out);

@@ -10,10 +10,10 @@
 #include "base/esc.h"
 #include "base/util.h"
 #include "cgroups/cpus.h"
-#include "report/adcost.h"
 #include "report/isolation.h"
 #include "report/matrix.h"
-#include "report/signif.h"
+#include "results/adcost.h"
+#include "stats/signif.h"
 
 /* Indexed by enum report_format. */
 const char *const report_format_names[RPT_NR_FORMATS] = {"table", "md", "json", "csv", "html", "gab", "hyperfine"};
@@ -215,8 +215,22 @@ void report_noisy_reasons(const unsigned counts[RES_NR_NOISY], char *buf, size_t
 		at += (size_t)snprintf(buf + at, len - at, "%s%s %u", at ? ", " : "", res_noisy_names[r], counts[r]);
 }
 
+void report_adcost_text(const struct adc_cost *c, char *buf, size_t len)
+{
+	if (c->error[0]) {
+		snprintf(buf, len, "its cost not measured: %s", c->error);
+		return;
+	}
+	if (isnan(c->us_low))
+		snprintf(buf, len, "%+.1f µs/request on a null handler (%zu pair%s, no CI)", c->us, c->pairs,
+			 c->pairs == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "%+.1f µs/request on a null handler (95%% CI %.1f–%.1f, %zu pairs)", c->us,
+			 c->us_low, c->us_high, c->pairs);
+}
+
 /* The notes column: FAILED, interrupted, client saturated, noisy trials, the adapter and its cost when the run
- * measured it (report/adcost.h), "; "-separated. */
+ * measured it (results/adcost.h), "; "-separated. */
 static void row_notes(const struct res_doc *d, const struct res_summary *g, const char *reasons, bool md, char *buf,
 		      size_t len)
 {
@@ -247,7 +261,7 @@ static void row_notes(const struct res_doc *d, const struct res_summary *g, cons
 	if (e.adapter && at < len && adc_find(d, g->scenario, g->runtime, g->mode, &cost)) {
 		char line[384], a[ESC_LEN];
 
-		adc_text(&cost, line, sizeof(line));
+		report_adcost_text(&cost, line, sizeof(line));
 		snprintf(buf + at, len - at, ": %s", esc_cell(md, line, a, sizeof(a)));
 	}
 }

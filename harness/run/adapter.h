@@ -4,7 +4,7 @@
 #ifndef HX_ADAPTER_H
 #define HX_ADAPTER_H
 
-#include "report/adcost.h"
+#include "results/adcost.h"
 #include "run/run.h"
 
 #define ADAPTER_WINDOW_S 0.25 /* each window: a pair is 0.5 s, short next to the host's bursts of noise */

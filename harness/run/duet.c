@@ -20,12 +20,12 @@
 #include "base/esc.h"
 #include "base/proc.h"
 #include "base/util.h"
-#include "report/stats.h"
 #include "load/startup.h"
 #include "run/cmdline.h"
 #include "run/sampler.h"
 #include "run/script.h"
 #include "sandbox/sandbox.h"
+#include "stats/stats.h"
 
 #define DUET_LINE_MAX 4096
 

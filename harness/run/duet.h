@@ -4,7 +4,7 @@
 #ifndef HX_DUET_H
 #define HX_DUET_H
 
-#include "report/ab.h"
+#include "results/ab.h"
 #include "run/run.h"
 
 struct duet_side {

@@ -9,10 +9,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cgroups/cg.h"
 #include "base/err.h"
+#include "cgroups/cg.h"
 #include "image/images.h"
-#include "report/results.h"
+#include "results/results.h"
 #include "sandbox/sandbox.h"
 
 #define FX_PG_PORT	55432

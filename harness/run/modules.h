@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "report/results.h"
+#include "results/results.h"
 
 #define MODS_MAX_ROOTS	 4
 #define MODS_MAX_FOLDERS 20000 /* react-ssr's tree has ~60; a watch costs ~1 KB of kernel memory */

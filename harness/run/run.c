@@ -20,10 +20,11 @@
 #include "base/backoff.h"
 #include "base/cleanup.h"
 #include "base/proc.h"
+#include "base/procfs.h"
+#include "base/util.h"
 #include "load/docstore.h"
 #include "load/load.h"
-#include "base/procfs.h"
-#include "sandbox/sandbox.h"
+#include "load/startup.h"
 #include "run/cmdline.h"
 #include "run/modules.h"
 #include "run/owner.h"
@@ -32,9 +33,8 @@
 #include "run/script.h"
 #include "run/thrash.h"
 #include "run/wire.h"
-#include "load/startup.h"
-#include "report/stats.h"
-#include "base/util.h"
+#include "sandbox/sandbox.h"
+#include "stats/stats.h"
 
 volatile int run_interrupted;
 

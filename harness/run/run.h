@@ -5,16 +5,16 @@
 
 #include <stdbool.h>
 
-#include "cgroups/plan.h"
 #include "base/err.h"
-#include "run/fixture.h"
+#include "cgroups/plan.h"
 #include "image/images.h"
 #include "load/load.h"
-#include "report/results.h"
-#include "run/scenario.h"
-#include "run/wire.h"
 #include "noise/noise_ext.h"
 #include "noise/noise_slice.h"
+#include "results/results.h"
+#include "run/fixture.h"
+#include "run/scenario.h"
+#include "run/wire.h"
 
 #define RUN_NODE_ENV_LEN 33
 /* The timeline's cadence (run --interval): the load client's intervals and the server's samples. Under 10 ms

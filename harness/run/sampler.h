@@ -12,7 +12,7 @@
 
 #include "base/err.h"
 #include "cgroups/cg.h"
-#include "report/res_timeline.h"
+#include "results/res_timeline.h"
 
 #define SMP_MAX 8192 /* beyond, every other sample goes and the interval doubles */
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
-#include "report/results.h"
+#include "results/results.h"
 
 /* The metrics line of a script's stdout: its last non-empty line, into *ret in the order printed. */
 int script_parse_metrics(const char *out, const char (*required)[32], size_t nrequired, struct res_script *ret,

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
-#include "report/results.h"
+#include "results/results.h"
 #include "run/scenario.h"
 
 #define WIRE_MAX_REFS	  16

@@ -145,7 +145,7 @@ def expected_compare(cmp):
                 if family(r["metric"]) != f:
                     continue
                 v = r["verdict"]
-                # compare's words for each direction (report/compare.c's metric table)
+                # compare's words for each direction (results/compare.c's metric table)
                 kind = "better" if v in ("faster", "smaller", "cheaper") else "worse" if v in (
                     "slower", "larger", "dearer") else None
                 out.setdefault(scn, []).append((v, kind))
@@ -235,7 +235,7 @@ AB_METRICS = {"throughput": lambda w: w["requests"] / w["duration_s"], "p50": la
 
 
 def expected_ab(doc):
-    """Per metric: the dots of each kind its ratio chart must have (report/ab.c's pairing and noisy rule)."""
+    """Per metric: the dots of each kind its ratio chart must have (results/ab.c's pairing and noisy rule)."""
     w, out = doc["windows"], {}
     for i in range(0, len(w) - 1, 2):
         x, y = w[i], w[i + 1]

@@ -41,7 +41,7 @@ def interleaved(rng, n, b_effect=0.0, carry_a=0.08, carry_b=0.08):
     """An interleaved duet's pairs as harness ab makes them: each pair's order a coin flip (a warm-up pair first,
     left out), each window's log throughput a slow noise shared by neighbouring windows (AR(1), 0.8 a window),
     its own noise, B's effect, and the carry-over: a window after the other side's is carry_a (carry_b) slower.
-    Returns the ratios B/A and each pair's carry-over (report/ab.c's)."""
+    Returns the ratios B/A and each pair's carry-over (results/ab.c's)."""
     slow, last = 0.0, None
     ratios, carry = np.empty(n), np.empty(n)
     for i in range(n + 1):
@@ -88,7 +88,7 @@ def main():
     rng = np.random.default_rng(2029)
     failed = False
     cases = [(name, truth, lambda f=d: (np.exp(f(MAX_PAIRS)), None)) for name, truth, d in shapes(rng)]
-    # the carry-over adjustment (report/paired.c): its CI must hold the slope's own uncertainty; with the sides'
+    # the carry-over adjustment (stats/paired.c): its CI must hold the slope's own uncertainty; with the sides'
     # carry-overs unequal the estimate's target is the design's mean log ratio: each window follows the other
     # side's 3 times in 4 (the second of a pair always, the first half the time), so B/A = exp(-0.75 (cb - ca))
     cases += [
@@ -97,7 +97,7 @@ def main():
         ("interleaved, carry-over A 4% B 10%", np.exp(-0.75 * 0.06),
          lambda: interleaved(rng, MAX_PAIRS, 0.0, 0.04, 0.10)),
     ]
-    # rounds (report/paired.c): the process pairs' own speeds make the round, not the pair, the unit; the CI of the
+    # rounds (stats/paired.c): the process pairs' own speeds make the round, not the pair, the unit; the CI of the
     # round means under the rule's looks at the rounds' ends, against the pairs' CI of the same duets
     cases += [
         ("rounds of 23 pairs, processes 0.6% apart", 1.0, lambda: in_rounds(rng, ROUNDS, 23)),

@@ -5,10 +5,10 @@
 #include <math.h>
 
 #include "base/util.h"
-#include "report/ab.h"
+#include "report/ab_report.h"
 #include "report/html_ab.h"
-#include "report/stats.h"
 #include "run/duet.h"
+#include "stats/stats.h"
 
 /* n pairs after the warm-up one; B's throughput is factor times A's (with a little alternating noise); pair
  * `noisy` (0: none) has a foreign task in B's window only. */

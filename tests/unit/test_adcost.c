@@ -1,13 +1,13 @@
-/* An adapter's cost per request on a null handler (report/adcost.c): its arithmetic against numpy/scipy, its
+/* An adapter's cost per request on a null handler (results/adcost.c): its arithmetic against numpy/scipy, its
  * record read back, and its line beside the runtime's row in the table and Markdown reports. */
 #include "testutil.h"
 
 #include <math.h>
 
-#include "report/adcost.h"
 #include "report/html.h"
 #include "report/report.h"
-#include "report/results.h"
+#include "results/adcost.h"
+#include "results/results.h"
 
 #define N(v)			   (sizeof(v) / sizeof((v)[0]))
 #define assert_close(x, want, rel) assert_true(fabs((x) - (want)) <= (rel)*fmax(1e-300, fabs(want)))
@@ -66,13 +66,13 @@ static void test_text(void **state)
 	assert_int_equal(adc_compute(PLAIN, ADAPTER, N(PLAIN), &c), 0);
 	c.us_low = 32.04;
 	c.us_high = 33.46;
-	adc_text(&c, buf, sizeof(buf));
+	report_adcost_text(&c, buf, sizeof(buf));
 	assert_string_equal(buf, "+32.7 µs/request on a null handler (95% CI 32.0–33.5, 7 pairs)");
 	assert_int_equal(adc_compute(PLAIN, ADAPTER, 1, &c), 0);
-	adc_text(&c, buf, sizeof(buf));
+	report_adcost_text(&c, buf, sizeof(buf));
 	assert_string_equal(buf, "+32.5 µs/request on a null handler (1 pair, no CI)");
 	c = (struct adc_cost){.error = "the adapter's server exited"};
-	adc_text(&c, buf, sizeof(buf));
+	report_adcost_text(&c, buf, sizeof(buf));
 	assert_string_equal(buf, "its cost not measured: the adapter's server exited");
 }
 

@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-#include "report/compare.h"
+#include "report/compare_report.h"
 
 static const struct cmp_opts opts = {.threshold = 0.05, .alpha = 0.05, .fail_on = CMP_FAIL_REGRESSION};
 

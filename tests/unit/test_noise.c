@@ -6,7 +6,7 @@
 
 #include "base/util.h"
 #include "noise/noise.h"
-#include "report/results.h"
+#include "results/results.h"
 
 static void parse_ok(const char *s, enum noise_kind kind, uint64_t level)
 {

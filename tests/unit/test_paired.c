@@ -6,7 +6,7 @@
 #include <math.h>
 
 #include "base/cleanup.h"
-#include "report/paired.h"
+#include "stats/paired.h"
 
 #define N(v)			   (sizeof(v) / sizeof((v)[0]))
 #define assert_close(x, want, rel) assert_true(fabs((x) - (want)) <= (rel)*fmax(1e-300, fabs(want)))

@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "report/precision.h"
+#include "results/precision.h"
 
 /* Ten startup trials of a cell whose values come from f(i). */
 static void add_cell(struct res_doc *d, const char *runtime, double (*f)(unsigned))

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "report/results.h"
+#include "results/results.h"
 
 static void test_status(void **state)
 {

@@ -4,7 +4,7 @@
 
 #include "load/check.h"
 #include "report/matrix.h"
-#include "report/results.h"
+#include "results/results.h"
 #include "run/scenario.h"
 
 #define HEAD "{\"name\":\"m\",\"workload\":\"http\",\"runtimes\":[\"bun\"],\"script\":\"s.js\","

@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-#include "report/signif.h"
+#include "stats/signif.h"
 
 #define N(v) (sizeof(v) / sizeof((v)[0]))
 /* Relative closeness: the formulas are scipy's, so only rounding may differ. */

@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "report/stats.h"
+#include "stats/stats.h"
 
 static void test_basic(void **state)
 {

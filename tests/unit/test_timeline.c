@@ -9,9 +9,9 @@
 #include "load/timeline.h"
 #include "report/html.h"
 #include "report/report.h"
-#include "report/results.h"
-#include "report/trend.h"
+#include "results/results.h"
 #include "run/sampler.h"
+#include "stats/trend.h"
 
 struct counters {
 	uint64_t requests, bytes, errors[3];

@@ -5,7 +5,7 @@
 
 #include <math.h>
 
-#include "report/trend.h"
+#include "stats/trend.h"
 
 static const struct {
 	uint64_t seed;

@@ -4,8 +4,8 @@
 
 #include <math.h>
 
-#include "report/signif.h"
-#include "report/results.h"
+#include "results/results.h"
+#include "stats/signif.h"
 
 /* Trials i of pinned and quota side by side; a drift common to both (±30%) and quota `factor` times pinned
  * with a little noise of its own. */

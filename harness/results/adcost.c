@@ -1,7 +1,7 @@
 /* An adapter's cost per request on a null handler: the arithmetic over a duet's pairs, its line, its JSON. The
  * pairs are what a duet makes (run/adapter.c): each pair one window of the plain server and one of the adapter's,
  * close in time, so the host's noise is mostly the same in both and cancels in their ratio. */
-#include "report/adcost.h"
+#include "results/adcost.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "base/cleanup.h"
-#include "report/paired.h"
-#include "report/results.h"
-#include "report/stats.h"
+#include "results/results.h"
+#include "stats/paired.h"
+#include "stats/stats.h"
 
 int adc_compute(const double *plain, const double *adapter, size_t n, struct adc_cost *ret)
 {
@@ -40,20 +40,6 @@ int adc_compute(const double *plain, const double *adapter, size_t n, struct adc
 	ret->us_low = t_plain * (lo - 1);
 	ret->us_high = t_plain * (hi - 1);
 	return 0;
-}
-
-void adc_text(const struct adc_cost *c, char *buf, size_t len)
-{
-	if (c->error[0]) {
-		snprintf(buf, len, "its cost not measured: %s", c->error);
-		return;
-	}
-	if (isnan(c->us_low))
-		snprintf(buf, len, "%+.1f µs/request on a null handler (%zu pair%s, no CI)", c->us, c->pairs,
-			 c->pairs == 1 ? "" : "s");
-	else
-		snprintf(buf, len, "%+.1f µs/request on a null handler (95%% CI %.1f–%.1f, %zu pairs)", c->us,
-			 c->us_low, c->us_high, c->pairs);
 }
 
 static void num(cJSON *o, const char *k, double v)

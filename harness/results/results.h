@@ -18,9 +18,9 @@
 #include "load/load.h"
 #include "noise/noise.h"
 #include "noise/noise_ext.h"
-#include "report/res_timeline.h"
-#include "report/stats.h"
+#include "results/res_timeline.h"
 #include "sandbox/sbx_seccomp.h"
+#include "stats/stats.h"
 
 #define RES_SCHEMA "harness-results/1"
 /* A CPU list as the kernel or cg_cpus_format writes it: the sets harness plans are ranges of whole cores, some

@@ -1,17 +1,16 @@
 /* The results of a duet (harness ab, docs/ab.md): the typed document of kind harness-ab/1 — both sides,
- * every window in the order it ran, the pairs they make — its paired analysis per metric, its JSON both ways
- * and its renderings (the first line, a table per metric, markdown). */
+ * every window in the order it ran, the pairs they make — its paired analysis per metric and its JSON both ways
+ * (report/ab_report.h renders it). */
 #ifndef HX_AB_H
 #define HX_AB_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "base/err.h"
-#include "report/paired.h"
-#include "report/report.h"
+#include "results/results.h"
+#include "stats/paired.h"
 
 #define AB_KIND	       "harness-ab/1"
 #define AB_MAX_WINDOWS 65536 /* 3,600 s (--max-time's most) of 0.1 s windows, and more */
@@ -125,6 +124,8 @@ const char *ab_verdict_name(enum ab_metric m, enum paired_verdict v);
 /* 1 when a metric is significantly worse for B beyond the threshold (the exit code's verdict). */
 bool ab_regressed(const struct ab_doc *d);
 
+/* The document's JSON text (malloc'd; NULL when out of memory), as ab_write writes it. */
+char *ab_json_text(const struct ab_doc *d);
 int ab_write(const struct ab_doc *d, const char *path, struct hx_err *err);
 int ab_read(const char *path, struct ab_doc *d, struct hx_err *err);
 /* Whether the file is a harness-ab document (its kind), without reading the rest. */
@@ -132,11 +133,5 @@ bool ab_is_file(const char *path);
 /* The cost ratio B/A of metric m's verdict and its CI (above 1: B slower): a time as it is, a throughput (or a
  * script's rate) inverted (the time per request); the first line's figures. */
 void ab_cost(const struct ab_doc *d, enum ab_metric m, double *ret_c, double *ret_low, double *ret_high);
-/* The first line, the line of the sides, the pairs and the time, and the flags (warnings, notes), one a line; the
- * file's names escaped for a terminal or (md) Markdown. */
-void ab_print_head(FILE *f, const struct ab_doc *d, bool md);
-/* The first line ("B ran 1.021x [1.012-1.030] slower than A: slower beyond 2%"), then the table per metric;
- * json: the document; csv: a row per window (docs/ab.md). */
-void ab_print(FILE *f, const struct ab_doc *d, enum report_format fmt);
 
 #endif

@@ -1,6 +1,6 @@
 /* Comparing two results files: a row per scenario x runtime x mode x metric present in both, with the ratio of
  * medians, its bootstrap CI, a rank test's p and a verdict; and what differs between the two hosts and plans.
- * The verdicts and the gate are described in docs/statistics.md. */
+ * The verdicts and the gate are described in docs/statistics.md; report/compare_report.h renders them. */
 #ifndef HX_COMPARE_H
 #define HX_COMPARE_H
 
@@ -10,8 +10,8 @@
 #include <stdio.h>
 
 #include "base/err.h"
-#include "report/results.h"
-#include "report/signif.h"
+#include "results/results.h"
+#include "stats/signif.h"
 
 #define CMP_MAX_CELLS  256
 #define CMP_TRIALS_CAP 1000 /* beyond it, "trials that would settle it" is not a plan anyone runs */
@@ -108,6 +108,17 @@ struct cmp_result {
 	enum cmp_gate gate;
 };
 
+/* What each compared metric is: bigger or smaller is better, whether it gates, how people read it. */
+struct cmp_metric {
+	enum res_metric id;
+	const char *label;
+	bool higher_better, gated; /* gated: a significant change beyond the threshold fails the gate */
+	double scale;		   /* from the metric's unit to the label's */
+	int decimals;
+	const char *better, *worse; /* the verdicts' words: "faster", "slower"; "smaller", "larger" */
+};
+/* The compared metric of that name (one of res_metric_names); NULL: not compared. */
+const struct cmp_metric *cmp_metric_of(const char *name);
 /* Whether bigger is better for this metric (throughput), or smaller (time, latency, memory); -1: not compared. */
 int cmp_metric_direction(const char *metric);
 /* The cells of a results document's trials that passed, in the order of first appearance. */
@@ -129,9 +140,5 @@ bool cmp_duet_sides(const struct cmp_side *a, const struct cmp_side *b, const st
 const char *cmp_verdict_word(const struct cmp_row *r);
 /* --fail-on's words, by enum cmp_fail_on. */
 extern const char *const cmp_fail_on_names[3];
-
-enum cmp_format { CMP_TABLE, CMP_MD, CMP_JSON };
-void cmp_render(const struct cmp_side *a, const struct cmp_side *b, const struct cmp_opts *o,
-		const struct cmp_result *r, enum cmp_format f, FILE *out);
 
 #endif

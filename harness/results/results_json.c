@@ -1,6 +1,6 @@
 /* The results document as JSON, both ways: typed trials and their sub-results to JSON and back, the
  * head, the atomic write, and a file read back (any harness-results/1 writer). */
-#include "report/results.h"
+#include "results/results.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -11,8 +11,7 @@
 
 #include "base/cleanup.h"
 #include "base/util.h"
-#include "report/isolation.h"
-#include "report/signif.h"
+#include "stats/signif.h"
 
 /* ---- reading JSON: absent or mistyped values read as NAN, 0 or "" ---- */
 
@@ -1113,6 +1112,32 @@ static cJSON *twin_json(const struct res_twin *t)
 	return o;
 }
 
+/* A noisy group against its quiet one (results_shift.c): the isolation table's figures. */
+static cJSON *shift_json(const struct res_shift *s)
+{
+	cJSON *o = cJSON_CreateObject(), *with;
+
+	cJSON_AddStringToObject(o, "metric", res_metric_names[s->metric]);
+	cJSON_AddBoolToObject(o, "lower_is_better", s->lower_is_better);
+	cJSON_AddNumberToObject(o, "quiet_trials", s->quiet_trials);
+	cJSON_AddNumberToObject(o, "noisy_trials", s->noisy_trials);
+	add_num(o, "quiet_median", s->quiet_median);
+	add_num(o, "noisy_median", s->noisy_median);
+	add_num(o, "ratio", s->ratio);
+	add_num(o, "ratio_ci95_low", s->ci95_low);
+	add_num(o, "ratio_ci95_high", s->ci95_high);
+	add_num(o, "p", s->p);
+	cJSON_AddBoolToObject(o, "paired", s->paired);
+	cJSON_AddNumberToObject(o, "pairs", s->pairs);
+	cJSON_AddStringToObject(o, "placement", s->placement);
+	cJSON_AddStringToObject(o, "noise_cpus", s->noise_cpus);
+	with = cJSON_AddArrayToObject(o, "shares_cpus_with");
+	for (int sl = 0; sl < CG_NR_SLICES; sl++)
+		if (s->shares & (1u << sl))
+			cJSON_AddItemToArray(with, cJSON_CreateString(cg_slice_names[sl]));
+	return o;
+}
+
 static cJSON *summary_group_json(const struct res_summary *g)
 {
 	cJSON *o = cJSON_CreateObject(), *ms;
@@ -1132,7 +1157,7 @@ static cJSON *summary_group_json(const struct res_summary *g)
 	if (g->noisy_trials) /* absent when none, as in files from before the rule */
 		cJSON_AddNumberToObject(o, "noisy_trials", g->noisy_trials);
 	if (g->shift.have)
-		cJSON_AddItemToObject(o, "shift", iso_shift_json(&g->shift));
+		cJSON_AddItemToObject(o, "shift", shift_json(&g->shift));
 	if (g->vs_pinned.have)
 		cJSON_AddItemToObject(o, "vs_pinned", twin_json(&g->vs_pinned));
 	return o;

@@ -1,5 +1,5 @@
 /* Robust summaries for benchmark repeats. */
-#include "report/stats.h"
+#include "stats/stats.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -32,6 +32,18 @@ double stats_median_of(const double *v, size_t n)
 	m = stats_median_sorted(s, n);
 	free(s);
 	return m;
+}
+
+double stats_cv(const double *v, size_t n)
+{
+	double m = 0, q = 0;
+
+	for (size_t i = 0; i < n; i++)
+		m += v[i];
+	m /= (double)n;
+	for (size_t i = 0; i < n; i++)
+		q += (v[i] - m) * (v[i] - m);
+	return n > 1 && m != 0 ? sqrt(q / (double)(n - 1)) / fabs(m) : 0;
 }
 
 bool stats_has_ci(const struct stats_summary *s)

@@ -1,6 +1,6 @@
 /* What an adapter costs (docs/scenario.md, "Adapters"): the adapter's null-handler server against the same
- * runtime's plain server on a null handler, in a short duet, as microseconds a request adds; its arithmetic,
- * its line beside the row, and its record in the results' "adapter_costs" (docs/results.md). */
+ * runtime's plain server on a null handler, in a short duet, as microseconds a request adds; its arithmetic
+ * and its record in the results' "adapter_costs" (docs/results.md); report_adcost_text is its line. */
 #ifndef HX_ADCOST_H
 #define HX_ADCOST_H
 
@@ -33,10 +33,6 @@ struct adc_cost {
  * request (1e6 / its median throughput, µs) less one. Fills the figures of ret; -1 on bad input (n = 0, a value
  * not above 0). One pair gives the figure without a CI. */
 int adc_compute(const double *plain, const double *adapter, size_t n, struct adc_cost *ret);
-
-/* The line beside the row: "+33.1 µs/request on a null handler (95% CI 30.2–36.0, 7 pairs)"; a failed one
- * "not measured: <why>". */
-void adc_text(const struct adc_cost *c, char *buf, size_t len);
 
 cJSON *adc_json(const struct adc_cost *c);
 /* A record read back (a results file is outside input): 0, or -1 when it is not one. */

@@ -1,5 +1,5 @@
 /* Convergence of a scenario's cells for adaptive repeats, and the reasons a cell does not converge. */
-#include "report/precision.h"
+#include "results/precision.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/cleanup.h"
-#include "report/stats.h"
+#include "stats/stats.h"
 
 #define PREC_TREND_ALPHA 0.05
 

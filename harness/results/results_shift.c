@@ -1,6 +1,6 @@
 /* Quiet against noisy: the shift a neighbour caused, per scenario, runtime and mode (part of the
  * summaries; isolation.c renders it). */
-#include "report/results.h"
+#include "results/results.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "base/cleanup.h"
-#include "report/signif.h"
-#include "report/stats.h"
+#include "stats/signif.h"
+#include "stats/stats.h"
 
 /* The metrics a workload is judged by, the first a group has, and which way is better. */
 static const struct {

@@ -10,8 +10,8 @@
 #include <stddef.h>
 
 #include "base/err.h"
-#include "report/results.h"
-#include "report/signif.h"
+#include "results/results.h"
+#include "stats/signif.h"
 
 struct prec_cell {
 	char scenario[64], runtime[64], mode[16], noise[32];

@@ -1,5 +1,5 @@
 /* Mann-Kendall and Theil-Sen (trend.h): O(n^2) in pairs, for series of at most a few thousand points. */
-#include "report/trend.h"
+#include "stats/trend.h"
 
 #include <errno.h>
 #include <math.h>

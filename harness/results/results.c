@@ -1,6 +1,6 @@
 /* The results model: typed trials filled from the engines' results, a trial's status and verdict (pure),
  * summaries over trials. Its JSON, both ways, is results_json.c. */
-#include "report/results.h"
+#include "results/results.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,13 +1,13 @@
 /* The timeline model (res_timeline.h): from the load's intervals, JSON both ways as column arrays, and the
  * steady-state and memory-growth tests over it. */
-#include "report/res_timeline.h"
+#include "results/res_timeline.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/trend.h"
+#include "stats/trend.h"
 
 void res_timeline_free(struct res_timeline *t)
 {

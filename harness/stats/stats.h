@@ -29,6 +29,9 @@ int stats_cmp_double(const void *a, const void *b);
 double stats_median_sorted(const double *s, size_t n);
 /* The median of v[0..n) (not modified); NAN when n is 0 or memory is short. */
 double stats_median_of(const double *v, size_t n);
+/* The coefficient of variation of v[0..n): the sample standard deviation over |mean|; 0 below 2 values or at a
+ * zero mean. */
+double stats_cv(const double *v, size_t n);
 uint64_t stats_splitmix(uint64_t *state);
 
 /* Values ready for resampling their median: a resample is a count of draws per rank, and its median is read off

@@ -8,14 +8,14 @@
  * the random order, so it is known and balanced: the log ratios are adjusted for it by least squares (a
  * covariate of the design, as in a crossover trial's analysis), which leaves the estimate's target where it
  * was and takes that part of the noise out of the CI (docs/ab.md, "Carry-over"). */
-#include "report/paired.h"
+#include "stats/paired.h"
 
 #include <math.h>
 #include <stdlib.h>
 
 #include "base/cleanup.h"
-#include "report/signif.h"
-#include "report/stats.h"
+#include "stats/signif.h"
+#include "stats/stats.h"
 
 const char *const paired_verdict_names[PV_NR] = {"faster", "slower", "equivalent", "below threshold", "inconclusive"};
 const char *const paired_verdict_keys[PV_NR] = {"faster", "slower", "equivalent", "below_threshold", "inconclusive"};

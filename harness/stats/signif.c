@@ -1,6 +1,6 @@
 /* Significance tests and effect sizes for comparing trials; the formulas follow scipy.stats so that the unit
  * tests can pin them to values it computed (tests/fixtures/signif/). */
-#include "report/signif.h"
+#include "stats/signif.h"
 
 #include <float.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/cleanup.h"
-#include "report/stats.h"
+#include "stats/stats.h"
 
 struct ranked {
 	double v;

@@ -1,6 +1,6 @@
 /* A mode against pinned in the same run: the ratio of medians, its paired bootstrap CI and the signed-rank test
  * (part of the summaries; report.c shows it in the table's vs pinned column, results_json.c writes it). */
-#include "report/results.h"
+#include "results/results.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "base/cleanup.h"
-#include "report/signif.h"
-#include "report/stats.h"
+#include "stats/signif.h"
+#include "stats/stats.h"
 
 /* The workload's main metric, the first both groups have. */
 static const enum res_metric twin_metrics[] = {RES_M_RPS, RES_M_DELIVERIES_PER_S, RES_M_OPS_PER_S,
