@@ -168,15 +168,21 @@ enum cmp_verdict cmp_decide(double p, const struct sig_ci *ci, double threshold,
 	double est = ci->estimate;
 	bool finite = isfinite(est) && est > 0;
 	bool sig = p < alpha && (!finite || ci->low > 1 || ci->high < 1);
-	bool up = !finite ? isinf(est) : est > 1;
 
-	if (sig && (!finite || fabs(est - 1) >= threshold))
-		return up == higher_better ? CMP_BETTER : CMP_WORSE;
-	if (sig)
+	if (!finite) /* a change from or to nothing */
+		return !sig ? CMP_INCONCLUSIVE : isinf(est) == higher_better ? CMP_BETTER : CMP_WORSE;
+	switch (sig_against(est, ci->low, ci->high, sig, threshold)) {
+	case SIG_ABOVE:
+		return higher_better ? CMP_BETTER : CMP_WORSE;
+	case SIG_BELOW:
+		return higher_better ? CMP_WORSE : CMP_BETTER;
+	case SIG_WITHIN:
 		return CMP_BELOW_THRESHOLD;
-	if (finite && ci->low >= 1 - threshold && ci->high <= 1 + threshold)
+	case SIG_EQUIVALENT:
 		return CMP_EQUIVALENT;
-	return CMP_INCONCLUSIVE;
+	default:
+		return CMP_INCONCLUSIVE;
+	}
 }
 
 /* A zero median on a side: the ratio is 0, infinite or (both zero) undefined, and the bootstrap of it says

@@ -34,7 +34,7 @@ struct cmp_side {
 	size_t ncells;
 };
 
-/* The verdicts, shared by every comparison of two sets of trials (compare, and the paired duet). Better and worse
+/* compare's verdicts, by the rule every comparison uses (sig_against; the paired duet's too). Better and worse
  * need a significant difference (rank test, adjusted over the rows, and a CI that excludes 1) at least the
  * threshold away from 1; below threshold: significant but smaller; equivalent: not significant and the CI inside
  * 1 +- threshold; inconclusive: neither; too few: the trials cannot give p < alpha whatever they are. */

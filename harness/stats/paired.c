@@ -110,18 +110,16 @@ int paired_ci(const double *r, size_t n, double level, uint64_t seed, double *re
 	return 0;
 }
 
-/* The verdict on the cost ratio c (above 1: B slower) and its CI. */
+/* The verdict on the cost ratio c (above 1: B slower) and its CI: the rule of every comparison (sig_against). */
 static enum paired_verdict verdict_of(double c, double lo, double hi, bool significant, double t)
 {
-	if (significant && c > 1 + t)
-		return PV_SLOWER;
-	if (significant && c < 1 - t)
-		return PV_FASTER;
-	if (significant)
-		return PV_BELOW_THRESHOLD;
-	if (lo >= 1 - t && hi <= 1 + t)
-		return PV_EQUIVALENT;
-	return PV_INCONCLUSIVE;
+	static const enum paired_verdict of[] = {[SIG_ABOVE] = PV_SLOWER,
+						 [SIG_BELOW] = PV_FASTER,
+						 [SIG_WITHIN] = PV_BELOW_THRESHOLD,
+						 [SIG_EQUIVALENT] = PV_EQUIVALENT,
+						 [SIG_UNDECIDED] = PV_INCONCLUSIVE};
+
+	return of[sig_against(c, lo, hi, significant, t)];
 }
 
 /* The pairs at which the CI would settle it (exclude 1, or sit inside the threshold), its width going as

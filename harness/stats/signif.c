@@ -722,3 +722,14 @@ size_t sig_trials_to_settle(double cv, double ratio, double threshold, double le
 	}
 	return grid_n(lo);
 }
+
+enum sig_stand sig_against(double est, double low, double high, bool significant, double threshold)
+{
+	if (significant && fabs(est - 1) >= threshold)
+		return est > 1 ? SIG_ABOVE : SIG_BELOW;
+	if (significant)
+		return SIG_WITHIN;
+	if (low >= 1 - threshold && high <= 1 + threshold)
+		return SIG_EQUIVALENT;
+	return SIG_UNDECIDED;
+}

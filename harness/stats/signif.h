@@ -29,6 +29,13 @@ struct sig_ci {
 	bool paired; /* trial i of a resampled with trial i of b */
 };
 
+/* Where a ratio stands against a threshold: the verdict rule of every comparison (compare's rows, a duet's
+ * metrics; docs/statistics.md). Significant and at least the threshold away from 1: above or below it; significant
+ * but closer: within it (a change below the threshold); not significant with the whole CI inside 1 +- threshold:
+ * equivalent; else undecided. est, low and high finite and above 0. */
+enum sig_stand { SIG_ABOVE, SIG_BELOW, SIG_WITHIN, SIG_EQUIVALENT, SIG_UNDECIDED };
+enum sig_stand sig_against(double est, double low, double high, bool significant, double threshold);
+
 /* Mann-Whitney U, two-sided; stat is U of a (pairs a > b, ties half). Exact without ties up to SIG_EXACT_MAX
  * per side, else the normal approximation with tie and continuity corrections (scipy's mannwhitneyu). */
 int sig_mann_whitney(const double *a, size_t na, const double *b, size_t nb, struct sig_test *ret);

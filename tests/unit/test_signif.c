@@ -301,6 +301,21 @@ static void test_trials_to_settle(void **state)
 	assert_int_equal(sig_trials_to_settle(0.10, 1.3, 0.05, 0.05, 0.95, 0.8, 20, 1000), 20); /* at least nmin */
 }
 
+/* The one verdict rule: beyond the threshold (at it counts), within it, equivalent only when not significant and
+ * the whole CI inside, and undecided otherwise, whichever side the estimate is on. */
+static void test_against_threshold(void **state)
+{
+	(void)state;
+	assert_int_equal(sig_against(1.05, 1.03, 1.07, true, 0.02), SIG_ABOVE);
+	assert_int_equal(sig_against(0.95, 0.93, 0.97, true, 0.02), SIG_BELOW);
+	assert_int_equal(sig_against(1.02, 1.01, 1.03, true, 0.02), SIG_ABOVE); /* at the threshold */
+	assert_int_equal(sig_against(1.01, 1.005, 1.03, true, 0.02), SIG_WITHIN);
+	assert_int_equal(sig_against(0.99, 0.97, 0.995, true, 0.02), SIG_WITHIN);
+	assert_int_equal(sig_against(1.00, 0.99, 1.01, false, 0.02), SIG_EQUIVALENT);
+	assert_int_equal(sig_against(1.00, 0.97, 1.01, false, 0.02), SIG_UNDECIDED); /* the CI reaches past it */
+	assert_int_equal(sig_against(1.05, 0.99, 1.11, false, 0.02), SIG_UNDECIDED); /* large, not significant */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_mwu_floor),
 		cmocka_unit_test(test_holm),
 		cmocka_unit_test(test_trials_to_settle),
+		cmocka_unit_test(test_against_threshold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
