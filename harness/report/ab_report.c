@@ -116,6 +116,12 @@ static void flags_line(FILE *f, const struct ab_doc *d)
 			"%.1f s of each %.0f s round; %zu of %zu rounds measured only their warm-up pair: a longer "
 			"--round measures more\n",
 			gap, d->round_s, bare, rounds);
+	if (d->still_warming)
+		fprintf(f,
+			"warning: the servers were still warming up: the last third of a round's pairs measured %s "
+			"%.0f%% better than its first third: a longer --round (or a longer warm-up in the scenario) "
+			"measures more of their steady state\n",
+			ab_metric_label(d, ab_headline(d)), d->warming * 100);
 	if (ab_simultaneous(d)) {
 		size_t shared = 0;
 

@@ -178,6 +178,48 @@ static void idle_evidence(struct ab_doc *d)
 	}
 }
 
+/* Whether the servers were still warming up in their rounds: each round's counted windows (both sides, in the
+ * order run) split in thirds, the log of the headline metric's last third against its first, better as positive;
+ * the mean over the rounds with AB_WARMING_PAIRS counted pairs or more. Blind to the sides: it cannot favour one. */
+static void warm_evidence(struct ab_doc *d)
+{
+	enum ab_metric m = ab_headline(d);
+	double sign = ab_higher_better(d, m) ? 1 : -1, sum = 0;
+	size_t rounds = 0;
+
+	d->warming = NAN;
+	d->still_warming = false;
+	if (d->round_s <= 0)
+		return;
+	for (size_t i = 0, j; i < d->nw; i = j) {
+		size_t n = 0, k;
+		double first = 0, last = 0;
+
+		for (j = i; j < d->nw && d->w[j].round == d->w[i].round; j++)
+			n += !d->w[j].warmup && isfinite(ab_value(&d->w[j], m)) && ab_value(&d->w[j], m) > 0;
+		if (n < 2 * AB_WARMING_PAIRS)
+			continue;
+		k = n / 6 * 2; /* a third of the pairs, in windows */
+		for (size_t x = i, at = 0; x < j; x++) {
+			double v = ab_value(&d->w[x], m);
+
+			if (d->w[x].warmup || !isfinite(v) || v <= 0)
+				continue;
+			if (at < k)
+				first += log(v);
+			else if (at >= n - k)
+				last += log(v);
+			at++;
+		}
+		sum += sign * (last - first) / (double)k;
+		rounds++;
+	}
+	if (rounds) {
+		d->warming = exp(sum / (double)rounds) - 1;
+		d->still_warming = d->warming > AB_WARMING;
+	}
+}
+
 int ab_analyze(struct ab_doc *d)
 {
 	for (int m = 0; m < AB_NR_METRICS; m++) {
@@ -204,6 +246,7 @@ int ab_analyze(struct ab_doc *d)
 		d->noisy_pairs += x->pair == y->pair && !x->warmup && ab_pair_noisy(x, y);
 	}
 	idle_evidence(d);
+	warm_evidence(d);
 	return 0;
 }
 
@@ -385,6 +428,8 @@ static cJSON *ab_json(const struct ab_doc *d)
 	cJSON_AddNumberToObject(idle, "B", d->idle_share[1]);
 	cJSON_AddBoolToObject(o, "idle_side_busy", d->idle_busy[0] || d->idle_busy[1]);
 	cJSON_AddNumberToObject(o, "noisy_pairs", (double)d->noisy_pairs);
+	cJSON_AddItemToObject(o, "warming", num_or_null(d->warming));
+	cJSON_AddBoolToObject(o, "still_warming", d->still_warming);
 	return o;
 }
 

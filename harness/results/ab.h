@@ -26,6 +26,11 @@
  * verdicts and counted (docs/ab.md). */
 #define AB_NOISY_SHARE	0.05
 #define AB_NOISY_MIN_MS 30.0
+/* A duet in rounds whose servers measured this much more in the last third of a round's counted pairs than in its
+ * first third (both sides, over the rounds with AB_WARMING_PAIRS counted pairs or more) was still warming up: said,
+ * with the fix (docs/ab.md, "Rounds"). */
+#define AB_WARMING	 0.10
+#define AB_WARMING_PAIRS 6
 
 struct ab_window {
 	unsigned pair;
@@ -78,6 +83,11 @@ struct ab_doc {
 	double idle_share[2]; /* the busiest share of a CPU each side used during the other's windows */
 	bool idle_busy[2];
 	size_t pairs, noisy_pairs; /* the headline metric's pairs counted, and those left out as noisy */
+	/* a duet in rounds: the headline metric in the last third of a round's counted pairs over the first third,
+	 * minus 1, better as positive (the geometric mean over rounds of AB_WARMING_PAIRS pairs or more; NAN: no such
+	 * round), and whether it is above AB_WARMING */
+	double warming;
+	bool still_warming;
 };
 
 struct ab_window *ab_window_add(struct ab_doc *d);
