@@ -80,7 +80,7 @@ int paired_ci(const double *r, size_t n, double level, uint64_t seed, double *re
 #define PAIRED_LOOK_GROWTH 1.2
 bool paired_is_look(size_t n);
 /* With rounds, a look at the end of every round from PAIRED_FIRST_LOOK_ROUNDS on (rounds: those ended). */
-#define PAIRED_FIRST_LOOK_ROUNDS 8
+#define PAIRED_FIRST_LOOK_ROUNDS 12
 bool paired_is_round_look(size_t rounds);
 /* Whether to stop at a look: the CI's relative half-width is within precision. */
 bool paired_precise(const struct paired_result *r, double precision);
