@@ -3,15 +3,16 @@
 # harness ab's defaults but for the cap and the extra cost below. First the shipped A/A duets of the issue's
 # target, SHIPPED tries each: `harness ab bun bun http-hello` and `harness ab node24 node24 startup`. Then AA_TRIES
 # A/A duets of RUNTIME on the ab-burn fixture (the same server both sides), then TRIES duets where B burns a
-# calibrated extra CPU per request: 3% of A's cost per request, taken from those A/A duets' throughput, and one
-# duet of LONG seconds with that B, for the slowdown the spin really makes (the tries' truth). It prints each try's
-# verdict, ratio, CI and wall time, then the counts: how many A/A tries ended other than "equivalent" (the target:
-# none of the shipped ones, at most 1 of 20), and how many 3% tries were called "slower" with exit 1 (the target:
-# at least 9 of 10). The fixture runs on node24 by default: on bun its node:http server's processes differ in
-# speed by 4-6% from one start to the next (docs/ab.md, "Measured here"), so 2 minutes of rounds do not bring an
-# A/A duet within +-2% there.
+# calibrated extra CPU per request for a true slowdown of 3%: 3% of A's cost per request, from those A/A duets'
+# throughput, measured by a duet of LONG seconds (the spin costs more than the time it spins: the clock's calls and
+# their garbage) and scaled to 3% by it; after the tries, another LONG duet of that B measures the slowdown they
+# were judged on. It prints each try's verdict, ratio, CI and wall time, then the counts: how many A/A tries ended
+# other than "equivalent" (the target: none of the shipped ones, at most 1 of 20), and how many 3% tries were
+# called "slower" with exit 1 (the target: at least 9 of 10). The fixture runs on node24 by default: on bun its
+# node:http server is still warming up through a 5 s round (docs/ab.md, "Rounds"), and A/A duets there seldom
+# end within +-2% in 2 minutes.
 #   bench/ab-tries.sh [RUNTIME] [TRIES] [AA_TRIES] [MAX_TIME] [SHIPPED] [LONG]
-#   (default node24 10 20 120 10 600: about 1.7 hours)
+#   (default node24 10 20 120 10 600: about 2 hours)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 rt=${1:-node24} tries=${2:-10} aa_tries=${3:-20} max_time=${4:-120} shipped=${5:-10} long=${6:-600}
@@ -55,11 +56,18 @@ start = [duet(f"startup{i + 1}", "node24", "startup", [], "startup") for i in ra
 aa = [duet(f"aa{i + 1}", rt, burn_scen, []) for i in range(aa_tries)]
 rps = statistics.median(r[2] for r in aa) if aa else 0
 burn = int(0.03 / 0.97 * 1e9 / rps) if rps else 0
-print(f"A's throughput {rps:.0f} req/s: B burns {burn} ns a request (3% of A's cost)", flush=True)
+print(f"A's throughput {rps:.0f} req/s: {burn} ns a request is 3% of A's cost", flush=True)
+
+def long_duet(name, ns):
+    """One duet of LONG seconds with B burning ns, its precision rule out of the way: B's true slowdown."""
+    return duet(name, rt, burn_scen, ["--b-env", f"BURN_NS={ns}", "--precision", "0.1%"], cap=long)
+
+if burn and long:
+    cal = long_duet("calibration", burn)
+    burn = int(round(burn * 0.03 / (1 - cal[5]))) if cal[5] < 1 else burn
+    print(f"B {(1 - cal[5]) * 100:.1f}% slower at that spin: B burns {burn} ns a request", flush=True)
 slow = [duet(f"slow{i + 1}", rt, burn_scen, ["--b-env", f"BURN_NS={burn}"]) for i in range(tries)] if burn else []
-# the truth the tries are judged against: one long duet of the same B, its precision rule out of the way
-truth = duet("truth", rt, burn_scen, ["--b-env", f"BURN_NS={burn}", "--precision", "0.1%"], cap=long) \
-    if burn and long else None
+truth = long_duet("truth", burn) if burn and long and tries else None
 
 if hello:
     aa_line("A/A bun http-hello", hello)
@@ -72,6 +80,6 @@ if hello or aa:
 print(f"3% slower: {sum(r[0] == 1 and r[1] == 'slower' for r in slow)} of {len(slow)} called slower with exit 1; "
       f"{times(slow)}")
 if truth:
-    print(f"the spin's true slowdown ({long} s duet): B/A {truth[5]:.4f}, B {(1 - truth[5]) * 100:.1f}% slower "
-          f"(+-{truth[3] * 100:.2f}%)")
+    print(f"the tries' true slowdown ({long} s duet at {burn} ns): B/A {truth[5]:.4f}, B {(1 - truth[5]) * 100:.1f}% "
+          f"slower (+-{truth[3] * 100:.2f}%)")
 PY
