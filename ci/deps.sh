@@ -10,10 +10,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 set_name=${1:-run}
 
 # build: compiler, headers of the five libraries and OpenSSL; run: npm names the registry images come from,
-# iproute2 and procps for the network namespace and process reads
+# iproute2 and procps for the network namespace and process reads, uidmap for a rootless run's role ids
 RUN="build-essential pkg-config git ca-certificates
 libseccomp-dev libcap-dev libcurl4-openssl-dev libcjson-dev libarchive-dev libssl-dev
-iproute2 util-linux procps openssl nodejs"
+iproute2 util-linux procps openssl uidmap nodejs"
 TEST="libcmocka-dev bats clang clang-format shellcheck
 qemu-system-x86 busybox-static cpio xz-utils zstd python3 python3-numpy python3-scipy
 hyperfine wrk nghttp2-client bubblewrap strace patch"

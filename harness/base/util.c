@@ -487,17 +487,27 @@ int util_keyed_u64(const char *text, const char *key, uint64_t *ret)
 	return -ENOENT;
 }
 
+const char *util_self_exe(void)
+{
+	static char exe[4096];
+	ssize_t n;
+
+	if (!exe[0]) {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+	}
+	return exe[0] ? exe : NULL;
+}
+
 const char *util_data_dir(const char *env, const char *name, char *buf, size_t len)
 {
 	char exe[4096], *slash;
-	ssize_t n;
 
 	if (getenv(env) && getenv(env)[0])
 		return getenv(env);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
+	if (!util_self_exe())
 		return name;
-	exe[n] = '\0';
+	snprintf(exe, sizeof(exe), "%s", util_self_exe());
 	slash = strrchr(exe, '/');
 	if (slash)
 		*slash = '\0';

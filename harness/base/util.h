@@ -51,6 +51,10 @@ bool util_exists(const char *path);
 /* A folder of shipped data: $<env> when set, else <name>/ beside the binary's checkout (bin/../name), else
  * share/harness/<name> of its installation. */
 const char *util_data_dir(const char *env, const char *name, char *buf, size_t len);
+/* This binary's path (/proc/self/exe), read once and kept: the link reads relative to the binary's mount from
+ * a mount namespace entered after the binary was reached (rootless runs enter one), so the first call must come
+ * before that; NULL when it cannot be read. */
+const char *util_self_exe(void);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t util_now_ns(void);

@@ -306,16 +306,15 @@ static int ab_prepare(struct ab_plan *p, struct run_env *env, struct hx_err *err
 {
 	struct sigaction sa = {.sa_handler = on_signal};
 	unsigned ports[2] = {p->s[0].port, p->s[1].port};
-	ssize_t n = readlink("/proc/self/exe", env->harness, sizeof(env->harness) - 1);
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN); /* a simultaneous duet's client that died is an EPIPE on its gate, said as such */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	if (n <= 0)
+	if (!util_self_exe())
 		return hx_syserr(err, "ab: setup");
-	env->harness[n] = '\0';
+	snprintf(env->harness, sizeof(env->harness), "%s", util_self_exe());
 	if (rundir_create(env->dir, sizeof(env->dir), err) < 0)
 		return -err->errnum;
 	if (prepare_side(p, 0, env, err) < 0 || prepare_side(p, 1, env, err) < 0)

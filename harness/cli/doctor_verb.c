@@ -100,6 +100,12 @@ static void print_rootless(const cJSON *rl)
 	if (cJSON_IsTrue(cJSON_GetObjectItem(rl, "possible"))) {
 		printf("rootless     possible: %s is delegated to uid %d, user namespaces allowed\n",
 		       jstr(rl, "cgroup"), (int)jnum(rl, "uid"));
+		if (cJSON_IsTrue(cJSON_GetObjectItem(rl, "role_uids")))
+			printf("  roles      a uid each: subordinate ids from %.0f (/etc/subuid)\n",
+			       jnum(rl, "role_uid_start"));
+		else
+			printf("  roles      one uid for all, apart by namespaces only: %s\n",
+			       jstr(rl, "role_uids_why"));
 		return;
 	}
 	printf("rootless     %s\n",

@@ -733,11 +733,9 @@ static bool plan_needs_bundle(const struct run_plan *p, const struct scenario *s
  * the throwaway certificate. */
 static int prepare_run_dir(struct run_plan *p, struct run_env *env, struct hx_err *err)
 {
-	ssize_t n = readlink("/proc/self/exe", env->harness, sizeof(env->harness) - 1);
-
-	if (n <= 0)
+	if (!util_self_exe())
 		return hx_syserr(err, "run: setup");
-	env->harness[n] = '\0';
+	snprintf(env->harness, sizeof(env->harness), "%s", util_self_exe());
 	if (rundir_create(env->dir, sizeof(env->dir), err) < 0)
 		return -err->errnum;
 	/* out of the sandbox, its user (and only it: the group is its own) reaches the staged scenario, the
@@ -893,8 +891,10 @@ static void run_config(const struct run_plan *p, const struct run_env *env, stru
 	c->noise_io_dir = env->noise_io_dir;
 	c->sandbox = !env->bare;
 	c->rootless = sbx_userns_active(&map);
-	snprintf(c->uid_map, sizeof(c->uid_map), "0 %u 1", (unsigned)map.outer_uid);
-	snprintf(c->gid_map, sizeof(c->gid_map), "0 %u 1", (unsigned)map.outer_gid);
+	snprintf(c->uid_map, sizeof(c->uid_map), "%s", map.uid_map);
+	snprintf(c->gid_map, sizeof(c->gid_map), "%s", map.gid_map);
+	c->userns_roles = map.roles;
+	snprintf(c->userns_shared_why, sizeof(c->userns_shared_why), "%s", map.why_shared);
 }
 
 /* config.bundles: per scenario, what bundled which module for which runtime, and the bundle's digest. */

@@ -293,6 +293,12 @@ static cJSON *rootless_json(const char *proc_root, const char *cgroup_root, uid_
 	cJSON_AddNumberToObject(o, "uid", f->uid);
 	if (f->cgroup[0])
 		cJSON_AddStringToObject(o, "cgroup", f->cgroup);
+	/* each role a user of its own, from the caller's subordinate ids, or every role the caller */
+	cJSON_AddBoolToObject(o, "role_uids", f->roles.ok);
+	if (f->roles.ok)
+		cJSON_AddNumberToObject(o, "role_uid_start", (double)f->roles.uid_start);
+	else
+		cJSON_AddStringToObject(o, "role_uids_why", f->roles.why);
 	list = cJSON_AddArrayToObject(o, "missing");
 	for (size_t i = 0; i < f->nmissing; i++) {
 		cJSON *e = cJSON_CreateObject();

@@ -110,7 +110,22 @@ void rootless_probe(const char *proc_root, const char *cgroup_root, uid_t uid, s
 	own_cgroup(proc_root, ret->cgroup, sizeof(ret->cgroup));
 	check_delegation(cgroup_root, ret->cgroup, uid, ret);
 	check_userns(proc_root, ret);
+	sbx_subids_probe(uid, getegid(), &ret->roles);
 	ret->possible = ret->nmissing == 0;
+}
+
+/* One line when the roles share the caller's uid: the run is still sandboxed, but its roles are kept apart by
+ * their namespaces alone (docs/sandbox.md, Rootless). */
+static void roles_warn(const char *verb)
+{
+	struct sbx_userns_map m;
+
+	if (sbx_userns_active(&m) && !m.roles)
+		fprintf(stderr,
+			"harness %s: warning: rootless with one uid for every role (%s): the runtime, the client and "
+			"the "
+			"prepare steps are apart by their namespaces only, SO_REUSEPORT between them is not refused\n",
+			verb, m.why_shared);
 }
 
 int rootless_enter(const char *verb, struct hx_err *err)
@@ -129,6 +144,8 @@ int rootless_enter(const char *verb, struct hx_err *err)
 			     verb, f->missing[0].what, f->missing[0].fix);
 	else if ((rc = sbx_userns_enter(err)) < 0)
 		hx_wrap(err, "%s", verb);
+	else
+		roles_warn(verb);
 	free(f);
 	return rc;
 }

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "base/err.h"
+#include "sandbox/sbx_userns.h"
 
 #define ROOTLESS_MAX_MISSING 8
 
@@ -24,6 +25,7 @@ struct rootless_facts {
 		char fix[256];
 	} missing[ROOTLESS_MAX_MISSING];
 	bool possible;
+	struct sbx_subids roles; /* whether each role would be a user of its own (not needed: doctor says it) */
 };
 
 /* The facts for uid, read below proc_root ("/proc": self/cgroup and the sysctls) and cgroup_root (the

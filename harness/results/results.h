@@ -521,7 +521,9 @@ struct res_config {
 	const char *noise_io_dir;      /* "": none */
 	bool sandbox;		       /* false: run --no-sandbox, the runtime out of the sandbox */
 	bool rootless;		       /* started unprivileged: harness in a user namespace of its own */
-	char uid_map[32], gid_map[32]; /* rootless: the namespace's maps ("0 1000 1") */
+	char uid_map[64], gid_map[64]; /* rootless: the namespace's maps ("0 1000 1, 2147479552 100000 6") */
+	bool userns_roles;	       /* rootless: every role a user of its own (a subordinate range mapped) */
+	char userns_shared_why[256];   /* rootless without: why every role is the caller */
 };
 
 /* The head: host (doctor's JSON text; NULL when it could not be had), config, the seccomp policy and the

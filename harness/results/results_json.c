@@ -1288,6 +1288,9 @@ static cJSON *config_json(const struct res_config *c)
 
 		cJSON_AddStringToObject(ns, "uid_map", c->uid_map);
 		cJSON_AddStringToObject(ns, "gid_map", c->gid_map);
+		cJSON_AddBoolToObject(ns, "roles", c->userns_roles);
+		if (!c->userns_roles)
+			cJSON_AddStringToObject(ns, "roles_shared", c->userns_shared_why);
 	}
 	return cfg;
 }

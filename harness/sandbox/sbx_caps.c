@@ -20,6 +20,7 @@ static int caps_fail(const char **ret_step, const char *step)
 int sbx_caps_apply_in_child(uid_t uid, gid_t gid, const char **ret_step)
 {
 	struct rlimit nofile = {SBX_NOFILE, SBX_NOFILE}, core = {0, 0};
+	struct sbx_userns_map map;
 	cap_t none;
 	int last = cap_max_bits() - 1;
 
@@ -45,8 +46,9 @@ int sbx_caps_apply_in_child(uid_t uid, gid_t gid, const char **ret_step)
 			return caps_fail(ret_step, "drop bounding set");
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		return caps_fail(ret_step, "clear ambient capabilities");
-	/* setgroups is denied in a rootless run's namespace, and its only group is the caller's */
-	if (!sbx_userns_active(NULL) && setgroups(0, NULL) < 0)
+	/* setgroups is denied in a rootless run's namespace unless newgidmap mapped it (its only group is then the
+	 * caller's) */
+	if ((!sbx_userns_active(&map) || map.setgroups) && setgroups(0, NULL) < 0)
 		return caps_fail(ret_step, "setgroups");
 	if (setresgid(gid, gid, gid) < 0)
 		return caps_fail(ret_step, "setresgid");

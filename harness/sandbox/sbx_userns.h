@@ -1,6 +1,8 @@
-/* Rootless runs: harness enters one user namespace of its own, the caller mapped to root inside (one uid, one
- * gid, setgroups denied), so that the run's network namespace and every sandbox's namespaces are owned by it and
- * set up as they are for root. The sandbox's user is then the caller (root inside, no capabilities). */
+/* Rootless runs: harness enters one user namespace of its own, the caller mapped to root inside, so that the run's
+ * network namespace and every sandbox's namespaces are owned by it and set up as they are for root. With a range
+ * of the caller's subordinate ids (/etc/subuid, /etc/subgid, mapped by shadow's setuid newuidmap and newgidmap)
+ * the roles' users are root's own ids, each role a user of its own; without one, every role is the caller (root
+ * inside, no capabilities). */
 #ifndef HX_SBX_USERNS_H
 #define HX_SBX_USERNS_H
 
@@ -28,6 +30,8 @@
 #define SBX_NOISE_UID	(SBX_UID + 4)
 #define SBX_PREPARE_UID (SBX_UID + 5) /* prepare steps, the bundler, version probes */
 #define SBX_FIXTURE_GID (SBX_GID + 3)
+/* The ids SBX_UID to SBX_PREPARE_UID: what a rootless run maps from the caller's subordinate range. */
+#define SBX_ROLE_IDS 6
 
 /* Who a sandbox runs as: the role of its slice unless the caller says (prepare steps have no slice of a run). */
 enum sbx_role {
@@ -40,20 +44,39 @@ enum sbx_role {
 	SBX_ROLE_PREPARE,
 };
 
-/* The mapping harness entered, as written to uid_map and gid_map ("0 1000 1"). */
+/* The mapping harness entered. */
 struct sbx_userns_map {
 	uid_t outer_uid; /* the caller's uid outside, root inside */
 	gid_t outer_gid;
+	bool roles;	  /* SBX_UID.. mapped from subordinate ids: every role a user of its own */
+	bool setgroups;	  /* setgroups(2) allowed in the namespace (newgidmap wrote gid_map) */
+	char uid_map[64]; /* as written, lines joined by ", ": "0 1000 1, 2147479552 100000 6" */
+	char gid_map[64];
+	char why_shared[256]; /* !roles: why every role is the caller, and the fix */
 };
 
-/* Enter a new user namespace with the caller as root, and a mount namespace that namespace owns (the process
- * must be single-threaded). Returns -errno with
- * the step named; exit 3 when the kernel refuses an unprivileged user namespace. */
+/* Where a rootless run's role ids would come from: the first range of at least SBX_ROLE_IDS ids of the caller
+ * (its name or its uid) in /etc/subuid and in /etc/subgid, and the two setuid helpers that map them. */
+struct sbx_subids {
+	unsigned long uid_start, gid_start;
+	char newuidmap[64], newgidmap[64];
+	bool ok;
+	char why[256]; /* !ok: what is missing, with the fix */
+};
+/* The start of the first range of at least need ids that text (the format of subuid(5): "name:start:count" a
+ * line) gives to the user called name or numbered id; -ENOENT when none does. Pure: unit-tested. */
+int sbx_subid_find(const char *text, const char *name, unsigned long id, unsigned long need, unsigned long *ret_start);
+/* The facts for the caller (uid, gid), read from /etc and the helpers' usual folders. */
+void sbx_subids_probe(uid_t uid, gid_t gid, struct sbx_subids *ret);
+
+/* Enter a new user namespace with the caller as root (and the role ids from the caller's subordinate range when
+ * sbx_subids_probe finds one), and a mount namespace that namespace owns (the process must be single-threaded).
+ * Returns -errno with the step named; exit 3 when the kernel refuses an unprivileged user namespace. */
 int sbx_userns_enter(struct hx_err *err);
 /* True once sbx_userns_enter succeeded; *ret gets its mapping. */
 bool sbx_userns_active(struct sbx_userns_map *ret);
-/* A role's user and group: SBX_UID + the role's place as root, the caller (root of the namespace, which maps
- * one id only) in a rootless run. */
+/* A role's user and group: SBX_UID + the role's place, as root and in a rootless run with its role ids; the caller
+ * (root of the namespace) in a rootless run without them. */
 uid_t sbx_role_uid(enum sbx_role r);
 gid_t sbx_role_gid(enum sbx_role r);
 /* The role whose user uid is ("sut", "client", "fixture", ...), as a root-started run has them; NULL for none. */

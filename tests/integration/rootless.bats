@@ -58,6 +58,28 @@ watch_trees() {
 	done >trees.raw
 }
 
+# "$@" in a mount namespace of its own where /etc/subuid and /etc/subgid hold only the line $1 ("" for none), the
+# ranges newuidmap and newgidmap read, without a change to the host's files (the line is written into $W).
+with_subids() {
+	local line=$1
+	shift
+	[ -e /etc/subuid ] && [ -e /etc/subgid ] || hx_skip "needs /etc/subuid and /etc/subgid to bind a range over"
+	printf '%s' "${line:+$line
+}" >"$W/subid"
+	chmod 644 "$W/subid"
+	unshare -m sh -c 'mount --bind "$1" /etc/subuid && mount --bind "$1" /etc/subgid && shift && exec "$@"' \
+		sh "$W/subid" "$@"
+}
+
+# A range of subordinate ids for uid 1000, by its name as usermod writes it.
+user_range() {
+	local name
+	name=$(id -nu 1000 2>/dev/null) || hx_skip "uid 1000 has no user name, which newuidmap needs"
+	command -v newuidmap >/dev/null && command -v newgidmap >/dev/null ||
+		hx_skip "needs newuidmap and newgidmap (the uidmap package)"
+	echo "$name:200000:65536"
+}
+
 # harness doctor --json as uid 1000, started inside cgroup $1.
 doctor_as_user() {
 	sh -c 'echo $$ >"$1/cgroup.procs" && exec setpriv --reuid=1000 --regid=1000 --clear-groups "$2" doctor --json' \
@@ -91,8 +113,10 @@ PY
 	need_v2
 	delegate
 	userdir
-	# harness alone in the delegated cgroup, as systemd-run --user --scope -p Delegate=yes starts it
-	sh -c 'echo $$ >"$1/cgroup.procs" && cd "$2" && exec setpriv --reuid=1000 --regid=1000 --clear-groups \
+	range=$(user_range)
+	# harness alone in the delegated cgroup, as systemd-run --user --scope -p Delegate=yes starts it, with a range
+	# of subordinate ids: every role a user of its own
+	with_subids "$range" sh -c 'echo $$ >"$1/cgroup.procs" && cd "$2" && exec setpriv --reuid=1000 --regid=1000 --clear-groups \
 		env HOME="$2" "$3" run --cpus 1 --runtimes node22 --profile quick --repeat 1 --connections 20 \
 		--requests 400 --out r.json startup http-hello' sh "$D" "$W" "$HARNESS" >out.log 2>&1 &
 	RUN=$!
@@ -105,11 +129,13 @@ PY
 	tail -20 out.log
 	sort -u trees.raw
 	[ "$status" -eq 0 ]
+	! grep -q 'one uid for every role' out.log
 	python3 - "$W/r.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 c = d["config"]
-assert c["rootless"] is True and c["userns"] == {"uid_map": "0 1000 1", "gid_map": "0 1000 1"}, c
+assert c["rootless"] is True and c["userns"] == {"uid_map": "0 1000 1, 2147479552 200000 6",
+                                                 "gid_map": "0 1000 1, 2147479552 200000 6", "roles": True}, c
 ts = d["trials"]
 assert {t["scenario"] for t in ts} == {"startup", "http-hello"} and all(t["status"] == "ok" for t in ts), ts
 for t in ts:
@@ -125,25 +151,77 @@ PY
 	[ -z "$(find /tmp -maxdepth 1 -name 'harness-run-*' -user 1000)" ]
 }
 
-@test "exec as uid 1000: the sandbox's init is not dumpable, its /proc/1/mem is refused to the payload (which has its uid)" {
+@test "exec as uid 1000 without subordinate ids: one uid for every role, said; the sandbox's init is not dumpable, its /proc/1/mem refused to the payload (which has its uid)" {
 	need_v2
 	delegate
 	userdir
-	probe="try:
+	probe="import os
+print('uid', os.getuid())
+try:
     open('/proc/1/mem', 'r+b').close(); print('/proc/1/mem opened')
 except OSError as e:
     print('/proc/1/mem refused:', e.strerror)"
-	run sh -c 'echo $$ >"$1/cgroup.procs" && cd "$2" && exec setpriv --reuid=1000 --regid=1000 --clear-groups \
-		env HOME="$2" "$3" exec -- /usr/bin/python3 -c "$4"' sh "$D" "$W" "$HARNESS" "$probe"
+	run with_subids "" sh -c 'echo $$ >"$1/cgroup.procs" && cd "$2" && exec setpriv --reuid=1000 --regid=1000 \
+		--clear-groups env HOME="$2" "$3" exec -- /usr/bin/python3 -c "$4"' sh "$D" "$W" "$HARNESS" "$probe"
 	echo "$output"
 	[ "$status" -eq 0 ]
+	[[ "$output" == *"uid 0"* ]]
 	[[ "$output" == *"/proc/1/mem refused: Permission denied"* ]]
+	[[ "$output" == *"harness exec: warning: rootless with one uid for every role (no range of 6 ids for "*" in /etc/subuid and /etc/subgid (fix: usermod --add-subuids"* ]]
+}
+
+# With a range of subordinate ids the roles are root's own ids: the runtime's sandbox is 2147479552 and the client's
+# 2147479554 (mapped to 200000 and 200002), so the client cannot join the runtime's port with SO_REUSEPORT, which
+# the kernel groups by uid.
+@test "exec as uid 1000 with subordinate ids: the runtime and the client are users of their own, SO_REUSEPORT between them refused" {
+	need_v2
+	delegate
+	userdir
+	range=$(user_range)
+	cat >"$W/server.py" <<'PY'
+import os, socket
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+s.bind(("127.0.0.1", 7391))
+s.listen(4)
+print("server uid", os.getuid(), "gid", os.getgid(), "groups", os.getgroups(), flush=True)
+s.accept()
+PY
+	# the client waits (a deadline, not a sleep) for the server's socket to listen, then tries to join its port
+	cat >"$W/client.py" <<'PY'
+import os, socket, time
+def listening():
+    rows = [l.split() for l in open("/proc/net/tcp").readlines()[1:]]
+    return any(r[1].endswith(":1CDF") and r[3] == "0A" for r in rows)
+end = time.monotonic() + 60
+while time.monotonic() < end and not listening():
+    time.sleep(0.05)
+print("client uid", os.getuid(), flush=True)
+j = socket.socket()
+j.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+try:
+    j.bind(("127.0.0.1", 7391))
+    print("client joined the port")
+except OSError as e:
+    print("client refused:", e.strerror)
+socket.create_connection(("127.0.0.1", 7391)).close()
+PY
+	chmod 755 "$W" && chmod 644 "$W/server.py" "$W/client.py" # the roles are not the caller
+	run with_subids "$range" sh -c 'echo $$ >"$1/cgroup.procs" && cd "$2" && exec setpriv --reuid=1000 \
+		--regid=1000 --clear-groups env HOME="$2" "$3" exec --bind "$2:/w" --client "/usr/bin/python3 /w/client.py" \
+		-- /usr/bin/python3 /w/server.py' sh "$D" "$W" "$HARNESS"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"server uid 2147479552 gid 2147479552 groups []"* ]]
+	[[ "$output" == *"client uid 2147479554"* ]]
+	[[ "$output" == *"client refused: Address already in use"* ]]
+	[[ "$output" != *"one uid for every role"* ]]
 }
 
 # A rootless prepare step writes on a tmpfs of its prepare_size, as root's does (harness's mount namespace is its user
 # namespace's own): the fixture's 64 MiB stop at its 8 MiB, ENOSPC to the step, and never reach the cache's disk
 # (a watcher sees the cache's prepared folder stay under the limit), and the step is refused for its limit.
-@test "run as uid 1000: a prepare step writes on a tmpfs of its prepare_size, never past it on the disk, and is refused for its limit" {
+@test "run as uid 1000: a prepare step writes on a tmpfs of its prepare_size, never past it on the disk, and is refused for its limit; one that succeeds is kept as the user's" {
 	need_v2
 	delegate
 	userdir
@@ -152,7 +230,9 @@ except OSError as e:
 		[ -d "$t" ] && ln -sfnr "$t" "$W/cache/trees/$(basename "$t")" # relative: the sandbox resolves it below its old root
 	done
 	chown -R -h 1000:1000 "$W/cache"
-	sh -c 'echo $$ >"$1/cgroup.procs" && cd "$2" && exec setpriv --reuid=1000 --regid=1000 --clear-groups \
+	# with the roles' own ids: the step writes as the prepare user (200005 outside), harness keeps it as the caller's
+	range=$(user_range)
+	with_subids "$range" sh -c 'echo $$ >"$1/cgroup.procs" && cd "$2" && exec setpriv --reuid=1000 --regid=1000 --clear-groups \
 		env HOME="$2" HARNESS_CACHE_DIR="$2/cache" "$3" run --cpus 1 --runtimes node20 --repeat 1 --out r.json \
 		"$4"' sh "$D" "$W" "$HARNESS" "$FIXTURES/scenarios/prepare-fills" >out.log 2>&1 &
 	RUN=$!
@@ -177,6 +257,14 @@ except OSError as e:
 	grep -q 'the prepare step of scenario prepare-fills on node20 wrote past its limit of 8 MiB' out.log
 	[ "$(cat most.txt)" -lt 8192 ]
 	[ -z "$(ls -A "$W/cache/prepared")" ]
+	# a step that succeeds: what it wrote as the prepare user is kept in the user's cache as the user's own
+	run with_subids "$range" sh -c 'echo $$ >"$1/cgroup.procs" && cd "$2" && exec setpriv --reuid=1000 --regid=1000 \
+		--clear-groups env HOME="$2" HARNESS_CACHE_DIR="$2/cache" "$3" run --cpus 1 --runtimes node20 --repeat 1 \
+		--out ok.json "$4"' sh "$D" "$W" "$HARNESS" "$FIXTURES/scenarios/prepared-state"
+	echo "$output" | tail -5
+	[ "$status" -eq 0 ]
+	[ -n "$(find "$W/cache/prepared" -mindepth 1)" ]
+	[ -z "$(find "$W/cache/prepared" -mindepth 1 ! -user 1000)" ]
 }
 
 @test "run as uid 1000 in an undelegated cgroup: refused with exit 3 and doctor's reason" {

@@ -1,12 +1,14 @@
-/* The rootless facts from a fixture /proc: each missing piece named with its fix. */
+/* The rootless facts from a fixture /proc: each missing piece named with its fix; a caller's subordinate ids. */
 #include "testutil.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "host/rootless.h"
+#include "sandbox/sbx_userns.h"
 
 static void put(const char *dir, const char *rel, const char *text)
 {
@@ -71,10 +73,41 @@ static void test_ubuntu_restricted(void **state)
 	assert_int_equal(system(buf), 0);
 }
 
+/* subuid(5) lines: the caller by name or by uid, the first range large enough, nothing else. */
+static void test_subid_find(void **state)
+{
+	unsigned long start = 7;
+
+	(void)state;
+	assert_int_equal(sbx_subid_find("alice:100000:65536\n", "alice", 1000, 6, &start), 0);
+	assert_int_equal(start, 100000);
+	/* by uid, for a caller whose name the file does not use */
+	assert_int_equal(sbx_subid_find("bob:1:9\n1000:300000:10", "alice", 1000, 6, &start), 0);
+	assert_int_equal(start, 300000);
+	/* too small a range is passed over for the next of the caller's */
+	assert_int_equal(sbx_subid_find("alice:100000:5\nalice:200000:6\n", "alice", 1000, 6, &start), 0);
+	assert_int_equal(start, 200000);
+	/* a name is matched whole, never as a prefix either way */
+	start = 7;
+	assert_int_equal(
+		sbx_subid_find("alic:100000:65536\nalice2:100000:65536\n10000:5:65536\n", "alice", 1000, 6, &start),
+		-ENOENT);
+	/* malformed lines, a range at id 0 (root outside) and one past 32 bits are no ranges */
+	assert_int_equal(sbx_subid_find("# alice:1:100\nalice:abc:100\nalice:100000\nalice:100000:6x\nalice:0:100\n"
+					"alice:4294967290:65536\n\n",
+					"alice", 1000, 6, &start),
+			 -ENOENT);
+	assert_int_equal(start, 7); /* untouched on failure */
+	assert_int_equal(sbx_subid_find("", "alice", 1000, 6, &start), -ENOENT);
+	assert_int_equal(sbx_subid_find("1000:400000:6", NULL, 1000, 6, &start), 0);
+	assert_int_equal(start, 400000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ubuntu_restricted),
+		cmocka_unit_test(test_subid_find),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
