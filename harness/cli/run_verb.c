@@ -644,6 +644,7 @@ static int prepare_bare_images(const struct run_plan *p, const struct run_env *e
 static int prepare_fixture(const struct run_opts *o, struct run_plan *p, struct run_env *env, struct hx_err *err)
 {
 	struct img_cache cache = {.lock_fd = -1};
+	struct sbx_userns_map map;
 	struct hx_err fe = {0};
 	char shown[ESC_LEN * 4];
 	size_t kept = 0;
@@ -653,10 +654,12 @@ static int prepare_fixture(const struct run_opts *o, struct run_plan *p, struct 
 		return 0;
 	if (img_cache_open(&cache, err) < 0)
 		return -err->errnum;
-	if (sbx_userns_active(NULL)) /* initdb and postgres check the uid */
-		rc = hx_fail(&fe, HX_EXIT_HOST, EPERM,
-			     "the postgres fixture refuses to run as root, which a rootless run's sandbox user is "
-			     "(run harness as root)");
+	if (sbx_userns_active(&map)) /* initdb and postgres check the uid */
+		rc = hx_fail(&fe, HX_EXIT_HOST, EPERM, "%s (run harness as root)",
+			     map.roles ? "the postgres fixture needs a root-started run: its template would stay in "
+					 "your cache owned by one of your subordinate ids"
+				       : "the postgres fixture refuses to run as root, which a rootless run's sandbox "
+					 "user is");
 	else if (img_status(&cache, &p->pg_img, true, &p->pg_st, &fe) < 0)
 		rc = -fe.errnum;
 	else if (!p->pg_st.present && img_pull(&cache, &p->pg_img, &fe) < 0)

@@ -22,6 +22,7 @@
 #include "base/util.h"
 #include "base/valid.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/sbx_userns.h"
 
 static int copy_file(const char *from, const char *to)
 {
@@ -321,6 +322,14 @@ int dep_ensure_as(const char *what, const struct dep_src *s, char *ret, size_t l
 	snprintf(ret, len, "%s/node_modules", base);
 	if (util_exists(ret))
 		goto out;
+	/* root's cache, which a rootless run only reads: what is not installed there cannot be */
+	if (c.readonly) {
+		rc = hx_fail(err, HX_EXIT_HOST, c.ro_errno ? c.ro_errno : EROFS,
+			     "the npm dependencies of %s %s are not in the image cache %s, which uid %u may only read "
+			     "(install them by a run as root, or set HARNESS_CACHE_DIR to a folder it may write)",
+			     what, s->name, c.root, (unsigned)sbx_caller_uid());
+		goto out;
+	}
 	snprintf(path, sizeof(path), "%s/npm", c.root);
 	mkdir(path, 0755);
 	if (flock(c.lock_fd, LOCK_EX) < 0) {

@@ -96,7 +96,7 @@ int img_cache_open(struct img_cache *c, struct hx_err *err)
 			return hx_fail(err, HX_EXIT_HOST, -rc,
 				       "image cache: uid %u cannot create %s: %s (set HARNESS_CACHE_DIR to a folder it "
 				       "may write)",
-				       (unsigned)geteuid(), sub, strerror(-rc));
+				       (unsigned)sbx_caller_uid(), sub, strerror(-rc));
 	}
 	snprintf(sub, sizeof(sub), "%s/lock", c->root);
 	c->lock_fd = c->readonly ? open(sub, O_RDONLY | O_CLOEXEC) /* flock needs no write access */
@@ -106,7 +106,7 @@ int img_cache_open(struct img_cache *c, struct hx_err *err)
 			       ? hx_fail(err, HX_EXIT_HOST, errno,
 					 "image cache: uid %u cannot open %s %s: %s (set HARNESS_CACHE_DIR to a folder "
 					 "it may write)",
-					 (unsigned)geteuid(), sub, c->readonly ? "for reading" : "for writing",
+					 (unsigned)sbx_caller_uid(), sub, c->readonly ? "for reading" : "for writing",
 					 strerror(errno))
 			       : hx_syserr(err, "image cache: %s", sub);
 	return 0;
@@ -387,7 +387,8 @@ int img_pull(struct img_cache *c, const struct manifest *m, struct hx_err *err)
 			err, HX_EXIT_HOST, EACCES,
 			"image %s is not in %s, and uid %u may not write there (%s): pull it as root (sudo harness "
 			"images pull %s), or set XDG_CACHE_HOME for a cache of your own",
-			m->name, c->root, (unsigned)geteuid(), strerror(c->ro_errno ? c->ro_errno : EACCES), m->name);
+			m->name, c->root, (unsigned)sbx_caller_uid(), strerror(c->ro_errno ? c->ro_errno : EACCES),
+			m->name);
 	if (cache_lock(c, err) < 0)
 		return -err->errnum;
 	rc = img_status(c, m, false, &st, err);

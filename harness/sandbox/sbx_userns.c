@@ -245,6 +245,11 @@ bool sbx_userns_active(struct sbx_userns_map *ret)
 	return userns_active;
 }
 
+uid_t sbx_caller_uid(void)
+{
+	return userns_active ? userns_map.outer_uid : geteuid();
+}
+
 uid_t sbx_role_uid(enum sbx_role r)
 {
 	/* SBX_ROLE_OF_SLICE never gets here resolved: it is the runtime's, as it always was */

@@ -75,6 +75,8 @@ void sbx_subids_probe(uid_t uid, gid_t gid, struct sbx_subids *ret);
 int sbx_userns_enter(struct hx_err *err);
 /* True once sbx_userns_enter succeeded; *ret gets its mapping. */
 bool sbx_userns_active(struct sbx_userns_map *ret);
+/* The user who started harness, for messages: outside the namespace in a rootless run (geteuid() is 0 inside). */
+uid_t sbx_caller_uid(void);
 /* A role's user and group: SBX_UID + the role's place, as root and in a rootless run with its role ids; the caller
  * (root of the namespace) in a rootless run without them. */
 uid_t sbx_role_uid(enum sbx_role r);

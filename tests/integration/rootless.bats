@@ -218,6 +218,28 @@ PY
 	[[ "$output" != *"one uid for every role"* ]]
 }
 
+# What a rootless run cannot do is said per scenario, which is skipped: the Postgres fixture (a root-started run's
+# only), and npm dependencies that root's cache, which the user only reads, does not hold (a copy of express whose
+# lock file differs by a byte, so that no run installed its dependencies).
+@test "run as uid 1000 with subordinate ids: a scenario with the Postgres fixture, and one whose npm dependencies root's cache lacks, skipped with their reasons" {
+	need_v2
+	delegate
+	userdir
+	range=$(user_range)
+	cp -r "$BATS_TEST_DIRNAME/../../scenarios/express" "$W/express-copy"
+	sed -i 's/"name": "express"/"name": "express-copy"/' "$W/express-copy/scenario.json"
+	echo >>"$W/express-copy/package-lock.json"
+	chown -R 1000:1000 "$W/express-copy"
+	run with_subids "$range" sh -c 'echo $$ >"$1/cgroup.procs" && cd "$2" && exec setpriv --reuid=1000 \
+		--regid=1000 --clear-groups env HOME="$2" "$3" run --cpus 1 --runtimes node20 --repeat 1 --out r.json \
+		"$4" "$2/express-copy"' sh "$D" "$W" "$HARNESS" "$FIXTURES/scenarios/pg-reachable"
+	echo "$output"
+	[ "$status" -eq 3 ] # neither can run here
+	[[ "$output" == *"run: no scenario can run here"* ]]
+	[[ "$output" == *"skipping scenario pg-reachable: the postgres fixture needs a root-started run: its template would stay in your cache owned by one of your subordinate ids (run harness as root)"* ]]
+	[[ "$output" == *"skipping scenario express-copy: the npm dependencies of scenario express-copy are not in the image cache "*", which uid 1000 may only read (install them by a run as root, or set HARNESS_CACHE_DIR to a folder it may write)"* ]]
+}
+
 # A rootless prepare step writes on a tmpfs of its prepare_size, as root's does (harness's mount namespace is its user
 # namespace's own): the fixture's 64 MiB stop at its 8 MiB, ENOSPC to the step, and never reach the cache's disk
 # (a watcher sees the cache's prepared folder stay under the limit), and the step is refused for its limit.
