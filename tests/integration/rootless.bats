@@ -129,7 +129,7 @@ PY
 	tail -20 out.log
 	sort -u trees.raw
 	[ "$status" -eq 0 ]
-	! grep -q 'one uid for every role' out.log
+	[ "$(grep -c 'one uid for every role' out.log)" -eq 0 ]
 	python3 - "$W/r.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
