@@ -123,8 +123,8 @@ static void roles_warn(const char *verb)
 	if (sbx_userns_active(&m) && !m.roles)
 		fprintf(stderr,
 			"harness %s: warning: rootless with one uid for every role (%s): the runtime, the client and "
-			"the "
-			"prepare steps are apart by their namespaces only, SO_REUSEPORT between them is not refused\n",
+			"the prepare steps are apart by their namespaces only, SO_REUSEPORT between them is not "
+			"refused\n",
 			verb, m.why_shared);
 }
 

@@ -136,9 +136,9 @@ static _Noreturn void helper_main(const struct sbx_subids *s, pid_t target, uid_
 	_exit(0);
 }
 
-/* Map the roles' ids through the setuid helpers, after unshare_fn put us in the new namespace. Returns
- * unshare_fn's result; *ret_mapped says how far the helpers got (0 both, 1 none, 2 gid_map only), why_failed
- * their words. */
+/* Unshare the user namespace with a helper forked before it that maps the roles' ids once we are in it. Returns
+ * unshare's result (-errno); *ret_mapped says how far the helper got (0 both maps, 1 none, 2 gid_map only), why
+ * gets its tools' words. */
 static int unshare_mapped(const struct sbx_subids *s, uid_t uid, gid_t gid, int *ret_mapped, char *why, size_t len)
 {
 	int go[2], errp[2], status = 0, rc;

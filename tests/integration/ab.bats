@@ -92,7 +92,7 @@ PY
 
 # A verdict on one A/A duet is its false-positive rate (about alpha/2 each way; make bench-ab-tries counts them
 # over many tries), not a defect: what a defect does (the sides swapped, a window counted to the wrong side, a
-# duet that did not finish) is checked, with a ratio bound far beyond this host's noise in a minute.
+# duet that did not finish) is checked, with a ratio bound beyond this host's noise in a minute, or the CI's.
 @test "ab: an A/A duet finishes, its exit is its verdict's, and its ratio is within the noise" {
 	local rc
 	rc=$(cat aa.rc)
@@ -107,7 +107,9 @@ v = d["verdicts"]["throughput"]
 print(d["stopped"], v["verdict"], v["ratio"], v["ci_low"], v["ci_high"])
 assert d["stopped"] in ("max-time", "precision", "pairs"), d["stopped"]
 assert (rc == 1) == (v["verdict"] == "slower"), (rc, v["verdict"])
-assert abs(v["ratio"] - 1) < 0.08, v
+# within 8%, or further on a noisy host (bun's node:http server still warming through its rounds: rounds 8% apart
+# were seen) but then inside its own CI, as all but an A/A duet's false positives are
+assert abs(v["ratio"] - 1) < 0.08 or v["ci_low"] <= 1 <= v["ci_high"], v
 # memory: each window's server RSS, for both sides; two copies of one server are about the same size
 assert all(x["rss_kb"] > 1000 and x["memory_kb"] > 1000 for x in d["windows"]), "a window without memory"
 m = d["verdicts"]["memory"]
