@@ -203,17 +203,41 @@ static void ratio_legend(const struct svg_plot *p, double t, bool rounds)
 	svg_legend(&r, row2, col2, rounds ? 3 : 2);
 }
 
+/* At most this many rounds marked on a chart (a line where each starts, a bar of its mean): a duet of more rounds
+ * (1 s rounds for an hour) has every k-th marked, the k said by the caption (round_marks). */
+#define HTML_AB_MAX_ROUNDS 256
+
+static unsigned round_stride(const struct ab_doc *d)
+{
+	unsigned last = d->nw ? d->w[d->nw - 1].round : 0; /* the windows are in round order (ab_read) */
+
+	return last >= HTML_AB_MAX_ROUNDS ? last / HTML_AB_MAX_ROUNDS + 1 : 1;
+}
+
+/* A caption's words on the rounds marked when they are every k-th only ("" otherwise). */
+static void round_marks(char *buf, size_t len, const struct ab_doc *d)
+{
+	unsigned k = round_stride(d);
+
+	if (k > 1)
+		snprintf(buf, len, " Of the %u rounds, those whose number is a multiple of %u are marked.",
+			 d->w[d->nw - 1].round + 1, k);
+	else
+		buf[0] = '\0';
+}
+
 /* A server duet's rounds (docs/ab.md, "Rounds"): a dotted line where each round after the first starts, half
  * a pair before its first pair (by_pair) or at its first window's start on the run's clock. */
 static void round_lines(const struct svg_plot *p, const struct ab_doc *d, bool by_pair)
 {
 	double lo = fmin(p->x.r0, p->x.r1), hi = fmax(p->x.r0, p->x.r1);
+	unsigned k = round_stride(d);
 
 	for (size_t i = 1; i < d->nw; i++) {
 		const struct ab_window *w = &d->w[i];
 		double x = by_pair ? w->pair - 0.5 : w->start_s, px = svg_map(&p->x, x);
 
-		if (w->round == d->w[i - 1].round || !(px >= lo && px <= hi))
+		if (w->round == d->w[i - 1].round || w->round % k || !(px >= lo && px <= hi))
 			continue;
 		fprintf(p->out,
 			"<line class=\"round\" data-round=\"%u\" data-x=\"%.6g\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
@@ -233,6 +257,7 @@ static void round_bars(const struct svg_plot *p, const struct ab_doc *d, enum ab
 	struct ab_pairset ps;
 	_cleanup_free_ double *mean = NULL;
 	size_t i = 0, w = 0;
+	unsigned stride = round_stride(d);
 	int n;
 
 	if (r->rounds < 2 || ab_pairs(d, m, &ps) < 0)
@@ -250,6 +275,8 @@ static void round_bars(const struct svg_plot *p, const struct ab_doc *d, enum ab
 		for (; w < d->nw && d->w[w].round <= rd; w++) /* the windows are in round order (ab_read) */
 			if (d->w[w].round == rd)
 				x0 = fmin(x0, d->w[w].pair), x1 = fmax(x1, d->w[w].pair);
+		if (rd % stride)
+			continue;
 		y = svg_map(&p->y, fmin(fmax(c, ylo), yhi));
 		fprintf(p->out,
 			"<line class=\"round-gm\" data-round=\"%u\" data-v=\"%.6g\" x1=\"%.1f\" x2=\"%.1f\" "
@@ -292,10 +319,11 @@ static void chart_ratio(FILE *out, const struct ab_doc *d, enum ab_metric m, con
 	struct svg_tick yt[SVG_MAX_TICKS], xt[SVG_MAX_TICKS];
 	double t = d->threshold, c, clo, chi, ylo, yhi, xlo, xhi;
 	size_t ny, nx;
-	char cid[32], title[160], tip[320], ratio[160], side[96], note[96], more[320];
+	char cid[32], title[160], tip[320], ratio[160], side[96], note[224], more[448];
 
 	axis_labels(d, m, ratio, sizeof(ratio), side, sizeof(side));
 	thinned(note, sizeof(note), n, "pairs");
+	round_marks(note + strlen(note), sizeof(note) - strlen(note), d);
 	ab_cost(d, m, &c, &clo, &chi);
 	ny = ratio_axis(pt, n, clo, chi, t, &ylo, &yhi, yt);
 	nx = pair_axis(pt, n, &xlo, &xhi, xt);
@@ -404,11 +432,12 @@ static bool chart_windows(FILE *out, const struct ab_doc *d, unsigned id)
 		   *colours[] = {COL_A, COL_B, "#999999", COL_NOISY};
 	double ylo = 0, yhi = 0, xlo = 0, xhi = 0;
 	size_t ny, nx, n[2] = {0, 0}, step = stride_of(d->nw / 2);
-	char cid[32], note[96];
+	char cid[32], note[224];
 
 	if (!x || !y)
 		return false;
 	thinned(note, sizeof(note), d->nw / 2, "windows of each side");
+	round_marks(note + strlen(note), sizeof(note) - strlen(note), d);
 	for (size_t i = 0; i < d->nw; i++) { /* A's points in x[0..nw), B's in x[nw..2nw) */
 		const struct ab_window *w = &d->w[i];
 		int s = w->side == 'B';

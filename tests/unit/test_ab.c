@@ -978,6 +978,16 @@ static void test_html_bounded(void **state)
 	page = page_of(&d, "big.json");
 	assert_true(strlen(page) < 4u << 20);
 	free(page);
+	/* in rounds of 16 pairs (an hour of 1 s rounds has 3,600): each round's warm-up pair, its line and its bar
+	 * are bounded too, every k-th marked */
+	for (size_t i = 0; i < d.nw; i++)
+		d.w[i].round = d.w[i].pair / 16, d.w[i].warmup = d.w[i].pair % 16 == 0;
+	assert_int_equal(ab_analyze(&d), 0);
+	assert_true(d.metric[AB_RPS].rounds > 8000);
+	page = page_of(&d, "rounds-big.json");
+	assert_true(strlen(page) < 4u << 20);
+	assert_non_null(strstr(page, "Of the 8192 rounds, those whose number is a multiple of 32 are marked."));
+	free(page);
 	ab_free(&d);
 }
 
