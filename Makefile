@@ -181,7 +181,7 @@ clean:
 	rm -rf $(BUILD) build-asan bin .git-commit
 
 # Benchmarks print figures and ratios against their peer tools; they assert nothing.
-.PHONY: bench-ab bench-ab-tries bench-sandbox bench-sandbox-effect bench-load bench-instrument bench-startup bench-fixture bench-trial bench-noise bench-report bench-soak soak
+.PHONY: bench-ab bench-ab-tries bench-ab-window bench-host-noise bench-sandbox bench-sandbox-effect bench-load bench-instrument bench-startup bench-fixture bench-trial bench-noise bench-report bench-soak soak
 bench-sandbox: bin/harness
 	bench/sandbox.sh
 # the same comparison in the cgroup v2 guest (TCG: only the ratios mean anything; GUEST_RUNS in all, 3 rounds)
@@ -215,6 +215,13 @@ bench-ab: bin/harness
 # harness ab's verdicts tried many times: A/A and a B 3% slower on purpose (bench/ab-tries.sh's arguments)
 bench-ab-tries: bin/harness
 	bench/ab-tries.sh $(AB_TRIES_ARGS)
+# which --window buys the most precision a minute here now: A/A duets at each window, alternated (bench/ab-window.sh's
+# arguments: SCENARIO RUNTIME WINDOWS TRIES MAX_TIME)
+bench-ab-window: bin/harness
+	bench/ab-window.sh $(AB_WINDOW_ARGS)
+# the shape of this host's noise: two probes on two CPUs, their rates per bin (bench/host-noise.sh KIND SECONDS)
+bench-host-noise: $(BUILD)/helpers/spin-rate
+	bench/host-noise.sh $(HOST_NOISE_ARGS)
 bench-instrument: bin/harness
 	bench/instrument.sh
 bench-fixture: bin/harness

@@ -52,7 +52,7 @@ static const struct hx_opt ab_tab[] = {
 	{"max-time", 0, OPT_DURATION, offsetof(struct ab_opts, max_time), "T",
 	 .help = "the duet's longest measuring time (default 120s)", .min = 5, .max = 3600},
 	{"window", 0, OPT_DURATION, offsetof(struct ab_opts, window), "SECONDS",
-	 .help = "each side's window (default 0.1s; --duet simultaneous: 0.5s)", .min = 0.05, .max = 60},
+	 .help = "each side's window (default 0.05s; --duet simultaneous: 0.5s)", .min = 0.02, .max = 60},
 	{"round", 0, OPT_DURATION, offsetof(struct ab_opts, round), "T",
 	 .help = "a server duet's round: both servers started afresh for each (default 5s; as long as --max-time: "
 		 "one pair of processes)",

@@ -13,11 +13,11 @@
 #include "stats/paired.h"
 
 #define AB_KIND	       "harness-ab/1"
-#define AB_MAX_WINDOWS 65536 /* 3,600 s (--max-time's most) of 0.1 s windows, and more */
-#define AB_IDLE_SHARE  0.05  /* a side busier than this share of a CPU during the other's windows is flagged */
+#define AB_MAX_WINDOWS 262144 /* 3,600 s (--max-time's most) of 0.02 s windows (--window's least), and more */
+#define AB_IDLE_SHARE  0.05   /* a side busier than this share of a CPU during the other's windows is flagged */
 #define AB_DEFAULT_TH  0.02
 /* The default window of an interleaved duet and block of a simultaneous one, in seconds (docs/ab.md, "Windows") */
-#define AB_WINDOW_S 0.1
+#define AB_WINDOW_S 0.05
 #define AB_BLOCK_S  0.5
 /* The default round of an interleaved server duet, in seconds (docs/ab.md, "Rounds") */
 #define AB_ROUND_S 5.0

@@ -29,6 +29,10 @@
 
 #define DUET_LINE_MAX 4096
 
+/* The most windows one round's client is given: its --duet-order is one argument, under the kernel's
+ * MAX_ARG_STRLEN (32 pages) */
+#define DUET_ORDER_MAX 131000
+
 void duet_order(uint64_t seed, size_t pairs, char *buf)
 {
 	uint64_t state = seed;
@@ -590,6 +594,15 @@ int duet_http(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_
 	if (2 * ((size_t)ceil(o->max_time_s / (2 * o->window_s)) + 2) > AB_MAX_WINDOWS)
 		return hx_fail(err, HX_EXIT_USAGE, E2BIG, "ab: --max-time allows more than %d windows: shorten it",
 			       AB_MAX_WINDOWS);
+	/* a round's order goes to its client as one argument, which the kernel takes up to MAX_ARG_STRLEN bytes */
+	if (2 * ((size_t)ceil(fmin(o->round_s > 0 ? o->round_s : o->max_time_s, o->max_time_s) / (2 * o->window_s)) +
+		 2) >=
+	    DUET_ORDER_MAX)
+		return hx_fail(
+			err, HX_EXIT_USAGE, E2BIG,
+			"ab: a round of %.0f s holds more than %d windows of %g s (the most one client takes): use "
+			"a shorter --round or a longer --window",
+			fmin(o->round_s > 0 ? o->round_s : o->max_time_s, o->max_time_s), DUET_ORDER_MAX, o->window_s);
 	cg_cpus_format(&env->plan[mode].limits[CG_SLICE_SUT].cpus, d->side[0].cpus, sizeof(d->side[0].cpus));
 	cg_cpus_format(&env->plan[mode].limits[CG_SLICE_SUT_B].cpus, d->side[1].cpus, sizeof(d->side[1].cpus));
 	if (cg_tree_from_plan(&env->plan[mode], slices, NULL, &tree, err) < 0)

@@ -1,6 +1,8 @@
-/* spin-rate spin|chase SECONDS: the victim of bench/noise.sh. One thread does work for SECONDS and prints its
- * rate: spin, an LCG in a register (a CPU-bound loop that touches no memory); chase, a dependent random walk
- * over 8 MiB (a loop that lives in the cache a neighbour can take). */
+/* spin-rate spin|chase SECONDS [BIN]: the victim of bench/noise.sh and the probe of bench/host-noise.sh. One thread
+ * does work for SECONDS and prints its rate: spin, an LCG in a register (a CPU-bound loop that touches no memory);
+ * chase, a dependent random walk over 8 MiB (a loop that lives in the cache a neighbour can take). With BIN
+ * (seconds) it prints instead one line per BIN of the run: the bin's start (seconds on CLOCK_MONOTONIC, so that two
+ * probes' lines can be matched) and its rate. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,29 +48,42 @@ static void **chase_ring(void)
 
 int main(int argc, char **argv)
 {
-	double seconds, t0, end, t;
-	uint64_t ops = 0, x = 1;
+	double seconds, bin = 0, t0, end, t, bin_t0;
+	uint64_t ops = 0, bin_ops = 0, x = 1;
 	void **p = NULL;
 	int chase;
 
-	if (argc != 3 || (strcmp(argv[1], "spin") && strcmp(argv[1], "chase")) || (seconds = atof(argv[2])) <= 0) {
-		fprintf(stderr, "usage: spin-rate spin|chase SECONDS\n");
+	if ((argc != 3 && argc != 4) || (strcmp(argv[1], "spin") && strcmp(argv[1], "chase")) ||
+	    (seconds = atof(argv[2])) <= 0 || (argc == 4 && (bin = atof(argv[3])) <= 0)) {
+		fprintf(stderr, "usage: spin-rate spin|chase SECONDS [BIN]\n");
 		return 2;
 	}
 	chase = !strcmp(argv[1], "chase");
 	if (chase)
 		p = chase_ring();
-	t0 = now();
+	t0 = bin_t0 = now();
 	end = t0 + seconds;
 	do {
-		for (unsigned i = 0; i < 65536; i++)
+		/* with bins, steps of about 50 us (a chase step is a cache miss): a bin's edge is that close */
+		unsigned steps = bin > 0 ? 512 : 65536;
+
+		for (unsigned i = 0; i < steps; i++)
 			if (chase)
 				p = *p;
 			else
 				x = x * 6364136223846793005ull + 1442695040888963407ull;
-		ops += 65536;
-	} while ((t = now()) < end);
+		ops += steps;
+		bin_ops += steps;
+		t = now();
+		if (bin > 0 && t - bin_t0 >= bin) {
+			printf("%.6f %.0f\n", bin_t0, (double)bin_ops / (t - bin_t0));
+			bin_t0 = t;
+			bin_ops = 0;
+		}
+	} while (t < end);
 	sink = x ^ (uint64_t)(uintptr_t)p; /* the loops' results are used: the compiler keeps them */
+	if (bin > 0)
+		return 0;
 	printf("%.0f\n", (double)ops / (t - t0));
 	return 0;
 }

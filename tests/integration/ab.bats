@@ -41,6 +41,11 @@ setup() {
 	run -2 "$HARNESS" ab bun bun --threshold 0%
 	run -2 "$HARNESS" ab bun nosuchruntime
 	run -2 "$HARNESS" ab bun bun --format csv
+	run -2 "$HARNESS" ab bun bun --window 0.01s
+	[[ "$output" == *"--window takes a duration from 0.02s"* ]]
+	# one round of an hour of 0.02 s windows: its order would not fit one argument of the client's command line
+	run -2 "$HARNESS" ab bun bun --window 0.02s --max-time 3600s --round 3600s
+	[[ "$output" == *"holds more than 131000 windows of 0.02 s"*"a shorter --round or a longer --window"* ]]
 	[ -z "$(leftover_cgroups)" ]
 }
 
