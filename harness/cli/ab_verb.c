@@ -52,7 +52,8 @@ static const struct hx_opt ab_tab[] = {
 	{"max-time", 0, OPT_DURATION, offsetof(struct ab_opts, max_time), "T",
 	 .help = "the duet's longest measuring time (default 120s)", .min = 5, .max = 3600},
 	{"window", 0, OPT_DURATION, offsetof(struct ab_opts, window), "SECONDS",
-	 .help = "each side's window (default 0.05s; --duet simultaneous: 0.5s)", .min = 0.02, .max = 60},
+	 .help = "each side's window (default 0.05s; ws-rpc and ws-chat: 0.1s; --duet simultaneous: 0.5s)", .min = 0.02,
+	 .max = 60},
 	{"round", 0, OPT_DURATION, offsetof(struct ab_opts, round), "T",
 	 .help = "a server duet's round: both servers started afresh for each (default 5s; as long as --max-time: "
 		 "one pair of processes)",
@@ -241,9 +242,10 @@ static int ab_plan(const struct ab_opts *o, char **pos, int npos, struct ab_plan
 	p->s[1].port = p->s[0].port + 1; /* the same namespace and loopback, a port of its own */
 	plan_out(o, p);
 	p->duet = (struct duet_opts){
-		.window_s = o->window > 0     ? o->window
-			    : p->simultaneous ? AB_BLOCK_S
-					      : AB_WINDOW_S,
+		.window_s = o->window > 0							? o->window
+			    : p->simultaneous							? AB_BLOCK_S
+			    : p->s[0].workload == SCN_WS_RPC || p->s[0].workload == SCN_WS_CHAT ? AB_WS_WINDOW_S
+												: AB_WINDOW_S,
 		.max_time_s = o->max_time > 0 ? o->max_time : 120,
 		/* rounds are a server duet's, interleaved or simultaneous: single runs are each a fresh process
 		 * already (docs/ab.md, "Rounds") */

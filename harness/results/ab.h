@@ -17,8 +17,9 @@
 #define AB_IDLE_SHARE  0.05   /* a side busier than this share of a CPU during the other's windows is flagged */
 #define AB_DEFAULT_TH  0.02
 /* The default window of an interleaved duet and block of a simultaneous one, in seconds (docs/ab.md, "Windows") */
-#define AB_WINDOW_S 0.05
-#define AB_BLOCK_S  0.5
+#define AB_WINDOW_S    0.05
+#define AB_WS_WINDOW_S 0.1 /* a ws-rpc or ws-chat duet's: 0.05 s bought it nothing (docs/ab.md, "Windows") */
+#define AB_BLOCK_S     0.5
 /* The default round of an interleaved server duet, in seconds (docs/ab.md, "Rounds") */
 #define AB_ROUND_S 5.0
 /* A pair whose two windows saw foreign CPU time on the sides' CPUs differing by more than this share of a
