@@ -585,6 +585,7 @@ int duet_http(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_
 	struct sbx x[2] = {{.pid = -1, .report_fd = -1}, {.pid = -1, .report_fd = -1}};
 	int logfd[2] = {-1, -1}, rc;
 	double t0 = now_s(), start, origin = NAN;
+	double round_s = fmin(o->round_s > 0 ? o->round_s : o->max_time_s, o->max_time_s); /* round_s 0: one round */
 	uint64_t state = o->seed;
 	bool was = false;
 
@@ -595,14 +596,12 @@ int duet_http(struct run_env *env, const struct duet_side sides[2], enum cg_cpu_
 		return hx_fail(err, HX_EXIT_USAGE, E2BIG, "ab: --max-time allows more than %d windows: shorten it",
 			       AB_MAX_WINDOWS);
 	/* a round's order goes to its client as one argument, which the kernel takes up to MAX_ARG_STRLEN bytes */
-	if (2 * ((size_t)ceil(fmin(o->round_s > 0 ? o->round_s : o->max_time_s, o->max_time_s) / (2 * o->window_s)) +
-		 2) >=
-	    DUET_ORDER_MAX)
+	if (2 * ((size_t)ceil(round_s / (2 * o->window_s)) + 2) >= DUET_ORDER_MAX)
 		return hx_fail(
 			err, HX_EXIT_USAGE, E2BIG,
 			"ab: a round of %.0f s holds more than %d windows of %g s (the most one client takes): use "
 			"a shorter --round or a longer --window",
-			fmin(o->round_s > 0 ? o->round_s : o->max_time_s, o->max_time_s), DUET_ORDER_MAX, o->window_s);
+			round_s, DUET_ORDER_MAX, o->window_s);
 	cg_cpus_format(&env->plan[mode].limits[CG_SLICE_SUT].cpus, d->side[0].cpus, sizeof(d->side[0].cpus));
 	cg_cpus_format(&env->plan[mode].limits[CG_SLICE_SUT_B].cpus, d->side[1].cpus, sizeof(d->side[1].cpus));
 	if (cg_tree_from_plan(&env->plan[mode], slices, NULL, &tree, err) < 0)
