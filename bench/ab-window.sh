@@ -5,7 +5,9 @@
 # rule out of the way. Per duet it prints the pairs, the pairs' log-ratio spread (carry-over adjusted), the
 # variance a round's mean had from its own pairs times the duet's wall time (the figure a window is chosen by: a
 # CI's half-width after a fixed time goes as its square root), the CI half-width and the verdict; then per window
-# the medians, and each window's variance a minute against the first window's.
+# the medians, and each window's variance a minute against the first window's. Each duet is read a second way
+# too, as windows were counted before they counted their drain (the answers after the sending time left out, and
+# the drain's time): the same windows' variance a minute and the rounds' CI half-width either way.
 #   bench/ab-window.sh [SCENARIO] [RUNTIME] [WINDOWS] [TRIES] [MAX_TIME]
 #   (default http-hello bun "0.1 0.05" 4 60: about 10 minutes)
 set -euo pipefail
@@ -16,12 +18,21 @@ trap 'rm -rf "$out"' EXIT
 
 /usr/bin/python3 - "$top/bin/harness" "$scen" "$rt" "$windows" "$tries" "$max_time" "$out" <<'PY'
 import json, math, random, statistics, subprocess, sys, time
+from scipy import stats
 harness, scen, rt, windows, tries, max_time, out = sys.argv[1:8]
 windows, tries = windows.split(), int(tries)
 
-def within(doc):
+def counted(x):
+    return x["requests"] / x["duration_s"]
+
+def uncounted(x):
+    """The window's rate without its drain: its answers within the sending time over that time."""
+    return (x["requests"] - x.get("drained", 0)) / (x["duration_s"] - x["drain_ms"] / 1e3)
+
+def within(doc, rate=counted):
     """The mean over rounds of the variance of a round's mean from its own counted pairs (the carry-over slope
-    taken out as the analysis takes it, fitted within rounds)."""
+    taken out as the analysis takes it, fitted within rounds), and the rounds' 95% CI half-width (their means' t
+    interval, as the analysis has it)."""
     w = doc["windows"]
     follows = {}
     for k, x in enumerate(w):
@@ -38,9 +49,9 @@ def within(doc):
         if fa is not None and fb is not None and \
                 abs(fa - fb) > max(0.05e3 * min(a["duration_s"], b["duration_s"]), 30):
             continue  # a noisy pair, left out as the analysis leaves it out
-        if a["requests"] <= 0 or b["requests"] <= 0:
+        if rate(a) <= 0 or rate(b) <= 0:
             continue
-        l = math.log(b["requests"] / b["duration_s"]) - math.log(a["requests"] / a["duration_s"])
+        l = math.log(rate(b)) - math.log(rate(a))
         rounds.setdefault(rd, []).append((l, follows[kb] - follows[ka]))
     sxy = sxx = 0.0
     for v in rounds.values():
@@ -50,7 +61,9 @@ def within(doc):
         sxx += sum((c - mc) ** 2 for l, c in v)
     g = sxy / sxx if sxx > 0 else 0.0
     var = [statistics.variance([l - g * c for l, c in v]) / len(v) for v in rounds.values() if len(v) > 2]
-    return statistics.fmean(var)
+    means = [statistics.fmean(l - g * c for l, c in v) for v in rounds.values() if len(v) > 2]
+    hw = stats.t.ppf(0.975, len(means) - 1) * math.sqrt(statistics.variance(means) / len(means))
+    return statistics.fmean(var), math.expm1(hw)
 
 res = {wd: [] for wd in windows}
 for t in range(tries):
@@ -66,18 +79,20 @@ for t in range(tries):
             sys.exit(f"window {wd}: harness ab exited {p.returncode}: {p.stderr.strip().splitlines()[-1:]}")
         d = json.load(open(f))
         v = d["verdicts"]["throughput"]
-        cost = within(d) * d["wall_s"]
-        res[wd].append((cost, v["ci_half_width"], v["sd_log_ratio"], v["pairs"], v["verdict"]))
+        cost = within(d)[0] * d["wall_s"]
+        old, old_hw = within(d, uncounted)
+        res[wd].append((cost, v["ci_half_width"], v["sd_log_ratio"], v["pairs"], v["verdict"], old * d["wall_s"],
+                        old_hw))
         print(f"try {t + 1} window {wd} s: {v['pairs']} pairs, spread {v['sd_log_ratio']:.3f}, round-mean variance "
-              f"x wall {cost:.2e}, half-width {v['ci_half_width'] * 100:.2f}%, {v['verdict']}, {wall:.0f} s",
-              flush=True)
+              f"x wall {cost:.2e}, half-width {v['ci_half_width'] * 100:.2f}%, {v['verdict']}, {wall:.0f} s; "
+              f"the drain uncounted: {old * d['wall_s']:.2e}, half-width {old_hw * 100:.2f}%", flush=True)
 
 base = statistics.median(r[0] for r in res[windows[0]])
 for wd in windows:
     r = res[wd]
-    med = statistics.median(x[0] for x in r)
-    print(f"window {wd} s, {len(r)} duets: variance x wall median {med:.2e} ({base / med:.2f}x less than "
-          f"{windows[0]} s), spread median {statistics.median(x[2] for x in r):.3f}, pairs median "
-          f"{statistics.median(x[3] for x in r):.0f}, half-width median {statistics.median(x[1] for x in r) * 100:.2f}%, "
-          f"verdicts {', '.join(sorted(x[4] for x in r))}")
+    med = [statistics.median(x[k] for x in r) if k != 4 else None for k in range(len(r[0]))]
+    print(f"window {wd} s, {len(r)} duets: variance x wall median {med[0]:.2e} ({base / med[0]:.2f}x less than "
+          f"{windows[0]} s), spread median {med[2]:.3f}, pairs median {med[3]:.0f}, half-width median "
+          f"{med[1] * 100:.2f}%, verdicts {', '.join(sorted(x[4] for x in r))}; the drain uncounted: variance x "
+          f"wall median {med[5]:.2e}, half-width median {med[6] * 100:.2f}%")
 PY

@@ -256,11 +256,11 @@ static bool duet_line(const struct load_window *w, void *ctx)
 	why = s ? cJSON_PrintUnformatted(s) : NULL; /* a JSON string, quoted and escaped */
 	cJSON_Delete(s);
 	n = printf("{\"window\":%zu,\"side\":\"%c\",\"start_s\":%.6f,\"start_mono_s\":%.6f,\"duration_s\":%.6f,"
-		   "\"requests\":%llu,"
+		   "\"requests\":%llu,\"drained\":%llu,"
 		   "\"errors\":%llu,\"reconnects\":%llu,\"drain_ms\":%.3f,\"latency_us\":{\"mean\":%.3f,"
 		   "\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f}%s%s}\n",
 		   w->index, w->side ? 'B' : 'A', w->start_s, w->start_mono_s, w->duration_s,
-		   (unsigned long long)w->requests, (unsigned long long)w->errors_total,
+		   (unsigned long long)w->requests, (unsigned long long)w->drained, (unsigned long long)w->errors_total,
 		   (unsigned long long)w->reconnects, w->drain_ms, hist_mean(h) / 1e3,
 		   (double)hist_quantile(h, 0.5) / 1e3, (double)hist_quantile(h, 0.9) / 1e3,
 		   (double)hist_quantile(h, 0.99) / 1e3, (double)h->max / 1e3, why ? ",\"why\":" : "", why ? why : "");

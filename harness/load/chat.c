@@ -323,7 +323,6 @@ static void duet_window_open(struct chat_duet *d, size_t k)
 	d->win.side = d->cfg->duet.order[k];
 	d->win.start_s = (double)(now - d->start_ns) / 1e9;
 	d->win.start_mono_s = (double)now / 1e9;
-	d->win.duration_s = d->cfg->duet.window_s;
 	for (unsigned i = 0; i < 2 * d->n; i++) /* each client of the side one message in flight, as a trial's */
 		if (d->c[i].side == d->win.side)
 			duet_send(d, &d->c[i]);
@@ -344,6 +343,7 @@ static void duet_window_tick(struct chat_duet *d, uint64_t now)
 	if (!d->draining || (d->got[side] < d->due[side] && !d->r->why[0]))
 		return;
 	d->win.drain_ms = (double)(now - d->end_ns) / 1e6;
+	d->win.duration_s = d->cfg->duet.window_s + d->win.drain_ms / 1e3; /* to its last delivery */
 	d->win.why = d->r->why[0] ? d->r->why : NULL;
 	if (!d->cfg->duet.on_window(&d->win, d->cfg->duet.window_ctx) || d->k + 1 >= d->cfg->duet.nwindows) {
 		d->done = true;
@@ -387,13 +387,12 @@ static void duet_message(struct chat_duet *d, struct duet_client *c, const uint8
 	d->last_ns = now;
 	if (!d->loading || c->side != d->win.side)
 		return;
-	if (now <= d->end_ns) /* delivered within its window */
-		d->win.requests++;
+	d->win.requests++; /* the window's, its drain's too (struct load_window) */
+	d->win.drained += now > d->end_ns;
 	if (from != c->id)
 		return;
 	hist_record(&d->r->rtt, now - sent);
-	if (now <= d->end_ns)
-		hist_record(&d->win.latency, now - sent);
+	hist_record(&d->win.latency, now - sent);
 	if (!d->draining && now < d->end_ns)
 		duet_send(d, c);
 }
@@ -483,6 +482,7 @@ static void duet_loop(struct chat_duet *d)
 				duet_fail(d, "no message for %u ms", d->cfg->timeout_ms);
 			/* the window it happened in says so, as one that ended would */
 			d->win.drain_ms = d->draining ? (double)(now - d->end_ns) / 1e6 : 0;
+			d->win.duration_s = (double)now / 1e9 - d->win.start_mono_s;
 			d->win.why = d->r->why;
 			d->cfg->duet.on_window(&d->win, d->cfg->duet.window_ctx);
 			return;

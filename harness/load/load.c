@@ -101,9 +101,10 @@ struct worker {
 	uint64_t start_ns, deadline_ns;
 	bool stop;
 	struct load_result r;
-	/* a duet: the side measured, its window's start, the last drain's length, the threads' meeting point */
+	/* a duet: the side measured, its window's start, the last drain's length and its answers, the threads'
+	 * meeting point */
 	unsigned active;
-	uint64_t win_start_ns, drain_ns;
+	uint64_t win_start_ns, drain_ns, drained;
 	struct duet_sync *duet;
 	struct tl_totals tot; /* r's counters, for the timeline */
 	bool done;	      /* its load is over (load_progress stops) */
@@ -452,7 +453,9 @@ static void conn_response(struct worker *w, struct conn *c, uint64_t now)
 	unsigned slot = c->head;
 	int status = c->parser.status;
 
-	if (now <= w->deadline_ns || w->quota != UINT64_MAX) {
+	/* a duet's window counts its drain: every request it sent, answered (struct load_window) */
+	if (now <= w->deadline_ns || w->quota != UINT64_MAX || w->duet) {
+		w->drained += now > w->deadline_ns;
 		tl_tick(&w->r.timeline, now, &w->tot);
 		tl_latency(&w->r.timeline, now - c->intended[slot]);
 		hist_record(&w->r.latency_uncorrected, now - c->sent_at[slot]);
@@ -1069,7 +1072,6 @@ static void duet_merge(struct duet_sync *d, size_t k)
 	hist_init(&win->latency);
 	win->index = k;
 	win->side = side;
-	win->duration_s = c->window_s;
 	win->start_s = 1e18;
 	for (unsigned i = 0; i < d->n; i++) {
 		struct worker *w = &d->ws[i];
@@ -1081,6 +1083,7 @@ static void duet_merge(struct duet_sync *d, size_t k)
 					    : win->start_mono_s;
 		win->drain_ms = drain > win->drain_ms ? drain : win->drain_ms;
 		win->requests += w->r.requests;
+		win->drained += w->drained;
 		win->reconnects += w->r.reconnects;
 		for (int e = 0; e < LE_NR; e++) {
 			win->errors[e] += w->r.errors[e];
@@ -1092,16 +1095,18 @@ static void duet_merge(struct duet_sync *d, size_t k)
 		d->total->reconnects += w->r.reconnects;
 		for (int e = 0; e < LE_NR; e++)
 			d->total->errors[e] += w->r.errors[e];
-		w->r.requests = w->r.bytes = w->r.reconnects = 0;
+		w->r.requests = w->r.bytes = w->r.reconnects = w->drained = 0;
 		memset(w->r.errors, 0, sizeof(w->r.errors));
 		hist_init(&w->r.latency);
 		hist_init(&w->r.latency_uncorrected);
 	}
+	win->duration_s = c->window_s + win->drain_ms / 1e3; /* to the last thread's last answer */
 	if (!c->on_window(win, c->window_ctx) || k + 1 >= c->nwindows)
 		d->stop = true;
 }
 
-/* One window on side `side`: its connections filled at once, events until its end, then drained. */
+/* One window on side `side`: its connections filled at once, events until its end, then drained (the answers
+ * counted: the window is every request it sent, from the first send to the last answer). */
 static void duet_window(struct worker *w, unsigned side)
 {
 	uint64_t timeout_ns = (uint64_t)w->cfg->timeout_ms * 1000000u, t;

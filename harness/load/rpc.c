@@ -164,7 +164,6 @@ static void duet_open(struct rpc *p, size_t k)
 	d->win.side = p->cfg->duet.order[k];
 	d->win.start_s = (double)(now - p->start_ns) / 1e9;
 	d->win.start_mono_s = (double)now / 1e9;
-	d->win.duration_s = p->cfg->duet.window_s;
 	rpc_fill(p, d->win.side);
 }
 
@@ -197,6 +196,7 @@ static void duet_close(struct rpc *p, uint64_t now)
 	if (!d->draining || in_flight(p, d->win.side))
 		return;
 	d->win.drain_ms = (double)(now - d->end_ns) / 1e6;
+	d->win.duration_s = p->cfg->duet.window_s + d->win.drain_ms / 1e3; /* to its last answer */
 	/* in every window line from the failure on: harness ab may stop reading before the last line */
 	d->win.why = p->r->why[0] ? p->r->why : NULL;
 	if (!p->cfg->duet.on_window(&d->win, p->cfg->duet.window_ctx))
@@ -298,8 +298,9 @@ static void rpc_answer(struct rpc *p, struct rpc_client *c, const uint8_t *data,
 	p->r->answered++;
 	p->last_ns = now;
 	hist_record(&p->r->latency, now - c->sent_ns[id]);
-	if (is_duet(p) && p->phase == PH_LOAD && now <= p->duet.end_ns) { /* answered within its window */
+	if (is_duet(p) && p->phase == PH_LOAD) { /* the window's, its drain's too (struct load_window) */
 		p->duet.win.requests++;
+		p->duet.win.drained += now > p->duet.end_ns;
 		hist_record(&p->duet.win.latency, now - c->sent_ns[id]);
 	}
 	if (is_duet(p) ? p->phase == PH_LOAD && !p->duet.draining && now < p->duet.end_ns : c->next < c->share) {

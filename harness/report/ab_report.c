@@ -208,7 +208,7 @@ static void csv_num(FILE *f, double v)
 static void csv(FILE *f, const struct ab_doc *d)
 {
 	fputs("pair,side,use,start_s,duration_s,requests,errors,reconnects,rps,mean_us,p50_us,p90_us,p99_us,max_us,"
-	      "drain_ms,side_cpu_ms,other_side_cpu_ms,foreign_cpu_ms,startup_ms,value,rss_kb,memory_kb,round\n",
+	      "drain_ms,side_cpu_ms,other_side_cpu_ms,foreign_cpu_ms,startup_ms,value,rss_kb,memory_kb,round,drained\n",
 	      f);
 	for (size_t i = 0; i < d->nw; i++) {
 		const struct ab_window *w = &d->w[i], *wa, *wb;
@@ -236,7 +236,7 @@ static void csv(FILE *f, const struct ab_doc *d)
 			(unsigned long long)w->reconnects);
 		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
 			csv_num(f, v[k]);
-		fprintf(f, ",%u\n", w->round);
+		fprintf(f, ",%u,%llu\n", w->round, (unsigned long long)w->drained);
 	}
 }
 

@@ -307,6 +307,8 @@ static cJSON *window_json(const struct ab_doc *d, const struct ab_window *w)
 	cJSON_AddNumberToObject(o, "requests", (double)w->requests);
 	cJSON_AddNumberToObject(o, "errors", (double)w->errors);
 	cJSON_AddNumberToObject(o, "reconnects", (double)w->reconnects);
+	if (w->requests)
+		cJSON_AddNumberToObject(o, "drained", (double)w->drained);
 	cJSON_AddNumberToObject(o, "mean_us", w->mean_us);
 	cJSON_AddNumberToObject(o, "p50_us", w->p50_us);
 	cJSON_AddNumberToObject(o, "p90_us", w->p90_us);
@@ -494,6 +496,7 @@ static int window_read(const cJSON *o, struct ab_window *w)
 	w->requests = count(o, "requests");
 	w->errors = count(o, "errors");
 	w->reconnects = count(o, "reconnects");
+	w->drained = count(o, "drained");
 	w->mean_us = num(o, "mean_us");
 	w->p50_us = num(o, "p50_us");
 	w->p90_us = num(o, "p90_us");

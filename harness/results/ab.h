@@ -40,6 +40,7 @@ struct ab_window {
 	bool warmup;	/* the first pair: the connections' first windows, not counted */
 	double start_s, duration_s;
 	uint64_t requests, errors, reconnects;
+	uint64_t drained; /* of the requests, those answered in the drain after the sending time (load_window) */
 	double mean_us, p50_us, p90_us, p99_us, max_us, drain_ms;
 	double idle_cpu_ms; /* the other side's slice CPU time from the end of the last window to this one's */
 	double own_cpu_ms;  /* the measured side's slice CPU time, the same span */

@@ -252,6 +252,7 @@ static int on_window(struct reader *r, const cJSON *j, struct hx_err *err)
 	w->requests = (uint64_t)jnum(j, "requests");
 	w->errors = (uint64_t)jnum(j, "errors");
 	w->reconnects = (uint64_t)jnum(j, "reconnects");
+	w->drained = (uint64_t)jnum(j, "drained");
 	w->drain_ms = jnum(j, "drain_ms");
 	w->mean_us = jnum(lat, "mean");
 	w->p50_us = jnum(lat, "p50");
@@ -765,6 +766,7 @@ static int simul_window(const cJSON *j, int k, unsigned block, const struct roun
 				.requests = (uint64_t)jnum(j, "requests"),
 				.errors = (uint64_t)jnum(j, "errors"),
 				.reconnects = (uint64_t)jnum(j, "reconnects"),
+				.drained = (uint64_t)jnum(j, "drained"),
 				.drain_ms = jnum(j, "drain_ms"),
 				.mean_us = jnum(lat, "mean"),
 				.p50_us = jnum(lat, "p50"),

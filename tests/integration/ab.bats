@@ -76,6 +76,10 @@ assert d["verdicts"]["throughput"]["pairs"] == len(w) // 2 - 5 - d["noisy_pairs"
 for a, b in zip(w, w[1:]):
     assert b["start_s"] >= a["start_s"] + a["duration_s"] - 1e-6, (a, b)  # no window overlaps the next
     assert a["requests"] > 0 and a["errors"] == 0
+# a window is its sending time and its drain, whose answers it counts: the 50 connections' last requests at least
+for x in w:
+    assert abs(x["duration_s"] - d["window_s"] - x["drain_ms"] / 1e3) < 1e-5, (d["window_s"], x)
+    assert d["connections"] <= x["drained"] < x["requests"], (d["connections"], x)
 assert d["reconnects"] == 0 and all(x["reconnects"] == 0 for x in w)
 assert d["sides"]["A"]["slice"] == "sut" and d["sides"]["B"]["slice"] == "sut-b"
 assert d["sides"]["A"]["cpus"] == d["sides"]["B"]["cpus"]

@@ -33,6 +33,7 @@ static void make_doc(struct ab_doc *d, size_t n, double factor, size_t noisy)
 			w->warmup = p == 0;
 			w->duration_s = 0.5;
 			w->requests = (uint64_t)(rps * 0.5);
+			w->drained = 40 + p; /* the answers of its drain, among the requests */
 			w->p50_us = w->p99_us = 1e6 / rps * 50;
 			w->foreign_ms = p == noisy && b && noisy ? 100 : 2;
 			if (p == noisy && b && noisy)
@@ -348,6 +349,7 @@ static void test_round_trip(void **state)
 	for (size_t i = 0; i < d.nw; i++) {
 		assert_int_equal(r.w[i].side, d.w[i].side);
 		assert_int_equal(r.w[i].requests, d.w[i].requests);
+		assert_int_equal(r.w[i].drained, d.w[i].drained);
 	}
 	ab_free(&d);
 	ab_free(&r);
@@ -932,7 +934,7 @@ static void test_csv_a_row_per_window(void **state)
 {
 	static const char head[] = "pair,side,use,start_s,duration_s,requests,errors,reconnects,rps,mean_us,p50_us,"
 				   "p90_us,p99_us,max_us,drain_ms,side_cpu_ms,other_side_cpu_ms,foreign_cpu_ms,"
-				   "startup_ms,value,rss_kb,memory_kb,round\n";
+				   "startup_ms,value,rss_kb,memory_kb,round,drained\n";
 	struct ab_doc d;
 	char *text = NULL, *line;
 	size_t len = 0, rows = 0;
@@ -948,8 +950,9 @@ static void test_csv_a_row_per_window(void **state)
 		const struct ab_window *w = &d.w[rows];
 		char want[96];
 		unsigned long long req;
+		const char *last;
 
-		assert_int_equal(fields(line), 23);
+		assert_int_equal(fields(line), 24);
 		snprintf(want, sizeof(want), "%u,%c,%s,", w->pair, w->side,
 			 w->pair == 0	? "warmup"
 			 : w->pair == 5 ? "noisy"
@@ -957,7 +960,9 @@ static void test_csv_a_row_per_window(void **state)
 		assert_true(strncmp(line, want, strlen(want)) == 0);
 		assert_int_equal(sscanf(line, "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%llu", &req), 1);
 		assert_int_equal(req, w->requests);
-		/* start_s, then duration */
+		for (last = strchr(line, '\n'); last > line && last[-1] != ','; last--)
+			;
+		assert_int_equal(strtoull(last, NULL, 10), w->drained); /* the last column, after round */
 	}
 	assert_int_equal(rows, d.nw);
 	free(text);
