@@ -119,7 +119,8 @@ static const struct hx_opt load_tab[] = {
 	{"duet-order", 0, OPT_STR, offsetof(struct load_opts, duet_order), "AB...",
 	 .help = "duet: the side of each window, A (URL) or B (URL_B), e.g. ABBAAB"},
 	{"duet-window", 0, OPT_DURATION, offsetof(struct load_opts, duet_window), "SECONDS",
-	 .help = "duet: each window's length (default 0.5s)", .min = 0.01, .max = 600},
+	 .help = "duet: each window's sending time, its drain after it counted (default 0.5s)", .min = 0.01,
+	 .max = 600},
 	{"duet-gate", 0, OPT_FLAG, offsetof(struct load_opts, duet_gate), NULL,
 	 .help = "duet: each window starts on a byte read from stdin, and stdin's end ends the load; without --duet, "
 		 "every window on URL alone (harness ab --duet simultaneous)"},
