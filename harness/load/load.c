@@ -455,7 +455,6 @@ static void conn_response(struct worker *w, struct conn *c, uint64_t now)
 
 	/* a duet's window counts its drain: every request it sent, answered (struct load_window) */
 	if (now <= w->deadline_ns || w->quota != UINT64_MAX || w->duet) {
-		w->drained += now > w->deadline_ns;
 		tl_tick(&w->r.timeline, now, &w->tot);
 		tl_latency(&w->r.timeline, now - c->intended[slot]);
 		hist_record(&w->r.latency_uncorrected, now - c->sent_at[slot]);
@@ -1095,7 +1094,7 @@ static void duet_merge(struct duet_sync *d, size_t k)
 		d->total->reconnects += w->r.reconnects;
 		for (int e = 0; e < LE_NR; e++)
 			d->total->errors[e] += w->r.errors[e];
-		w->r.requests = w->r.bytes = w->r.reconnects = w->drained = 0;
+		w->r.requests = w->r.bytes = w->r.reconnects = 0;
 		memset(w->r.errors, 0, sizeof(w->r.errors));
 		hist_init(&w->r.latency);
 		hist_init(&w->r.latency_uncorrected);
@@ -1109,7 +1108,7 @@ static void duet_merge(struct duet_sync *d, size_t k)
  * counted: the window is every request it sent, from the first send to the last answer). */
 static void duet_window(struct worker *w, unsigned side)
 {
-	uint64_t timeout_ns = (uint64_t)w->cfg->timeout_ms * 1000000u, t;
+	uint64_t timeout_ns = (uint64_t)w->cfg->timeout_ms * 1000000u, t, answered;
 
 	w->active = side;
 	w->stop = false;
@@ -1120,9 +1119,11 @@ static void duet_window(struct worker *w, unsigned side)
 			conn_fill(w, &w->conns[i], w->win_start_ns);
 	duet_run_until(w, w->deadline_ns, NULL);
 	w->stop = true;
+	answered = w->r.requests; /* the drain's answers are the rest: counted here, not per response */
 	t = util_now_ns();
 	duet_run_until(w, t + timeout_ns + 100000000u, duet_side_idle);
 	w->drain_ns = util_now_ns() - t;
+	w->drained = w->r.requests - answered;
 }
 
 /* --duet-gate: the last thread at the meeting before a window reads its go; the end of stdin ends the load. */
